@@ -1,0 +1,5 @@
+"""Allow `python -m evaltui`."""
+
+from evaltui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,98 @@
+"""Input formats: each module turns one kind of file into the canonical run (see `runs.py`).
+
+A format module exposes:
+    NAME: str                                  # what `--format NAME` forces
+    def sniff(path: Path, head: bytes) -> bool # True when the file's first bytes look like it
+    def load(path: Path, options: LoadOptions) -> Run
+
+Detection looks at the content, not only the name, so a misnamed file still opens; `--format`
+overrides it. Formats are tried in REGISTRY order, most specific first.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from evaltui.core.errors import InputError, UsageError
+from evaltui.core.runs import Run
+
+HEAD_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Choices a user makes about how a file is read; the defaults suit the evaltui format."""
+
+    metric: str | None = None  # which scorer/metric when a log has several
+    filter: str | None = None  # lm-eval: which filter when a task has several
+    arm: str | None = None  # promptfoo: which provider/prompt is this run
+
+
+# Module names under evaltui.core.formats, most specific first. The native formats come last:
+# they accept any JSONL/CSV/Parquet with an item_id column.
+REGISTRY: tuple[str, ...] = (
+    "inspect_eval",
+    "inspect_json",
+    "lm_eval",
+    "parquet",
+    "jsonl",
+    "csv",
+)
+
+
+def _module(name: str) -> ModuleType | None:
+    try:
+        return importlib.import_module(f"evaltui.core.formats.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"evaltui.core.formats.{name}":
+            return None  # a format not shipped in this build
+        raise
+
+
+def available_formats() -> list[str]:
+    return [name for name in REGISTRY if _module(name) is not None]
+
+
+def detect_format(path: Path) -> str:
+    """Name the format of `path` from its first bytes (and its name only as a tie-breaker)."""
+    _check_readable(path)
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    if not head.strip():
+        raise InputError(path, "the file is empty; expected an eval run")
+    for name in REGISTRY:
+        module = _module(name)
+        if module is not None and module.sniff(path, head):
+            return module.NAME
+    raise InputError(
+        path,
+        "cannot tell the file's format from its content; expected one of "
+        + ", ".join(available_formats())
+        + " (use --input-format NAME to force one)",
+    )
+
+
+def load_run(path: str | Path, format_name: str | None = None, options: LoadOptions | None = None) -> Run:
+    """Load one run, detecting its format unless `format_name` forces one."""
+    path = Path(path)
+    _check_readable(path)
+    name = format_name or detect_format(path)
+    if name not in available_formats():
+        raise UsageError(
+            f"unknown input format '{name}'; expected one of {', '.join(available_formats())}"
+        )
+    module = _module(name)
+    assert module is not None
+    return module.load(path, options or LoadOptions())
+
+
+def _check_readable(path: Path) -> None:
+    if not path.exists():
+        raise InputError(path, "no such file")
+    if path.is_dir():
+        raise InputError(path, "is a directory; expected an eval run file")
+    if not path.is_file():
+        raise InputError(path, "is not a regular file (a FIFO or device?); expected an eval run file")

@@ -1,0 +1,125 @@
+"""The evaltui run format as CSV: a header row with the canonical column names.
+
+Only the statistics columns are parsed up front. Text columns are read once, on the first
+drill-down, because CSV has no cheap way to jump to a record (quoted cells may span lines).
+`messages`, if present, holds a JSON list of {role, content}.
+"""
+
+from __future__ import annotations
+
+import csv as std_csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.native import (
+    canonical_stats,
+    check_columns,
+    polars_stat_schema,
+    stat_columns,
+    transcript_from_record,
+)
+from evaltui.core.runs import MESSAGES, PASSED, TEXT_FIELDS, Run, RunSource, Transcript
+
+NAME = "csv"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    try:
+        first = head.decode("utf-8").splitlines()[0]
+    except (UnicodeDecodeError, IndexError):
+        return False
+    header = next(std_csv.reader(io.StringIO(first)), [])
+    return "item_id" in [h.strip() for h in header]
+
+
+def _header(path: Path) -> list[str]:
+    with path.open("r", encoding="utf-8", newline="") as handle:
+        try:
+            return next(std_csv.reader(handle), [])
+        except (UnicodeDecodeError, std_csv.Error) as exc:
+            raise InputError(path, f"cannot read the CSV header: {exc}", line=1) from None
+
+
+def load(path: Path, options: LoadOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    columns = _header(path)
+    check_columns(path, columns)
+    wanted = stat_columns(columns)
+    schema = polars_stat_schema(wanted)
+    # Read verdicts as text first: polars would take "1" or "yes" for a boolean column.
+    overrides = {c: (pl.String if c == PASSED else t) for c, t in schema.items()}
+    try:
+        raw = pl.read_csv(path, columns=wanted, schema_overrides=overrides)
+    except Exception as exc:
+        raise InputError(path, f"cannot be read as CSV: {_first_line(exc)}") from None
+    raw = _parse_verdicts(raw, path)
+
+    def locate(row: int) -> tuple[int | None, str | None]:
+        return None, f"data row {row + 1}"
+
+    table = canonical_stats(raw, path, locate)
+    text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
+    return Run(source=source, table=table, transcripts=CsvTranscripts(path, text_cols))
+
+
+def _parse_verdicts(raw: pl.DataFrame, path: Path) -> pl.DataFrame:
+    """Accept exactly true/false (any case); anything else is named by its data row."""
+    if PASSED not in raw.columns:
+        return raw
+    text = pl.col(PASSED).str.strip_chars().str.to_lowercase()
+    bad = raw.select(
+        (text.is_not_null() & (text != "") & ~text.is_in(["true", "false"])).arg_true().first()
+    ).item()
+    if bad is not None:
+        value = raw[PASSED][int(bad)]
+        raise InputError(
+            path,
+            f"expected true or false, got {value!r}",
+            record=f"data row {int(bad) + 1}",
+            field=PASSED,
+        )
+    return raw.with_columns(
+        pl.when(text == "true").then(True).when(text == "false").then(False).alias(PASSED)
+    )
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+class CsvTranscripts:
+    """Loads the text columns on the first request and keeps them (CSV cannot seek by record)."""
+
+    def __init__(self, path: Path, columns: list[str]) -> None:
+        self._path = path
+        self._columns = columns
+        self._frame: pl.DataFrame | None = None
+
+    def _texts(self) -> pl.DataFrame:
+        if self._frame is None:
+            if not self._columns:
+                self._frame = pl.DataFrame()
+            else:
+                self._frame = pl.read_csv(
+                    self._path,
+                    columns=self._columns,
+                    schema_overrides=dict.fromkeys(self._columns, pl.String),
+                )
+        return self._frame
+
+    def read(self, row: int) -> Transcript:
+        frame = self._texts()
+        record = frame.row(row, named=True) if frame.width else {}
+        return transcript_from_record(record)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        frame = self._texts()
+        if name not in frame.columns:
+            return [None] * len(rows)
+        column = frame[name]
+        return [column[r] for r in rows]

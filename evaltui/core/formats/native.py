@@ -1,0 +1,266 @@
+"""What the three native formats (JSONL, CSV, Parquet) share: checking and canonicalising.
+
+The fast path lets polars read the statistics columns; this module then checks every value
+against the canonical schema and, when something is wrong, names the first offending record so
+the user can open the file at that line. Nothing is coerced quietly: a verdict is `true` or
+`false` and nothing else (not 1, not "pass", not null) unless the record's status says it errored.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.runs import (
+    CLUSTER,
+    EPOCH,
+    FAILURE_STATUSES,
+    ITEM_ID,
+    MESSAGES,
+    PASSED,
+    ROW,
+    SLICE,
+    STATUS,
+    STATUS_VALUES,
+    TEXT_FIELDS,
+    Message,
+    Transcript,
+    is_score_column,
+)
+
+# Where a record sits in its file, for error messages: (line, record label).
+Locator = Callable[[int], tuple[int | None, str | None]]
+
+OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER)
+EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"
+
+
+def stat_columns(available: list[str]) -> list[str]:
+    """The columns the statistics need, in a stable order; everything else is read lazily."""
+    wanted = [ITEM_ID, PASSED, *OPTIONAL_STAT_COLUMNS]
+    cols = [c for c in wanted if c in available]
+    cols += [c for c in available if is_score_column(c)]
+    return cols
+
+
+def polars_stat_schema(columns: list[str]) -> dict[str, pl.DataType]:
+    """A strict schema for the fast path: polars refuses a wrong-typed value instead of guessing."""
+    schema: dict[str, pl.DataType] = {}
+    for col in columns:
+        if col == PASSED:
+            schema[col] = pl.Boolean()
+        elif col == EPOCH:
+            schema[col] = pl.Int64()
+        elif is_score_column(col):
+            schema[col] = pl.Float64()
+        else:
+            schema[col] = pl.String()
+    return schema
+
+
+def check_columns(path: Path, columns: list[str]) -> None:
+    if ITEM_ID not in columns:
+        raise InputError(
+            path, f"no 'item_id' column; expected {EXPECTED_COLUMNS}", field=ITEM_ID
+        )
+    if PASSED not in columns and not any(is_score_column(c) for c in columns):
+        raise InputError(
+            path,
+            f"no verdict column; expected {EXPECTED_COLUMNS} (found: {', '.join(columns)})",
+            field=PASSED,
+        )
+
+
+def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFrame:
+    """Check a freshly read statistics frame and return it in canonical types, with a `row` index.
+
+    `locate(i)` turns a 0-based record index into (line, record) for the error message.
+    """
+    check_columns(path, df.columns)
+    if df.height == 0:
+        raise InputError(path, "holds no records; expected one record per item and epoch")
+    df = df.with_row_index(ROW).with_columns(pl.col(ROW).cast(pl.Int64))
+
+    def fail(row: int, field: str, problem: str) -> InputError:
+        line, record = locate(row)
+        return InputError(path, problem, line=line, record=record, field=field)
+
+    def first_row(mask: pl.Expr) -> int | None:
+        hit = df.select(mask.arg_true().first()).item()
+        return None if hit is None else int(hit)
+
+    # item_id: a non-empty string or an integer.
+    id_dtype = df.schema[ITEM_ID]
+    if id_dtype.is_integer():
+        df = df.with_columns(pl.col(ITEM_ID).cast(pl.String))
+    elif id_dtype != pl.String:
+        raise fail(0, ITEM_ID, f"expected a string or integer id, got values of type {id_dtype}")
+    row = first_row(pl.col(ITEM_ID).is_null() | (pl.col(ITEM_ID).str.strip_chars() == ""))
+    if row is not None:
+        raise fail(row, ITEM_ID, "missing or empty; expected a string or integer id")
+
+    # status: ok / error / timeout; absent means ok.
+    if STATUS in df.columns:
+        df = df.with_columns(pl.col(STATUS).cast(pl.String).fill_null("ok"))
+        row = first_row(~pl.col(STATUS).is_in(list(STATUS_VALUES)))
+        if row is not None:
+            value = df[STATUS][row]
+            raise fail(row, STATUS, f"expected one of {', '.join(STATUS_VALUES)}, got {value!r}")
+    else:
+        df = df.with_columns(pl.lit("ok").alias(STATUS))
+
+    if PASSED in df.columns:
+        df = _check_passed(df, fail, first_row)
+    for col in [c for c in df.columns if is_score_column(c)]:
+        df = _check_score(df, col, fail, first_row)
+
+    if EPOCH in df.columns:
+        if not df.schema[EPOCH].is_integer():
+            raise fail(0, EPOCH, f"expected an integer epoch >= 1, got type {df.schema[EPOCH]}")
+        df = df.with_columns(pl.col(EPOCH).cast(pl.Int64).fill_null(1))
+        row = first_row(pl.col(EPOCH) < 1)
+        if row is not None:
+            raise fail(row, EPOCH, f"expected an integer epoch >= 1, got {df[EPOCH][row]}")
+    else:
+        df = df.with_columns(pl.lit(1, dtype=pl.Int64).alias(EPOCH))
+    for col in (SLICE, CLUSTER):
+        if col in df.columns:
+            df = df.with_columns(pl.col(col).cast(pl.String))
+    return df
+
+
+def _check_passed(df: pl.DataFrame, fail: Callable, first_row: Callable) -> pl.DataFrame:
+    dtype = df.schema[PASSED]
+    if dtype != pl.Boolean:
+        row = first_row(pl.col(PASSED).is_not_null())
+        value = df[PASSED][row if row is not None else 0]
+        raise fail(row or 0, PASSED, f"expected true or false, got {value!r}")
+    errored = pl.col(STATUS).is_in(list(FAILURE_STATUSES))
+    row = first_row(pl.col(PASSED).is_null() & ~errored)
+    if row is not None:
+        raise fail(row, PASSED, "missing (null); expected true or false")
+    return df
+
+
+def _check_score(df: pl.DataFrame, col: str, fail: Callable, first_row: Callable) -> pl.DataFrame:
+    dtype = df.schema[col]
+    if not dtype.is_numeric():
+        row = first_row(pl.col(col).is_not_null())
+        value = df[col][row if row is not None else 0]
+        raise fail(row or 0, col, f"expected a number, got {value!r}")
+    df = df.with_columns(pl.col(col).cast(pl.Float64))
+    row = first_row(pl.col(col).is_nan() | pl.col(col).is_infinite())
+    if row is not None:
+        raise fail(row, col, f"expected a finite number, got {df[col][row]}")
+    errored = pl.col(STATUS).is_in(list(FAILURE_STATUSES))
+    if PASSED not in df.columns:
+        row = first_row(pl.col(col).is_null() & ~errored)
+        if row is not None:
+            raise fail(row, col, "missing (null); expected a number")
+    return df
+
+
+def check_record(record: Any, columns: list[str]) -> tuple[str, str] | None:
+    """Check one parsed record in Python; return (field, problem) for the first fault.
+
+    Used to pinpoint the line when the fast reader refuses a file without saying where.
+    """
+    if not isinstance(record, dict):
+        return ("", f"expected a JSON object, got {_describe(record)}")
+    if ITEM_ID not in record or record[ITEM_ID] is None:
+        return (ITEM_ID, "missing; expected a string or integer id")
+    item_id = record[ITEM_ID]
+    if isinstance(item_id, bool) or not isinstance(item_id, str | int):
+        return (ITEM_ID, f"expected a string or integer id, got {_describe(item_id)}")
+    if PASSED in record and record[PASSED] is not None and not isinstance(record[PASSED], bool):
+        return (PASSED, f"expected true or false, got {_describe(record[PASSED])}")
+    for col in columns:
+        if is_score_column(col) and record.get(col) is not None:
+            value = record[col]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return (col, f"expected a number, got {_describe(value)}")
+    if record.get(EPOCH) is not None and (
+        isinstance(record[EPOCH], bool) or not isinstance(record[EPOCH], int)
+    ):
+        return (EPOCH, f"expected an integer epoch >= 1, got {_describe(record[EPOCH])}")
+    for col in (STATUS, SLICE, CLUSTER):
+        value = record.get(col)
+        if value is not None and not isinstance(value, str | int):
+            return (col, f"expected a string, got {_describe(value)}")
+    return None
+
+
+def _describe(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=True)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return text
+
+
+def transcript_from_record(record: Mapping[str, Any]) -> Transcript:
+    """Build the drill-down view of one record; every value is kept as literal text."""
+    texts = {name: _as_text(record.get(name)) for name in TEXT_FIELDS}
+    messages = parse_messages(record.get(MESSAGES))
+    known = {*TEXT_FIELDS, MESSAGES, ITEM_ID, PASSED, EPOCH, STATUS, SLICE, CLUSTER}
+    metadata = {
+        str(k): _as_text(v) or ""
+        for k, v in record.items()
+        if k not in known and not is_score_column(str(k))
+    }
+    return Transcript(messages=messages, metadata=metadata, **texts)
+
+
+def parse_messages(value: Any) -> tuple[Message, ...]:
+    """Messages as a list of {role, content}; a JSON string (CSV) is parsed first."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return (Message("transcript", value),)
+    if not isinstance(value, list):
+        return (Message("transcript", _as_text(value) or ""),)
+    out = []
+    for entry in value:
+        if isinstance(entry, Mapping):
+            role = _as_text(entry.get("role")) or "?"
+            out.append(Message(role, content_text(entry.get("content"))))
+        else:
+            out.append(Message("?", _as_text(entry) or ""))
+    return tuple(out)
+
+
+def content_text(content: Any) -> str:
+    """Message content may be a string or a list of blocks ({type: text, text: ...})."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for block in content:
+            if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+                parts.append(block["text"])
+            elif isinstance(block, str):
+                parts.append(block)
+            else:
+                parts.append(_as_text(block) or "")
+        return "\n".join(parts)
+    return _as_text(content) or ""
+
+
+def _as_text(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return json.dumps(value, ensure_ascii=False, default=str)

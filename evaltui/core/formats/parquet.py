@@ -1,0 +1,78 @@
+"""The evaltui run format as Parquet: canonical columns, `messages` as list<struct<role,content>>.
+
+Parquet is columnar, so reading only the statistics columns is free; a transcript is one row
+of the text columns, read by slicing a lazy scan when the item is opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.native import (
+    canonical_stats,
+    check_columns,
+    stat_columns,
+    transcript_from_record,
+)
+from evaltui.core.runs import MESSAGES, TEXT_FIELDS, Run, RunSource, Transcript
+
+NAME = "parquet"
+MAGIC = b"PAR1"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    return head.startswith(MAGIC)
+
+
+def load(path: Path, options: LoadOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    try:
+        columns = list(pl.read_parquet_schema(path))
+        check_columns(path, columns)
+        raw = pl.read_parquet(path, columns=stat_columns(columns))
+    except InputError:
+        raise
+    except Exception as exc:
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(path, f"cannot be read as Parquet: {message}") from None
+
+    def locate(row: int) -> tuple[int | None, str | None]:
+        return None, f"row {row}"
+
+    table = canonical_stats(raw, path, locate)
+    text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
+    return Run(source=source, table=table, transcripts=ParquetTranscripts(path, text_cols))
+
+
+class ParquetTranscripts:
+    """Reads the text columns of the requested rows only."""
+
+    def __init__(self, path: Path, columns: list[str]) -> None:
+        self._path = path
+        self._columns = columns
+
+    def _rows(self, row: int, length: int = 1) -> pl.DataFrame:
+        return pl.scan_parquet(self._path).select(self._columns).slice(row, length).collect()
+
+    def read(self, row: int) -> Transcript:
+        if not self._columns:
+            return Transcript()
+        return transcript_from_record(self._rows(row).row(0, named=True))
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        if name not in self._columns or not rows:
+            return [None] * len(rows)
+        column = (
+            pl.scan_parquet(self._path)
+            .select(name)
+            .with_row_index("_row")
+            .filter(pl.col("_row").is_in(list(rows)))
+            .collect()
+        )
+        by_row = dict(zip(column["_row"].to_list(), column[name].to_list(), strict=True))
+        return [by_row.get(r) for r in rows]

@@ -1,0 +1,136 @@
+"""The canonical run table: what every input format is turned into.
+
+A run is split in two on purpose. The *statistics table* (ids, verdicts, scores, status, slice,
+cluster) is small and read eagerly; the *transcripts* (input, output, target, explanation,
+messages) can be most of a file's bytes, so they are fetched by record when an item is opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
+
+import polars as pl
+
+# Columns of the statistics table, with their polars types. `row` is the record's index in the
+# file (0-based), which is how a transcript is found again later.
+ITEM_ID = "item_id"
+EPOCH = "epoch"
+PASSED = "passed"
+SCORE = "score"
+STATUS = "status"
+SLICE = "slice"
+CLUSTER = "cluster"
+ROW = "row"
+SCORE_PREFIX = "score:"
+
+STAT_SCHEMA: dict[str, pl.DataType] = {
+    ITEM_ID: pl.String(),
+    EPOCH: pl.Int64(),
+    PASSED: pl.Boolean(),
+    STATUS: pl.String(),
+    SLICE: pl.String(),
+    CLUSTER: pl.String(),
+    ROW: pl.Int64(),
+}
+TEXT_FIELDS = ("input", "output", "target", "explanation")
+MESSAGES = "messages"
+STATUS_VALUES = ("ok", "error", "timeout")
+FAILURE_STATUSES = ("error", "timeout")
+
+
+def is_score_column(name: str) -> bool:
+    """A graded metric column: `score` itself or `score:<metric>`."""
+    return name == SCORE or name.startswith(SCORE_PREFIX)
+
+
+@dataclass(frozen=True)
+class RunSource:
+    """Where a run came from, as the sign-off record needs it to be audited later."""
+
+    path: str
+    format: str
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path, format_name: str) -> RunSource:
+        return cls(
+            path=str(path), format=format_name, size=path.stat().st_size, sha256=sha256_of(path)
+        )
+
+
+@dataclass(frozen=True)
+class Message:
+    """One turn of a transcript."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What drill-down shows for one record. Every text is untrusted model or user text."""
+
+    input: str | None = None
+    output: str | None = None
+    target: str | None = None
+    explanation: str | None = None
+    messages: tuple[Message, ...] = ()
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+
+class TranscriptReader(Protocol):
+    """Fetches the text of records on demand, so opening a run never reads every transcript."""
+
+    def read(self, row: int) -> Transcript:
+        """The transcript of record `row` (the `row` column of the statistics table)."""
+        ...
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        """One text field for many records at once (list previews, search)."""
+        ...
+
+
+class EmptyTranscripts:
+    """For runs whose format records no text at all."""
+
+    def read(self, row: int) -> Transcript:
+        return Transcript()
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        return [None] * len(rows)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One loaded eval run: its source, its statistics table and a way to its transcripts."""
+
+    source: RunSource
+    table: pl.DataFrame
+    transcripts: TranscriptReader = field(default_factory=EmptyTranscripts)
+    metadata: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def score_columns(self) -> list[str]:
+        return [c for c in self.table.columns if is_score_column(c)]
+
+    @property
+    def has_verdicts(self) -> bool:
+        return PASSED in self.table.columns
+
+    @property
+    def n_records(self) -> int:
+        return self.table.height
+
+
+def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
+    """Hash in chunks so a multi-gigabyte run does not need to fit in memory."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while chunk := handle.read(chunk_size):
+            digest.update(chunk)
+    return digest.hexdigest()

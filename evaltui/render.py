@@ -1,0 +1,91 @@
+"""The terminal rendering of a report, with Rich. Outside core on purpose (core never imports rich).
+
+Every string that comes from an input file goes through `Text(...)`, never through markup, so an
+id like "[bold red]x" prints as written.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points
+from evaltui.core.report import report_dict
+from evaltui.core.textsafe import one_line
+
+VERDICT_STYLE = {
+    "improved": "bold green",
+    "regressed": "bold red",
+    "no_significant_difference": "bold yellow",
+    "insufficient_data": "bold magenta",
+}
+MAX_IDS = 30
+
+
+def build_report(analysis: Analysis) -> Group:
+    d = report_dict(analysis)
+    t = d["table"]
+    parts = [
+        Text(analysis.headline, style="bold"),
+        Text.assemble(
+            "Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])
+        ),
+    ]
+    for warning in d["warnings"]:
+        parts.append(Text("⚠ " + one_line(warning), style="yellow"))
+
+    table = Table(title="Paired 2x2", show_edge=True, title_justify="left")
+    table.add_column("")
+    table.add_column("candidate pass", justify="right")
+    table.add_column("candidate fail", justify="right")
+    table.add_row("baseline pass", str(t["both_pass"]), f"{t['regressions']} regressions")
+    table.add_row("baseline fail", f"{t['improvements']} improvements", str(t["both_fail"]))
+    parts.append(table)
+
+    rates = Table(show_edge=True)
+    for col in ("", "passes", "rate", "Wilson CI"):
+        rates.add_column(col, justify="right" if col else "left")
+    for arm in ("baseline", "candidate"):
+        a = d[arm]
+        rates.add_row(
+            arm,
+            f"{a['passes']}/{d['n_paired']}",
+            percent(a["rate"]),
+            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}]",
+        )
+    parts.append(rates)
+
+    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
+    parts.append(
+        Text(
+            f"Delta {points(delta['estimate'])} pts, {delta['confidence'] * 100:g}% CI "
+            f"[{points(delta['ci'][0])}, {points(delta['ci'][1])}] ({delta['method']})\n"
+            f"McNemar, {mc['discordant']} discordant: exact p {format_p(mc['exact_p'])}, "
+            f"mid-p {format_p(mc['mid_p'])}, chi² p {format_p(mc['chi2_p'])}, "
+            f"with continuity correction {format_p(mc['chi2_cc_p'])}\n"
+            f"Unpaired contrast (the wrong test, shown for comparison): SE "
+            f"{un['se'] * 100:.2f} pts, CI [{points(un['ci'][0])}, {points(un['ci'][1])}]"
+        )
+    )
+    for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
+        ids = d[key]
+        shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
+        more = f" … and {len(ids) - MAX_IDS} more" if len(ids) > MAX_IDS else ""
+        parts.append(Text(f"{title} ({len(ids)}): {shown or 'none'}{more}"))
+    for arm in ("baseline", "candidate"):
+        i = d["inputs"][arm]
+        parts.append(
+            Text(
+                f"{arm}: {one_line(i['path'])} ({i['format']}, {i['items']} items, "
+                f"sha256 {i['sha256'][:16]}…)",
+                style="dim",
+            )
+        )
+    return Group(*parts)
+
+
+def print_report(analysis: Analysis, console: Console | None = None) -> None:
+    console = console or Console(highlight=False)
+    console.print(Panel(build_report(analysis), title="evaltui report", expand=False))
