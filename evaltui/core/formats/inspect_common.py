@@ -1,0 +1,569 @@
+"""What Inspect AI's two log formats (`.eval` zip and `.json`) share: one sample -> one row.
+
+Both formats hold the same objects (Inspect's `EvalLog` header and `EvalSample`s); only the
+container differs. This module turns a sample (or the lighter `EvalSampleSummary`) into the facts
+the statistics table needs, maps Inspect's score values to verdicts once, builds the table, and
+renders a sample as a `Transcript`.
+
+Score values (Inspect's `value_to_float`): "C" correct -> 1, "I" incorrect -> 0, "P" partial ->
+0.5, "N" no answer -> 0. A log whose values are all C/I/N (or real booleans) gets a `passed`
+column; a "P" or any number turns the whole column into a graded `score` (C=1, I=0, P=0.5, N=0).
+Anything else is an error naming the record and the value: no guessing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
+    TEXT_FIELDS,
+    Message,
+    Transcript,
+)
+
+HARNESS = "inspect_ai"
+ATTACHMENT_PROTOCOL = "attachment://"
+LEGACY_CONTENT_PROTOCOL = "tc://"  # older logs; Inspect migrates it to attachment:// on read
+
+VERDICT_WORDS: dict[str, bool] = {"C": True, "I": False, "N": False}
+SCORE_WORDS: dict[str, float] = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+UNSCORED_HINT = "run `inspect score <log>` to score it first"
+MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
+
+# The parts of a sample a transcript needs; everything else (events, store...) is dropped when a
+# whole log has to be kept in memory (the .json format).
+TRANSCRIPT_KEYS = (
+    "id",
+    "epoch",
+    "input",
+    "target",
+    "messages",
+    "output",
+    "scores",
+    "error",
+    "limit",
+    "metadata",
+    "attachments",
+)
+
+
+@dataclass(frozen=True)
+class SampleFacts:
+    """What the statistics need from one sample: its id, epoch, raw scores and error."""
+
+    item_id: str
+    epoch: int
+    scores: Any  # the raw `scores` value: a dict of scorer name -> Score, or None / missing
+    error: str | None
+    record: str  # where the sample lives: a zip member or "samples[i]"
+
+
+def as_dict(path: Path, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise InputError(
+            path, f"expected a JSON object, got {describe(value)}", record=record, field=what
+        )
+    return value
+
+
+def sample_facts(path: Path, sample: Any, record: str) -> SampleFacts:
+    """Check the identity fields of a sample or summary and keep what the statistics need."""
+    sample = as_dict(path, sample, "sample", record=record)
+    raw_id = sample.get("id")
+    if isinstance(raw_id, bool) or not isinstance(raw_id, int | str) or raw_id == "":
+        raise InputError(
+            path,
+            f"expected the sample id as an integer or a non-empty string, got {describe(raw_id)}",
+            record=record,
+            field="id",
+        )
+    epoch = sample.get("epoch")
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        raise InputError(
+            path,
+            f"expected the epoch as an integer >= 1, got {describe(epoch)}",
+            record=record,
+            field="epoch",
+        )
+    return SampleFacts(
+        item_id=str(raw_id),
+        epoch=epoch,
+        scores=sample.get("scores"),
+        error=error_message(sample.get("error")),
+        record=record,
+    )
+
+
+def error_message(error: Any) -> str | None:
+    """A sample's error: a string in summaries, an `EvalError` object in samples."""
+    if error is None or error == "" or error == {}:
+        return None
+    if isinstance(error, dict):
+        message = error.get("message")
+        return str(message) if message else "error (no message recorded)"
+    return str(error)
+
+
+def has_scores(facts: SampleFacts) -> bool:
+    return isinstance(facts.scores, dict) and len(facts.scores) > 0
+
+
+def scorer_candidates(header: Mapping[str, Any]) -> list[str]:
+    """Scorer names in the order the log's header lists them (results first, then the spec)."""
+    names: list[str] = []
+    results = header.get("results")
+    if isinstance(results, dict) and isinstance(results.get("scores"), list):
+        for entry in results["scores"]:
+            if isinstance(entry, dict):
+                for key in ("name", "scorer"):
+                    if isinstance(entry.get(key), str):
+                        names.append(entry[key])
+    spec = header.get("eval")
+    if isinstance(spec, dict) and isinstance(spec.get("scorers"), list):
+        for entry in spec["scorers"]:
+            if isinstance(entry, dict) and isinstance(entry.get("name"), str):
+                names.append(entry["name"])
+    return list(dict.fromkeys(names))
+
+
+def available_scorers(facts: Iterable[SampleFacts]) -> list[str]:
+    seen: dict[str, None] = {}
+    for fact in facts:
+        if isinstance(fact.scores, dict):
+            for name in fact.scores:
+                seen.setdefault(str(name), None)
+    return list(seen)
+
+
+def check_has_samples(path: Path, facts: Sequence[SampleFacts]) -> None:
+    if not facts:
+        raise InputError(
+            path,
+            "the log holds no samples (was it written with --no-log-samples, or did the run "
+            "stop before any sample finished?); expected one sample per item and epoch",
+            field="samples",
+        )
+
+
+def check_scored(path: Path, header: Mapping[str, Any], facts: Sequence[SampleFacts]) -> None:
+    """A log written without scoring (`inspect eval --no-score`) has `"scores": {}` everywhere."""
+    if any(has_scores(f) for f in facts):
+        return
+    if all(f.error is not None for f in facts):
+        return  # every sample errored: they load as failures, not as an unscored log
+    results = header.get("results")
+    detail = ""
+    if isinstance(results, dict) and results.get("scores") == []:
+        detail = " and results.scores is empty"
+    raise InputError(
+        path,
+        f"the log is unscored: none of its {len(facts)} samples has a score{detail}; "
+        f"{UNSCORED_HINT}",
+        field="scores",
+    )
+
+
+def choose_scorer(
+    path: Path, header: Mapping[str, Any], facts: Sequence[SampleFacts], requested: str | None
+) -> str | None:
+    """The scorer whose values become the verdicts: the requested one, else the header's first."""
+    available = available_scorers(facts)
+    if requested is not None:
+        if requested in available:
+            return requested
+        listing = ", ".join(available) if available else "none"
+        raise InputError(
+            path,
+            f"no scorer named '{requested}' in this log; available scorers: {listing} "
+            "(choose one with --metric)",
+            field="scores",
+        )
+    for name in scorer_candidates(header):
+        if name in available:
+            return name
+    return available[0] if available else None
+
+
+def build_table(path: Path, facts: Sequence[SampleFacts], scorer: str | None) -> pl.DataFrame:
+    """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`)."""
+    kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
+    values: list[Any] = []
+    for fact in facts:
+        if fact.error is not None:
+            kinds.append("error")
+            values.append(None)
+            continue
+        value = _score_value(path, fact, scorer)
+        kinds.append(_value_kind(path, fact, scorer, value))
+        values.append(value)
+    graded = any(kind in ("partial", "number") for kind in kinds)
+    columns: dict[str, pl.Series] = {
+        ITEM_ID: pl.Series(ITEM_ID, [f.item_id for f in facts], dtype=pl.String),
+        EPOCH: pl.Series(EPOCH, [f.epoch for f in facts], dtype=pl.Int64),
+    }
+    if graded:
+        scores = [
+            None if kind == "error" else _as_float(value)
+            for kind, value in zip(kinds, values, strict=True)
+        ]
+        columns[SCORE] = pl.Series(SCORE, scores, dtype=pl.Float64)
+    else:
+        passed = [
+            False if kind == "error" else _as_verdict(value)
+            for kind, value in zip(kinds, values, strict=True)
+        ]
+        columns[PASSED] = pl.Series(PASSED, passed, dtype=pl.Boolean)
+    columns[STATUS] = pl.Series(
+        STATUS, ["error" if kind == "error" else "ok" for kind in kinds], dtype=pl.String
+    )
+    columns[ROW] = pl.Series(ROW, list(range(len(facts))), dtype=pl.Int64)
+    return pl.DataFrame(columns)
+
+
+def _score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:
+    field = "scores" if scorer is None else f"scores.{scorer}"
+    if not isinstance(fact.scores, dict):
+        raise InputError(
+            path,
+            f"expected the sample's scores (an object of scorer name -> score), got "
+            f"{describe(fact.scores)} (sample id {fact.item_id}, epoch {fact.epoch})",
+            record=fact.record,
+            field="scores",
+        )
+    if scorer is None or scorer not in fact.scores:
+        present = ", ".join(map(str, fact.scores)) or "none"
+        raise InputError(
+            path,
+            f"expected a score from scorer '{scorer}', but this sample (id {fact.item_id}, epoch "
+            f"{fact.epoch}) has scores from: {present}",
+            record=fact.record,
+            field=field,
+        )
+    score = fact.scores[scorer]
+    if not isinstance(score, dict) or "value" not in score:
+        raise InputError(
+            path,
+            f"expected a Score object with a 'value', got {describe(score)}",
+            record=fact.record,
+            field=field,
+        )
+    return score["value"]
+
+
+def _value_kind(path: Path, fact: SampleFacts, scorer: str | None, value: Any) -> str:
+    if isinstance(value, bool):
+        return "verdict"
+    if isinstance(value, str):
+        if value in VERDICT_WORDS:
+            return "verdict"
+        if value == "P":
+            return "partial"
+    elif isinstance(value, int | float) and math.isfinite(value):
+        return "number"
+    raise InputError(
+        path,
+        f'cannot read the score value {describe(value)}; expected "C", "I", "P" or "N", '
+        "true/false, or a finite number",
+        record=fact.record,
+        field=f"scores.{scorer}.value",
+    )
+
+
+def _as_verdict(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    return VERDICT_WORDS[value]
+
+
+def _as_float(value: Any) -> float:
+    if isinstance(value, str):
+        return SCORE_WORDS[value]
+    return float(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Run metadata
+
+
+def run_metadata(
+    header: Mapping[str, Any],
+    scorer: str | None,
+    facts: Sequence[SampleFacts],
+    *,
+    default_status: str,
+) -> dict[str, str]:
+    """Strings for `Run.metadata`: model, task, dataset, scorer, harness and the run's status."""
+    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    meta: dict[str, str] = {"harness": HARNESS}
+    packages = spec.get("packages")
+    if isinstance(packages, dict) and packages.get(HARNESS):
+        meta["harness_version"] = str(packages[HARNESS])
+    for key in (
+        "model",
+        "task",
+        "task_version",
+        "task_id",
+        "task_file",
+        "eval_id",
+        "eval_set_id",
+        "run_id",
+        "created",
+    ):
+        if _scalar(spec.get(key)):
+            meta[key] = str(spec[key])
+    dataset = spec.get("dataset")
+    if isinstance(dataset, dict):
+        for key, value in dataset.items():
+            if key == "name" and _scalar(value):
+                meta["dataset"] = str(value)
+            elif key != "sample_ids" and _scalar(value):
+                meta[f"dataset_{key}"] = str(value)
+    config = spec.get("config")
+    if isinstance(config, dict):
+        for key in ("epochs", "limit"):
+            if _scalar(config.get(key)):
+                meta[key] = str(config[key])
+        if isinstance(config.get("epochs_reducer"), list):
+            meta["epochs_reducer"] = ", ".join(map(str, config["epochs_reducer"]))
+    revision = spec.get("revision")
+    if isinstance(revision, dict):
+        for key in ("origin", "commit"):
+            if _scalar(revision.get(key)):
+                meta[f"revision_{key}"] = str(revision[key])
+    if _scalar(header.get("version")):
+        meta["log_version"] = str(header["version"])
+    status = header.get("status")
+    meta["run_status"] = str(status) if _scalar(status) else default_status
+    run_error = error_message(header.get("error"))
+    if run_error:
+        meta["run_error"] = run_error[:MAX_METADATA_CHARS]
+    if scorer is not None:
+        meta["scorer"] = scorer
+    available = available_scorers(facts)
+    if available:
+        meta["scorers"] = ", ".join(available)
+    errors = sum(1 for f in facts if f.error is not None)
+    meta["samples"] = str(len(facts))
+    meta["sample_errors"] = str(errors)
+    return meta
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) and value != ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Transcripts
+
+
+def compact_sample(sample: dict[str, Any]) -> dict[str, Any]:
+    """Drop the parts of a sample no transcript shows (events are most of a sample's bytes)."""
+    return {key: sample[key] for key in TRANSCRIPT_KEYS if key in sample}
+
+
+def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str) -> Transcript:
+    """Render one `EvalSample` (or `EvalSampleSummary`) for drill-down. Never raises on content."""
+    attachments = sample.get("attachments")
+    if not isinstance(attachments, dict):
+        attachments = {}
+    messages = tuple(
+        message_of(m, attachments) for m in _as_list(sample.get("messages")) if isinstance(m, dict)
+    )
+    score = None
+    scores = sample.get("scores")
+    if isinstance(scores, dict) and scorer is not None and isinstance(scores.get(scorer), dict):
+        score = scores[scorer]
+    metadata: dict[str, str] = {"record": record}
+    if "id" in sample:
+        metadata["id"] = str(sample["id"])
+    if "epoch" in sample:
+        metadata["epoch"] = str(sample["epoch"])
+    if score is not None:
+        metadata["score_value"] = _short(score.get("value"))
+        if score.get("answer") is not None:
+            metadata["answer"] = _short(resolve(score["answer"], attachments))
+    error = error_message(sample.get("error"))
+    if error:
+        metadata["error"] = error[:MAX_METADATA_CHARS]
+    limit = sample.get("limit")
+    if isinstance(limit, dict) and limit.get("type"):
+        metadata["limit"] = f"{limit.get('type')} ({limit.get('limit')})"
+    elif isinstance(limit, str) and limit:
+        metadata["limit"] = limit
+    sample_meta = sample.get("metadata")
+    if isinstance(sample_meta, dict):
+        for key, value in sample_meta.items():
+            metadata[f"metadata.{key}"] = _short(value)
+    explanation = None
+    if score is not None and score.get("explanation") is not None:
+        explanation = _text(resolve(score["explanation"], attachments))
+    return Transcript(
+        input=input_text(sample.get("input"), attachments),
+        output=completion_of(sample.get("output"), attachments),
+        target=target_text(sample.get("target")),
+        explanation=explanation,
+        messages=messages,
+        metadata=metadata,
+    )
+
+
+def transcript_field(transcript: Transcript, name: str) -> str | None:
+    if name not in TEXT_FIELDS:
+        raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+    return getattr(transcript, name)
+
+
+def resolve(value: Any, attachments: Mapping[str, Any]) -> Any:
+    """Replace an `attachment://<hash>` reference by the text the sample stores for it."""
+    if isinstance(value, str):
+        if value.startswith(LEGACY_CONTENT_PROTOCOL):
+            value = ATTACHMENT_PROTOCOL + value[len(LEGACY_CONTENT_PROTOCOL) :]
+        if value.startswith(ATTACHMENT_PROTOCOL):
+            found = attachments.get(value[len(ATTACHMENT_PROTOCOL) :])
+            if isinstance(found, str):
+                return found
+    return value
+
+
+def message_of(message: Mapping[str, Any], attachments: Mapping[str, Any]) -> Message:
+    role = str(message.get("role") or "unknown")
+    parts = [content_text(message.get("content"), attachments)]
+    for call in _as_list(message.get("tool_calls")):
+        if isinstance(call, dict):
+            arguments = call.get("arguments")
+            rendered = json.dumps(_resolve_deep(arguments, attachments), ensure_ascii=False)
+            parts.append(f"[tool call] {call.get('function', '?')}({rendered})")
+    if role == "tool" and message.get("function"):
+        parts.insert(0, f"[tool result: {message['function']}]")
+    error = message.get("error")
+    if isinstance(error, dict) and error.get("message"):
+        parts.append(f"[tool error] {error['message']}")
+    return Message(role=role, content="\n".join(p for p in parts if p))
+
+
+def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
+    """A message's content: a string, or a list of content blocks (text, reasoning, media...)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return _text(resolve(content, attachments))
+    if not isinstance(content, list):
+        return _text(content)
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(_text(resolve(block, attachments)))
+        elif not isinstance(block, dict):
+            parts.append(_text(block))
+        elif block.get("type") == "text":
+            parts.append(_text(resolve(block.get("text", ""), attachments)))
+        elif block.get("type") == "reasoning":
+            parts.append(_reasoning_text(block, attachments))
+        else:
+            parts.append(f"[{block.get('type') or 'content'}]")
+    return "\n".join(p for p in parts if p)
+
+
+def _reasoning_text(block: Mapping[str, Any], attachments: Mapping[str, Any]) -> str:
+    text = resolve(block.get("reasoning"), attachments)
+    if not (isinstance(text, str) and text.strip()):
+        text = resolve(block.get("summary"), attachments)
+    if isinstance(text, str) and text.strip():
+        return "[reasoning] " + text
+    if block.get("redacted"):
+        return "[reasoning] (redacted)"
+    return "[reasoning] (not recorded)"
+
+
+def input_text(value: Any, attachments: Mapping[str, Any]) -> str | None:
+    """The sample's input: a string, or a list of messages (-> the last user message's text)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return _text(resolve(value, attachments))
+    if isinstance(value, list):
+        messages = [m for m in value if isinstance(m, dict)]
+        users = [m for m in messages if m.get("role") == "user"] or messages
+        if not users:
+            return None
+        return content_text(users[-1].get("content"), attachments)
+    return _text(value)
+
+
+def completion_of(output: Any, attachments: Mapping[str, Any]) -> str | None:
+    """`output.completion`; older logs omit it, so fall back to the first choice's text."""
+    if not isinstance(output, dict):
+        return None
+    completion = output.get("completion")
+    if isinstance(completion, str):
+        return _text(resolve(completion, attachments))
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        message = choices[0].get("message")
+        if isinstance(message, dict):
+            content = message.get("content")
+            if isinstance(content, list):  # the completion is the text blocks only
+                content = [
+                    b
+                    for b in content
+                    if isinstance(b, str) or (isinstance(b, dict) and b.get("type") == "text")
+                ]
+            return content_text(content, attachments)
+    return None
+
+
+def target_text(target: Any) -> str | None:
+    if target is None:
+        return None
+    if isinstance(target, list):
+        return "\n".join(_text(t) for t in target)
+    return _text(target)
+
+
+def _resolve_deep(value: Any, attachments: Mapping[str, Any]) -> Any:
+    if isinstance(value, str):
+        return resolve(value, attachments)
+    if isinstance(value, list):
+        return [_resolve_deep(v, attachments) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve_deep(v, attachments) for k, v in value.items()}
+    return value
+
+
+def _as_list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _short(value: Any) -> str:
+    return _text(value)[:MAX_METADATA_CHARS]
+
+
+def describe(value: Any, limit: int = 80) -> str:
+    """A value as an error message shows it: its JSON form, cut short."""
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return text

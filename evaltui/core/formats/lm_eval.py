@@ -1,0 +1,487 @@
+"""lm-evaluation-harness `--log_samples` files: `samples_<task>_<date>.jsonl`.
+
+One line per (doc_id, filter): `doc_id`, `doc`, `target`, `arguments` (the requests), `resps`
+(raw model responses), `filtered_resps` (after the task's filter), `filter`, `metrics` (names),
+`doc_hash`/`prompt_hash`/`target_hash`, and one key per metric with the per-document value.
+
+A run is one filter of one task: `--filter` picks it (default: the first seen); other filters'
+lines are skipped and listed in the metadata. The metric is `--metric`, else the first of
+PREFERRED_METRICS present. Values 0/1 (ints, floats or booleans) of a verdict metric (acc,
+exact_match...) become `passed`; any other number makes the column a graded `score`; anything
+else is an error naming the line. `doc_hash` is kept as a column so pairing can check that a
+doc_id means the same document in both runs.
+
+Every line is parsed once for the statistics; drill-down re-reads one line by its byte offset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import HEAD_BYTES, LoadOptions
+from evaltui.core.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
+    TEXT_FIELDS,
+    Run,
+    RunSource,
+    Transcript,
+)
+
+NAME = "lm_eval"
+HARNESS = "lm_eval"
+DOC_HASH = "doc_hash"
+DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
+PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
+VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
+# Keys of a sample line that are not metric values.
+RECORD_KEYS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+        "task_name",
+    }
+)
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+UTF8_BOM = b"\xef\xbb\xbf"
+MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
+MAX_METADATA_CHARS = 4000
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """First line: a JSON object with doc_id, doc and resps/filtered_resps."""
+    text = head.removeprefix(UTF8_BOM).lstrip()
+    if not text.startswith(b"{"):
+        return False
+    first, newline, _ = text.partition(b"\n")
+    complete = bool(newline) or len(head) < HEAD_BYTES
+    if complete:
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return False
+        return (
+            isinstance(record, dict)
+            and "doc_id" in record
+            and "doc" in record
+            and ("resps" in record or "filtered_resps" in record)
+        )
+    # A first line longer than the head (a huge document): lm-eval writes doc_id, then doc.
+    return re.match(rb'\{\s*"doc_id"\s*:\s*[^,]+,\s*"doc"\s*:', first) is not None
+
+
+@dataclass(frozen=True)
+class _Line:
+    offset: int
+    number: int  # 1-based line number in the file
+    item_id: str
+    value: Any
+    doc_hash: str | None
+
+
+def load(path: Path, options: LoadOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    stamp = _stamp(path)
+    chosen_filter = options.filter
+    metric = options.metric
+    filters: dict[str, int] = {}  # filter -> line count, in order of first appearance
+    kept: list[_Line] = []
+    seen: dict[str, int] = {}  # item_id -> line number, for the chosen filter
+    with path.open("rb") as handle:
+        offset = 0
+        number = 0
+        for raw in handle:
+            number += 1
+            start = offset
+            offset += len(raw)
+            if not raw.strip():
+                continue
+            record = _parse_line(path, raw, number)
+            name = record.get("filter", DEFAULT_FILTER)
+            if not isinstance(name, str):
+                raise InputError(
+                    path,
+                    f"expected the filter name as a string, got {_describe(name)}",
+                    line=number,
+                    field="filter",
+                )
+            filters[name] = filters.get(name, 0) + 1
+            if chosen_filter is None:
+                chosen_filter = name
+            if name != chosen_filter:
+                continue  # another filter's view of the same documents: not this run
+            item_id = _doc_id(path, record, number)
+            if item_id in seen:
+                raise InputError(
+                    path,
+                    f"doc_id {item_id} appears twice for filter '{name}' (first on line "
+                    f"{seen[item_id]}); expected one line per (doc_id, filter)",
+                    line=number,
+                    field="doc_id",
+                )
+            seen[item_id] = number
+            if metric is None:
+                metric = _default_metric(path, record, number)
+            if metric not in record:
+                available = ", ".join(_metric_names(record)) or "none"
+                raise InputError(
+                    path,
+                    f"no value for metric '{metric}'; this line has: {available} "
+                    "(choose one with --metric)",
+                    line=number,
+                    field=metric,
+                )
+            doc_hash = record.get(DOC_HASH)
+            kept.append(
+                _Line(
+                    offset=start,
+                    number=number,
+                    item_id=item_id,
+                    value=record[metric],
+                    doc_hash=doc_hash if isinstance(doc_hash, str) else None,
+                )
+            )
+    if not filters:
+        raise InputError(path, "holds no samples; expected one JSON object per line")
+    if options.filter is not None and options.filter not in filters:
+        raise InputError(
+            path,
+            f"no lines for filter '{options.filter}'; filters in this file: "
+            f"{', '.join(repr(f) for f in filters)} (choose one with --filter)",
+            field="filter",
+        )
+    assert metric is not None and chosen_filter is not None
+    table = _table(path, kept, metric)
+    metadata = _metadata(path, chosen_filter, metric, filters, table)
+    return Run(
+        source=source,
+        table=table,
+        transcripts=LmEvalTranscripts(path, [(k.offset, k.number) for k in kept], stamp),
+        metadata=metadata,
+    )
+
+
+def _parse_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
+    if number == 1:
+        raw = raw.removeprefix(UTF8_BOM)
+    try:
+        record = json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"the line is not UTF-8: {exc}", line=number) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"the line is not valid JSON: {exc.msg} (column {exc.colno})", line=number
+        ) from None
+    except ValueError as exc:
+        raise InputError(path, f"the line is not valid JSON: {exc}", line=number) from None
+    if not isinstance(record, dict):
+        raise InputError(
+            path, f"expected a JSON object per line, got {type(record).__name__}", line=number
+        )
+    return record
+
+
+def _doc_id(path: Path, record: dict[str, Any], number: int) -> str:
+    doc_id = record.get("doc_id")
+    if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
+        raise InputError(
+            path,
+            f"expected doc_id as an integer or a non-empty string, got {_describe(doc_id)}",
+            line=number,
+            field="doc_id",
+        )
+    return str(doc_id)
+
+
+def _metric_names(record: dict[str, Any]) -> list[str]:
+    listed = record.get("metrics")
+    if isinstance(listed, list):
+        names = [m for m in listed if isinstance(m, str) and m in record]
+        if names:
+            return names
+    return [key for key in record if key not in RECORD_KEYS]
+
+
+def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
+    for name in PREFERRED_METRICS:
+        if name in record:
+            return name
+    names = _metric_names(record)
+    if not names:
+        raise InputError(
+            path,
+            "no metric value on the line; expected a key such as "
+            + ", ".join(PREFERRED_METRICS[:3])
+            + " next to doc_id",
+            line=number,
+        )
+    return names[0]
+
+
+def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
+    numbers: list[float] = []
+    for line in lines:
+        value = line.value
+        if isinstance(value, bool):
+            numbers.append(1.0 if value else 0.0)
+        elif isinstance(value, int | float) and math.isfinite(value):
+            numbers.append(float(value))
+        else:
+            raise InputError(
+                path,
+                f"cannot read the value {_describe(value)} of metric '{metric}'; expected a "
+                "finite number (0/1 for a verdict)",
+                line=line.number,
+                field=metric,
+            )
+    all_bool = all(isinstance(line.value, bool) for line in lines)
+    verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
+    columns: dict[str, pl.Series] = {
+        ITEM_ID: pl.Series(ITEM_ID, [line.item_id for line in lines], dtype=pl.String),
+        EPOCH: pl.Series(EPOCH, [1] * len(lines), dtype=pl.Int64),
+    }
+    if verdicts:
+        columns[PASSED] = pl.Series(PASSED, [n == 1.0 for n in numbers], dtype=pl.Boolean)
+    else:
+        columns[SCORE] = pl.Series(SCORE, numbers, dtype=pl.Float64)
+    columns[STATUS] = pl.Series(STATUS, ["ok"] * len(lines), dtype=pl.String)
+    columns[ROW] = pl.Series(ROW, list(range(len(lines))), dtype=pl.Int64)
+    if any(line.doc_hash is not None for line in lines):
+        columns[DOC_HASH] = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
+    return pl.DataFrame(columns)
+
+
+def _metadata(
+    path: Path, chosen_filter: str, metric: str, filters: dict[str, int], table: pl.DataFrame
+) -> dict[str, str]:
+    meta: dict[str, str] = {
+        "harness": HARNESS,
+        "metric": metric,
+        "scorer": metric,
+        "filter": chosen_filter,
+        "filters": ", ".join(f"{name} ({count} lines)" for name, count in filters.items()),
+        "lines_ignored": str(sum(c for name, c in filters.items() if name != chosen_filter)),
+    }
+    named = SAMPLES_NAME.match(path.name)
+    if named:
+        task, date_id = named.group("task"), named.group("date")
+        meta["task"] = task
+        meta["date_id"] = date_id
+        # lm-eval's layout: <output_path>/<model_name_sanitized>/samples_<task>_<date>.jsonl,
+        # where sanitizing turned "/" into "__".
+        meta["model"] = path.parent.name.replace("__", "/")
+        meta["model_source"] = "directory name"
+        meta.update(_results_metadata(path.parent / f"results_{date_id}.json", task))
+    if DOC_HASH not in table.columns:
+        meta["doc_hash"] = "absent (pairing cannot check that doc_ids name the same documents)"
+    return meta
+
+
+def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
+    """Model and versions from the results file lm-eval writes beside the samples, if any."""
+    try:
+        if not results_path.is_file() or results_path.stat().st_size > MAX_RESULTS_BYTES:
+            return {}
+        results = json.loads(results_path.read_bytes())
+    except (OSError, ValueError):
+        return {"results_file": f"{results_path.name} (unreadable, ignored)"}
+    if not isinstance(results, dict):
+        return {}
+    meta = {"results_file": results_path.name}
+    if isinstance(results.get("model_name"), str) and results["model_name"]:
+        meta["model"] = results["model_name"]
+        meta["model_source"] = results_path.name
+    for key, target in (("lm_eval_version", "harness_version"), ("git_hash", "git_hash")):
+        if isinstance(results.get(key), str) and results[key]:
+            meta[target] = results[key]
+    config = results.get("config")
+    if isinstance(config, dict):
+        for key in ("model", "model_args"):
+            if isinstance(config.get(key), str) and config[key]:
+                meta[f"config_{key}"] = config[key][:MAX_METADATA_CHARS]
+    versions = results.get("versions")
+    if isinstance(versions, dict) and task in versions:
+        meta["task_version"] = str(versions[task])
+    n_shot = results.get("n-shot")
+    if isinstance(n_shot, dict) and task in n_shot:
+        meta["n_shot"] = str(n_shot[task])
+    configs = results.get("configs")
+    if isinstance(configs, dict) and isinstance(configs.get(task), dict):
+        task_config = configs[task]
+        parts = [
+            str(task_config[k]) for k in ("dataset_path", "dataset_name") if task_config.get(k)
+        ]
+        if parts:
+            meta["dataset"] = "/".join(parts)
+    return meta
+
+
+class LmEvalTranscripts:
+    """Seeks to a row's line and renders it; the file is opened per read."""
+
+    def __init__(self, path: Path, lines: Sequence[tuple[int, int]], stamp: tuple[int, int]):
+        self._path = path
+        self._lines = list(lines)  # (byte offset, 1-based line number) per row
+        self._stamp = stamp
+        self._lock = threading.Lock()
+
+    def read(self, row: int) -> Transcript:
+        if not 0 <= row < len(self._lines):
+            raise IndexError(f"row {row} is out of range (0..{len(self._lines) - 1})")
+        offset, number = self._lines[row]
+        with self._lock:
+            if _stamp(self._path) != self._stamp:
+                raise InputError(
+                    self._path,
+                    "the file changed on disk since it was loaded; reload the run",
+                    line=number,
+                )
+            try:
+                with self._path.open("rb") as handle:
+                    handle.seek(offset)
+                    raw = handle.readline()
+            except OSError as exc:
+                raise InputError(self._path, f"cannot read the file: {exc}", line=number) from None
+        return _transcript(_parse_line(self._path, raw, number), number)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        if name not in TEXT_FIELDS:
+            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        return [getattr(self.read(row), name) for row in rows]
+
+
+def _transcript(record: dict[str, Any], number: int) -> Transcript:
+    requests = _requests(record.get("arguments"))
+    prompt = requests[0][0] if requests and requests[0] else None
+    responses = record.get("filtered_resps")
+    if responses is None:
+        responses = record.get("resps")
+    metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
+    for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
+        if record.get(key) is not None:
+            metadata[key] = _text(record[key])
+    for name in _metric_names(record):
+        metadata[f"metric.{name}"] = _text(record[name])
+    if "doc" in record:
+        metadata["doc"] = _text(record["doc"])[:MAX_METADATA_CHARS]
+    return Transcript(
+        input=None if prompt is None else _text(prompt),
+        output=_render_responses(responses, requests),
+        target=_target_text(record.get("target")),
+        metadata=metadata,
+    )
+
+
+def _requests(arguments: Any) -> list[list[Any]]:
+    """The requests' arguments as lists: {"gen_args_0": {"arg_0": .., "arg_1": ..}} (lm-eval
+    >= 0.4.3) or [[arg_0, arg_1], ...] (older)."""
+    if isinstance(arguments, dict):
+        found = []
+        for _, request in sorted(arguments.items(), key=lambda kv: _suffix_number(kv[0])):
+            if isinstance(request, dict):
+                found.append(
+                    [v for _, v in sorted(request.items(), key=lambda kv: _suffix_number(kv[0]))]
+                )
+            else:
+                found.append([request])
+        return found
+    if isinstance(arguments, list):
+        return [list(a) if isinstance(a, list | tuple) else [a] for a in arguments]
+    if arguments is None:
+        return []
+    return [[arguments]]
+
+
+def _suffix_number(key: str) -> int:
+    match = re.search(r"(\d+)$", key)
+    return int(match.group(1)) if match else 0
+
+
+def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
+    """Generation: the text(s). Loglikelihood (one [logprob, is_greedy] per choice): one line
+    per choice with its continuation and log-likelihood, the most likely marked with '*'."""
+    if responses is None:
+        return None
+    if not isinstance(responses, list):
+        return _text(responses)
+    if responses and all(isinstance(r, str) for r in responses):
+        return "\n".join(responses)
+    pairs = [_loglikelihood(r) for r in responses]
+    if responses and all(p is not None for p in pairs):
+        best = max(range(len(pairs)), key=lambda i: pairs[i][0])  # type: ignore[index]
+        lines = []
+        for i, pair in enumerate(pairs):
+            assert pair is not None
+            logprob, greedy = pair
+            continuation = (
+                _text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
+            )
+            marker = "*" if i == best else " "
+            extra = ", greedy" if greedy else ""
+            lines.append(f"{marker} [{i}] {continuation!r}  loglikelihood {logprob:g}{extra}")
+        return "\n".join(lines)
+    return _text(responses)
+
+
+def _loglikelihood(response: Any) -> tuple[float, bool] | None:
+    # filtered_resps holds [logprob, is_greedy]; resps wraps it once more: [[logprob, is_greedy]]
+    if isinstance(response, list) and len(response) == 1 and isinstance(response[0], list):
+        response = response[0]
+    if not (isinstance(response, list) and len(response) == 2):
+        return None
+    try:
+        logprob = float(response[0])
+    except (TypeError, ValueError):
+        return None
+    greedy = response[1]
+    return logprob, greedy is True or greedy == "True"
+
+
+def _target_text(target: Any) -> str | None:
+    if target is None:
+        return None
+    if isinstance(target, list):
+        return "\n".join(_text(t) for t in target)
+    return _text(target)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _describe(value: Any, limit: int = 80) -> str:
+    text = _text(value) if not isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    return stat.st_size, stat.st_mtime_ns

@@ -1,0 +1,285 @@
+"""lm-evaluation-harness --log_samples files -> canonical runs, on a real pair.
+
+Fixtures (tests/data/lm_eval/README.txt): copa, 20 docs, metric acc, filter "none", from
+sshleifer/tiny-gpt2 (acc 12/20) and hf-internal-testing/tiny-random-gpt2 (acc 16/20). Malformed
+files are edited copies written to tmp_path.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import LoadOptions, detect_format, lm_eval, load_run
+from evaltui.core.runs import STAT_SCHEMA
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "lm_eval"
+TINY = DATA / "sshleifer__tiny-gpt2" / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
+RANDOM = (
+    DATA / "hf-internal-testing__tiny-random-gpt2" / "samples_copa_2026-10-01T23-15-52.736695.jsonl"
+)
+
+
+def records(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_records(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return load_run(TINY)
+
+
+@pytest.fixture(scope="module")
+def random_gpt2():
+    return load_run(RANDOM)
+
+
+def test_rows_and_pass_counts(tiny, random_gpt2):
+    for run in (tiny, random_gpt2):
+        assert run.source.format == "lm_eval"
+        assert run.table.height == 20
+        for column in ("item_id", "epoch", "passed", "status", "row"):
+            assert run.table.schema[column] == STAT_SCHEMA[column]
+        assert run.table["item_id"].to_list() == [str(i) for i in range(20)]
+        assert run.table["epoch"].unique().to_list() == [1]
+        assert run.table["row"].to_list() == list(range(20))
+        assert "score" not in run.table.columns
+    assert tiny.table["passed"].sum() == 12
+    assert random_gpt2.table["passed"].sum() == 16
+
+
+def test_paired_table(tiny, random_gpt2):
+    joined = tiny.table.join(random_gpt2.table, on="item_id", suffix="_random")
+    assert joined.height == 20
+    a, b = pl.col("passed"), pl.col("passed_random")
+    assert joined.filter(a & b).height == 10
+    assert joined.filter(~a & ~b).height == 2
+    assert joined.filter(~a & b).height == 6  # right only in tiny-random-gpt2
+    assert joined.filter(a & ~b).height == 2  # right only in tiny-gpt2
+
+
+def test_doc_hash_column_matches_across_the_pair(tiny, random_gpt2):
+    assert tiny.table.schema["doc_hash"] == pl.String
+    joined = tiny.table.join(random_gpt2.table, on="item_id", suffix="_random")
+    assert joined.filter(pl.col("doc_hash") != pl.col("doc_hash_random")).height == 0
+    assert tiny.table["doc_hash"][0] == (
+        "a324b0d0e55f9082c0342fa1f6228c5d97b857027a3eb0c102802705b8ccee67"
+    )
+
+
+def test_metadata(tiny, random_gpt2):
+    assert tiny.metadata["model"] == "sshleifer/tiny-gpt2"
+    assert random_gpt2.metadata["model"] == "hf-internal-testing/tiny-random-gpt2"
+    for run in (tiny, random_gpt2):
+        assert run.metadata["harness"] == "lm_eval"
+        assert run.metadata["task"] == "copa"
+        assert run.metadata["metric"] == "acc"
+        assert run.metadata["filter"] == "none"
+        assert run.metadata["filters"] == "none (20 lines)"
+        assert run.metadata["lines_ignored"] == "0"
+
+
+def test_transcript_shows_prompt_choices_and_target(tiny):
+    transcript = tiny.transcripts.read(0)
+    assert transcript.input == "The man turned on the faucet therefore"
+    assert transcript.target == " water flowed from the spout."
+    # loglikelihood multiple choice: one line per choice, the model's pick marked with '*'
+    assert transcript.output == (
+        "* [0] '  the toilet filled with water.'  loglikelihood -75.8263\n"
+        "  [1] '  water flowed from the spout.'  loglikelihood -86.5208"
+    )
+    assert transcript.metadata["doc_id"] == "0"
+    assert transcript.metadata["metric.acc"] == "0.0"
+    assert json.loads(transcript.metadata["doc"])["premise"] == "The man turned on the faucet."
+    last = tiny.transcripts.read(19)
+    assert last.metadata["doc_id"] == "19" and last.metadata["line"] == "20"
+    assert tiny.transcripts.read_field([0, 19], "input")[0] == transcript.input
+
+
+def test_generation_tasks_and_old_argument_lists(tmp_path):
+    rows = records(TINY)[:2]
+    rows[0]["arguments"] = [["Q: 2+2?\nA:", {"until": ["\n"]}]]  # lm-eval < 0.4.3 shape
+    rows[0]["resps"] = [["4"]]
+    rows[0]["filtered_resps"] = ["4"]
+    rows[0]["target"] = ["4", "four"]
+    run = load_run(write_records(tmp_path / "gen.jsonl", rows))
+    transcript = run.transcripts.read(0)
+    assert transcript.input == "Q: 2+2?\nA:"
+    assert transcript.output == "4"
+    assert transcript.target == "4\nfour"
+
+
+# --- filters and metrics ---------------------------------------------------------------------
+
+
+def two_filters(tmp_path: Path) -> Path:
+    rows = []
+    for row in records(TINY):
+        rows.append(row)
+        strict = dict(row, filter="strict-match", acc=1.0)
+        rows.append(strict)
+    return write_records(tmp_path / "filters.jsonl", rows)
+
+
+def test_default_filter_is_the_first_seen_and_others_are_ignored(tmp_path):
+    run = load_run(two_filters(tmp_path))
+    assert run.table.height == 20
+    assert run.table["passed"].sum() == 12
+    assert run.metadata["filter"] == "none"
+    assert run.metadata["filters"] == "none (20 lines), strict-match (20 lines)"
+    assert run.metadata["lines_ignored"] == "20"
+    assert run.transcripts.read(1).metadata["line"] == "3"  # rows skip the other filter's lines
+
+
+def test_filter_option(tmp_path):
+    path = two_filters(tmp_path)
+    run = load_run(path, options=LoadOptions(filter="strict-match"))
+    assert run.table["passed"].sum() == 20
+    assert run.transcripts.read(0).metadata["filter"] == "strict-match"
+    with pytest.raises(InputError, match=r"no lines for filter 'maj@8'.*'none', 'strict-match'"):
+        load_run(path, options=LoadOptions(filter="maj@8"))
+
+
+def test_graded_metric_and_metric_option(tmp_path):
+    rows = records(TINY)
+    for i, row in enumerate(rows):
+        row["f1"] = i / 20
+        row["metrics"] = ["acc", "f1"]
+    path = write_records(tmp_path / "graded.jsonl", rows)
+    assert load_run(path).metadata["metric"] == "acc"
+    run = load_run(path, options=LoadOptions(metric="f1"))
+    assert "passed" not in run.table.columns
+    assert run.table["score"].dtype == pl.Float64
+    assert run.table["score"].to_list() == [i / 20 for i in range(20)]
+    with pytest.raises(InputError, match=r":1: field 'bleu': no value for metric 'bleu'.*acc, f1"):
+        load_run(path, options=LoadOptions(metric="bleu"))
+
+
+def test_acc_with_values_other_than_0_1_is_a_score(tmp_path):
+    rows = records(TINY)
+    rows[0]["acc"] = 0.5
+    run = load_run(write_records(tmp_path / "half.jsonl", rows))
+    assert run.table["score"].sum() == pytest.approx(12.5)
+
+
+def test_results_file_beside_the_samples_gives_model_and_version(tmp_path):
+    directory = tmp_path / "some__model"
+    samples = directory / TINY.name
+    directory.mkdir()
+    shutil.copyfile(TINY, samples)
+    (directory / "results_2026-10-01T23-15-32.942677.json").write_text(
+        json.dumps(
+            {
+                "model_name": "sshleifer/tiny-gpt2",
+                "lm_eval_version": "0.4.9",
+                "git_hash": "abc1234",
+                "versions": {"copa": 1.0},
+                "n-shot": {"copa": 0},
+                "configs": {"copa": {"dataset_path": "super_glue", "dataset_name": "copa"}},
+                "config": {"model": "hf", "model_args": "pretrained=sshleifer/tiny-gpt2"},
+            }
+        )
+    )
+    meta = load_run(samples).metadata
+    assert meta["model"] == "sshleifer/tiny-gpt2"
+    assert meta["model_source"] == "results_2026-10-01T23-15-32.942677.json"
+    assert meta["harness_version"] == "0.4.9"
+    assert meta["dataset"] == "super_glue/copa"
+    assert meta["task_version"] == "1.0"
+    assert meta["config_model_args"] == "pretrained=sshleifer/tiny-gpt2"
+
+
+# --- malformed files -------------------------------------------------------------------------
+
+
+def test_bad_json_line_names_file_and_line(tmp_path):
+    lines = TINY.read_text().splitlines(keepends=True)
+    lines[2] = lines[2][:40] + "\n"
+    path = tmp_path / "bad.jsonl"
+    path.write_text("".join(lines))
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    assert str(caught.value).startswith(f"{path}:3: the line is not valid JSON")
+    assert caught.value.line == 3
+
+
+def test_acc_value_yes_names_line_field_and_value(tmp_path):
+    rows = records(TINY)
+    rows[4]["acc"] = "yes"
+    path = write_records(tmp_path / "yes.jsonl", rows)
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:5: field 'acc': ")
+    assert 'value "yes"' in message
+    assert (caught.value.line, caught.value.field) == (5, "acc")
+
+
+def test_duplicate_doc_id_for_one_filter(tmp_path):
+    rows = records(TINY)
+    rows.append(rows[7])
+    path = write_records(tmp_path / "dup.jsonl", rows)
+    with pytest.raises(InputError, match=r":21: field 'doc_id': doc_id 7 appears twice .*line 8"):
+        load_run(path)
+
+
+def test_missing_doc_id(tmp_path):
+    rows = records(TINY)
+    del rows[1]["doc_id"]
+    with pytest.raises(InputError, match=r":2: field 'doc_id': expected doc_id"):
+        load_run(write_records(tmp_path / "noid.jsonl", rows), format_name="lm_eval")
+
+
+def test_non_object_line(tmp_path):
+    path = tmp_path / "list.jsonl"
+    path.write_text(TINY.read_text().splitlines()[0] + "\n[1, 2]\n")
+    with pytest.raises(InputError, match=r":2: expected a JSON object per line, got list"):
+        load_run(path)
+
+
+def test_file_changed_after_loading(tmp_path):
+    path = tmp_path / TINY.name
+    shutil.copyfile(TINY, path)
+    run = load_run(path)
+    path.write_text(path.read_text()[:-200])
+    with pytest.raises(InputError, match="changed on disk"):
+        run.transcripts.read(0)
+
+
+# --- detection -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fixture", [TINY, RANDOM])
+def test_detection_by_content(tmp_path, fixture):
+    assert detect_format(fixture) == "lm_eval"
+    for suffix in (".txt", ".json", ".csv", ".eval", ".parquet", ""):
+        misnamed = tmp_path / f"misnamed{suffix}"
+        shutil.copyfile(fixture, misnamed)
+        assert detect_format(misnamed) == "lm_eval", suffix
+    loaded = load_run(tmp_path / "misnamed.txt")
+    assert loaded.table["passed"].sum() == (12 if fixture == TINY else 16)
+
+
+def test_detection_when_the_first_line_is_longer_than_the_head(tmp_path):
+    rows = records(TINY)
+    rows[0]["doc"] = {**rows[0]["doc"], "premise": "x" * 100_000}
+    path = write_records(tmp_path / "long.jsonl", rows)
+    assert path.read_bytes().index(b"\n") > 64 * 1024
+    assert detect_format(path) == "lm_eval"
+
+
+def test_sniff_rejects_other_jsonl():
+    assert not lm_eval.sniff(Path("x.jsonl"), b'{"item_id": "1", "passed": true}\n')
+    assert not lm_eval.sniff(Path("x.jsonl"), b'{"doc_id": 1, "doc": {}}\n')  # no responses
+    assert not lm_eval.sniff(Path("x.jsonl"), b"PK\x03\x04")
