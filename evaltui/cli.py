@@ -42,6 +42,16 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         help="force the input format instead of detecting it (jsonl, csv, parquet, ...)",
     )
     parser.add_argument(
+        "--metric",
+        default=None,
+        help="which scorer/metric to compare when a log has several (Inspect scorer, lm-eval metric)",
+    )
+    parser.add_argument(
+        "--filter",
+        default=None,
+        help="lm-eval: which filter's lines to use when a task has several (default: the first)",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="pair on the items both runs have and report the attrition per arm",
@@ -80,7 +90,40 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_pairing_args(report)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+
+    signoff = sub.add_parser(
+        "signoff",
+        help="write the sign-off record (JSON + Markdown) from the tags in the session journal",
+        description="Write PREFIX.json and PREFIX.md from the pair's review session. Approving "
+        "with untriaged regressions needs --override-reason.",
+    )
+    _add_pairing_args(signoff)
+    signoff.add_argument(
+        "--decision", required=True, choices=("approve", "block", "needs-more-data")
+    )
+    signoff.add_argument("--reviewer", default=None, help="default: your login name")
+    signoff.add_argument("--rationale", required=True, help="why, in a sentence")
+    signoff.add_argument(
+        "--output", required=True, metavar="PREFIX", help="writes PREFIX.json and PREFIX.md"
+    )
+    signoff.add_argument(
+        "--override-reason", default=None, help="required to approve with untriaged regressions"
+    )
     return parser
+
+
+def _add_session_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tags",
+        default=None,
+        help="comma-separated tag set for this review (default: confirmed regression, "
+        "acceptable, grader error, flaky, needs investigation)",
+    )
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="start a new review session for this pair (the old journal is kept beside it)",
+    )
 
 
 def _app_parser() -> argparse.ArgumentParser:
@@ -90,8 +133,11 @@ def _app_parser() -> argparse.ArgumentParser:
         "Headless commands: evaltui report BASE CAND, evaltui signoff BASE CAND.",
     )
     parser.add_argument("--version", action="version", version=f"evaltui {__version__}")
-    parser.add_argument("baseline", type=Path, nargs="?", help="the baseline run")
-    parser.add_argument("candidate", type=Path, nargs="?", help="the candidate run")
+    _add_pairing_args(parser)
+    for action in parser._actions:
+        if action.dest in ("baseline", "candidate"):
+            action.nargs = "?"
+    _add_session_args(parser)
     return parser
 
 
@@ -100,12 +146,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser().parse_args(args_list)
-            return _run_report(args)
+            return _run_report(args) if args.command == "report" else _run_signoff(args)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
             _app_parser().print_help()
-            print("\nheadless commands:\n  evaltui report BASE CAND [options]   (see evaltui report -h)")
+            print(
+                "\nheadless commands:\n"
+                "  evaltui report BASE CAND [options]    (see evaltui report -h)\n"
+                "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)"
+            )
             return EXIT_OK
         return _run_app(_app_parser().parse_args(args_list))
+    except SystemExit as exc:  # argparse: --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
         return 130
     except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
@@ -130,15 +182,16 @@ def _fail(exc: Exception) -> int:
 def load_analysis(args: argparse.Namespace):
     """Load, pair and analyse the two runs the arguments name."""
     from evaltui.core.analysis import AnalysisOptions, analyze
-    from evaltui.core.formats import load_run
+    from evaltui.core.formats import LoadOptions, load_run
     from evaltui.core.pairing import PairingOptions, pair_runs
 
     options = AnalysisOptions(
         ci_method=args.ci_method, confidence=args.confidence, alpha=args.alpha
     )
     pairing = PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error)
-    baseline = load_run(args.baseline, args.input_format)
-    candidate = load_run(args.candidate, args.input_format)
+    load_options = LoadOptions(metric=args.metric, filter=args.filter)
+    baseline = load_run(args.baseline, args.input_format, load_options)
+    candidate = load_run(args.candidate, args.input_format, load_options)
     return analyze(pair_runs(baseline, candidate, pairing), options)
 
 
@@ -173,13 +226,53 @@ def demo_paths() -> tuple[Path, Path]:
     )
 
 
+def open_session(analysis, tags: str | None = None, fresh: bool = False):
+    """The pair's review session (journal), resumed or started."""
+    from evaltui.core.review import ReviewSession, parse_tags
+
+    paired = analysis.paired
+    return ReviewSession.open(
+        Path(paired.baseline.source.path),
+        Path(paired.candidate.source.path),
+        paired.baseline.source.sha256,
+        paired.candidate.source.sha256,
+        tags=parse_tags(tags) if tags else None,
+        fresh=fresh,
+    )
+
+
+def _run_signoff(args: argparse.Namespace) -> int:
+    from evaltui.core.signoff import Decision, build_record, default_reviewer, write_record
+
+    analysis = load_analysis(args)
+    session = open_session(analysis)
+    for notice in session.notices:
+        sys.stderr.write(f"evaltui: warning: {notice}\n")
+    decision = Decision(
+        reviewer=args.reviewer or default_reviewer(),
+        decision=args.decision,
+        rationale=args.rationale,
+        override_reason=args.override_reason,
+    )
+    record = build_record(analysis, session, decision)
+    json_path, md_path = write_record(record, analysis, args.output)
+    print(f"wrote {json_path} and {md_path}")
+    return EXIT_OK
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if (args.baseline is None) != (args.candidate is None):
         from evaltui.core.errors import UsageError
 
         raise UsageError("give two runs (BASE CAND), or none for the demo")
-    baseline, candidate = (
-        (args.baseline, args.candidate) if args.baseline is not None else demo_paths()
-    )
-    report_args = build_parser().parse_args(["report", str(baseline), str(candidate)])
-    return _run_report(report_args)
+    if args.baseline is None:
+        args.baseline, args.candidate = demo_paths()
+    if args.tags:
+        from evaltui.core.review import parse_tags
+
+        parse_tags(args.tags)  # refuse a bad tag set before the screen opens
+    from evaltui.ui.app import create_app
+
+    app = create_app(args)
+    app.run()
+    return app.return_code or 0

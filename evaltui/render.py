@@ -29,9 +29,7 @@ def build_report(analysis: Analysis) -> Group:
     t = d["table"]
     parts = [
         Text(analysis.headline, style="bold"),
-        Text.assemble(
-            "Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])
-        ),
+        Text.assemble("Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
     ]
     for warning in d["warnings"]:
         parts.append(Text("⚠ " + one_line(warning), style="yellow"))

@@ -228,8 +228,10 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         excluded_items=tuple(sorted(excluded)),
         slice_conflicts=conflicts,
         warnings=(
-            (f"{conflicts} paired item(s) have a different slice in the two files; "
-             "the baseline's slice is used",)
+            (
+                f"{conflicts} paired item(s) have a different slice in the two files; "
+                "the baseline's slice is used",
+            )
             if conflicts
             else ()
         ),

@@ -85,9 +85,7 @@ def test_jsonl_missing_passed_key_is_reported_on_its_line(tmp_path):
 
 def test_jsonl_line_numbers_count_blank_lines(tmp_path):
     path = tmp_path / "run.jsonl"
-    path.write_text(
-        '{"item_id": "a", "passed": true}\n\n   \n{"item_id": "b", "passed": "yes"}\n'
-    )
+    path.write_text('{"item_id": "a", "passed": true}\n\n   \n{"item_id": "b", "passed": "yes"}\n')
     with pytest.raises(InputError, match=r"run.jsonl:4: field 'passed'"):
         load_run(path)
 
@@ -146,8 +144,12 @@ def test_csv_loads_and_reads_text_columns_lazily(tmp_path):
     path = tmp_path / "run.csv"
     messages = json.dumps([{"role": "user", "content": "hi, there"}])
     pl.DataFrame(
-        {"item_id": ["a", "b"], "passed": ["true", "false"], "output": ["x", "y"],
-         "messages": [messages, None]}
+        {
+            "item_id": ["a", "b"],
+            "passed": ["true", "false"],
+            "output": ["x", "y"],
+            "messages": [messages, None],
+        }
     ).write_csv(path)
     run = load_run(path)
     assert run.source.format == "csv"

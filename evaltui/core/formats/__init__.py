@@ -75,7 +75,9 @@ def detect_format(path: Path) -> str:
     )
 
 
-def load_run(path: str | Path, format_name: str | None = None, options: LoadOptions | None = None) -> Run:
+def load_run(
+    path: str | Path, format_name: str | None = None, options: LoadOptions | None = None
+) -> Run:
     """Load one run, detecting its format unless `format_name` forces one."""
     path = Path(path)
     _check_readable(path)
@@ -95,4 +97,6 @@ def _check_readable(path: Path) -> None:
     if path.is_dir():
         raise InputError(path, "is a directory; expected an eval run file")
     if not path.is_file():
-        raise InputError(path, "is not a regular file (a FIFO or device?); expected an eval run file")
+        raise InputError(
+            path, "is not a regular file (a FIFO or device?); expected an eval run file"
+        )

@@ -29,12 +29,15 @@ NAME = "csv"
 
 
 def sniff(path: Path, head: bytes) -> bool:
+    """A text file whose first line reads as a header of several columns (checked on load)."""
     try:
         first = head.decode("utf-8").splitlines()[0]
     except (UnicodeDecodeError, IndexError):
         return False
+    if first.lstrip().startswith(("{", "[")):
+        return False
     header = next(std_csv.reader(io.StringIO(first)), [])
-    return "item_id" in [h.strip() for h in header]
+    return len(header) >= 2 or "item_id" in [h.strip() for h in header]
 
 
 def _header(path: Path) -> list[str]:

@@ -101,7 +101,9 @@ def _parse(path: Path, raw_line: bytes, line: int) -> Any:
         raise InputError(path, "JSON nested too deeply", line=line) from None
 
 
-def _diagnose(path: Path, lines: LineIndex, columns: list[str], exc: Exception | None) -> InputError:
+def _diagnose(
+    path: Path, lines: LineIndex, columns: list[str], exc: Exception | None
+) -> InputError:
     """Scan in Python for the first record the fast reader could not take, and say why."""
     with path.open("rb") as handle:
         for i, raw_line in enumerate(_nonblank(handle)):

@@ -66,9 +66,7 @@ def polars_stat_schema(columns: list[str]) -> dict[str, pl.DataType]:
 
 def check_columns(path: Path, columns: list[str]) -> None:
     if ITEM_ID not in columns:
-        raise InputError(
-            path, f"no 'item_id' column; expected {EXPECTED_COLUMNS}", field=ITEM_ID
-        )
+        raise InputError(path, f"no 'item_id' column; expected {EXPECTED_COLUMNS}", field=ITEM_ID)
     if PASSED not in columns and not any(is_score_column(c) for c in columns):
         raise InputError(
             path,

@@ -1,0 +1,251 @@
+"""Reviewer work: tags and notes per item, kept in an append-only journal on disk.
+
+A review is an hour of someone's judgement; it must survive a dropped SSH session or a killed
+process. So every tag and note is one JSON line appended to the session journal and flushed to
+disk (fsync) before the caller is told it is saved. The state is the replay of the journal.
+The journal is keyed by the two input paths, so reopening the same pair resumes the session; the
+inputs' sha256 are recorded so a changed file can be noticed instead of tags applied to new data.
+
+Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
+~/.local/state/evaltui; one folder per pair under `sessions/`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import UsageError
+
+JOURNAL_SCHEMA = "evaltui.journal/1"
+DEFAULT_TAGS: tuple[str, ...] = (
+    "confirmed regression",
+    "acceptable",
+    "grader error",
+    "flaky",
+    "needs investigation",
+)
+MAX_TAGS = 9  # one digit key per tag
+
+
+def state_dir() -> Path:
+    """The folder that holds every session journal (see the module docstring)."""
+    if env := os.environ.get("EVALTUI_STATE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "evaltui"
+
+
+def session_key(baseline: str | Path, candidate: str | Path) -> str:
+    """Stable id of a pair of input files: the same two paths always resume the same session."""
+    joined = f"{Path(baseline).resolve()}\n{Path(candidate).resolve()}"
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """A comma-separated tag set from the command line, checked."""
+    tags = tuple(t.strip() for t in text.split(",") if t.strip())
+    if not tags:
+        raise UsageError("--tags needs at least one tag, e.g. --tags 'confirmed,acceptable'")
+    if len(tags) > MAX_TAGS:
+        raise UsageError(f"--tags takes at most {MAX_TAGS} tags (one digit key each)")
+    if len(set(tags)) != len(tags):
+        raise UsageError(f"--tags has a repeated tag: {text!r}")
+    return tags
+
+
+@dataclass(frozen=True)
+class ItemReview:
+    """The current tag and note of one item, with when and by whom they were last changed."""
+
+    item_id: str
+    tag: str | None = None
+    note: str = ""
+    updated: str = ""
+    reviewer: str = ""
+
+    @property
+    def triaged(self) -> bool:
+        return self.tag is not None
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """The first line of a journal: which files the tags were made on."""
+
+    baseline_path: str
+    candidate_path: str
+    baseline_sha256: str
+    candidate_sha256: str
+    tags: tuple[str, ...]
+    created: str
+
+
+@dataclass
+class ReviewSession:
+    """An open review: the replayed state plus the journal file new actions are appended to."""
+
+    path: Path
+    info: SessionInfo
+    items: dict[str, ItemReview] = field(default_factory=dict)
+    notices: list[str] = field(default_factory=list)  # recovered damage, changed inputs
+
+    @classmethod
+    def open(
+        cls,
+        baseline: Path,
+        candidate: Path,
+        baseline_sha256: str,
+        candidate_sha256: str,
+        tags: tuple[str, ...] | None = None,
+        root: Path | None = None,
+        fresh: bool = False,
+    ) -> ReviewSession:
+        """Resume the pair's journal, or start one. `fresh` sets the old one aside, never deletes.
+
+        `tags` replaces the tag set (and is journaled); None keeps the session's, or the defaults.
+        """
+        folder = (root or state_dir()) / "sessions" / session_key(baseline, candidate)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / "journal.jsonl"
+        if fresh and path.exists():
+            path.rename(folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl")
+        info = SessionInfo(
+            baseline_path=str(Path(baseline).resolve()),
+            candidate_path=str(Path(candidate).resolve()),
+            baseline_sha256=baseline_sha256,
+            candidate_sha256=candidate_sha256,
+            tags=tags or DEFAULT_TAGS,
+            created=_now(),
+        )
+        if not path.exists() or path.stat().st_size == 0:
+            session = cls(path=path, info=info)
+            session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
+            return session
+        session = cls(path=path, info=info)
+        session._replay(baseline_sha256, candidate_sha256)
+        if tags is not None and tags != session.info.tags:
+            session.info = replace(session.info, tags=tags)
+            session._append({"kind": "tags", "tags": list(tags)})
+        return session
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _replay(self, baseline_sha256: str, candidate_sha256: str) -> None:
+        raw = self.path.read_bytes()
+        lines = raw.split(b"\n")
+        torn = lines[-1] != b""  # the last write did not finish its newline
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                entry = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                last = number == len(lines) and torn
+                self.notices.append(
+                    f"journal {self.path}: line {number} is "
+                    + ("an unfinished last write (kept on disk, ignored)" if last else "damaged")
+                )
+                continue
+            self._apply(entry)
+        if torn:
+            # Finish the torn line so the next append starts on a line of its own.
+            with self.path.open("ab") as handle:
+                handle.write(b"\n")
+                _sync(handle)
+        first = self.info
+        if first.baseline_sha256 != baseline_sha256 or first.candidate_sha256 != candidate_sha256:
+            changed = [
+                name
+                for name, old, new in (
+                    ("baseline", first.baseline_sha256, baseline_sha256),
+                    ("candidate", first.candidate_sha256, candidate_sha256),
+                )
+                if old != new
+            ]
+            self.notices.append(
+                f"the {' and '.join(changed)} file changed since these tags were made "
+                "(sha256 differs): check the tagged items before signing off"
+            )
+
+    def _apply(self, entry: dict[str, Any]) -> None:
+        kind = entry.get("kind")
+        if kind == "session":
+            self.info = SessionInfo(
+                baseline_path=str(entry.get("baseline_path", "")),
+                candidate_path=str(entry.get("candidate_path", "")),
+                baseline_sha256=str(entry.get("baseline_sha256", "")),
+                candidate_sha256=str(entry.get("candidate_sha256", "")),
+                tags=tuple(entry.get("tags", DEFAULT_TAGS)),
+                created=str(entry.get("time", "")),
+            )
+        elif kind == "tags" and isinstance(entry.get("tags"), list):
+            self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
+        elif kind in ("tag", "note"):
+            item_id = str(entry.get("item_id", ""))
+            current = self.items.get(item_id, ItemReview(item_id))
+            if kind == "tag":
+                current = replace(current, tag=entry.get("tag"))
+            else:
+                current = replace(current, note=str(entry.get("note", "")))
+            self.items[item_id] = replace(
+                current, updated=str(entry.get("time", "")), reviewer=str(entry.get("by", ""))
+            )
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def set_tag(self, item_id: str, tag: str | None, by: str = "") -> ItemReview:
+        """Tag an item (None clears it). Returns only after the journal line is on disk."""
+        if tag is not None and tag not in self.info.tags:
+            raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
+        entry = {"kind": "tag", "item_id": item_id, "tag": tag, "by": by}
+        self._append(entry)
+        self._apply(entry)
+        return self.items[item_id]
+
+    def set_note(self, item_id: str, note: str, by: str = "") -> ItemReview:
+        """Replace an item's note. Returns only after the journal line is on disk."""
+        entry = {"kind": "note", "item_id": item_id, "note": note, "by": by}
+        self._append(entry)
+        self._apply(entry)
+        return self.items[item_id]
+
+    def _append(self, entry: dict[str, Any]) -> None:
+        entry.setdefault("time", _now())
+        line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
+        with self.path.open("ab") as handle:
+            handle.write(line.encode("utf-8"))
+            _sync(handle)
+
+    # -- queries ---------------------------------------------------------------------------
+
+    def review(self, item_id: str) -> ItemReview:
+        return self.items.get(item_id, ItemReview(item_id))
+
+    def triaged_count(self, item_ids: Iterable[str]) -> int:
+        return sum(1 for i in item_ids if self.review(i).triaged)
+
+
+def _sync(handle: Any) -> None:
+    handle.flush()
+    os.fsync(handle.fileno())
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def _info_dict(info: SessionInfo) -> dict[str, Any]:
+    return {
+        "baseline_path": info.baseline_path,
+        "candidate_path": info.candidate_path,
+        "baseline_sha256": info.baseline_sha256,
+        "candidate_sha256": info.candidate_sha256,
+        "tags": list(info.tags),
+    }

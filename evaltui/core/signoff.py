@@ -1,0 +1,243 @@
+"""The sign-off record: one JSON document another person or a CI job can audit, plus Markdown.
+
+It holds who decided what, on which files (sha256), with which numbers and policy, and every
+discordant item with its tag and note. A hash over the record's own content makes a later edit
+detectable. Approving while regressions are untriaged needs an explicit override with a reason,
+which the record keeps.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaltui import __version__
+from evaltui.core.analysis import Analysis
+from evaltui.core.errors import UsageError
+from evaltui.core.pairing import BASE_PASS
+from evaltui.core.report import input_dict, pairing_dict, report_dict, report_markdown
+from evaltui.core.review import ReviewSession
+from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
+from evaltui.core.textsafe import md_cell
+
+SIGNOFF_SCHEMA = "evaltui.signoff/1"
+DECISIONS = ("approve", "block", "needs-more-data")
+HASH_FIELD = "content_hash"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the reviewer decided, in their words."""
+
+    reviewer: str
+    decision: str
+    rationale: str
+    override_reason: str | None = None  # required to approve with untriaged regressions
+
+    def __post_init__(self) -> None:
+        if self.decision not in DECISIONS:
+            raise UsageError(
+                f"decision must be one of {', '.join(DECISIONS)}, got {self.decision!r}"
+            )
+        if not self.reviewer.strip():
+            raise UsageError("a sign-off needs a reviewer name")
+        if not self.rationale.strip():
+            raise UsageError("a sign-off needs a rationale: say why, in a sentence")
+
+
+def default_reviewer() -> str:
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return ""
+
+
+def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
+    return [i for i in analysis.regressions if not session.review(i).triaged]
+
+
+def build_record(analysis: Analysis, session: ReviewSession, decision: Decision) -> dict[str, Any]:
+    """Assemble the record; refuses an approval over untriaged regressions without an override."""
+    untriaged = untriaged_regressions(analysis, session)
+    if (
+        decision.decision == "approve"
+        and untriaged
+        and not (decision.override_reason or "").strip()
+    ):
+        raise UsageError(
+            f"{len(untriaged)} of {len(analysis.regressions)} regressions are untriaged; "
+            "approving anyway needs an override reason (--override-reason TEXT)"
+        )
+    report = report_dict(analysis)
+    paired = analysis.paired
+    policy = {
+        "alpha": analysis.options.alpha,
+        "ci_method": analysis.options.ci_method,
+        "confidence": analysis.options.confidence,
+        "on_error": paired.report.on_error,
+        "allow_missing": paired.report.allow_missing,
+        "gates": [],
+    }
+    items = _discordant_items(analysis, session)
+    by_tag: dict[str, int] = {}
+    for item in items:
+        if item["direction"] == "regression" and item["tag"] is not None:
+            by_tag[item["tag"]] = by_tag.get(item["tag"], 0) + 1
+    record: dict[str, Any] = {
+        "schema": SIGNOFF_SCHEMA,
+        "tool": {"name": "evaltui", "version": __version__},
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "reviewer": decision.reviewer,
+        "decision": decision.decision,
+        "rationale": decision.rationale,
+        "override": (
+            {"reason": decision.override_reason, "untriaged_regressions": untriaged}
+            if decision.decision == "approve" and untriaged
+            else None
+        ),
+        "inputs": {
+            "baseline": input_dict(paired.baseline, paired.report.baseline),
+            "candidate": input_dict(paired.candidate, paired.report.candidate),
+        },
+        "pairing": pairing_dict(analysis),
+        "policy": policy,
+        "policy_hash": _hash(policy),
+        "results": {
+            key: report[key]
+            for key in (
+                "n_paired",
+                "table",
+                "baseline",
+                "candidate",
+                "delta",
+                "mcnemar",
+                "unpaired",
+                "flags",
+                "warnings",
+                "verdict",
+                "headline",
+            )
+        },
+        "triage": {
+            "regressions": len(analysis.regressions),
+            "triaged": len(analysis.regressions) - len(untriaged),
+            "untriaged": untriaged,
+            "by_tag": by_tag,
+            "tags": list(session.info.tags),
+        },
+        "items": items,
+        "gates": [],
+        "session_journal": str(session.path),
+    }
+    record[HASH_FIELD] = _hash(record)
+    return record
+
+
+def _discordant_items(analysis: Analysis, session: ReviewSession) -> list[dict[str, Any]]:
+    items = analysis.paired.items
+    cols = [c for c in (ITEM_ID, SLICE, CLUSTER, BASE_PASS) if c in items.columns]
+    rows = {r[ITEM_ID]: r for r in items.select(cols).iter_rows(named=True)}
+    out = []
+    for direction, ids in (
+        ("regression", analysis.regressions),
+        ("improvement", analysis.improvements),
+    ):
+        for item_id in ids:
+            review = session.review(item_id)
+            out.append(
+                {
+                    "item_id": item_id,
+                    "direction": direction,
+                    "slice": rows[item_id].get(SLICE),
+                    "cluster": rows[item_id].get(CLUSTER),
+                    "tag": review.tag,
+                    "note": review.note,
+                    "tagged_by": review.reviewer or None,
+                    "tagged_at": review.updated or None,
+                }
+            )
+    return out
+
+
+def _hash(obj: Any) -> str:
+    canonical = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def record_hash_ok(record: dict[str, Any]) -> bool:
+    """True when the record's content still matches the hash it was written with."""
+    claimed = record.get(HASH_FIELD)
+    body = {k: v for k, v in record.items() if k != HASH_FIELD}
+    return isinstance(claimed, str) and claimed == _hash(body)
+
+
+def record_markdown(record: dict[str, Any], analysis: Analysis) -> str:
+    """The same facts for a PR or a ticket. Every reviewer- or file-supplied string is escaped."""
+    triage = record["triage"]
+    lines = [
+        f"# Sign-off: **{record['decision']}**",
+        "",
+        f"- Reviewer: {md_cell(record['reviewer'])}",
+        f"- Date: {record['created']}",
+        f"- Rationale: {md_cell(record['rationale'])}",
+        f"- Regressions triaged: {triage['triaged']} of {triage['regressions']}",
+    ]
+    if record["override"]:
+        lines.append(
+            f"- **Override**: approved with {len(record['override']['untriaged_regressions'])} "
+            f"untriaged regressions. Reason: {md_cell(record['override']['reason'])}"
+        )
+    lines += [
+        f"- Policy hash: `{record['policy_hash']}`",
+        f"- Record hash: `{record[HASH_FIELD]}`",
+        "",
+        report_markdown(analysis).replace("## evaltui paired comparison", "## Results", 1),
+        "## Discordant items",
+        "",
+        "| item | direction | slice | tag | note |",
+        "|---|---|---|---|---|",
+    ]
+    for item in record["items"]:
+        lines.append(
+            f"| `{md_cell(item['item_id'], code=True)}` | {item['direction']} | "
+            f"{md_cell(item['slice'] or '')} | {md_cell(item['tag'] or 'untriaged')} | "
+            f"{md_cell(item['note'] or '')} |"
+        )
+    lines.append("")
+    return "\n".join(lines)
+
+
+def write_record(
+    record: dict[str, Any], analysis: Analysis, prefix: str | Path
+) -> tuple[Path, Path]:
+    """Write PREFIX.json and PREFIX.md atomically (temp file + rename), so no half record lands."""
+    prefix = Path(prefix)
+    if prefix.suffix in (".json", ".md"):
+        prefix = prefix.with_suffix("")
+    if prefix.parent and not prefix.parent.exists():
+        raise UsageError(f"cannot write the sign-off: folder {prefix.parent} does not exist")
+    json_path = prefix.parent / (prefix.name + ".json")
+    md_path = prefix.parent / (prefix.name + ".md")
+    _atomic_write(json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+    _atomic_write(md_path, record_markdown(record, analysis))
+    return json_path, md_path
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
