@@ -44,7 +44,7 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--metric",
         default=None,
-        help="which scorer/metric to compare when a log has several (Inspect scorer, lm-eval metric)",
+        help="which scorer/metric to compare when a log has several (Inspect, lm-eval)",
     )
     parser.add_argument(
         "--filter",
