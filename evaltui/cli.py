@@ -275,4 +275,6 @@ def _run_app(args: argparse.Namespace) -> int:
 
     app = create_app(args)
     app.run()
+    if app.load_error:
+        sys.stderr.write(f"evaltui: error: {app.load_error}\n")
     return app.return_code or 0

@@ -1,0 +1,299 @@
+"""The review app: one factory for the CLI and the tests, a worker that loads, and the actions.
+
+The app holds no statistics. It asks core for the analysis (in a thread, with progress), shows
+it, and sends reviewer actions (tags, notes, sign-off) to core, which writes them to disk before
+the screen says "saved".
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from textual import work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from evaltui.core.analysis import Analysis, AnalysisOptions
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.formats import LoadOptions
+from evaltui.core.pairing import BASE_ROW, CAND_ROW, PairingOptions
+from evaltui.core.review import ReviewSession
+from evaltui.core.runs import ITEM_ID, SLICE
+from evaltui.ui.listmodel import ListRow, ListView
+
+PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
+
+
+@dataclass(frozen=True)
+class AppConfig:
+    """Everything the app needs to open a pair; built from the command line or by a test."""
+
+    baseline: Path
+    candidate: Path
+    input_format: str | None = None
+    load: LoadOptions = field(default_factory=LoadOptions)
+    pairing: PairingOptions = field(default_factory=PairingOptions)
+    analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    tags: tuple[str, ...] | None = None
+    fresh: bool = False
+    state_root: Path | None = None  # where session journals live (None: the default place)
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> AppConfig:
+        from evaltui.core.review import parse_tags
+
+        return cls(
+            baseline=Path(args.baseline),
+            candidate=Path(args.candidate),
+            input_format=args.input_format,
+            load=LoadOptions(metric=args.metric, filter=args.filter),
+            pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
+            analysis=AnalysisOptions(
+                ci_method=args.ci_method, confidence=args.confidence, alpha=args.alpha
+            ),
+            tags=parse_tags(args.tags) if args.tags else None,
+            fresh=args.fresh,
+        )
+
+
+@dataclass
+class Loaded:
+    """What the loading worker hands to the UI thread."""
+
+    analysis: Analysis
+    session: ReviewSession
+    rows: dict[str, list[ListRow]]
+
+
+def create_app(config: AppConfig | argparse.Namespace) -> EvalTuiApp:
+    """The one factory: the CLI passes its arguments, tests pass an AppConfig."""
+    if isinstance(config, argparse.Namespace):
+        config = AppConfig.from_args(config)
+    return EvalTuiApp(config)
+
+
+class EvalTuiApp(App[int]):
+    """evaltui: paired review of two eval runs."""
+
+    TITLE = "evaltui"
+    CSS_PATH = "app.tcss"
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
+        Binding("x", "export", "Sign off", id="app.export"),
+        Binding("e", "note", "Note", id="app.note"),
+        Binding("0", "clear_tag", "Untag", show=False, id="app.untag"),
+        *[
+            Binding(str(n), f"tag({n})", f"Tag {n}", show=False, id=f"app.tag{n}")
+            for n in range(1, 10)
+        ],
+    ]
+
+    def __init__(self, config: AppConfig) -> None:
+        super().__init__()
+        self.config = config
+        self.loaded: Loaded | None = None
+        self.views: dict[str, ListView] = {}
+        self.load_error: str | None = None
+        self.last_signoff: tuple[Path, Path] | None = None
+        self.closing = False  # set on quit, so keys typed after q open nothing new
+
+    # -- start-up --------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        from evaltui.ui.screens.main import MainScreen
+
+        self.push_screen(MainScreen())
+        self.load_pair()
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_pair(self) -> None:
+        """Load, pair and analyse off the UI thread, reporting each step."""
+        from evaltui.core.analysis import analyze
+        from evaltui.core.formats import load_run
+        from evaltui.core.pairing import pair_runs
+
+        cfg = self.config
+        try:
+            self._progress("reading the baseline", 0)
+            baseline = load_run(cfg.baseline, cfg.input_format, cfg.load)
+            self._progress("reading the candidate", 1)
+            candidate = load_run(cfg.candidate, cfg.input_format, cfg.load)
+            self._progress("pairing items", 2)
+            paired = pair_runs(baseline, candidate, cfg.pairing)
+            self._progress("computing the statistics", 3)
+            analysis = analyze(paired, cfg.analysis)
+            self._progress("opening the review session", 4)
+            session = ReviewSession.open(
+                Path(baseline.source.path),
+                Path(candidate.source.path),
+                baseline.source.sha256,
+                candidate.source.sha256,
+                tags=cfg.tags,
+                root=cfg.state_root,
+                fresh=cfg.fresh,
+            )
+            self._progress("reading item previews", 5)
+            rows = _list_rows(analysis, session)
+        except EvalTuiError as exc:
+            self.call_from_thread(self._load_failed, str(exc))
+            return
+        self.call_from_thread(self._loaded, Loaded(analysis, session, rows))
+
+    LOAD_STEPS = 6
+
+    def _progress(self, what: str, step: int) -> None:
+        self.call_from_thread(self._show_progress, what, step)
+
+    def _show_progress(self, what: str, step: int) -> None:
+        screen = self._main_screen()
+        if screen is not None:
+            screen.show_progress(what, step, self.LOAD_STEPS)
+
+    def _load_failed(self, message: str) -> None:
+        self.load_error = message
+        self.exit(2, return_code=2)  # the CLI prints load_error on one line after the screen closes
+
+    def _loaded(self, loaded: Loaded) -> None:
+        self.loaded = loaded
+        self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
+        screen = self._main_screen()
+        if screen is not None:
+            screen.show_loaded()
+        for notice in loaded.session.notices:
+            self.notify(notice, severity="warning", timeout=10)
+
+    def _main_screen(self):
+        from evaltui.ui.screens.main import MainScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    async def action_quit(self) -> None:
+        self.closing = True
+        self.exit(0)
+
+    def _can_act(self) -> bool:
+        return self.loaded is not None and not self.closing
+
+    # -- reviewer actions ------------------------------------------------------------------
+
+    def current_item(self) -> str | None:
+        """The item the reviewer is looking at, on whichever screen is on top."""
+        getter = getattr(self.screen, "current_item_id", None)
+        return getter() if getter else None
+
+    def action_tag(self, number: int) -> None:
+        if not self._can_act():
+            return
+        tags = self.loaded.session.info.tags
+        if not 1 <= number <= len(tags):
+            self.notify(f"no tag on key {number} (tags: 1-{len(tags)})", severity="warning")
+            return
+        self._set_tag(tags[number - 1])
+
+    def action_clear_tag(self) -> None:
+        self._set_tag(None)
+
+    def _set_tag(self, tag: str | None) -> None:
+        item_id = self.current_item()
+        if not self._can_act() or item_id is None:
+            return
+        review = self.loaded.session.set_tag(item_id, tag)  # returns after fsync
+        self._after_review_change(item_id, review.tag)
+        shown = tag if tag is not None else "no tag"
+        self.notify(f"saved: {item_id} → {shown}", timeout=3)
+
+    def action_note(self) -> None:
+        from evaltui.ui.screens.note import NoteScreen
+
+        item_id = self.current_item()
+        if not self._can_act() or item_id is None:
+            return
+        current = self.loaded.session.review(item_id).note
+
+        def save(note: str | None) -> None:
+            if note is None or self.loaded is None:
+                return
+            self.loaded.session.set_note(item_id, note)
+            self._after_review_change(item_id, self.loaded.session.review(item_id).tag)
+            self.notify(f"saved: note on {item_id}", timeout=3)
+
+        self.push_screen(NoteScreen(item_id, current), save)
+
+    def _after_review_change(self, item_id: str, tag: str | None) -> None:
+        for view in self.views.values():
+            for row in view.rows:
+                if row.item_id == item_id:
+                    row.tag = tag
+            view.refresh()
+        for screen in self.screen_stack:
+            refresh = getattr(screen, "review_changed", None)
+            if refresh:
+                refresh(item_id)
+
+    def triaged(self) -> int:
+        if self.loaded is None:
+            return 0
+        return self.loaded.session.triaged_count(self.loaded.analysis.regressions)
+
+    def action_export(self) -> None:
+        from evaltui.ui.screens.signoff import SignoffScreen
+
+        if self._can_act() and not isinstance(self.screen, SignoffScreen):
+            self.push_screen(SignoffScreen())
+
+    def action_help(self) -> None:
+        from evaltui.ui.screens.help import HelpScreen
+
+        if not self.closing and not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Show every key (?)", self.action_help)
+        yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
+        yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
+        yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
+        if self.loaded is not None:
+            for n, tag in enumerate(self.loaded.session.info.tags, start=1):
+                yield SystemCommand(
+                    f"Tag: {tag}", f"Tag the current item ({n})", lambda n=n: self.action_tag(n)
+                )
+        commands = getattr(screen, "palette_commands", None)
+        if commands:
+            yield from commands()
+
+
+def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
+    """Rows for both lists, with the input previews read from the baseline's transcripts."""
+    items = analysis.paired.items
+    wanted = {*analysis.regressions, *analysis.improvements}
+    sub = items.with_row_index("_index").filter(items[ITEM_ID].is_in(list(wanted)))
+    has_slice = SLICE in sub.columns
+    base_rows = sub[BASE_ROW].to_list()
+    inputs = analysis.paired.baseline.transcripts.read_field(base_rows, "input")
+    if all(v is None for v in inputs):
+        inputs = analysis.paired.candidate.transcripts.read_field(sub[CAND_ROW].to_list(), "input")
+    by_id = {}
+    for record, text in zip(sub.iter_rows(named=True), inputs, strict=True):
+        text = (text or "")[:PREVIEW_CHARS]
+        item_id = record[ITEM_ID]
+        by_id[item_id] = ListRow(
+            index=record["_index"],
+            item_id=item_id,
+            slice=(record[SLICE] or "") if has_slice else "",
+            preview=" ".join(text.split())[:300],
+            search_text=f"{item_id}\n{text}".lower(),
+            tag=session.review(item_id).tag,
+        )
+    return {
+        "regressions": [by_id[i] for i in analysis.regressions],
+        "improvements": [by_id[i] for i in analysis.improvements],
+    }

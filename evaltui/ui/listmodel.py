@@ -1,0 +1,90 @@
+"""The rows behind a regression/improvement list: filter, search and sort, without Textual.
+
+Kept apart from the widget so the same logic is tested directly and the widget only draws the
+rows it is asked to show. Filtering 100,000 rows is a list comprehension, not a widget rebuild.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
+UNTAGGED = "(untagged)"
+
+
+@dataclass
+class ListRow:
+    """One discordant item as the list shows it."""
+
+    index: int  # position in file order
+    item_id: str
+    slice: str
+    preview: str  # one line of the input
+    search_text: str  # lower-cased id + input, for incremental search
+    tag: str | None = None
+    delta: float | None = None  # graded metrics: candidate - baseline
+
+
+@dataclass
+class ListView:
+    """A filtered, sorted view over the rows of one list."""
+
+    rows: list[ListRow]
+    slice_filter: str | None = None
+    tag_filter: str | None = None  # a tag, or UNTAGGED
+    untagged_only: bool = False
+    search: str = ""
+    sort_key: str = "file"
+    reverse: bool = False
+    visible: list[ListRow] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.refresh()
+
+    def refresh(self) -> None:
+        needle = self.search.lower().strip()
+        out = [
+            r
+            for r in self.rows
+            if (self.slice_filter is None or r.slice == self.slice_filter)
+            and (not self.untagged_only or r.tag is None)
+            and (
+                self.tag_filter is None
+                or (r.tag is None if self.tag_filter == UNTAGGED else r.tag == self.tag_filter)
+            )
+            and (not needle or needle in r.search_text)
+        ]
+        key = {
+            "file": lambda r: (r.index,),
+            "item id": lambda r: (r.item_id, r.index),
+            "slice": lambda r: (r.slice, r.index),
+            "tag": lambda r: (r.tag is None, r.tag or "", r.index),
+            "input": lambda r: (r.preview.lower(), r.index),
+            "delta": lambda r: (r.delta if r.delta is not None else 0.0, r.index),
+        }[self.sort_key]
+        out.sort(key=key, reverse=self.reverse)
+        self.visible = out
+
+    def slices(self) -> list[str]:
+        return sorted({r.slice for r in self.rows if r.slice})
+
+    def describe_filters(self) -> str:
+        parts = []
+        if self.slice_filter:
+            parts.append(f"slice={self.slice_filter}")
+        if self.tag_filter:
+            parts.append(f"tag={self.tag_filter}")
+        if self.untagged_only:
+            parts.append("untagged only")
+        if self.search:
+            parts.append(f"search={self.search!r}")
+        return ", ".join(parts) if parts else "no filter"
+
+
+def cycle(options: list, current):
+    """The next option after `current` in `[None, *options]` (None means 'all')."""
+    choices = [None, *options]
+    try:
+        return choices[(choices.index(current) + 1) % len(choices)]
+    except ValueError:
+        return None

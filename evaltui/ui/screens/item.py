@@ -1,0 +1,182 @@
+"""One discordant item: baseline and candidate transcripts side by side, or the output diff."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.pairing import (
+    BASE_EPOCHS,
+    BASE_PASS,
+    BASE_ROW,
+    BASE_STATUS,
+    CAND_EPOCHS,
+    CAND_PASS,
+    CAND_ROW,
+    CAND_STATUS,
+)
+from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, Transcript
+from evaltui.ui.listmodel import ListRow
+from evaltui.ui.safe import literal_line
+from evaltui.ui.transcript import output_diff, transcript_text
+
+
+class ItemScreen(Screen):
+    """Drill-down. n/p step through the list without going back; d toggles the diff."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="item.back"),
+        Binding("n,right_square_bracket", "step(1)", "Next", id="item.next"),
+        Binding("p,left_square_bracket", "step(-1)", "Prev", id="item.prev"),
+        Binding("d", "toggle_diff", "Diff", id="item.diff"),
+        Binding("j,down", "scroll(1)", "Scroll down", show=False, id="item.down"),
+        Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="item.up"),
+        Binding("pagedown,space", "scroll(10)", "Page down", show=False, id="item.pagedown"),
+        Binding("pageup", "scroll(-10)", "Page up", show=False, id="item.pageup"),
+    ]
+
+    def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
+        super().__init__()
+        self.rows = rows
+        self.index = index
+        self.list_name = list_name
+        self.show_diff = False
+        self.transcripts: tuple[Transcript, Transcript] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="item-meta")
+        with Horizontal(id="sides"):
+            with VerticalScroll(id="baseline-pane", classes="side"):
+                yield Static(id="baseline-text")
+            with VerticalScroll(id="candidate-pane", classes="side"):
+                yield Static(id="candidate-text")
+        with VerticalScroll(id="diff-pane"):
+            yield Static(id="diff-text")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#diff-pane").display = False
+        self.show_item()
+
+    @property
+    def row(self) -> ListRow:
+        return self.rows[self.index]
+
+    def current_item_id(self) -> str | None:
+        return self.row.item_id
+
+    def show_item(self) -> None:
+        self.transcripts = None
+        self._update_meta()
+        for pane in ("#baseline-text", "#candidate-text", "#diff-text"):
+            self.query_one(pane, Static).update(Text("loading…", style="dim"))
+        for pane in ("#baseline-pane", "#candidate-pane", "#diff-pane"):
+            self.query_one(pane, VerticalScroll).scroll_home(animate=False)
+        self.load_transcripts(self.row.item_id)
+
+    @work(thread=True, exclusive=True, group="transcript")
+    def load_transcripts(self, item_id: str) -> None:
+        """Read both sides from disk off the UI thread (a big run may need a seek and a parse)."""
+        paired = self.app.loaded.analysis.paired
+        record = paired.items.row(self._item_index(item_id), named=True)
+        try:
+            base = paired.baseline.transcripts.read(record[BASE_ROW])
+            cand = paired.candidate.transcripts.read(record[CAND_ROW])
+        except EvalTuiError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
+
+    def _item_index(self, item_id: str) -> int:
+        return self.app.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
+
+    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+        if item_id != self.row.item_id:
+            return  # the reviewer already moved on
+        self.transcripts = (base, cand)
+        self.query_one("#baseline-text", Static).update(transcript_text(base, "BASELINE"))
+        self.query_one("#candidate-text", Static).update(transcript_text(cand, "CANDIDATE"))
+        self.query_one("#diff-text", Static).update(output_diff(base, cand))
+
+    def _update_meta(self) -> None:
+        app = self.app
+        paired = app.loaded.analysis.paired
+        record = paired.items.row(self._item_index(self.row.item_id), named=True)
+        review = app.loaded.session.review(self.row.item_id)
+        meta = Text()
+        meta.append(
+            f"{self.list_name[:-1].capitalize()} {self.index + 1}/{len(self.rows)} ", style="bold"
+        )
+        meta.append_text(literal_line(self.row.item_id, 40, style="bold"))
+        for key in (SLICE, CLUSTER):
+            if record.get(key):
+                meta.append(" · ")
+                meta.append_text(literal_line(record[key], 36))
+        meta.append("\n")
+        for arm, passed, status, epochs in (
+            ("baseline", record[BASE_PASS], record[BASE_STATUS], record[BASE_EPOCHS]),
+            ("candidate", record[CAND_PASS], record[CAND_STATUS], record[CAND_EPOCHS]),
+        ):
+            word = "PASS" if passed >= 1.0 else "FAIL"
+            meta.append(f"{arm} ", style="bold")
+            meta.append(word, style="green" if word == "PASS" else "red")
+            if status != "ok":
+                meta.append(f" ({status})", style="yellow")
+            if epochs > 1:
+                meta.append(f" ({passed:.0%} of {epochs} epochs)")
+            meta.append("  ")
+        meta.append("tag: ", style="bold")
+        meta.append(review.tag or "untriaged", style="green" if review.tag else "yellow")
+        n_tags = len(app.loaded.session.info.tags)
+        meta.append(f"  (1-{n_tags} tag, 0 clears, ? lists)", style="dim")
+        meta.append("\nnote: ", style="bold")
+        meta.append_text(literal_line(review.note or "—", 200))
+        self.query_one("#item-meta", Static).update(meta)
+
+    def review_changed(self, item_id: str) -> None:
+        if item_id == self.row.item_id:
+            self._update_meta()
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_step(self, step: int) -> None:
+        target = self.index + step
+        if 0 <= target < len(self.rows):
+            self.index = target
+            self.show_item()
+        else:
+            edge = "last" if step > 0 else "first"
+            self.notify(f"this is the {edge} item of the list", timeout=2)
+
+    def action_toggle_diff(self) -> None:
+        self.show_diff = not self.show_diff
+        self.query_one("#sides").display = not self.show_diff
+        self.query_one("#diff-pane").display = self.show_diff
+
+    def action_scroll(self, lines: int) -> None:
+        panes = ("#diff-pane",) if self.show_diff else ("#baseline-pane", "#candidate-pane")
+        for pane in panes:  # both sides move together, so the turns stay aligned
+            self.query_one(pane, VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Next item", "Open the next item of the list (n)", lambda: self.action_step(1)
+        )
+        yield SystemCommand(
+            "Previous item", "Open the previous item (p)", lambda: self.action_step(-1)
+        )
+        yield SystemCommand(
+            "Toggle diff", "Side by side / unified diff of outputs (d)", self.action_toggle_diff
+        )
+        yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)

@@ -1,0 +1,214 @@
+"""The main screen: the header pane on top, then the regression or improvement list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.text import Text
+from textual.app import ComposeResult, SystemCommand
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import Footer, Input, ProgressBar, Static
+
+from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
+from evaltui.ui.widgets.header_pane import HeaderPane
+from evaltui.ui.widgets.item_table import ItemTable
+
+LISTS = ("regressions", "improvements")
+
+
+class MainScreen(Screen):
+    """Header pane + one list; keys switch lists, filter, search, sort and open items."""
+
+    BINDINGS = [
+        Binding("r", "show_list('regressions')", "Regressions", id="main.regressions"),
+        Binding("i", "show_list('improvements')", "Improvements", id="main.improvements"),
+        Binding("slash", "search", "Search", key_display="/", id="main.search"),
+        Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
+        Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
+        Binding("u", "untagged", "Untagged only", show=False, id="main.untagged"),
+        Binding("s", "sort", "Sort column", show=False, id="main.sort"),
+        Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
+        Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current_list = "regressions"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="loading"):
+            yield Static("Opening the runs…", id="loading-label")
+            yield ProgressBar(total=6, show_eta=False, id="loading-bar")
+        yield HeaderPane(id="header")
+        yield Static(id="list-title")
+        yield Input(
+            placeholder="search id or input text (Enter: back to list, Esc: clear)", id="search"
+        )
+        yield ItemTable(id="items")
+        yield Footer(compact=True, show_command_palette=False)
+
+    def on_mount(self) -> None:
+        for widget_id in ("#header", "#list-title", "#search", "#items"):
+            self.query_one(widget_id).display = False
+
+    # -- loading ---------------------------------------------------------------------------
+
+    def show_progress(self, what: str, step: int, total: int) -> None:
+        self.query_one("#loading-label", Static).update(f"Opening the runs: {what}…")
+        self.query_one("#loading-bar", ProgressBar).update(total=total, progress=step)
+
+    def show_loaded(self) -> None:
+        self.query_one("#loading").display = False
+        for widget_id in ("#header", "#list-title", "#items"):
+            self.query_one(widget_id).display = True
+        self.refresh_header()
+        self.show_list(self.current_list)
+        self.query_one(ItemTable).focus()
+
+    def refresh_header(self) -> None:
+        app = self.app
+        if app.loaded is None:
+            return
+        self.query_one(HeaderPane).show(
+            app.loaded.analysis, app.triaged(), app.loaded.session.notices
+        )
+
+    # -- the list --------------------------------------------------------------------------
+
+    @property
+    def view(self) -> ListView | None:
+        return self.app.views.get(self.current_list)
+
+    def show_list(self, name: str, keep_item: str | None = None) -> None:
+        self.current_list = name
+        view = self.view
+        if view is None:
+            return
+        table = self.query_one(ItemTable)
+        table.set_rows(view.visible, keep_item=keep_item)
+        self._update_title()
+
+    def _update_title(self) -> None:
+        title = Text()
+        for name in LISTS:
+            view = self.app.views.get(name)
+            count = len(view.rows) if view else 0
+            label = f" {name.capitalize()} ({count}) "
+            if name == self.current_list:
+                title.append(label, style="bold reverse")
+            else:
+                title.append(label, style="dim")
+            title.append(" ")
+        view = self.view
+        if view is not None:
+            title.append(
+                f" showing {len(view.visible)} · {view.describe_filters()} · sort: {view.sort_key}"
+                + (" ↓" if view.reverse else ""),
+                style="italic",
+            )
+        self.query_one("#list-title", Static).update(title)
+
+    def _reshow(self) -> None:
+        table = self.query_one(ItemTable)
+        keep = table.current.item_id if table.current else None
+        if self.view is not None:
+            self.view.refresh()
+        self.show_list(self.current_list, keep_item=keep)
+
+    def review_changed(self, item_id: str) -> None:
+        self.refresh_header()
+        self._reshow()
+
+    def current_item_id(self) -> str | None:
+        row = self.query_one(ItemTable).current
+        return row.item_id if row else None
+
+    # -- actions ---------------------------------------------------------------------------
+
+    def action_show_list(self, name: str) -> None:
+        self.show_list(name)
+        self.query_one(ItemTable).focus()
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "search" and self.view is not None:
+            self.view.search = event.value
+            self._reshow()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "search":
+            self.query_one(ItemTable).focus()
+            if not event.value:
+                event.input.display = False
+
+    def action_filter_slice(self) -> None:
+        if self.view is not None:
+            self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)
+            self._reshow()
+
+    def action_filter_tag(self) -> None:
+        if self.view is not None and self.app.loaded is not None:
+            options = [UNTAGGED, *self.app.loaded.session.info.tags]
+            self.view.tag_filter = cycle(options, self.view.tag_filter)
+            self._reshow()
+
+    def action_untagged(self) -> None:
+        if self.view is not None:
+            self.view.untagged_only = not self.view.untagged_only
+            self._reshow()
+
+    def action_sort(self) -> None:
+        if self.view is not None:
+            keys = [k for k in SORT_KEYS if k != "delta"]
+            self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
+            self._reshow()
+
+    def action_reverse(self) -> None:
+        if self.view is not None:
+            self.view.reverse = not self.view.reverse
+            self._reshow()
+
+    def action_clear(self) -> None:
+        search = self.query_one("#search", Input)
+        if self.view is not None:
+            self.view.search = ""
+            self.view.slice_filter = None
+            self.view.tag_filter = None
+            self.view.untagged_only = False
+        search.value = ""
+        search.display = False
+        self._reshow()
+        self.query_one(ItemTable).focus()
+
+    def on_item_table_opened(self, event: ItemTable.Opened) -> None:
+        from evaltui.ui.screens.item import ItemScreen
+
+        rows = self.query_one(ItemTable).rows
+        self.app.push_screen(ItemScreen(rows, rows.index(event.row), self.current_list))
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Show regressions",
+            "Switch to the regression list (r)",
+            lambda: self.action_show_list("regressions"),
+        )
+        yield SystemCommand(
+            "Show improvements",
+            "Switch to the improvement list (i)",
+            lambda: self.action_show_list("improvements"),
+        )
+        yield SystemCommand("Search", "Search ids and input text (/)", self.action_search)
+        yield SystemCommand(
+            "Filter by slice", "Cycle the slice filter (f)", self.action_filter_slice
+        )
+        yield SystemCommand("Filter by tag", "Cycle the tag filter (t)", self.action_filter_tag)
+        yield SystemCommand("Untagged only", "Toggle untagged only (u)", self.action_untagged)
+        yield SystemCommand("Sort", "Cycle the sort column (s)", self.action_sort)
+        yield SystemCommand("Reverse sort", "Reverse the order (S)", self.action_reverse)
+        yield SystemCommand("Clear filters", "Clear search and filters (Esc)", self.action_clear)

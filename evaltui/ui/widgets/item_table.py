@@ -1,0 +1,186 @@
+"""A list of discordant items that draws only the rows on screen (Textual's Line API).
+
+A DataTable builds a row object per item; with tens of thousands of regressions that makes every
+filter keystroke a rebuild. Here the rows live in a plain list (`ListView.visible`) and
+`render_line` draws the few that fit the window, so filtering and scrolling cost the same at
+100 rows or 100,000.
+"""
+
+from __future__ import annotations
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from evaltui.core.textsafe import one_line
+from evaltui.ui.listmodel import ListRow
+
+HEADER_LINES = 1
+
+
+class ItemTable(ScrollView, can_focus=True):
+    """Rows: number, item id, slice, tag, input preview (and delta for graded metrics)."""
+
+    BINDINGS = [
+        Binding("up,k", "cursor(-1)", "Up", show=False, id="list.up"),
+        Binding("down,j", "cursor(1)", "Down", show=False, id="list.down"),
+        Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False, id="list.pageup"),
+        Binding("pagedown,ctrl+f,space", "page(1)", "Page down", show=False, id="list.pagedown"),
+        Binding("home,g", "jump(0)", "First", show=False, id="list.first"),
+        Binding("end,G", "jump(-1)", "Last", show=False, id="list.last"),
+        Binding("enter", "open", "Open", id="list.open"),
+    ]
+
+    DEFAULT_CSS = """
+    ItemTable { height: 1fr; }
+    ItemTable > .item-table--header { text-style: bold; }
+    ItemTable > .item-table--cursor { background: $accent 40%; text-style: bold; }
+    ItemTable:focus > .item-table--cursor { background: $accent; color: $text; }
+    ItemTable > .item-table--tag { color: $success; }
+    ItemTable > .item-table--untagged { color: $text-muted; }
+    """
+    COMPONENT_CLASSES = {
+        "item-table--header",
+        "item-table--cursor",
+        "item-table--tag",
+        "item-table--untagged",
+    }
+
+    cursor = reactive(0, always_update=True)
+
+    class Opened(Message):
+        """The reviewer pressed Enter on a row."""
+
+        def __init__(self, row: ListRow) -> None:
+            super().__init__()
+            self.row = row
+
+    class Highlighted(Message):
+        def __init__(self, row: ListRow | None) -> None:
+            super().__init__()
+            self.row = row
+
+    def __init__(self, *, show_delta: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.rows: list[ListRow] = []
+        self.show_delta = show_delta
+
+    # -- data ------------------------------------------------------------------------------
+
+    def set_rows(self, rows: list[ListRow], keep_item: str | None = None) -> None:
+        """Show `rows`; keep the cursor on `keep_item` when it is still listed."""
+        self.rows = rows
+        target = 0
+        if keep_item is not None:
+            for i, row in enumerate(rows):
+                if row.item_id == keep_item:
+                    target = i
+                    break
+        self.virtual_size = Size(self.size.width, len(rows) + HEADER_LINES)
+        self.cursor = min(target, max(len(rows) - 1, 0))
+        self.refresh()
+
+    @property
+    def current(self) -> ListRow | None:
+        if 0 <= self.cursor < len(self.rows):
+            return self.rows[self.cursor]
+        return None
+
+    # -- movement --------------------------------------------------------------------------
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._scroll_cursor_into_view()
+        self.refresh()
+        self.post_message(self.Highlighted(self.current))
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = max(self.scrollable_content_region.height - HEADER_LINES, 1)
+        top = int(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False)
+
+    def action_cursor(self, step: int) -> None:
+        if self.rows:
+            self.cursor = max(0, min(len(self.rows) - 1, self.cursor + step))
+
+    def action_page(self, direction: int) -> None:
+        page = max(self.scrollable_content_region.height - HEADER_LINES - 1, 1)
+        self.action_cursor(direction * page)
+
+    def action_jump(self, where: int) -> None:
+        if self.rows:
+            self.cursor = 0 if where == 0 else len(self.rows) - 1
+
+    def action_open(self) -> None:
+        if self.current is not None:
+            self.post_message(self.Opened(self.current))
+
+    def on_click(self, event) -> None:
+        row = event.y - HEADER_LINES + int(self.scroll_y)
+        if 0 <= row < len(self.rows) and event.y >= HEADER_LINES:
+            self.cursor = row
+            if event.chain >= 2:
+                self.action_open()
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def _widths(self, width: int) -> list[int]:
+        id_width = min(max((len(r.item_id) for r in self.rows), default=7), 24)
+        fixed = [5, max(id_width, 7), 14, 12] + ([7] if self.show_delta else [])
+        rest = max(width - sum(fixed) - len(fixed), 8)
+        return [*fixed, rest]
+
+    def _cells(self, row: ListRow | None, widths: list[int]) -> list[tuple[str, str]]:
+        if row is None:
+            names = ["#", "item", "slice", "tag"] + (["delta"] if self.show_delta else [])
+            return [(n, "header") for n in [*names, "input"]]
+        cells = [
+            (str(row.index + 1), ""),
+            (one_line(row.item_id), ""),
+            (one_line(row.slice), ""),
+            (row.tag or "—", "tag" if row.tag else "untagged"),
+        ]
+        if self.show_delta:
+            cells.append(("" if row.delta is None else f"{row.delta:+.2f}", ""))
+        cells.append((one_line(row.preview), ""))
+        return cells
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        widths = self._widths(width)
+        base_style = self.rich_style
+        if y < HEADER_LINES:
+            cells = self._cells(None, widths)
+            line_style = base_style + self.get_component_rich_style("item-table--header")
+            return self._strip(cells, widths, line_style, width)
+        index = y - HEADER_LINES + int(self.scroll_y)
+        if index >= len(self.rows):
+            return Strip.blank(width, base_style)
+        line_style = base_style
+        if index == self.cursor:
+            line_style = base_style + self.get_component_rich_style("item-table--cursor")
+        return self._strip(self._cells(self.rows[index], widths), widths, line_style, width)
+
+    def _strip(self, cells, widths, line_style: Style, width: int) -> Strip:
+        text = Text(no_wrap=True, overflow="ellipsis", style=line_style)
+        for i, ((value, kind), w) in enumerate(zip(cells, widths, strict=True)):
+            cell = Text(value, no_wrap=True, overflow="ellipsis")
+            cell.truncate(w, overflow="ellipsis", pad=True)
+            if kind in ("tag", "untagged"):  # colour only, so the cursor row keeps its background
+                color = self.get_component_rich_style(f"item-table--{kind}").color
+                cell.stylize(Style(color=color))
+            text.append_text(cell)
+            if i < len(cells) - 1:
+                text.append(" ")
+        segments = list(text.render(self.app.console))
+        return Strip(segments).adjust_cell_length(width, line_style).simplify()
+
+    def get_content_height(self, container, viewport, width) -> int:
+        return len(self.rows) + HEADER_LINES
