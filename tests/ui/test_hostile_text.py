@@ -1,0 +1,72 @@
+"""Model output is untrusted: markup, escapes and bidi controls must show as inert text."""
+
+from __future__ import annotations
+
+import json
+
+from evaltui.ui.app import AppConfig, create_app
+from evaltui.ui.screens.item import ItemScreen
+from evaltui.ui.transcript import transcript_text
+from evaltui.ui.widgets.item_table import ItemTable
+from tests.ui.helpers import settle, text_of
+
+HOSTILE = (
+    "[bold red]ALARM[/bold red] "
+    "\x1b[2J\x1b[31mred?\x1b[0m "
+    "\x1b]52;c;ZWNobyBwd25lZA==\x07 "
+    "abc\u202edcba"
+)
+
+
+def hostile_pair(tmp_path):
+    rows = []
+    for i in range(40):
+        base = {"item_id": f"[b]item-{i}[/b]", "passed": i % 4 != 0, "input": HOSTILE}
+        rows.append(base)
+    cand = [{**r, "passed": not r["passed"] if i < 6 else r["passed"]} for i, r in enumerate(rows)]
+    for r in cand:
+        r["output"] = HOSTILE
+        r["messages"] = [
+            {"role": "user", "content": HOSTILE},
+            {"role": "assistant", "content": HOSTILE},
+        ]
+    paths = []
+    for name, records in (("base.jsonl", rows), ("cand.jsonl", cand)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        paths.append(path)
+    return paths
+
+
+def test_transcript_text_keeps_markup_literal_and_escapes_visible():
+    from evaltui.core.runs import Message, Transcript
+
+    text = transcript_text(Transcript(messages=(Message("user", HOSTILE),), output=HOSTILE))
+    plain = text.plain
+    assert "[bold red]ALARM[/bold red]" in plain
+    assert "\x1b" not in plain and "\x07" not in plain and "\u202e" not in plain
+    assert "␛[2J" in plain and "␛]52;c;" in plain and "<U+202E>" in plain
+    # No style comes from the content: the only styled spans are our own section headers.
+    content_start = plain.index("[bold red]")
+    for span in text.spans:
+        assert not (span.start <= content_start < span.end and "red" in str(span.style))
+
+
+async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
+    base, cand = hostile_pair(tmp_path)
+    app = create_app(AppConfig(base, cand, state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ItemTable)
+        assert table.rows[0].item_id.startswith("[b]item-")
+        svg = app.export_screenshot()
+        assert "[b]item-" in svg  # shown literally in the list
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen)
+        shown = text_of(app, "#candidate-text")
+        assert "[bold red]ALARM[/bold red]" in shown
+        assert "\x1b" not in shown and "\u202e" not in shown
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "\x07" not in svg
+        assert "ALARM[/bold" in svg.replace("&#160;", " ")

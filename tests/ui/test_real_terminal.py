@@ -1,0 +1,72 @@
+"""The installed `evaltui` command in a real terminal (tmux): keys in, screen text out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _tmux() -> str:
+    tmux = shutil.which("tmux")
+    if tmux is None:
+        if os.environ.get("CI"):
+            pytest.fail("tmux is required in CI (.ci/run installs it)")
+        pytest.skip("tmux is not installed")
+    return tmux
+
+
+def _capture(tmux: str, session: str) -> str:
+    done = subprocess.run(
+        [tmux, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
+    )
+    return done.stdout
+
+
+def _wait_for(tmux: str, session: str, *needles: str, timeout: float = 30.0) -> str:
+    deadline = time.monotonic() + timeout
+    screen = ""
+    while time.monotonic() < deadline:
+        screen = _capture(tmux, session)
+        if all(n in screen for n in needles):
+            return screen
+        time.sleep(0.2)
+    raise AssertionError(f"never saw {needles!r}; last screen:\n{screen}")
+
+
+def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    assert script.exists(), "the evaltui console script is not installed"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    command = (
+        f"cd {ROOT} && EVALTUI_STATE_DIR={tmp_path / 'state'} TERM=xterm-256color "
+        f"{script} sample_runs/baseline.jsonl sample_runs/candidate.jsonl; "
+        f"echo EXIT=$?; sleep 30"
+    )
+    subprocess.run(
+        [tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+    )
+    try:
+        screen = _wait_for(tmux, session, "both pass 141", "Triage:")
+        assert "regressions 9" in screen and "improvements 21" in screen
+        assert "both fail 29" in screen and "+6.0 pts" in screen
+        subprocess.run([tmux, "send-keys", "-t", session, "Enter"], check=True)
+        screen = _wait_for(tmux, session, "BASELINE", "CANDIDATE", "── user")
+        assert "Regression 1/9" in screen
+        subprocess.run([tmux, "send-keys", "-t", session, "1"], check=True)
+        _wait_for(tmux, session, "tag: confirmed regression")
+        subprocess.run([tmux, "send-keys", "-t", session, "Escape"], check=True)
+        _wait_for(tmux, session, "Triage: 1 of 9")
+        subprocess.run([tmux, "send-keys", "-t", session, "q"], check=True)
+        _wait_for(tmux, session, "EXIT=0")
+    finally:
+        subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)

@@ -1,0 +1,40 @@
+"""SVG snapshots of the main and item screens at 80x24 and 160x48 (update: --snapshot-update)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.ui.helpers import demo_app, settle
+
+
+async def _loaded(pilot):
+    await settle(pilot.app, pilot)
+
+
+async def _item_open(pilot):
+    await settle(pilot.app, pilot)
+    await pilot.press("enter")
+    await settle(pilot.app, pilot)
+
+
+async def _diff_open(pilot):
+    await _item_open(pilot)
+    await pilot.press("d")
+    await pilot.pause()
+
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_main_screen_snapshot(snap_compare, tmp_path, size):
+    assert snap_compare(demo_app(tmp_path / "state"), terminal_size=size, run_before=_loaded)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_item_screen_snapshot(snap_compare, tmp_path, size):
+    assert snap_compare(demo_app(tmp_path / "state"), terminal_size=size, run_before=_item_open)
+
+
+def test_item_diff_snapshot(snap_compare, tmp_path):
+    assert snap_compare(demo_app(tmp_path / "state"), terminal_size=(80, 24), run_before=_diff_open)
