@@ -70,3 +70,39 @@ def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
         _wait_for(tmux, session, "EXIT=0")
     finally:
         subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+
+
+def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
+    """Kill -9 the app the moment the screen says 'saved'; the tag is in the journal."""
+    import signal
+
+    from evaltui.core.review import ReviewSession
+    from evaltui.core.runs import sha256_of
+
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
+    state = tmp_path / "state"
+    command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
+    subprocess.run(
+        [tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
+    )
+    try:
+        _wait_for(tmux, session, "Triage: 0 of 9")
+        pid = int(
+            subprocess.run(
+                [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        )
+        subprocess.run([tmux, "send-keys", "-t", session, "4"], check=True)
+        _wait_for(tmux, session, "saved:")
+        os.kill(pid, signal.SIGKILL)
+    finally:
+        subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+    reopened = ReviewSession.open(base, cand, sha256_of(base), sha256_of(cand), root=state)
+    tagged = {i: r.tag for i, r in reopened.items.items()}
+    assert list(tagged.values()) == ["flaky"], tagged
