@@ -69,12 +69,15 @@ class ItemTable(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.rows: list[ListRow] = []
         self.show_delta = show_delta
+        self._id_width = 7
 
     # -- data ------------------------------------------------------------------------------
 
     def set_rows(self, rows: list[ListRow], keep_item: str | None = None) -> None:
         """Show `rows`; keep the cursor on `keep_item` when it is still listed."""
         self.rows = rows
+        # Measured once per data change: render_line runs for every visible line of every frame.
+        self._id_width = min(max((len(r.item_id) for r in rows), default=7), 24)
         target = 0
         if keep_item is not None:
             for i, row in enumerate(rows):
@@ -132,8 +135,7 @@ class ItemTable(ScrollView, can_focus=True):
     # -- drawing ---------------------------------------------------------------------------
 
     def _widths(self, width: int) -> list[int]:
-        id_width = min(max((len(r.item_id) for r in self.rows), default=7), 24)
-        fixed = [5, max(id_width, 7), 14, 12] + ([7] if self.show_delta else [])
+        fixed = [6, max(self._id_width, 7), 14, 12] + ([7] if self.show_delta else [])
         rest = max(width - sum(fixed) - len(fixed), 8)
         return [*fixed, rest]
 
