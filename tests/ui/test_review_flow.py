@@ -220,3 +220,47 @@ async def test_bad_input_closes_the_app_with_a_one_line_error(tmp_path):
         await settle(app, pilot)
     assert app.return_code == 2
     assert "bad.jsonl:1: field 'passed'" in app.load_error
+
+
+async def test_command_palette_lists_every_action(tmp_path):
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        for title in (
+            "Help",
+            "Sign off",
+            "Edit note",
+            "Clear tag",
+            "Show regressions",
+            "Show improvements",
+            "Search",
+            "Filter by slice",
+            "Filter by tag",
+            "Untagged only",
+            "Sort",
+            "Reverse sort",
+            "Clear filters",
+            "Quit",
+        ):
+            assert title in titles, title
+        for tag in app.loaded.session.info.tags:
+            assert f"Tag: {tag}" in titles
+        await pilot.press("enter")
+        await settle(app, pilot)
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Next item", "Previous item", "Toggle diff", "Back to the list"} <= titles
+
+
+async def test_app_works_in_a_no_color_terminal(tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        assert "both pass 141" in text_of(app, "#header")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen)
+        await pilot.press("d", "escape", "x")
+        await pilot.pause()
+        assert isinstance(app.screen, SignoffScreen)

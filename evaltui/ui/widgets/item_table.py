@@ -8,6 +8,7 @@ filter keystroke a rebuild. Here the rows live in a plain list (`ListView.visibl
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding
@@ -181,7 +182,11 @@ class ItemTable(ScrollView, can_focus=True):
             text.append_text(cell)
             if i < len(cells) - 1:
                 text.append(" ")
-        segments = list(text.render(self.app.console))
+        # Every segment gets a real Style: the NO_COLOR (monochrome) filter cannot take None.
+        segments = [
+            Segment(seg.text, seg.style or line_style, seg.control)
+            for seg in text.render(self.app.console)
+        ]
         return Strip(segments).adjust_cell_length(width, line_style).simplify()
 
     def get_content_height(self, container, viewport, width) -> int:
