@@ -71,6 +71,31 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--confidence", type=float, default=0.95, help="default 0.95")
     parser.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
+    graded = parser.add_argument_group("graded scores")
+    graded.add_argument(
+        "--pass-threshold",
+        type=float,
+        default=None,
+        metavar="T",
+        help="turn a graded metric into pass/fail (score >= T passes), so the binary "
+        "analysis applies",
+    )
+    graded.add_argument(
+        "--tolerance",
+        type=float,
+        default=0.0,
+        help="graded: an item regresses when its delta is below -TOLERANCE (default 0: any drop)",
+    )
+    graded.add_argument(
+        "--resamples", type=int, default=10_000, help="bootstrap resamples (default 10000)"
+    )
+    graded.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    graded.add_argument(
+        "--bootstrap",
+        choices=("bca", "percentile"),
+        default="bca",
+        help="bootstrap interval shown as the headline (default bca; both are reported)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -179,20 +204,36 @@ def _fail(exc: Exception) -> int:
     return EXIT_INTERNAL
 
 
+def analysis_options(args: argparse.Namespace):
+    from evaltui.core.analysis import AnalysisOptions
+
+    return AnalysisOptions(
+        ci_method=args.ci_method,
+        confidence=args.confidence,
+        alpha=args.alpha,
+        metric=args.metric,
+        pass_threshold=args.pass_threshold,
+        tolerance=args.tolerance,
+        resamples=args.resamples,
+        seed=args.seed,
+        bootstrap=args.bootstrap,
+    )
+
+
 def load_analysis(args: argparse.Namespace):
     """Load, pair and analyse the two runs the arguments name."""
-    from evaltui.core.analysis import AnalysisOptions, analyze
-    from evaltui.core.formats import LoadOptions, load_run
-    from evaltui.core.pairing import PairingOptions, pair_runs
+    from evaltui.core.compare import compare_files
+    from evaltui.core.formats import LoadOptions
+    from evaltui.core.pairing import PairingOptions
 
-    options = AnalysisOptions(
-        ci_method=args.ci_method, confidence=args.confidence, alpha=args.alpha
+    return compare_files(
+        args.baseline,
+        args.candidate,
+        input_format=args.input_format,
+        load=LoadOptions(metric=args.metric, filter=args.filter),
+        pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
+        analysis=analysis_options(args),
     )
-    pairing = PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error)
-    load_options = LoadOptions(metric=args.metric, filter=args.filter)
-    baseline = load_run(args.baseline, args.input_format, load_options)
-    candidate = load_run(args.candidate, args.input_format, load_options)
-    return analyze(pair_runs(baseline, candidate, pairing), options)
 
 
 def _run_report(args: argparse.Namespace) -> int:

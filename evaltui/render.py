@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points
-from evaltui.core.report import report_dict
+from evaltui.core.report import extra_lines, graded_lines, report_dict
 from evaltui.core.textsafe import one_line
 
 VERDICT_STYLE = {
@@ -26,7 +26,6 @@ MAX_IDS = 30
 
 def build_report(analysis: Analysis) -> Group:
     d = report_dict(analysis)
-    t = d["table"]
     parts = [
         Text(analysis.headline, style="bold"),
         Text.assemble("Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
@@ -34,39 +33,11 @@ def build_report(analysis: Analysis) -> Group:
     for warning in d["warnings"]:
         parts.append(Text("⚠ " + one_line(warning), style="yellow"))
 
-    table = Table(title="Paired 2x2", show_edge=True, title_justify="left")
-    table.add_column("")
-    table.add_column("candidate pass", justify="right")
-    table.add_column("candidate fail", justify="right")
-    table.add_row("baseline pass", str(t["both_pass"]), f"{t['regressions']} regressions")
-    table.add_row("baseline fail", f"{t['improvements']} improvements", str(t["both_fail"]))
-    parts.append(table)
-
-    rates = Table(show_edge=True)
-    for col in ("", "passes", "rate", "Wilson CI"):
-        rates.add_column(col, justify="right" if col else "left")
-    for arm in ("baseline", "candidate"):
-        a = d[arm]
-        rates.add_row(
-            arm,
-            f"{a['passes']}/{d['n_paired']}",
-            percent(a["rate"]),
-            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}]",
-        )
-    parts.append(rates)
-
-    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
-    parts.append(
-        Text(
-            f"Delta {points(delta['estimate'])} pts, {delta['confidence'] * 100:g}% CI "
-            f"[{points(delta['ci'][0])}, {points(delta['ci'][1])}] ({delta['method']})\n"
-            f"McNemar, {mc['discordant']} discordant: exact p {format_p(mc['exact_p'])}, "
-            f"mid-p {format_p(mc['mid_p'])}, chi² p {format_p(mc['chi2_p'])}, "
-            f"with continuity correction {format_p(mc['chi2_cc_p'])}\n"
-            f"Unpaired contrast (the wrong test, shown for comparison): SE "
-            f"{un['se'] * 100:.2f} pts, CI [{points(un['ci'][0])}, {points(un['ci'][1])}]"
-        )
-    )
+    if d["table"] is not None:
+        parts += _binary_parts(d)
+    else:
+        parts += [Text(line.removeprefix("- ")) for line in graded_lines(analysis, d) if line]
+    parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d) if line]
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
@@ -82,6 +53,38 @@ def build_report(analysis: Analysis) -> Group:
             )
         )
     return Group(*parts)
+
+
+def _binary_parts(d: dict) -> list:
+    t = d["table"]
+    table = Table(title="Paired 2x2", show_edge=True, title_justify="left")
+    table.add_column("")
+    table.add_column("candidate pass", justify="right")
+    table.add_column("candidate fail", justify="right")
+    table.add_row("baseline pass", str(t["both_pass"]), f"{t['regressions']} regressions")
+    table.add_row("baseline fail", f"{t['improvements']} improvements", str(t["both_fail"]))
+    rates = Table(show_edge=True)
+    for col in ("", "passes", "rate", "Wilson CI"):
+        rates.add_column(col, justify="right" if col else "left")
+    for arm in ("baseline", "candidate"):
+        a = d[arm]
+        rates.add_row(
+            arm,
+            f"{a['passes']}/{d['n_paired']}",
+            percent(a["rate"]),
+            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}]",
+        )
+    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
+    summary = Text(
+        f"Delta {points(delta['estimate'])} pts, {delta['confidence'] * 100:g}% CI "
+        f"[{points(delta['ci'][0])}, {points(delta['ci'][1])}] ({delta['method']})\n"
+        f"McNemar, {mc['discordant']} discordant: exact p {format_p(mc['exact_p'])}, "
+        f"mid-p {format_p(mc['mid_p'])}, chi² p {format_p(mc['chi2_p'])}, "
+        f"with continuity correction {format_p(mc['chi2_cc_p'])}\n"
+        f"Unpaired contrast (the wrong test, shown for comparison): SE "
+        f"{un['se'] * 100:.2f} pts, CI [{points(un['ci'][0])}, {points(un['ci'][1])}]"
+    )
+    return [table, rates, summary]
 
 
 def print_report(analysis: Analysis, console: Console | None = None) -> None:

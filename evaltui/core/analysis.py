@@ -2,23 +2,39 @@
 
 The report, the sign-off record and the app all show the same `Analysis`, so the verdict a
 reviewer sees on screen is word for word the one that lands in the PR.
+
+Two kinds of analysis, chosen by the data:
+- binary: one pass/fail per item and arm -> the 2x2 table, paired CI, exact McNemar;
+- graded: a score per item, or a per-item pass rate over epochs -> the paired bootstrap over
+  per-item deltas (resampling items, never the two columns), paired t and Wilcoxon for reference.
+Either way, a `cluster` column adds the cluster bootstrap and clustered SE, and epochs add a
+summary of how much of the variance sits inside items.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import polars as pl
 
 from evaltui.core.errors import UsageError
 from evaltui.core.pairing import BASE_PASS, CAND_PASS, PairedRuns
-from evaltui.core.runs import ITEM_ID
+from evaltui.core.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
 from evaltui.core.stats.binary import (
     CI_METHODS,
     FLAG_TEXT,
     BinaryComparison,
     PairedTable,
     compare_binary,
+)
+from evaltui.core.stats.clusters import FEW_CLUSTERS, ClusteredComparison, clustered_delta
+from evaltui.core.stats.graded import (
+    EpochSummary,
+    GradedComparison,
+    epoch_summary,
+    graded_regressions,
+    paired_bootstrap,
 )
 
 CI_METHOD_LABELS = {
@@ -29,6 +45,14 @@ CI_METHOD_LABELS = {
     "agresti-min": "Agresti-Min",
     "bonett-price": "Bonett-Price",
 }
+BOOTSTRAP_METHODS = ("bca", "percentile")
+GRADED_FLAG_TEXT = {
+    "small_n": "fewer than 30 paired items: counts only, no verdict",
+    "zero_variance": "every item moved by the same amount: the interval is a single point",
+    "all_zero": "no item changed score: nothing to weigh",
+    "bca_fallback": "BCa undefined for these data: the percentile interval is shown",
+    "bca_extreme": "BCa reaches past the outermost resample: read the interval with care",
+}
 
 
 @dataclass(frozen=True)
@@ -38,6 +62,13 @@ class AnalysisOptions:
     ci_method: str = "newcombe"
     confidence: float = 0.95
     alpha: float = 0.05
+    metric: str | None = None  # "passed", "score" or "score:<name>"; None: passed, else score
+    pass_threshold: float | None = None  # a graded metric >= this counts as a pass
+    threshold_metric: str | None = None  # the score column the threshold was applied to
+    tolerance: float = 0.0  # graded: an item regresses when its delta < -tolerance
+    resamples: int = 10_000
+    seed: int = 0
+    bootstrap: str = "bca"
 
     def __post_init__(self) -> None:
         if self.ci_method not in CI_METHODS:
@@ -48,64 +79,226 @@ class AnalysisOptions:
             raise UsageError(f"--confidence must be between 0 and 1, got {self.confidence}")
         if not 0.0 < self.alpha < 1.0:
             raise UsageError(f"--alpha must be between 0 and 1, got {self.alpha}")
+        if self.tolerance < 0:
+            raise UsageError(f"--tolerance must be 0 or more, got {self.tolerance}")
+        if self.resamples < 100:
+            raise UsageError(f"--resamples must be at least 100, got {self.resamples}")
+        if self.bootstrap not in BOOTSTRAP_METHODS:
+            raise UsageError(
+                f"--bootstrap must be one of {', '.join(BOOTSTRAP_METHODS)}, got {self.bootstrap!r}"
+            )
 
 
 @dataclass(frozen=True, eq=False)
 class Analysis:
-    """Everything shown about a pair: binary comparison, item lists, headline, flags in words."""
+    """Everything shown about a pair: the comparison, item lists, headline, flags in words."""
 
     paired: PairedRuns
     options: AnalysisOptions
-    binary: BinaryComparison
-    regressions: tuple[str, ...]  # item ids, baseline passed and candidate failed
+    metric: str  # the metric compared: "passed" or a score column
+    binary: BinaryComparison | None  # single pass/fail per item
+    graded: GradedComparison | None  # scores, or pass rates over epochs
+    epochs: dict[str, EpochSummary] | None  # per arm, when any item ran more than once
+    clusters: ClusteredComparison | None  # when the items carry a cluster column
+    deltas: np.ndarray  # per item: candidate - baseline, in `paired.items` order
+    regressions: tuple[str, ...]  # item ids
     improvements: tuple[str, ...]
     headline: str
     warnings: tuple[str, ...]  # flags and pairing problems in plain words
 
     @property
-    def verdict(self) -> str:
-        return self.binary.verdict
+    def kind(self) -> str:
+        return "binary" if self.binary is not None else "graded"
 
     @property
     def flags(self) -> tuple[str, ...]:
-        return self.binary.flags
+        own = self.binary.flags if self.binary is not None else self.graded.flags
+        extra = ("few_clusters",) if self.clusters and "few_clusters" in self.clusters.flags else ()
+        return own + extra
+
+    @property
+    def verdict(self) -> str:
+        if self.binary is not None:
+            return self.binary.verdict
+        g = self.graded
+        if "small_n" in g.flags or "all_zero" in g.flags:
+            return "insufficient_data"
+        if g.ci[1] < 0:
+            return "regressed"
+        if g.ci[0] > 0:
+            return "improved"
+        return "no_significant_difference"
+
+    @property
+    def in_points(self) -> bool:
+        """Pass rates are read in percentage points; scores in their own units."""
+        return self.metric == PASSED
+
+
+def choose_metric(run: Run, requested: str | None) -> str | None:
+    """The column `requested` names in `run`, or None when it names none (a scorer, say)."""
+    if requested is None:
+        return None
+    for candidate in (requested, f"score:{requested}"):
+        if candidate == PASSED or (candidate in run.table.columns and candidate.startswith(SCORE)):
+            return candidate
+    return None
+
+
+def apply_threshold(run: Run, metric: str, threshold: float) -> Run:
+    """Turn a graded metric into verdicts: score >= threshold passes; errored records fail."""
+    if metric not in run.table.columns:
+        raise UsageError(
+            f"--pass-threshold needs a score column; {run.source.path} has none named {metric!r}"
+        )
+    table = run.table.with_columns(
+        pl.when(pl.col(STATUS) != "ok")
+        .then(False)
+        .otherwise(pl.col(metric) >= threshold)
+        .fill_null(False)
+        .alias(PASSED)
+    )
+    return Run(run.source, table, run.transcripts, run.metadata)
+
+
+def resolve_metric(paired: PairedRuns, requested: str | None) -> str:
+    if requested is not None:
+        if requested == PASSED and paired.has_verdicts:
+            return PASSED
+        if requested in paired.score_columns:
+            return requested
+        available = ([PASSED] if paired.has_verdicts else []) + list(paired.score_columns)
+        raise UsageError(f"no metric {requested!r} in both runs; available: {', '.join(available)}")
+    if paired.has_verdicts:
+        return PASSED
+    return paired.score_columns[0]
 
 
 def analyze(paired: PairedRuns, options: AnalysisOptions | None = None) -> Analysis:
-    """Run the binary paired analysis on single-verdict items."""
+    """Compare the two arms of `paired` on one metric, with the right interval for the data."""
     options = options or AnalysisOptions()
-    if not paired.has_verdicts:
-        raise UsageError(
-            "these runs carry graded scores only; the graded analysis is not available yet "
-            "(give a 'passed' column)"
-        )
-    if not paired.binary:
-        raise UsageError(
-            "these runs repeat items over epochs; the per-item pass-rate analysis is not "
-            "available yet (give one record per item)"
-        )
-    base, cand = paired.verdicts()
-    table = PairedTable.from_verdicts(base, cand)
-    comparison = compare_binary(
-        table, ci_method=options.ci_method, confidence=options.confidence, alpha=options.alpha
-    )
+    metric = resolve_metric(paired, options.metric)
     items = paired.items
-    regressions = tuple(
-        items.filter((pl.col(BASE_PASS) >= 1.0) & (pl.col(CAND_PASS) < 1.0))[ITEM_ID].to_list()
+    if metric == PASSED:
+        base_values, cand_values = items[BASE_PASS], items[CAND_PASS]
+    else:
+        base_values, cand_values = items[f"baseline_{metric}"], items[f"candidate_{metric}"]
+        missing = items.filter(base_values.is_null() | cand_values.is_null())
+        if missing.height:
+            ids = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
+            raise UsageError(
+                f"{missing.height} paired item(s) have no {metric} in one run (errored records "
+                f"carry no score): {ids}; use --on-error exclude, or give them a score"
+            )
+    deltas = (cand_values - base_values).to_numpy().astype(np.float64)
+    ids = items[ITEM_ID]
+
+    binary: BinaryComparison | None = None
+    graded: GradedComparison | None = None
+    if metric == PASSED and paired.binary:
+        base, cand = paired.verdicts()
+        binary = compare_binary(
+            PairedTable.from_verdicts(base, cand),
+            ci_method=options.ci_method,
+            confidence=options.confidence,
+            alpha=options.alpha,
+        )
+        regressed, improved = base & ~cand, ~base & cand
+    else:
+        graded = paired_bootstrap(
+            deltas,
+            resamples=options.resamples,
+            confidence=options.confidence,
+            seed=options.seed,
+            method=options.bootstrap,
+        )
+        regressed, improved = graded_regressions(deltas, options.tolerance)
+    regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
+    improvements = tuple(ids.filter(pl.Series(improved)).to_list())
+
+    epochs = _epochs(paired, metric) if paired.report.has_epochs else None
+    clusters = _clusters(items, deltas, options)
+    partial = Analysis(
+        paired,
+        options,
+        metric,
+        binary,
+        graded,
+        epochs,
+        clusters,
+        deltas,
+        regressions,
+        improvements,
+        "",
+        (),
     )
-    improvements = tuple(
-        items.filter((pl.col(BASE_PASS) < 1.0) & (pl.col(CAND_PASS) >= 1.0))[ITEM_ID].to_list()
-    )
-    warnings = tuple(FLAG_TEXT[f] for f in comparison.flags) + tuple(paired.report.problems)
+    warnings = _warnings(partial)
     return Analysis(
-        paired=paired,
-        options=options,
-        binary=comparison,
-        regressions=regressions,
-        improvements=improvements,
-        headline=headline(comparison),
-        warnings=warnings,
+        paired, options, metric, binary, graded, epochs, clusters, deltas,
+        regressions, improvements, headline(partial), warnings,
+    )  # fmt: skip
+
+
+def _epochs(paired: PairedRuns, metric: str) -> dict[str, EpochSummary]:
+    out = {}
+    for arm, run in (("baseline", paired.baseline), ("candidate", paired.candidate)):
+        table = run.table.filter(pl.col(ITEM_ID).is_in(paired.items[ITEM_ID].implode()))
+        if metric == PASSED:
+            values = table[PASSED].fill_null(False).cast(pl.Float64)
+        else:
+            values = table[metric].cast(pl.Float64)
+        keep = values.is_not_null()
+        codes = table[ITEM_ID].cast(pl.Categorical).to_physical()
+        out[arm] = epoch_summary(codes.filter(keep).to_numpy(), values.filter(keep).to_numpy())
+    return out
+
+
+def _clusters(
+    items: pl.DataFrame, deltas: np.ndarray, options: AnalysisOptions
+) -> ClusteredComparison | None:
+    if CLUSTER not in items.columns or items[CLUSTER].null_count() == items.height:
+        return None
+    # An item without a cluster is its own cluster: never pooled with strangers.
+    labels = items.select(pl.coalesce(CLUSTER, pl.lit("\0item:") + pl.col(ITEM_ID)))
+    return clustered_delta(
+        deltas,
+        labels.to_series().to_numpy(),
+        resamples=options.resamples,
+        confidence=options.confidence,
+        seed=options.seed,
     )
+
+
+def _warnings(a: Analysis) -> tuple[str, ...]:
+    out: list[str] = []
+    if a.binary is not None:
+        out += [FLAG_TEXT[f] for f in a.binary.flags]
+    else:
+        out += [GRADED_FLAG_TEXT[f] for f in a.graded.flags if f in GRADED_FLAG_TEXT]
+    if a.clusters is not None and a.clusters.n_clusters < FEW_CLUSTERS:
+        out.append(
+            f"only {a.clusters.n_clusters} clusters (fewer than {FEW_CLUSTERS}): "
+            "the clustered intervals are themselves unreliable"
+        )
+    if a.clusters is not None and _crosses_zero(a.clusters.ci) != _crosses_zero(_headline_ci(a)):
+        word = "includes" if _crosses_zero(a.clusters.ci) else "excludes"
+        out.append(f"the cluster CI {word} zero, the item-level CI does not: weigh the clusters")
+    if a.options.pass_threshold is not None:
+        out.append(
+            f"verdicts from {a.options.threshold_metric}: pass when >= {a.options.pass_threshold:g}"
+        )
+    out.extend(a.paired.report.problems)
+    return tuple(out)
+
+
+def _headline_ci(a: Analysis) -> tuple[float, float]:
+    if a.binary is not None:
+        return (a.binary.delta_ci.lower, a.binary.delta_ci.upper)
+    return a.graded.ci
+
+
+def _crosses_zero(ci: tuple[float, float]) -> bool:
+    return not (ci[0] > 0 or ci[1] < 0)
 
 
 def points(value: float, digits: int = 1) -> str:
@@ -117,6 +310,11 @@ def percent(value: float, digits: int = 1) -> str:
     return f"{value * 100:.{digits}f}%"
 
 
+def signed(value: float, in_points: bool) -> str:
+    """A delta in the metric's own units: points for pass rates, three decimals for scores."""
+    return f"{points(value)}" if in_points else f"{value:+.3f}"
+
+
 def format_p(p: float | None) -> str:
     """p-values the way a reader expects: three decimals, small ones in scientific notation."""
     if p is None:
@@ -126,8 +324,28 @@ def format_p(p: float | None) -> str:
     return f"{p:.3f}"
 
 
-def headline(c: BinaryComparison) -> str:
+def headline(a: Analysis) -> str:
     """One sentence with the effect, its interval and the test, as the reading list writes it."""
+    if a.binary is not None:
+        return binary_headline(a.binary)
+    g = a.graded
+    unit = " pts" if a.in_points else ""
+    what = "pass rate per item" if a.in_points else a.metric
+    counts = f"{len(a.regressions)} regressed, {len(a.improvements)} improved"
+    if "all_zero" in g.flags:
+        return f"No item changed {what} across {g.n} items: nothing to weigh."
+    if "small_n" in g.flags:
+        return f"Only {g.n} paired items ({counts}): counts only, no verdict."
+    level = f"{g.confidence * 100:g}%"
+    return (
+        f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} "
+        f"[{signed(g.ci[0], a.in_points)}, {signed(g.ci[1], a.in_points)}] "
+        f"({'BCa' if g.method == 'bca' else g.method} bootstrap {level}, "
+        f"{g.resamples:,} resamples) in {what} over {g.n} items ({counts})."
+    )
+
+
+def binary_headline(c: BinaryComparison) -> str:
     t = c.table
     if "no_discordant" in c.flags:
         return (

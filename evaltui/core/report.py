@@ -7,19 +7,32 @@ The terminal (Rich) rendering lives outside core, in `evaltui.render`; both read
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
+import numpy as np
+
 from evaltui import __version__
-from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points
+from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points, signed
 from evaltui.core.pairing import ArmReport
 from evaltui.core.runs import Run
+from evaltui.core.stats.binary import BinaryComparison
+from evaltui.core.stats.clusters import ClusteredComparison
+from evaltui.core.stats.graded import EpochSummary, GradedComparison
 from evaltui.core.textsafe import md_cell
 
 REPORT_SCHEMA = "evaltui.report/1"
 
 
-def _interval(lower: float, upper: float) -> list[float]:
-    return [lower, upper]
+def _num(value: float | None) -> float | None:
+    """JSON has no NaN: an undefined number is null."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return float(value)
+
+
+def _pair(values: tuple[float, float] | list[float]) -> list[float | None]:
+    return [_num(values[0]), _num(values[1])]
 
 
 def input_dict(run: Run, arm: ArmReport) -> dict[str, Any]:
@@ -59,26 +72,25 @@ def pairing_dict(analysis: Analysis) -> dict[str, Any]:
     }
 
 
-def report_dict(analysis: Analysis) -> dict[str, Any]:
-    """The report as plain data; the keys are documented in the README."""
-    c = analysis.binary
-    t = c.table
-    m = c.mcnemar
-    paired = analysis.paired
+def options_dict(analysis: Analysis) -> dict[str, Any]:
+    o = analysis.options
     return {
-        "schema": REPORT_SCHEMA,
-        "tool": {"name": "evaltui", "version": __version__},
-        "inputs": {
-            "baseline": input_dict(paired.baseline, paired.report.baseline),
-            "candidate": input_dict(paired.candidate, paired.report.candidate),
-        },
-        "pairing": pairing_dict(analysis),
-        "options": {
-            "ci_method": analysis.options.ci_method,
-            "confidence": analysis.options.confidence,
-            "alpha": analysis.options.alpha,
-        },
-        "n_paired": t.n,
+        "metric": analysis.metric,
+        "ci_method": o.ci_method,
+        "confidence": o.confidence,
+        "alpha": o.alpha,
+        "pass_threshold": o.pass_threshold,
+        "threshold_metric": o.threshold_metric,
+        "tolerance": o.tolerance,
+        "resamples": o.resamples,
+        "seed": o.seed,
+        "bootstrap": o.bootstrap,
+    }
+
+
+def _binary_results(c: BinaryComparison) -> dict[str, Any]:
+    t, m = c.table, c.mcnemar
+    return {
         "table": {
             "both_pass": t.both_pass,
             "regressions": t.regressions,
@@ -88,18 +100,18 @@ def report_dict(analysis: Analysis) -> dict[str, Any]:
         "baseline": {
             "passes": t.baseline_passes,
             "rate": c.baseline_rate,
-            "ci": _interval(c.baseline_ci.lower, c.baseline_ci.upper),
+            "ci": [c.baseline_ci.lower, c.baseline_ci.upper],
             "ci_method": "wilson",
         },
         "candidate": {
             "passes": t.candidate_passes,
             "rate": c.candidate_rate,
-            "ci": _interval(c.candidate_ci.lower, c.candidate_ci.upper),
+            "ci": [c.candidate_ci.lower, c.candidate_ci.upper],
             "ci_method": "wilson",
         },
         "delta": {
             "estimate": c.delta,
-            "ci": _interval(c.delta_ci.lower, c.delta_ci.upper),
+            "ci": [c.delta_ci.lower, c.delta_ci.upper],
             "method": c.ci_method,
             "confidence": c.confidence,
         },
@@ -116,15 +128,129 @@ def report_dict(analysis: Analysis) -> dict[str, Any]:
             "label": "independent two-proportion Wald: the wrong test for paired runs, "
             "shown only as a contrast",
             "se": c.unpaired.se,
-            "ci": _interval(c.unpaired.ci.lower, c.unpaired.ci.upper),
+            "ci": [c.unpaired.ci.lower, c.unpaired.ci.upper],
         },
-        "flags": list(c.flags),
-        "warnings": list(analysis.warnings),
-        "verdict": c.verdict,
-        "headline": analysis.headline,
-        "regressions": list(analysis.regressions),
-        "improvements": list(analysis.improvements),
     }
+
+
+def graded_dict(g: GradedComparison) -> dict[str, Any]:
+    return {
+        "n": g.n,
+        "mean_delta": _num(g.mean_delta),
+        "ci": _pair(g.ci),
+        "method": g.method,
+        "confidence": g.confidence,
+        "resamples": g.resamples,
+        "seed": g.seed,
+        "percentile_ci": _pair(g.percentile_ci),
+        "bca_ci": _pair(g.bca_ci),
+        "t_ci": _pair(g.t_ci),
+        "wilcoxon_p": _num(g.wilcoxon_p),
+        "n_distinct": g.n_distinct,
+        "flags": list(g.flags),
+    }
+
+
+def epochs_dict(epochs: dict[str, EpochSummary] | None) -> dict[str, Any] | None:
+    if epochs is None:
+        return None
+    return {
+        arm: {
+            "min": e.epochs_min,
+            "max": e.epochs_max,
+            "mean": e.epochs_mean,
+            "unequal": e.unequal,
+            "items": e.n_items,
+            "within_item_variance": _num(e.within_item_variance),
+            "between_item_variance": _num(e.between_item_variance),
+            "within_share": _num(e.within_share),
+            "flags": list(e.flags),
+        }
+        for arm, e in epochs.items()
+    }
+
+
+def clusters_dict(c: ClusteredComparison | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {
+        "n_clusters": c.n_clusters,
+        "n_items": c.n_items,
+        "mean_delta": _num(c.mean_delta),
+        "clustered_se": _num(c.clustered_se),
+        "naive_se": _num(c.naive_se),
+        "design_effect": _num(c.design_effect),
+        "ci": _pair(c.ci),
+        "ci_method": "cluster bootstrap percentile",
+        "naive_ci": _pair(c.naive_ci),
+        "naive_label": "item-level normal interval that ignores clusters: the contrast",
+        "confidence": c.confidence,
+        "resamples": c.resamples,
+        "seed": c.seed,
+        "flags": list(c.flags),
+    }
+
+
+def report_dict(analysis: Analysis) -> dict[str, Any]:
+    """The report as plain data; the keys are documented in the README."""
+    paired = analysis.paired
+    out: dict[str, Any] = {
+        "schema": REPORT_SCHEMA,
+        "tool": {"name": "evaltui", "version": __version__},
+        "inputs": {
+            "baseline": input_dict(paired.baseline, paired.report.baseline),
+            "candidate": input_dict(paired.candidate, paired.report.candidate),
+        },
+        "pairing": pairing_dict(analysis),
+        "options": options_dict(analysis),
+        "analysis": analysis.kind,
+        "metric": analysis.metric,
+        "n_paired": paired.n,
+    }
+    if analysis.binary is not None:
+        out.update(_binary_results(analysis.binary))
+        out["graded"] = None
+    else:
+        g = analysis.graded
+        base_mean, cand_mean = _arm_means(analysis)
+        out.update(
+            {
+                "table": None,
+                "baseline": {"mean": base_mean},
+                "candidate": {"mean": cand_mean},
+                "delta": {
+                    "estimate": _num(g.mean_delta),
+                    "ci": _pair(g.ci),
+                    "method": f"bootstrap-{g.method}",
+                    "confidence": g.confidence,
+                },
+                "mcnemar": None,
+                "unpaired": None,
+                "graded": graded_dict(g),
+            }
+        )
+    out.update(
+        {
+            "epochs": epochs_dict(analysis.epochs),
+            "clusters": clusters_dict(analysis.clusters),
+            "flags": list(analysis.flags),
+            "warnings": list(analysis.warnings),
+            "verdict": analysis.verdict,
+            "headline": analysis.headline,
+            "regressions": list(analysis.regressions),
+            "improvements": list(analysis.improvements),
+        }
+    )
+    return out
+
+
+def _arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
+    items = analysis.paired.items
+    if analysis.metric == "passed":
+        cols = ("baseline_pass", "candidate_pass")
+    else:
+        cols = (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
+    return _num(items[cols[0]].mean()), _num(items[cols[1]].mean())
 
 
 def report_json(analysis: Analysis) -> str:
@@ -134,7 +260,6 @@ def report_json(analysis: Analysis) -> str:
 def report_markdown(analysis: Analysis, max_ids: int = 50) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped."""
     d = report_dict(analysis)
-    t = d["table"]
     lines = [
         "## evaltui paired comparison",
         "",
@@ -145,34 +270,8 @@ def report_markdown(analysis: Analysis, max_ids: int = 50) -> str:
     ]
     if d["warnings"]:
         lines += [f"> ⚠ {md_cell(w)}" for w in d["warnings"]] + [""]
-    lines += [
-        "| | candidate pass | candidate fail |",
-        "|---|---:|---:|",
-        f"| **baseline pass** | {t['both_pass']} | {t['regressions']} (regressions) |",
-        f"| **baseline fail** | {t['improvements']} (improvements) | {t['both_fail']} |",
-        "",
-        "| | passes | rate | Wilson CI |",
-        "|---|---:|---:|---|",
-    ]
-    for arm in ("baseline", "candidate"):
-        a = d[arm]
-        lines.append(
-            f"| {arm} | {a['passes']}/{d['n_paired']} | {percent(a['rate'])} | "
-            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}] |"
-        )
-    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
-    lines += [
-        "",
-        f"- Delta (candidate − baseline): **{points(delta['estimate'])} pts**, "
-        f"{delta['confidence'] * 100:g}% CI [{points(delta['ci'][0])}, {points(delta['ci'][1])}] "
-        f"({delta['method']})",
-        f"- McNemar on {mc['discordant']} discordant items: exact p = {format_p(mc['exact_p'])}, "
-        f"mid-p = {format_p(mc['mid_p'])}, chi² p = {format_p(mc['chi2_p'])} "
-        f"(continuity-corrected {format_p(mc['chi2_cc_p'])})",
-        f"- Unpaired contrast (wrong test, for comparison only): SE {un['se'] * 100:.2f} pts, "
-        f"CI [{points(un['ci'][0])}, {points(un['ci'][1])}]",
-        "",
-    ]
+    lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
+    lines += extra_lines(analysis, d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(f"`{md_cell(i, code=True)}`" for i in ids[:max_ids])
@@ -188,3 +287,113 @@ def report_markdown(analysis: Analysis, max_ids: int = 50) -> str:
         )
     lines += ["", f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA}</sub>", ""]
     return "\n".join(lines)
+
+
+def _binary_markdown(d: dict[str, Any]) -> list[str]:
+    t = d["table"]
+    lines = [
+        "| | candidate pass | candidate fail |",
+        "|---|---:|---:|",
+        f"| **baseline pass** | {t['both_pass']} | {t['regressions']} (regressions) |",
+        f"| **baseline fail** | {t['improvements']} (improvements) | {t['both_fail']} |",
+        "",
+        "| | passes | rate | Wilson CI |",
+        "|---|---:|---:|---|",
+    ]
+    for arm in ("baseline", "candidate"):
+        a = d[arm]
+        lines.append(
+            f"| {arm} | {a['passes']}/{d['n_paired']} | {percent(a['rate'])} | "
+            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}] |"
+        )
+    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
+    return lines + [
+        "",
+        f"- Delta (candidate − baseline): **{points(delta['estimate'])} pts**, "
+        f"{delta['confidence'] * 100:g}% CI [{points(delta['ci'][0])}, {points(delta['ci'][1])}] "
+        f"({delta['method']})",
+        f"- McNemar on {mc['discordant']} discordant items: exact p = {format_p(mc['exact_p'])}, "
+        f"mid-p = {format_p(mc['mid_p'])}, chi² p = {format_p(mc['chi2_p'])} "
+        f"(continuity-corrected {format_p(mc['chi2_cc_p'])})",
+        f"- Unpaired contrast (wrong test, for comparison only): SE {un['se'] * 100:.2f} pts, "
+        f"CI [{points(un['ci'][0])}, {points(un['ci'][1])}]",
+        "",
+    ]
+
+
+def _fmt(value: float | None, in_points: bool) -> str:
+    return "n/a" if value is None else signed(value, in_points)
+
+
+def graded_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+    g, p = d["graded"], analysis.in_points
+    unit = " pts" if p else ""
+    means = (
+        f"baseline mean {d['baseline']['mean']:.4g}, candidate mean {d['candidate']['mean']:.4g}"
+    )
+    return [
+        f"- Metric: `{md_cell(d['metric'], code=True)}` ({means}), {g['n']} paired items",
+        f"- Mean per-item delta: **{_fmt(g['mean_delta'], p)}{unit}**, {g['confidence'] * 100:g}% "
+        f"{g['method']} bootstrap CI [{_fmt(g['ci'][0], p)}, {_fmt(g['ci'][1], p)}] "
+        f"({g['resamples']:,} resamples of items, seed {g['seed']})",
+        f"- Percentile CI [{_fmt(g['percentile_ci'][0], p)}, {_fmt(g['percentile_ci'][1], p)}], "
+        f"BCa CI [{_fmt(g['bca_ci'][0], p)}, {_fmt(g['bca_ci'][1], p)}]",
+        f"- For reference: paired t CI [{_fmt(g['t_ci'][0], p)}, {_fmt(g['t_ci'][1], p)}], "
+        f"Wilcoxon signed-rank p = {format_p(g['wilcoxon_p'])}",
+        f"- Per-item deltas: {delta_histogram_line(analysis.deltas)}",
+        "",
+    ]
+
+
+def extra_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    p = analysis.in_points
+    unit = " pts" if p else ""
+    if d["epochs"]:
+        for arm, e in d["epochs"].items():
+            share = e["within_share"]
+            lines.append(
+                f"- Epochs, {arm}: {e['min']}–{e['max']} per item (mean {e['mean']:.2f})"
+                + (", **unequal**" if e["unequal"] else "")
+                + (
+                    f"; {share * 100:.0f}% of the variance is within items"
+                    if share is not None
+                    else ""
+                )
+            )
+    c = d["clusters"]
+    if c:
+        deff = c["design_effect"]
+        lines.append(
+            f"- Clusters: {c['n_clusters']} over {c['n_items']} items; design effect "
+            f"{'n/a' if deff is None else f'{deff:.2f}'} (clustered SE / naive SE); cluster "
+            f"bootstrap CI [{_fmt(c['ci'][0], p)}, {_fmt(c['ci'][1], p)}]{unit}; "
+            f"naive item-level CI (ignores clusters, contrast) "
+            f"[{_fmt(c['naive_ci'][0], p)}, {_fmt(c['naive_ci'][1], p)}]"
+        )
+    return [*lines, ""] if lines else []
+
+
+HISTOGRAM_BINS = 11
+
+
+def delta_histogram(deltas: np.ndarray, bins: int = HISTOGRAM_BINS) -> tuple[list[int], float]:
+    """Counts of per-item deltas in `bins` equal bins over [-m, m], m = max |delta|; returns m."""
+    finite = deltas[np.isfinite(deltas)]
+    m = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if m == 0.0:
+        counts = [0] * bins
+        counts[bins // 2] = int(finite.size)
+        return counts, 0.0
+    hist, _ = np.histogram(finite, bins=bins, range=(-m, m))
+    return [int(x) for x in hist], m
+
+
+def delta_histogram_line(deltas: np.ndarray) -> str:
+    """A one-line text histogram (▁▂▃…█) of per-item deltas with zero in the middle."""
+    counts, m = delta_histogram(deltas)
+    blocks = " ▁▂▃▄▅▆▇█"
+    top = max(counts) or 1
+    bars = "".join(blocks[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
+    mid = len(bars) // 2
+    return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"

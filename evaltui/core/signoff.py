@@ -22,7 +22,13 @@ from evaltui import __version__
 from evaltui.core.analysis import Analysis
 from evaltui.core.errors import UsageError
 from evaltui.core.pairing import BASE_PASS
-from evaltui.core.report import input_dict, pairing_dict, report_dict, report_markdown
+from evaltui.core.report import (
+    input_dict,
+    options_dict,
+    pairing_dict,
+    report_dict,
+    report_markdown,
+)
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
 from evaltui.core.textsafe import md_cell
@@ -78,9 +84,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
     report = report_dict(analysis)
     paired = analysis.paired
     policy = {
-        "alpha": analysis.options.alpha,
-        "ci_method": analysis.options.ci_method,
-        "confidence": analysis.options.confidence,
+        **options_dict(analysis),
         "on_error": paired.report.on_error,
         "allow_missing": paired.report.allow_missing,
         "gates": [],

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import polars as pl
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -44,6 +45,7 @@ class AppConfig:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
+        from evaltui.cli import analysis_options
         from evaltui.core.review import parse_tags
 
         return cls(
@@ -52,9 +54,7 @@ class AppConfig:
             input_format=args.input_format,
             load=LoadOptions(metric=args.metric, filter=args.filter),
             pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
-            analysis=AnalysisOptions(
-                ci_method=args.ci_method, confidence=args.confidence, alpha=args.alpha
-            ),
+            analysis=analysis_options(args),
             tags=parse_tags(args.tags) if args.tags else None,
             fresh=args.fresh,
         )
@@ -113,20 +113,20 @@ class EvalTuiApp(App[int]):
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
         """Load, pair and analyse off the UI thread, reporting each step."""
-        from evaltui.core.analysis import analyze
-        from evaltui.core.formats import load_run
-        from evaltui.core.pairing import pair_runs
+        from evaltui.core.compare import compare_files
 
         cfg = self.config
         try:
-            self._progress("reading the baseline", 0)
-            baseline = load_run(cfg.baseline, cfg.input_format, cfg.load)
-            self._progress("reading the candidate", 1)
-            candidate = load_run(cfg.candidate, cfg.input_format, cfg.load)
-            self._progress("pairing items", 2)
-            paired = pair_runs(baseline, candidate, cfg.pairing)
-            self._progress("computing the statistics", 3)
-            analysis = analyze(paired, cfg.analysis)
+            analysis = compare_files(
+                cfg.baseline,
+                cfg.candidate,
+                input_format=cfg.input_format,
+                load=cfg.load,
+                pairing=cfg.pairing,
+                analysis=cfg.analysis,
+                progress=lambda what, step, total: self._progress(what, step),
+            )
+            baseline, candidate = analysis.paired.baseline, analysis.paired.candidate
             self._progress("opening the review session", 4)
             session = ReviewSession.open(
                 Path(baseline.source.path),
@@ -161,6 +161,12 @@ class EvalTuiApp(App[int]):
     def _loaded(self, loaded: Loaded) -> None:
         self.loaded = loaded
         self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
+        if loaded.analysis.kind == "graded":  # worst drops first, biggest gains first
+            self.views["regressions"].sort_key = "delta"
+            self.views["improvements"].sort_key = "delta"
+            self.views["improvements"].reverse = True
+            for view in self.views.values():
+                view.refresh()
         screen = self._main_screen()
         if screen is not None:
             screen.show_loaded()
@@ -273,14 +279,14 @@ class EvalTuiApp(App[int]):
 
 def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
     """Rows for both lists, with the input previews read from the baseline's transcripts."""
-    items = analysis.paired.items
-    wanted = {*analysis.regressions, *analysis.improvements}
-    sub = items.with_row_index("_index").filter(items[ITEM_ID].is_in(list(wanted)))
+    items = analysis.paired.items.with_row_index("_index")
+    wanted = [*analysis.regressions, *analysis.improvements]
+    sub = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
     has_slice = SLICE in sub.columns
-    base_rows = sub[BASE_ROW].to_list()
-    inputs = analysis.paired.baseline.transcripts.read_field(base_rows, "input")
+    inputs = analysis.paired.baseline.transcripts.read_field(sub[BASE_ROW].to_list(), "input")
     if all(v is None for v in inputs):
         inputs = analysis.paired.candidate.transcripts.read_field(sub[CAND_ROW].to_list(), "input")
+    graded = analysis.kind == "graded"
     by_id = {}
     for record, text in zip(sub.iter_rows(named=True), inputs, strict=True):
         text = (text or "")[:PREVIEW_CHARS]
@@ -292,6 +298,7 @@ def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[Lis
             preview=" ".join(text.split())[:300],
             search_text=f"{item_id}\n{text}".lower(),
             tag=session.review(item_id).tag,
+            delta=float(analysis.deltas[record["_index"]]) if graded else None,
         )
     return {
         "regressions": [by_id[i] for i in analysis.regressions],

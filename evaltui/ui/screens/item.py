@@ -12,17 +12,9 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from evaltui.core.analysis import signed
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.pairing import (
-    BASE_EPOCHS,
-    BASE_PASS,
-    BASE_ROW,
-    BASE_STATUS,
-    CAND_EPOCHS,
-    CAND_PASS,
-    CAND_ROW,
-    CAND_STATUS,
-)
+from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.safe import literal_line
@@ -121,18 +113,25 @@ class ItemScreen(Screen):
                 meta.append(" · ")
                 meta.append_text(literal_line(record[key], 36))
         meta.append("\n")
-        for arm, passed, status, epochs in (
-            ("baseline", record[BASE_PASS], record[BASE_STATUS], record[BASE_EPOCHS]),
-            ("candidate", record[CAND_PASS], record[CAND_STATUS], record[CAND_EPOCHS]),
-        ):
-            word = "PASS" if passed >= 1.0 else "FAIL"
+        analysis = app.loaded.analysis
+        for arm in ("baseline", "candidate"):
+            status, epochs = record[f"{arm}_status"], record[f"{arm}_epochs"]
             meta.append(f"{arm} ", style="bold")
-            meta.append(word, style="green" if word == "PASS" else "red")
+            if analysis.metric == "passed" and epochs == 1:
+                word = "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
+                meta.append(word, style="green" if word == "PASS" else "red")
+            elif analysis.metric == "passed":
+                meta.append(f"{record[f'{arm}_pass']:.0%} of {epochs} epochs")
+            else:
+                meta.append(f"{record[f'{arm}_{analysis.metric}']:.3g}")
+                if epochs > 1:
+                    meta.append(f" (mean of {epochs})")
             if status != "ok":
                 meta.append(f" ({status})", style="yellow")
-            if epochs > 1:
-                meta.append(f" ({passed:.0%} of {epochs} epochs)")
             meta.append("  ")
+        if analysis.kind == "graded":
+            delta = float(analysis.deltas[self._item_index(self.row.item_id)])
+            meta.append(f"Δ {signed(delta, analysis.in_points)}  ", style="bold")
         meta.append("tag: ", style="bold")
         meta.append(review.tag or "untriaged", style="green" if review.tag else "yellow")
         n_tags = len(app.loaded.session.info.tags)

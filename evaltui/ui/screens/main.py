@@ -60,6 +60,7 @@ class MainScreen(Screen):
         self.query_one("#loading-bar", ProgressBar).update(total=total, progress=step)
 
     def show_loaded(self) -> None:
+        self.query_one(ItemTable).show_delta = self.app.loaded.analysis.kind == "graded"
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#list-title", "#items"):
             self.query_one(widget_id).display = True
@@ -165,7 +166,8 @@ class MainScreen(Screen):
 
     def action_sort(self) -> None:
         if self.view is not None:
-            keys = [k for k in SORT_KEYS if k != "delta"]
+            graded = self.app.loaded is not None and self.app.loaded.analysis.kind == "graded"
+            keys = [k for k in SORT_KEYS if k != "delta" or graded]
             self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
             self._reshow()
 

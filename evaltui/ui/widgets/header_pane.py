@@ -8,7 +8,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from evaltui.core.analysis import Analysis, format_p, percent, points
+from evaltui.core.analysis import Analysis, format_p, percent, signed
+from evaltui.core.report import delta_histogram_line
 from evaltui.ui.safe import literal_line
 
 VERDICT_STYLE = {
@@ -26,14 +27,30 @@ VERDICT_WORDS = {
 
 
 def header_text(analysis: Analysis, triaged: int, notices: list[str]) -> Text:
-    c = analysis.binary
-    t = c.table
     text = Text()
-    text.append(VERDICT_WORDS[c.verdict], style=VERDICT_STYLE[c.verdict])
+    text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
     text.append(analysis.headline, style="bold")
     text.append("\n")
-    text.append(f"both pass {t.both_pass}", style="")
+    if analysis.binary is not None:
+        _binary_lines(text, analysis)
+    else:
+        _graded_lines(text, analysis)
+    _epoch_and_cluster_lines(text, analysis)
+    for warning in [*analysis.warnings, *notices]:
+        text.append("⚠ ", style="bold yellow")
+        text.append_text(literal_line(warning, style="yellow"))
+        text.append("\n")
+    n_reg = len(analysis.regressions)
+    style = "bold green" if triaged == n_reg else "bold"
+    text.append(f"Triage: {triaged} of {n_reg} regressions triaged", style=style)
+    return text
+
+
+def _binary_lines(text: Text, analysis: Analysis) -> None:
+    c = analysis.binary
+    t = c.table
+    text.append(f"both pass {t.both_pass}")
     text.append(" │ ")
     text.append(f"regressions {t.regressions}", style="red")
     text.append(" │ ")
@@ -50,16 +67,56 @@ def header_text(analysis: Analysis, triaged: int, notices: list[str]) -> Text:
     m = c.mcnemar
     text.append(
         f"mid-p {format_p(m.mid_p)} · χ² p {format_p(m.chi2_p)} (cc {format_p(m.chi2_cc_p)}) · "
-        f"unpaired (wrong test) [{points(c.unpaired.ci.lower)}, {points(c.unpaired.ci.upper)}]\n"
+        f"unpaired (wrong test) [{signed(c.unpaired.ci.lower, True)}, "
+        f"{signed(c.unpaired.ci.upper, True)}]\n"
     )
-    for warning in [*analysis.warnings, *notices]:
-        text.append("⚠ ", style="bold yellow")
-        text.append_text(literal_line(warning, style="yellow"))
-        text.append("\n")
-    n_reg = len(analysis.regressions)
-    style = "bold green" if triaged == n_reg else "bold"
-    text.append(f"Triage: {triaged} of {n_reg} regressions triaged", style=style)
-    return text
+
+
+def _graded_lines(text: Text, analysis: Analysis) -> None:
+    g = analysis.graded
+    p = analysis.in_points
+    items = analysis.paired.items
+    cols = (
+        ("baseline_pass", "candidate_pass")
+        if analysis.metric == "passed"
+        else (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
+    )
+    base_mean, cand_mean = items[cols[0]].mean(), items[cols[1]].mean()
+    what = "pass rate per item" if p else analysis.metric
+    text.append_text(literal_line(what, 40))
+    text.append(
+        f": baseline mean {base_mean:.3f} → candidate {cand_mean:.3f} · n {g.n} · "
+        f"regressed {len(analysis.regressions)} · improved {len(analysis.improvements)}\n"
+    )
+    text.append(
+        f"percentile [{signed(g.percentile_ci[0], p)}, {signed(g.percentile_ci[1], p)}] · "
+        f"BCa [{signed(g.bca_ci[0], p)}, {signed(g.bca_ci[1], p)}] · "
+        f"paired t [{signed(g.t_ci[0], p)}, {signed(g.t_ci[1], p)}] · "
+        f"Wilcoxon p {format_p(g.wilcoxon_p)} · seed {g.seed}\n"
+    )
+    text.append("per-item Δ ", style="bold")
+    text.append(delta_histogram_line(analysis.deltas))
+    text.append("\n")
+
+
+def _epoch_and_cluster_lines(text: Text, analysis: Analysis) -> None:
+    p = analysis.in_points
+    if analysis.epochs:
+        parts = []
+        for arm, e in analysis.epochs.items():
+            span = (
+                f"{e.epochs_min}" if not e.unequal else f"{e.epochs_min}–{e.epochs_max} (UNEQUAL)"
+            )
+            parts.append(f"{arm} {span}, {e.within_share * 100:.0f}% of variance within items")
+        text.append("epochs: " + "; ".join(parts) + "\n")
+    c = analysis.clusters
+    if c is not None:
+        deff = "n/a" if c.design_effect != c.design_effect else f"{c.design_effect:.2f}"
+        text.append(
+            f"{c.n_clusters} clusters (design effect {deff}): CI "
+            f"[{signed(c.ci[0], p)}, {signed(c.ci[1], p)}], naive "
+            f"[{signed(c.naive_ci[0], p)}, {signed(c.naive_ci[1], p)}]\n"
+        )
 
 
 class HeaderPane(Static):

@@ -1,0 +1,68 @@
+"""The one way from two files to an Analysis, shared by the CLI, the app and the tests.
+
+Each step reports progress through an optional callback, so the app can show where a slow open
+is and the headless commands stay silent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+
+from evaltui.core.analysis import (
+    Analysis,
+    AnalysisOptions,
+    analyze,
+    apply_threshold,
+    choose_metric,
+)
+from evaltui.core.errors import UsageError
+from evaltui.core.formats import LoadOptions, load_run
+from evaltui.core.pairing import PairingOptions, pair_runs
+from evaltui.core.runs import PASSED
+
+STEPS = ("reading the baseline", "reading the candidate", "pairing items", "computing statistics")
+Progress = Callable[[str, int, int], None]
+
+
+def compare_files(
+    baseline: str | Path,
+    candidate: str | Path,
+    *,
+    input_format: str | None = None,
+    load: LoadOptions | None = None,
+    pairing: PairingOptions | None = None,
+    analysis: AnalysisOptions | None = None,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Load both runs, apply a pass threshold if asked, pair them and analyse the pair."""
+    load = load or LoadOptions()
+    analysis = analysis or AnalysisOptions()
+
+    def step(index: int) -> None:
+        if progress is not None:
+            progress(STEPS[index], index, len(STEPS))
+
+    step(0)
+    base_run = load_run(baseline, input_format, load)
+    step(1)
+    cand_run = load_run(candidate, input_format, load)
+    metric = choose_metric(base_run, analysis.metric)
+    if analysis.pass_threshold is not None:
+        if metric in (None, PASSED):
+            scores = base_run.score_columns
+            if not scores:
+                raise UsageError(
+                    f"--pass-threshold needs a graded metric; {base_run.source.path} has none"
+                )
+            metric = scores[0]
+        base_run = apply_threshold(base_run, metric, analysis.pass_threshold)
+        cand_run = apply_threshold(cand_run, metric, analysis.pass_threshold)
+        analysis = replace(analysis, metric=PASSED, threshold_metric=metric)
+    else:
+        analysis = replace(analysis, metric=metric)
+    step(2)
+    paired = pair_runs(base_run, cand_run, pairing or PairingOptions())
+    step(3)
+    return analyze(paired, analysis)
