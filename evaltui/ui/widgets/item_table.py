@@ -71,6 +71,7 @@ class ItemTable(ScrollView, can_focus=True):
         self.rows: list[ListRow] = []
         self.show_delta = show_delta
         self._id_width = 7
+        self._slice_width = 5
 
     # -- data ------------------------------------------------------------------------------
 
@@ -79,6 +80,7 @@ class ItemTable(ScrollView, can_focus=True):
         self.rows = rows
         # Measured once per data change: render_line runs for every visible line of every frame.
         self._id_width = min(max((len(r.item_id) for r in rows), default=7), 24)
+        self._slice_width = min(max((len(r.slice) for r in rows), default=5), 20)
         target = 0
         if keep_item is not None:
             for i, row in enumerate(rows):
@@ -136,7 +138,8 @@ class ItemTable(ScrollView, can_focus=True):
     # -- drawing ---------------------------------------------------------------------------
 
     def _widths(self, width: int) -> list[int]:
-        fixed = [6, max(self._id_width, 7), 14, 12] + ([7] if self.show_delta else [])
+        slice_width = max(self._slice_width, 5) if width >= 100 else 14
+        fixed = [6, max(self._id_width, 7), slice_width, 12] + ([7] if self.show_delta else [])
         rest = max(width - sum(fixed) - len(fixed), 8)
         return [*fixed, rest]
 
