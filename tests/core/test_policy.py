@@ -1,0 +1,495 @@
+"""The release policy: parsing and checking the file, and the gates on the demo pair.
+
+The demo pair is the reading list's release walk-through (002): overall V2 wins 162 vs 150 of
+200, but on the 30 drug-interaction questions V1 passes 25 and V2 passes 19, and 002's advice is
+a no-regression rule written down beforehand rather than a significance test on that slice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import pytest
+
+from evaltui.core.analysis import AnalysisOptions, analyze
+from evaltui.core.errors import InputError, UsageError
+from evaltui.core.formats import load_run
+from evaltui.core.pairing import pair_runs
+from evaltui.core.policy import (
+    GATE_KINDS,
+    Gate,
+    GateResult,
+    Policy,
+    evaluate_gates,
+    gates_status,
+    load_policy,
+    loads_policy,
+)
+from evaltui.core.review import ReviewSession
+from tests.conftest import SAMPLE_RUNS
+
+POLICY = SAMPLE_RUNS / "policy.toml"
+DRUG_REGRESSIONS = (
+    "pharm-0020",
+    "pharm-0103",
+    "pharm-0112",
+    "pharm-0130",
+    "pharm-0156",
+    "pharm-0172",
+    "pharm-0187",
+)
+ALL_REGRESSIONS = (
+    "pharm-0020",
+    "pharm-0063",
+    "pharm-0103",
+    "pharm-0112",
+    "pharm-0113",
+    "pharm-0130",
+    "pharm-0156",
+    "pharm-0172",
+    "pharm-0187",
+)
+
+
+@pytest.fixture(scope="module")
+def demo():
+    paired = pair_runs(
+        load_run(SAMPLE_RUNS / "baseline.jsonl"), load_run(SAMPLE_RUNS / "candidate.jsonl")
+    )
+    return paired, analyze(paired)
+
+
+@pytest.fixture(scope="module")
+def policy():
+    return load_policy(POLICY)
+
+
+def session_for(tmp_path, demo) -> ReviewSession:
+    paired, _ = demo
+    return ReviewSession.open(
+        SAMPLE_RUNS / "baseline.jsonl",
+        SAMPLE_RUNS / "candidate.jsonl",
+        paired.baseline.source.sha256,
+        paired.candidate.source.sha256,
+        root=tmp_path / "state",
+    )
+
+
+def by_kind(results, kind) -> GateResult:
+    (result,) = [r for r in results if r.kind == kind]
+    return result
+
+
+# ============================================================================================
+# The example policy file
+# ============================================================================================
+
+
+def test_sample_policy_loads_with_its_settings(policy):
+    assert isinstance(policy, Policy)
+    assert policy.primary_metric == "passed"
+    assert policy.alpha == 0.05
+    assert policy.ci_method == "newcombe"
+    assert policy.confidence == 0.95
+    assert policy.multiplicity == "holm"
+    assert policy.min_effect == 0.02
+    assert [g.kind for g in policy.gates] == [
+        "no_regressions",
+        "min_pass_rate",
+        "no_tag",
+        "all_triaged",
+        "min_effect",
+    ]
+    rate_gate = policy.gates[1]
+    assert (rate_gate.slice, rate_gate.arm, rate_gate.rate) == ("dosage", "candidate", 0.75)
+    assert policy.gates[2].tag == "confirmed regression"
+    assert policy.gates[4].name == "overall gain worth shipping"
+    assert policy.source_path == str(POLICY)
+    assert policy.sha256 == hashlib.sha256(POLICY.read_bytes()).hexdigest()
+    assert re.fullmatch(r"[0-9a-f]{64}", policy.hash)
+    assert policy.hash != policy.sha256
+
+
+def test_gates_remember_their_position_and_line(policy):
+    lines = POLICY.read_text().splitlines()
+    for index, gate in enumerate(policy.gates, start=1):
+        assert gate.index == index
+        assert lines[gate.line - 1].strip() == "[[gates]]"
+
+
+def test_default_gate_names_are_plain_words(policy):
+    assert [g.name for g in policy.gates[:4]] == [
+        "no regressions in drug_interactions",
+        "candidate pass rate on dosage >= 75%",
+        "no 'confirmed regression' tag in drug_interactions",
+        "all regressions triaged",
+    ]
+
+
+# ============================================================================================
+# The gates on the demo pair
+# ============================================================================================
+
+
+def test_demo_without_a_session(policy, demo):
+    paired, analysis = demo
+    results = evaluate_gates(policy, paired, analysis, None)
+    assert len(results) == 5
+    assert all(isinstance(r, GateResult) for r in results)
+
+    drug = by_kind(results, "no_regressions")
+    assert drug.status == "failed"
+    assert drug.item_ids == DRUG_REGRESSIONS
+    assert drug.slice == "drug_interactions"
+    assert "7 regressions" in drug.detail
+    assert "baseline 25 -> candidate 19 passes of 30" in drug.detail
+    for item in DRUG_REGRESSIONS:
+        assert item in drug.detail
+
+    dosage = by_kind(results, "min_pass_rate")
+    assert dosage.status == "passed"  # 24/30 = 80% >= 75%
+    assert "24/30 = 80.0%" in dosage.detail
+    assert dosage.item_ids == ()
+
+    no_tag = by_kind(results, "no_tag")
+    assert no_tag.status == "pending"
+    assert no_tag.item_ids == DRUG_REGRESSIONS
+
+    triaged = by_kind(results, "all_triaged")
+    assert triaged.status == "pending"
+    assert triaged.detail.startswith("9 of 9 regressions untriaged")
+    assert triaged.item_ids == ALL_REGRESSIONS
+
+    # Newcombe 95% for 141/9/21/29 is [+0.0059, +0.1147] (see test_binary_published): the
+    # lower bound, about +0.6 points, is below the 2-point minimum effect, so the gate FAILS
+    # even though the interval excludes zero and the overall verdict is "improved".
+    effect = by_kind(results, "min_effect")
+    assert analysis.binary.delta_ci.lower == pytest.approx(0.0059, abs=1e-4)
+    assert effect.status == "failed"
+    assert "+0.59 pts < minimum effect +2.00 pts" in effect.detail
+    assert "+6.00 pts" in effect.detail and "Newcombe" in effect.detail
+
+    assert gates_status(results) == "failed"
+
+
+def test_demo_with_every_regression_tagged_acceptable(policy, demo, tmp_path):
+    paired, analysis = demo
+    session = session_for(tmp_path, demo)
+    for item in ALL_REGRESSIONS:
+        session.set_tag(item, "acceptable")
+    results = evaluate_gates(policy, paired, analysis, session)
+    assert by_kind(results, "all_triaged").status == "passed"
+    assert by_kind(results, "all_triaged").detail == "all 9 regressions in all items are tagged"
+    assert by_kind(results, "no_tag").status == "passed"
+    # Rules on counts do not care about tags: the drug-interaction gate still fails.
+    assert by_kind(results, "no_regressions").status == "failed"
+
+
+def test_demo_partly_triaged_with_one_confirmed_regression(policy, demo, tmp_path):
+    paired, analysis = demo
+    session = session_for(tmp_path, demo)
+    session.set_tag("pharm-0103", "confirmed regression")
+    session.set_tag("pharm-0063", "flaky")
+    results = evaluate_gates(policy, paired, analysis, session)
+    no_tag = by_kind(results, "no_tag")
+    assert no_tag.status == "failed"
+    assert no_tag.item_ids == ("pharm-0103",)
+    assert "1 of 7 regressions" in no_tag.detail
+    triaged = by_kind(results, "all_triaged")
+    assert triaged.status == "pending"
+    assert triaged.detail.startswith("7 of 9 regressions untriaged")
+    assert "pharm-0103" not in triaged.item_ids and len(triaged.item_ids) == 7
+
+
+def test_min_effect_follows_the_lower_bound(demo):
+    paired, analysis = demo
+    loose = loads_policy('min_effect = 0.005\n[[gates]]\nkind = "min_effect"\n')
+    (result,) = evaluate_gates(loose, paired, analysis, None)
+    assert result.status == "passed"  # +0.0059 >= +0.005
+    # A negative min_effect is a non-inferiority margin.
+    margin = loads_policy('min_effect = -0.02\n[[gates]]\nkind = "min_effect"\n')
+    assert evaluate_gates(margin, paired, analysis, None)[0].status == "passed"
+    # The policy's interval method is used, whatever the analysis options were.
+    wald = loads_policy('ci_method = "wald"\nmin_effect = 0.0059\n[[gates]]\nkind = "min_effect"\n')
+    (result,) = evaluate_gates(wald, paired, analysis, None)
+    assert "Wald lower bound +0.70 pts" in result.detail  # 002: Wald CI [0.007, 0.113]
+    assert result.status == "passed"
+
+
+def test_min_effect_on_a_slice(demo):
+    paired, analysis = demo
+    policy = loads_policy(
+        'min_effect = 0.0\n[[gates]]\nkind = "min_effect"\nslice = "drug_interactions"\n'
+    )
+    (result,) = evaluate_gates(policy, paired, analysis, None)
+    assert result.status == "failed"
+    assert "delta on slice drug_interactions -20.00 pts" in result.detail
+
+
+def test_min_pass_rate_failure_lists_the_failed_items(demo):
+    paired, analysis = demo
+    policy = loads_policy(
+        '[[gates]]\nkind = "min_pass_rate"\nslice = "drug_interactions"\nrate = 0.8\n'
+        '[[gates]]\nkind = "min_pass_rate"\nslice = "drug_interactions"\narm = "baseline"\n'
+        "rate = 0.8\n"
+        '[[gates]]\nkind = "min_pass_rate"\nrate = 0.81\n'
+    )
+    candidate, baseline, overall = evaluate_gates(policy, paired, analysis, None)
+    assert candidate.status == "failed"
+    assert "19/30 = 63.3% < required 80%" in candidate.detail
+    assert len(candidate.item_ids) == 11
+    assert set(DRUG_REGRESSIONS) <= set(candidate.item_ids)
+    assert baseline.status == "passed"  # 25/30
+    assert overall.status == "passed"  # 162/200 = 0.81 >= 0.81 exactly
+    assert "162/200 = 81.0% >= required 81%" in overall.detail
+
+
+def test_gates_without_regressions_in_scope_pass(demo, tmp_path):
+    paired, analysis = demo
+    policy = loads_policy(
+        '[[gates]]\nkind = "no_regressions"\nslice = "shipping"\n'
+        '[[gates]]\nkind = "all_triaged"\nslice = "shipping"\n'
+        '[[gates]]\nkind = "no_tag"\ntag = "flaky"\nslice = "shipping"\n'
+    )
+    results = evaluate_gates(policy, paired, analysis, None)
+    assert [r.status for r in results] == ["passed", "passed", "passed"]
+    assert results[0].detail.startswith("no regressions in slice shipping")
+
+
+def test_no_gates_means_passed(demo):
+    paired, analysis = demo
+    assert evaluate_gates(loads_policy(""), paired, analysis, None) == ()
+    assert gates_status(()) == "passed"
+
+
+def test_gates_status_order():
+    def r(status):
+        return GateResult("g", "no_regressions", status, "")
+
+    assert gates_status([r("passed"), r("pending")]) == "pending"
+    assert gates_status([r("pending"), r("failed"), r("passed")]) == "failed"
+
+
+def test_analysis_options_do_not_change_count_gates(policy, demo):
+    paired, _ = demo
+    other = analyze(paired, AnalysisOptions(ci_method="tango", confidence=0.9))
+    a = evaluate_gates(policy, paired, demo[1], None)
+    b = evaluate_gates(policy, paired, other, None)
+    assert a == b  # min_effect uses the policy's Newcombe 95%, not the analysis' Tango 90%
+
+
+# ============================================================================================
+# Hashes
+# ============================================================================================
+
+
+def test_hash_ignores_comments_order_and_spelt_out_defaults():
+    a = loads_policy(
+        'alpha = 0.05\nmin_effect = 0.02\n[[gates]]\nkind = "no_regressions"\nslice = "x"\n'
+    )
+    b = loads_policy(
+        "# the same rules, written differently\n"
+        'min_effect = 0.02\nprimary_metric = "passed"\nmultiplicity = "holm"\n'
+        'ci_method = "newcombe"\nconfidence = 0.95\n\n'
+        '[[gates]]\nslice = "x"  # safety slice\nkind = "no_regressions"\n'
+    )
+    assert a.hash == b.hash
+    assert a.sha256 != b.sha256
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        'alpha = 0.05\nmin_effect = 0.03\n[[gates]]\nkind = "no_regressions"\nslice = "x"\n',
+        'alpha = 0.01\nmin_effect = 0.02\n[[gates]]\nkind = "no_regressions"\nslice = "x"\n',
+        'alpha = 0.05\nmin_effect = 0.02\n[[gates]]\nkind = "no_regressions"\nslice = "y"\n',
+        "alpha = 0.05\nmin_effect = 0.02\n",
+        'alpha = 0.05\nmin_effect = 0.02\n[[gates]]\nkind = "no_regressions"\nslice = "x"\n'
+        'name = "safety"\n',
+    ],
+)
+def test_hash_changes_with_any_rule(changed):
+    base = loads_policy(
+        'alpha = 0.05\nmin_effect = 0.02\n[[gates]]\nkind = "no_regressions"\nslice = "x"\n'
+    )
+    assert loads_policy(changed).hash != base.hash
+
+
+def test_confidence_defaults_to_one_minus_alpha():
+    assert loads_policy("alpha = 0.1").confidence == 0.9
+    assert loads_policy("alpha = 0.1\nconfidence = 0.95").confidence == 0.95
+
+
+def test_canonical_form_is_plain_json():
+    policy = loads_policy('min_effect = 0.02\n[[gates]]\nkind = "min_effect"\n')
+    canonical = policy.canonical()
+    assert canonical["schema"] == "evaltui.policy/1"
+    assert canonical["gates"] == [{"kind": "min_effect", "name": "effect >= +2 pts", "slice": None}]
+    assert isinstance(policy.gates[0], Gate)
+
+
+# ============================================================================================
+# Bad policy files: InputError naming the file, the place and what was expected
+# ============================================================================================
+
+
+def write(tmp_path, text, name="policy.toml"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_bad_toml_names_the_line(tmp_path):
+    path = write(tmp_path, "alpha = 0.05\nci_method = newcombe\n")
+    with pytest.raises(InputError) as err:
+        load_policy(path)
+    assert err.value.path == str(path)
+    assert err.value.line == 2
+    assert str(err.value).startswith(f"{path}:2: not valid TOML")
+
+
+def test_toml_error_at_the_end_of_the_file(tmp_path):
+    path = write(tmp_path, "alpha = 0.05\ngates = [\n")
+    with pytest.raises(InputError, match="not valid TOML: .* at the end of the file") as err:
+        load_policy(path)
+    assert err.value.line == 2
+
+
+def test_missing_file_and_non_utf8(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        load_policy(tmp_path / "nope.toml")
+    bad = tmp_path / "latin1.toml"
+    bad.write_bytes(b"alpha = 0.05\n# caf\xe9\n")
+    with pytest.raises(InputError, match="not UTF-8") as err:
+        load_policy(bad)
+    assert err.value.line == 2
+
+
+@pytest.mark.parametrize(
+    "text, field, fragment",
+    [
+        ("alpah = 0.05", "alpah", "unknown setting; expected one of primary_metric, alpha"),
+        ('alpha = "0.05"', "alpha", "expected a number, got '0.05'"),
+        ("alpha = 5", "alpha", "strictly between 0 and 1, got 5"),
+        ("alpha = true", "alpha", "expected a number, got True"),
+        ("confidence = 1.0", "confidence", "strictly between 0 and 1"),
+        ('ci_method = "exact"', "ci_method", "expected one of 'newcombe', 'tango'"),
+        ('multiplicity = "BH"', "multiplicity", "expected one of 'holm', 'bh', 'bonferroni'"),
+        ("min_effect = 2", "min_effect", "between -1 and 1"),
+        ("primary_metric = 3", "primary_metric", "expected a non-empty string, got 3"),
+        ('gates = "none"', "gates", "expected [[gates]] tables"),
+        ("gates = [1, 2]", "gates", "expected [[gates]] tables"),
+    ],
+)
+def test_wrong_top_level_settings(tmp_path, text, field, fragment):
+    path = write(tmp_path, "# policy\n\n" + text + "\n")
+    with pytest.raises(InputError, match=re.escape(fragment)) as err:
+        load_policy(path)
+    assert err.value.field == field
+    assert err.value.path == str(path)
+    assert err.value.line == 3
+
+
+@pytest.mark.parametrize(
+    "gate, field, fragment",
+    [
+        ('kind = "no_regression"', "kind", "unknown gate kind 'no_regression'; expected one of"),
+        ('slice = "x"', "kind", "has no 'kind'"),
+        ("kind = 3", "kind", "unknown gate kind 3"),
+        ('kind = "no_regressions"\nslise = "x"', "slise", "no_regressions gates take no 'slise'"),
+        ('kind = "no_regressions"\nslice = 3', "slice", "expected a non-empty string, got 3"),
+        ('kind = "no_regressions"\nname = ""', "name", "expected a non-empty string"),
+        ('kind = "min_pass_rate"\nslice = "x"', "rate", "min_pass_rate gates need 'rate'"),
+        ('kind = "min_pass_rate"\nrate = 1.5', "rate", "between 0 and 1 (0.9 = 90%), got 1.5"),
+        ('kind = "min_pass_rate"\nrate = "90%"', "rate", "got '90%'"),
+        ('kind = "min_pass_rate"\nrate = 0.9\narm = "v2"', "arm", "'candidate' or 'baseline'"),
+        ('kind = "no_tag"', "tag", "no_tag gates need 'tag'"),
+        ('kind = "min_effect"', "min_effect", "need the top-level 'min_effect' setting"),
+        ('kind = "all_triaged"\nrate = 0.9', "rate", "all_triaged gates take no 'rate'"),
+    ],
+)
+def test_wrong_gates_name_the_entry_and_line(tmp_path, gate, field, fragment):
+    text = '# policy\n[[gates]]\nkind = "all_triaged"\n\n[[gates]]\n' + gate + "\n"
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        load_policy(path)
+    message = str(err.value)
+    assert err.value.field == field
+    assert err.value.line == 5
+    assert "[[gates]] entry 2" in message
+    assert fragment in message
+
+
+def test_inline_gates_have_no_line_but_still_an_entry(tmp_path):
+    path = write(tmp_path, 'gates = [{kind = "no_regressions"}, {kind = "bogus"}]\n')
+    with pytest.raises(InputError, match=r"\[\[gates\]\] entry 2: unknown gate kind") as err:
+        load_policy(path)
+    assert err.value.line is None
+
+
+def test_unknown_slice_is_refused_at_evaluation(tmp_path, demo):
+    paired, analysis = demo
+    path = write(
+        tmp_path,
+        '[[gates]]\nkind = "all_triaged"\n[[gates]]\nkind = "no_regressions"\n'
+        'slice = "drug_interaction"\n',
+    )
+    policy = load_policy(path)
+    with pytest.raises(InputError) as err:
+        evaluate_gates(policy, paired, analysis, None)
+    message = str(err.value)
+    assert err.value.path == str(path)
+    assert err.value.field == "slice"
+    assert err.value.line == 3
+    assert "[[gates]] entry 2" in message
+    assert "unknown slice 'drug_interaction'" in message
+    assert "account, dosage, drug_interactions, prescriptions, refunds, shipping" in message
+
+
+def test_slice_gate_on_runs_without_slices(tmp_path, write_jsonl):
+    paired = pair_runs(
+        load_run(write_jsonl("b.jsonl", [{"item_id": f"q{i}", "passed": True} for i in range(3)])),
+        load_run(write_jsonl("c.jsonl", [{"item_id": f"q{i}", "passed": False} for i in range(3)])),
+    )
+    policy = loads_policy('[[gates]]\nkind = "no_regressions"\nslice = "x"\n', "p.toml")
+    with pytest.raises(InputError, match="these runs have no 'slice' column"):
+        evaluate_gates(policy, paired, analyze(paired), None)
+    overall = loads_policy('[[gates]]\nkind = "no_regressions"\n')
+    (result,) = evaluate_gates(overall, paired, analyze(paired), None)
+    assert result.status == "failed" and result.item_ids == ("q0", "q1", "q2")
+
+
+def test_tag_unknown_to_the_session_is_refused(demo, tmp_path):
+    paired, analysis = demo
+    policy = loads_policy('[[gates]]\nkind = "no_tag"\ntag = "confirmed"\n', "p.toml")
+    with pytest.raises(InputError, match="tag 'confirmed' is not one of the review's tags") as e:
+        evaluate_gates(policy, paired, analysis, session_for(tmp_path, demo))
+    assert e.value.field == "tag"
+
+
+def test_primary_metric_other_than_passed_cannot_be_evaluated(demo):
+    paired, analysis = demo
+    policy = loads_policy('primary_metric = "score:rubric"\n', "p.toml")
+    with pytest.raises(InputError, match="primary_metric 'score:rubric'") as err:
+        evaluate_gates(policy, paired, analysis, None)
+    assert err.value.field == "primary_metric"
+
+
+def test_every_kind_is_documented_in_the_example_policy():
+    text = POLICY.read_text()
+    for kind in GATE_KINDS:
+        assert f'kind = "{kind}"' in text
+
+
+def test_runs_with_epochs_are_refused(demo, write_jsonl):
+    records = [
+        {"item_id": "q0", "epoch": 1, "passed": True},
+        {"item_id": "q0", "epoch": 2, "passed": False},
+    ]
+    paired = pair_runs(
+        load_run(write_jsonl("b.jsonl", records)), load_run(write_jsonl("c.jsonl", records))
+    )
+    policy = loads_policy('[[gates]]\nkind = "no_regressions"\n')
+    with pytest.raises(UsageError, match="one pass/fail verdict per item"):
+        evaluate_gates(policy, paired, demo[1], None)
