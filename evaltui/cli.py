@@ -8,6 +8,7 @@ ends as one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from collections.abc import Sequence
@@ -19,7 +20,7 @@ EXIT_OK = 0
 EXIT_REGRESSED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-COMMANDS = ("report", "signoff")
+COMMANDS = ("report", "signoff", "plan")
 DEMO_DIR = "sample_runs"
 DEMO_FILES = ("baseline.jsonl", "candidate.jsonl")
 
@@ -65,12 +66,22 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--ci-method",
-        default="newcombe",
+        default=None,
         choices=("newcombe", "tango", "wald", "wald-cc", "agresti-min", "bonett-price"),
-        help="interval for the paired delta (default: newcombe)",
+        help="interval for the paired delta (default: newcombe, or the policy's)",
     )
-    parser.add_argument("--confidence", type=float, default=0.95, help="default 0.95")
-    parser.add_argument("--alpha", type=float, default=0.05, help="default 0.05")
+    parser.add_argument(
+        "--confidence", type=float, default=None, help="default 0.95, or the policy's"
+    )
+    parser.add_argument("--alpha", type=float, default=None, help="default 0.05, or the policy's")
+    parser.add_argument(
+        "--policy",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="release policy (TOML): alpha, CI method, multiplicity, gates; report exits 1 "
+        "when a gate fails",
+    )
     graded = parser.add_argument_group("graded scores")
     graded.add_argument(
         "--pass-threshold",
@@ -134,7 +145,70 @@ def build_parser() -> argparse.ArgumentParser:
     signoff.add_argument(
         "--override-reason", default=None, help="required to approve with untriaged regressions"
     )
+    plan = sub.add_parser(
+        "plan",
+        help="how many paired items a comparison needs (and the independent design beside it)",
+        description="Sample size for a paired pass/fail comparison: n = (z_a sqrt(psi) + "
+        "z_b sqrt(psi - d^2))^2 / d^2 pairs, with the independent two-arm count beside it.",
+    )
+    plan.add_argument("--baseline-rate", type=float, required=True, metavar="P")
+    plan.add_argument(
+        "--delta", type=float, required=True, metavar="D", help="smallest effect worth detecting"
+    )
+    plan.add_argument(
+        "--discordance",
+        type=float,
+        required=True,
+        metavar="PSI",
+        help="expected share of items where the two versions disagree",
+    )
+    plan.add_argument("--alpha", type=float, default=0.05)
+    plan.add_argument("--power", type=float, default=0.80)
+    plan.add_argument(
+        "--formula",
+        choices=("exact-psi", "simple"),
+        default="exact-psi",
+        help="exact-psi (default) or the rough (z_a + z_b)^2 psi / d^2",
+    )
+    plan.add_argument("--format", choices=("text", "json"), default="text")
     return parser
+
+
+def _run_plan(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from evaltui.core.errors import UsageError
+    from evaltui.core.stats.power import paired_sample_size
+
+    try:
+        plan = paired_sample_size(
+            args.delta,
+            args.discordance,
+            alpha=args.alpha,
+            power=args.power,
+            formula=args.formula,
+            baseline_rate=args.baseline_rate,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if args.format == "json":
+        sys.stdout.write(json.dumps(asdict(plan), indent=2) + "\n")
+        return EXIT_OK
+    print(
+        f"To detect {args.delta * 100:+.1f} pts at alpha {args.alpha:g} with "
+        f"{args.power:.0%} power, expecting {args.discordance:.0%} disagreement:"
+    )
+    print(
+        f"  paired design:      {plan.paired_n:,} items "
+        f"({plan.paired_model_runs:,} model runs; raw {plan.paired_n_raw:.1f}, {plan.formula})"
+    )
+    if plan.independent_n_per_arm is not None:
+        print(
+            f"  independent design: {plan.independent_n_per_arm:,} items per arm, "
+            f"{plan.independent_total:,} in all ({plan.independent_model_runs:,} model runs) "
+            f"at a {args.baseline_rate:.0%} baseline"
+        )
+    return EXIT_OK
 
 
 def _add_session_args(parser: argparse.ArgumentParser) -> None:
@@ -171,13 +245,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser().parse_args(args_list)
-            return _run_report(args) if args.command == "report" else _run_signoff(args)
+            runner = {"report": _run_report, "signoff": _run_signoff, "plan": _run_plan}
+            return runner[args.command](args)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
             _app_parser().print_help()
             print(
                 "\nheadless commands:\n"
                 "  evaltui report BASE CAND [options]    (see evaltui report -h)\n"
-                "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)"
+                "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)\n"
+                "  evaltui plan --baseline-rate P --delta D --discordance PSI"
             )
             return EXIT_OK
         return _run_app(_app_parser().parse_args(args_list))
@@ -204,13 +280,36 @@ def _fail(exc: Exception) -> int:
     return EXIT_INTERNAL
 
 
+def load_policy_arg(args: argparse.Namespace):
+    """The policy the arguments name, checked against explicit options that contradict it."""
+    if getattr(args, "policy", None) is None:
+        return None
+    from evaltui.core.errors import UsageError
+    from evaltui.core.policy import load_policy
+
+    policy = load_policy(args.policy)
+    for option, mine in (
+        ("ci_method", policy.ci_method),
+        ("confidence", policy.confidence),
+        ("alpha", policy.alpha),
+    ):
+        given = getattr(args, option)
+        if given is not None and given != mine:
+            flag = "--" + option.replace("_", "-")
+            raise UsageError(
+                f"{flag} {given} contradicts the policy {args.policy} ({option} = {mine}); "
+                "the policy was fixed before the results: drop the option or edit the policy"
+            )
+    return policy
+
+
 def analysis_options(args: argparse.Namespace):
     from evaltui.core.analysis import AnalysisOptions
 
     return AnalysisOptions(
-        ci_method=args.ci_method,
-        confidence=args.confidence,
-        alpha=args.alpha,
+        ci_method=args.ci_method or "newcombe",
+        confidence=args.confidence if args.confidence is not None else 0.95,
+        alpha=args.alpha if args.alpha is not None else 0.05,
         metric=args.metric,
         pass_threshold=args.pass_threshold,
         tolerance=args.tolerance,
@@ -233,24 +332,34 @@ def load_analysis(args: argparse.Namespace):
         load=LoadOptions(metric=args.metric, filter=args.filter),
         pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
         analysis=analysis_options(args),
+        policy=load_policy_arg(args),
     )
 
 
 def _run_report(args: argparse.Namespace) -> int:
     analysis = load_analysis(args)
-    if args.format == "json":
-        from evaltui.core.report import report_json
+    gates = None
+    if analysis.policy is not None:
+        from evaltui.core.signoff import evaluate_policy_gates
 
-        sys.stdout.write(report_json(analysis))
+        session = open_session(analysis, read_only=True)
+        gates = evaluate_policy_gates(analysis, session)
+    if args.format == "json":
+        from evaltui.core.report import report_dict
+
+        sys.stdout.write(json.dumps(report_dict(analysis, gates), indent=2, ensure_ascii=False))
+        sys.stdout.write("\n")
     elif args.format == "markdown":
         from evaltui.core.report import report_markdown
 
-        sys.stdout.write(report_markdown(analysis))
+        sys.stdout.write(report_markdown(analysis, gates=gates))
     else:
         from evaltui.render import print_report
 
-        print_report(analysis)
-    return EXIT_REGRESSED if analysis.verdict == "regressed" else EXIT_OK
+        print_report(analysis, gates=gates)
+    if analysis.verdict == "regressed" or any(g.status == "failed" for g in gates or ()):
+        return EXIT_REGRESSED
+    return EXIT_OK
 
 
 def demo_paths() -> tuple[Path, Path]:
@@ -267,7 +376,7 @@ def demo_paths() -> tuple[Path, Path]:
     )
 
 
-def open_session(analysis, tags: str | None = None, fresh: bool = False):
+def open_session(analysis, tags: str | None = None, fresh: bool = False, read_only: bool = False):
     """The pair's review session (journal), resumed or started."""
     from evaltui.core.review import ReviewSession, parse_tags
 
@@ -279,6 +388,7 @@ def open_session(analysis, tags: str | None = None, fresh: bool = False):
         paired.candidate.source.sha256,
         tags=parse_tags(tags) if tags else None,
         fresh=fresh,
+        read_only=read_only,
     )
 
 
@@ -287,6 +397,10 @@ def _run_signoff(args: argparse.Namespace) -> int:
 
     analysis = load_analysis(args)
     session = open_session(analysis)
+    if analysis.policy is not None:
+        changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
+        if changed:
+            session.notices.append(changed)
     for notice in session.notices:
         sys.stderr.write(f"evaltui: warning: {notice}\n")
     decision = Decision(

@@ -11,8 +11,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points
-from evaltui.core.report import extra_lines, graded_lines, report_dict
+from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points, signed
+from evaltui.core.report import (
+    GATE_MARK,
+    extra_lines,
+    forest_bar,
+    graded_lines,
+    report_dict,
+)
 from evaltui.core.textsafe import one_line
 
 VERDICT_STYLE = {
@@ -24,8 +30,8 @@ VERDICT_STYLE = {
 MAX_IDS = 30
 
 
-def build_report(analysis: Analysis) -> Group:
-    d = report_dict(analysis)
+def build_report(analysis: Analysis, gates: tuple | None = None, width: int = 80) -> Group:
+    d = report_dict(analysis, gates)
     parts = [
         Text(analysis.headline, style="bold"),
         Text.assemble("Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
@@ -38,6 +44,7 @@ def build_report(analysis: Analysis) -> Group:
     else:
         parts += [Text(line.removeprefix("- ")) for line in graded_lines(analysis, d) if line]
     parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d) if line]
+    parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(d, width)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
@@ -87,6 +94,78 @@ def _binary_parts(d: dict) -> list:
     return [table, rates, summary]
 
 
-def print_report(analysis: Analysis, console: Console | None = None) -> None:
+GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
+
+
+def _gate_parts(d: dict) -> list:
+    if not d["gates"]:
+        return []
+    out = [Text(f"Release gates (policy {d['policy']['hash'][:12]}):", style="bold")]
+    for g in d["gates"]:
+        line = Text("  ")
+        line.append(GATE_MARK[g["status"]], style=GATE_STYLE[g["status"]])
+        line.append(f"  {one_line(g['name'])}: {one_line(g['detail'])}")
+        out.append(line)
+    return out
+
+
+def _metric_parts(analysis: Analysis, d: dict) -> list:
+    rows = d["metrics"]
+    if len(rows) < 2:
+        return []
+    adjust = analysis.policy.multiplicity if analysis.policy else "holm"
+    table = Table(title=f"Metrics (p adjusted: {adjust})", title_justify="left")
+    for col in ("metric", "delta", "CI", "p adj.", "raw p", "test"):
+        table.add_column(col)
+    for r in rows:
+        p = r["metric"] == "passed"
+
+        def fmt(v, p=p):
+            return "n/a" if v is None else signed(v, p)
+
+        table.add_row(
+            one_line(r["metric"]),
+            fmt(r["delta"]),
+            f"[{fmt(r['ci'][0])}, {fmt(r['ci'][1])}]",
+            format_p(r["p_adjusted"]) if r["in_family"] else "monitor only",
+            format_p(r["p_raw"]),
+            r["p_test"],
+        )
+    return [table]
+
+
+def _slice_parts(d: dict, width: int = 80) -> list:
+    rows = d["slices"]
+    if not rows:
+        return []
+    span = max(max(abs(r["ci"][0]), abs(r["ci"][1])) for r in rows) or 1.0
+    bar = max(10, min(40, width - 62))
+    table = Table(
+        title=f"Slices: delta in pts, forest plot against zero (p adjusted: {rows[0]['adjust']})",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+    )
+    for col in ("slice", "n", "−/+", "delta", "CI", "", "p adj."):
+        table.add_column(col, no_wrap=True, justify="right" if col in ("n", "delta") else "left")
+    for r in sorted(rows, key=lambda r: not r["overall"]):
+        t = r["table"]
+        table.add_row(
+            "overall" if r["overall"] else one_line(r["name"], 18),
+            str(r["n"]),
+            f"{t['regressions']}/{t['improvements']}",
+            points(r["delta"]),
+            f"[{points(r['ci'][0], 0)}, {points(r['ci'][1], 0)}]",
+            forest_bar(r["ci"][0], r["delta"], r["ci"][1], span, bar),
+            format_p(r["p_adjusted"]),
+            style="bold" if r["overall"] else "",
+        )
+    return [table]
+
+
+def print_report(
+    analysis: Analysis, console: Console | None = None, gates: tuple | None = None
+) -> None:
     console = console or Console(highlight=False)
-    console.print(Panel(build_report(analysis), title="evaltui report", expand=False))
+    report = build_report(analysis, gates, console.width)
+    console.print(Panel(report, title="evaltui report", expand=False))

@@ -14,6 +14,7 @@ summary of how much of the variance sits inside items.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -105,6 +106,10 @@ class Analysis:
     improvements: tuple[str, ...]
     headline: str
     warnings: tuple[str, ...]  # flags and pairing problems in plain words
+    # Filled in by compare.add_breakdowns: every metric (family table), every slice, the policy.
+    metrics: tuple[Any, ...] = ()
+    slices: tuple[Any, ...] = ()
+    policy: Any = None
 
     @property
     def kind(self) -> str:

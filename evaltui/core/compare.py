@@ -18,9 +18,12 @@ from evaltui.core.analysis import (
     choose_metric,
 )
 from evaltui.core.errors import UsageError
+from evaltui.core.family import metric_family
 from evaltui.core.formats import LoadOptions, load_run
 from evaltui.core.pairing import PairingOptions, pair_runs
-from evaltui.core.runs import PASSED
+from evaltui.core.policy import Policy
+from evaltui.core.runs import PASSED, SLICE
+from evaltui.core.slices import slice_comparisons
 
 STEPS = ("reading the baseline", "reading the candidate", "pairing items", "computing statistics")
 Progress = Callable[[str, int, int], None]
@@ -34,11 +37,23 @@ def compare_files(
     load: LoadOptions | None = None,
     pairing: PairingOptions | None = None,
     analysis: AnalysisOptions | None = None,
+    policy: Policy | None = None,
     progress: Progress | None = None,
 ) -> Analysis:
-    """Load both runs, apply a pass threshold if asked, pair them and analyse the pair."""
+    """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
+
+    A policy, when given, fixes alpha, the CI method and the confidence level (it was written
+    before the results; the caller refuses command-line values that contradict it).
+    """
     load = load or LoadOptions()
     analysis = analysis or AnalysisOptions()
+    if policy is not None:
+        analysis = replace(
+            analysis,
+            alpha=policy.alpha,
+            ci_method=policy.ci_method,
+            confidence=policy.confidence,
+        )
 
     def step(index: int) -> None:
         if progress is not None:
@@ -65,4 +80,22 @@ def compare_files(
     step(2)
     paired = pair_runs(base_run, cand_run, pairing or PairingOptions())
     step(3)
-    return analyze(paired, analysis)
+    return add_breakdowns(analyze(paired, analysis), policy)
+
+
+def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis:
+    """Add the metric family table and the per-slice comparisons (binary verdicts only)."""
+    multiplicity = policy.multiplicity if policy is not None else "holm"
+    monitor = policy.monitor if policy is not None else ()
+    metrics = metric_family(analysis, multiplicity, monitor)
+    slices: tuple = ()
+    paired = analysis.paired
+    if analysis.binary is not None and SLICE in paired.items.columns:
+        slices = slice_comparisons(
+            paired,
+            ci_method=analysis.options.ci_method,
+            confidence=analysis.options.confidence,
+            alpha=analysis.options.alpha,
+            adjust=multiplicity,
+        )
+    return replace(analysis, metrics=metrics, slices=slices, policy=policy)

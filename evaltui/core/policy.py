@@ -98,6 +98,7 @@ _TOP_KEYS: tuple[str, ...] = (
     "confidence",
     "multiplicity",
     "min_effect",
+    "monitor",
     "gates",
 )
 # Keys each gate kind accepts beyond "kind" and "name", and which of them are required.
@@ -155,6 +156,7 @@ class Policy:
     source_path: str
     sha256: str
     hash: str
+    monitor: tuple[str, ...] = ()  # metrics shown but kept out of the multiplicity family
 
     def canonical(self) -> dict[str, Any]:
         """Everything that defines the decision rule, as plain JSON values."""
@@ -166,6 +168,7 @@ class Policy:
             self.multiplicity,
             self.min_effect,
             self.gates,
+            self.monitor,
         )
 
 
@@ -177,8 +180,10 @@ def _canonical(
     multiplicity: str,
     min_effect: float | None,
     gates: tuple[Gate, ...],
+    monitor: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     return {
+        "monitor": sorted(monitor),
         "schema": POLICY_SCHEMA,
         "primary_metric": primary_metric,
         "alpha": alpha,
@@ -352,8 +357,12 @@ def _parse(data: dict[str, Any], path: str, text: str, sha256: str) -> Policy:
         _parse_gate(path, index, entry, lines[index - 1] if lines else None, min_effect)
         for index, entry in enumerate(raw_gates, start=1)
     )
+    monitor_raw = data.get("monitor", [])
+    if not isinstance(monitor_raw, list) or not all(isinstance(m, str) for m in monitor_raw):
+        _expect(path, "monitor", "a list of metric names", monitor_raw, at("monitor"))
+    monitor = tuple(monitor_raw)
     canonical = _canonical(
-        primary_metric, alpha, ci_method, confidence, multiplicity, min_effect, gates
+        primary_metric, alpha, ci_method, confidence, multiplicity, min_effect, gates, monitor
     )
     return Policy(
         primary_metric=primary_metric,
@@ -366,6 +375,7 @@ def _parse(data: dict[str, Any], path: str, text: str, sha256: str) -> Policy:
         source_path=path,
         sha256=sha256,
         hash=_canonical_hash(canonical),
+        monitor=monitor,
     )
 
 

@@ -191,7 +191,80 @@ def clusters_dict(c: ClusteredComparison | None) -> dict[str, Any] | None:
     }
 
 
-def report_dict(analysis: Analysis) -> dict[str, Any]:
+def metrics_list(analysis: Analysis) -> list[dict[str, Any]]:
+    return [
+        {
+            "metric": r.metric,
+            "kind": r.kind,
+            "n": r.n,
+            "delta": _num(r.delta),
+            "ci": _pair(r.ci),
+            "ci_method": r.ci_method,
+            "p_raw": _num(r.p_raw),
+            "p_test": r.p_test,
+            "p_adjusted": _num(r.p_adjusted),
+            "in_family": r.in_family,
+            "verdict": r.verdict,
+        }
+        for r in analysis.metrics
+    ]
+
+
+def slices_list(analysis: Analysis) -> list[dict[str, Any]]:
+    out = []
+    for s in analysis.slices:
+        t, c = s.table, s.comparison
+        out.append(
+            {
+                "name": s.name,
+                "overall": s.is_overall,
+                "n": s.n,
+                "table": {
+                    "both_pass": t.both_pass,
+                    "regressions": t.regressions,
+                    "improvements": t.improvements,
+                    "both_fail": t.both_fail,
+                },
+                "baseline_rate": c.baseline_rate,
+                "candidate_rate": c.candidate_rate,
+                "delta": c.delta,
+                "ci": [c.delta_ci.lower, c.delta_ci.upper],
+                "p_raw": _num(s.p_raw),
+                "p_adjusted": _num(s.p_adjusted),
+                "adjust": s.adjust,
+                "flags": list(c.flags),
+            }
+        )
+    return out
+
+
+def gates_list(gates: tuple[Any, ...] | list[dict] | None) -> list[dict[str, Any]] | None:
+    """Evaluated gates as plain data (already-plain gates, from a record, pass through)."""
+    if gates is None:
+        return None
+    if all(isinstance(g, dict) for g in gates):
+        return [dict(g) for g in gates]
+    return [
+        {
+            "name": g.name,
+            "kind": g.kind,
+            "slice": g.slice,
+            "status": g.status,
+            "detail": g.detail,
+            "item_ids": list(g.item_ids),
+        }
+        for g in gates
+    ]
+
+
+def policy_dict(analysis: Analysis) -> dict[str, Any] | None:
+    p = analysis.policy
+    if p is None:
+        return None
+    return {"path": p.source_path, "sha256": p.sha256, "hash": p.hash, "rules": p.canonical()}
+
+
+def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dict[str, Any]:
     """The report as plain data; the keys are documented in the README."""
     paired = analysis.paired
     out: dict[str, Any] = {
@@ -233,6 +306,10 @@ def report_dict(analysis: Analysis) -> dict[str, Any]:
         {
             "epochs": epochs_dict(analysis.epochs),
             "clusters": clusters_dict(analysis.clusters),
+            "metrics": metrics_list(analysis),
+            "slices": slices_list(analysis),
+            "policy": policy_dict(analysis),
+            "gates": gates_list(gates),
             "flags": list(analysis.flags),
             "warnings": list(analysis.warnings),
             "verdict": analysis.verdict,
@@ -257,9 +334,11 @@ def report_json(analysis: Analysis) -> str:
     return json.dumps(report_dict(analysis), indent=2, ensure_ascii=False) + "\n"
 
 
-def report_markdown(analysis: Analysis, max_ids: int = 50) -> str:
+def report_markdown(
+    analysis: Analysis, max_ids: int = 50, gates: tuple[Any, ...] | None = None
+) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped."""
-    d = report_dict(analysis)
+    d = report_dict(analysis, gates)
     lines = [
         "## evaltui paired comparison",
         "",
@@ -272,6 +351,7 @@ def report_markdown(analysis: Analysis, max_ids: int = 50) -> str:
         lines += [f"> ⚠ {md_cell(w)}" for w in d["warnings"]] + [""]
     lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
     lines += extra_lines(analysis, d)
+    lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(f"`{md_cell(i, code=True)}`" for i in ids[:max_ids])
@@ -397,3 +477,76 @@ def delta_histogram_line(deltas: np.ndarray) -> str:
     bars = "".join(blocks[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
     mid = len(bars) // 2
     return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"
+
+
+GATE_MARK = {"passed": "✓ passed", "failed": "✗ FAILED", "pending": "… pending"}
+
+
+def gate_lines(d: dict[str, Any]) -> list[str]:
+    if not d["gates"]:
+        return []
+    lines = [f"**Release gates** (policy `{d['policy']['hash'][:12]}`):", ""]
+    for g in d["gates"]:
+        lines.append(f"- {GATE_MARK[g['status']]}: {md_cell(g['name'])} — {md_cell(g['detail'])}")
+    return [*lines, ""]
+
+
+def metric_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+    rows = d["metrics"]
+    if len(rows) < 2:
+        return []
+    adjust = analysis.policy.multiplicity if analysis.policy else "holm"
+    lines = [
+        f"| metric | delta | CI | p ({adjust}-adjusted) | raw p | test |",
+        "|---|---:|---|---:|---:|---|",
+    ]
+    for r in rows:
+        p = r["metric"] == "passed"
+        adj = format_p(r["p_adjusted"]) if r["in_family"] else "monitor only"
+        lines.append(
+            f"| `{md_cell(r['metric'], code=True)}` | {_fmt(r['delta'], p)} | "
+            f"[{_fmt(r['ci'][0], p)}, {_fmt(r['ci'][1], p)}] | {adj} | {format_p(r['p_raw'])} | "
+            f"{r['p_test']} |"
+        )
+    return [*lines, ""]
+
+
+def slice_lines(d: dict[str, Any]) -> list[str]:
+    rows = d["slices"]
+    if not rows:
+        return []
+    adjust = rows[0]["adjust"]
+    lines = [
+        f"| slice | n | baseline → candidate | regr. | impr. | delta [CI] | p ({adjust}) |",
+        "|---|---:|---|---:|---:|---|---:|",
+    ]
+    for r in sorted(rows, key=lambda r: not r["overall"]):
+        t = r["table"]
+        name = "**overall**" if r["overall"] else md_cell(r["name"])
+        lines.append(
+            f"| {name} | {r['n']} | {percent(r['baseline_rate'])} → {percent(r['candidate_rate'])}"
+            f" | {t['regressions']} | {t['improvements']} | {points(r['delta'])} "
+            f"[{points(r['ci'][0])}, {points(r['ci'][1])}] | {format_p(r['p_adjusted'])} |"
+        )
+    return [*lines, ""]
+
+
+def forest_bar(lower: float, estimate: float, upper: float, span: float, width: int) -> str:
+    """One row of a text forest plot: the interval against a zero line, scale [-span, span]."""
+    width = max(width, 5)
+    span = span if span > 0 else 1.0
+
+    def at(x: float) -> int:
+        x = min(max(x, -span), span)
+        return round((x + span) / (2 * span) * (width - 1))
+
+    cells = [" "] * width
+    for i in range(at(lower), at(upper) + 1):
+        cells[i] = "─"
+    zero = at(0.0)
+    if cells[zero] == " ":
+        cells[zero] = "┆"
+    else:
+        cells[zero] = "┼"
+    cells[at(estimate)] = "●"
+    return "".join(cells)

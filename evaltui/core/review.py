@@ -95,6 +95,8 @@ class ReviewSession:
     info: SessionInfo
     items: dict[str, ItemReview] = field(default_factory=dict)
     notices: list[str] = field(default_factory=list)  # recovered damage, changed inputs
+    read_only: bool = False
+    policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
 
     @classmethod
     def open(
@@ -106,14 +108,25 @@ class ReviewSession:
         tags: tuple[str, ...] | None = None,
         root: Path | None = None,
         fresh: bool = False,
+        read_only: bool = False,
     ) -> ReviewSession:
         """Resume the pair's journal, or start one. `fresh` sets the old one aside, never deletes.
 
         `tags` replaces the tag set (and is journaled); None keeps the session's, or the defaults.
+        `read_only` (headless reports) reads the journal if there is one and never writes.
         """
         folder = (root or state_dir()) / "sessions" / session_key(baseline, candidate)
-        folder.mkdir(parents=True, exist_ok=True)
         path = folder / "journal.jsonl"
+        if read_only:
+            info = SessionInfo(
+                str(Path(baseline).resolve()), str(Path(candidate).resolve()),
+                baseline_sha256, candidate_sha256, tags or DEFAULT_TAGS, _now(),
+            )  # fmt: skip
+            session = cls(path=path, info=info, read_only=True)
+            if path.exists() and path.stat().st_size:
+                session._replay(baseline_sha256, candidate_sha256)
+            return session
+        folder.mkdir(parents=True, exist_ok=True)
         if fresh and path.exists():
             path.rename(folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl")
         info = SessionInfo(
@@ -154,7 +167,7 @@ class ReviewSession:
                 )
                 continue
             self._apply(entry)
-        if torn:
+        if torn and not self.read_only:
             # Finish the torn line so the next append starts on a line of its own.
             with self.path.open("ab") as handle:
                 handle.write(b"\n")
@@ -185,6 +198,8 @@ class ReviewSession:
                 tags=tuple(entry.get("tags", DEFAULT_TAGS)),
                 created=str(entry.get("time", "")),
             )
+        elif kind == "policy" and isinstance(entry.get("hash"), str):
+            self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):
             self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
         elif kind in ("tag", "note"):
@@ -216,7 +231,22 @@ class ReviewSession:
         self._apply(entry)
         return self.items[item_id]
 
+    def use_policy(self, policy_hash: str, path: str = "") -> str | None:
+        """Record the policy in force; return a warning when it differs from the first one."""
+        first = self.policy_hashes[0] if self.policy_hashes else None
+        if policy_hash not in self.policy_hashes and not self.read_only:
+            self._append({"kind": "policy", "hash": policy_hash, "path": path})
+            self.policy_hashes.append(policy_hash)
+        if first is not None and first != policy_hash:
+            return (
+                f"the policy changed since this review started (hash {first[:12]} -> "
+                f"{policy_hash[:12]}): gates now follow the new file"
+            )
+        return None
+
     def _append(self, entry: dict[str, Any]) -> None:
+        if self.read_only:
+            raise UsageError("this review session was opened read-only")
         entry.setdefault("time", _now())
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
         with self.path.open("ab") as handle:

@@ -36,6 +36,11 @@ from evaltui.core.textsafe import md_cell
 SIGNOFF_SCHEMA = "evaltui.signoff/1"
 DECISIONS = ("approve", "block", "needs-more-data")
 HASH_FIELD = "content_hash"
+RESULT_KEYS = (
+    "analysis", "metric", "n_paired", "table", "baseline", "candidate", "delta", "mcnemar",
+    "unpaired", "graded", "epochs", "clusters", "metrics", "slices", "flags", "warnings",
+    "verdict", "headline",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -69,26 +74,54 @@ def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[st
     return [i for i in analysis.regressions if not session.review(i).triaged]
 
 
+def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> tuple:
+    """The policy's gates on this pair and these tags (empty without a policy)."""
+    if analysis.policy is None:
+        return ()
+    from evaltui.core.policy import evaluate_gates
+
+    return evaluate_gates(analysis.policy, analysis.paired, analysis, session)
+
+
 def build_record(analysis: Analysis, session: ReviewSession, decision: Decision) -> dict[str, Any]:
-    """Assemble the record; refuses an approval over untriaged regressions without an override."""
+    """Assemble the record; an approval over untriaged regressions or failed gates needs an
+    override reason, which the record keeps."""
     untriaged = untriaged_regressions(analysis, session)
-    if (
-        decision.decision == "approve"
-        and untriaged
-        and not (decision.override_reason or "").strip()
-    ):
+    gates = evaluate_policy_gates(analysis, session)
+    failed = [g.name for g in gates if g.status == "failed"]
+    overriding = decision.decision == "approve" and bool(untriaged or failed)
+    if overriding and not (decision.override_reason or "").strip():
+        problems = []
+        if untriaged:
+            problems.append(
+                f"{len(untriaged)} of {len(analysis.regressions)} regressions are untriaged"
+            )
+        if failed:
+            problems.append(f"{len(failed)} release gate(s) failed ({', '.join(failed)})")
         raise UsageError(
-            f"{len(untriaged)} of {len(analysis.regressions)} regressions are untriaged; "
-            "approving anyway needs an override reason (--override-reason TEXT)"
+            "; ".join(problems) + "; approving anyway needs an override reason "
+            "(--override-reason TEXT)"
         )
-    report = report_dict(analysis)
+    report = report_dict(analysis, gates)
     paired = analysis.paired
-    policy = {
-        **options_dict(analysis),
-        "on_error": paired.report.on_error,
-        "allow_missing": paired.report.allow_missing,
-        "gates": [],
-    }
+    if analysis.policy is not None:
+        policy = {
+            "path": analysis.policy.source_path,
+            "sha256": analysis.policy.sha256,
+            "rules": analysis.policy.canonical(),
+            "options": options_dict(analysis),
+            "on_error": paired.report.on_error,
+            "allow_missing": paired.report.allow_missing,
+        }
+        policy_hash = analysis.policy.hash
+    else:
+        policy = {
+            **options_dict(analysis),
+            "on_error": paired.report.on_error,
+            "allow_missing": paired.report.allow_missing,
+            "gates": [],
+        }
+        policy_hash = _hash(policy)
     items = _discordant_items(analysis, session)
     by_tag: dict[str, int] = {}
     for item in items:
@@ -102,8 +135,12 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
         "decision": decision.decision,
         "rationale": decision.rationale,
         "override": (
-            {"reason": decision.override_reason, "untriaged_regressions": untriaged}
-            if decision.decision == "approve" and untriaged
+            {
+                "reason": decision.override_reason,
+                "untriaged_regressions": untriaged,
+                "failed_gates": failed,
+            }
+            if overriding
             else None
         ),
         "inputs": {
@@ -112,23 +149,8 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
         },
         "pairing": pairing_dict(analysis),
         "policy": policy,
-        "policy_hash": _hash(policy),
-        "results": {
-            key: report[key]
-            for key in (
-                "n_paired",
-                "table",
-                "baseline",
-                "candidate",
-                "delta",
-                "mcnemar",
-                "unpaired",
-                "flags",
-                "warnings",
-                "verdict",
-                "headline",
-            )
-        },
+        "policy_hash": policy_hash,
+        "results": {key: report[key] for key in RESULT_KEYS},
         "triage": {
             "regressions": len(analysis.regressions),
             "triaged": len(analysis.regressions) - len(untriaged),
@@ -137,7 +159,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
             "tags": list(session.info.tags),
         },
         "items": items,
-        "gates": [],
+        "gates": report["gates"] or [],
         "session_journal": str(session.path),
     }
     record[HASH_FIELD] = _hash(record)
@@ -202,7 +224,9 @@ def record_markdown(record: dict[str, Any], analysis: Analysis) -> str:
         f"- Policy hash: `{record['policy_hash']}`",
         f"- Record hash: `{record[HASH_FIELD]}`",
         "",
-        report_markdown(analysis).replace("## evaltui paired comparison", "## Results", 1),
+        report_markdown(analysis, gates=record["gates"] or None).replace(
+            "## evaltui paired comparison", "## Results", 1
+        ),
         "## Discordant items",
         "",
         "| item | direction | slice | tag | note |",
