@@ -288,12 +288,35 @@ def _warnings(a: Analysis) -> tuple[str, ...]:
     if a.clusters is not None and _crosses_zero(a.clusters.ci) != _crosses_zero(_headline_ci(a)):
         word = "includes" if _crosses_zero(a.clusters.ci) else "excludes"
         out.append(f"the cluster CI {word} zero, the item-level CI does not: weigh the clusters")
+    note = underpowered_note(a)
+    if note:
+        out.append(note)
     if a.options.pass_threshold is not None:
         out.append(
             f"verdicts from {a.options.threshold_metric}: pass when >= {a.options.pass_threshold:g}"
         )
     out.extend(a.paired.report.problems)
     return tuple(out)
+
+
+def underpowered_note(a: Analysis, power: float = 0.80) -> str | None:
+    """For a non-significant binary result: the smallest effect this run could have detected,
+    from its observed discordance (reading list 002/004), so "no difference" is not misread."""
+    if a.binary is None or a.verdict != "no_significant_difference":
+        return None
+    from evaltui.core.stats.power import detectable_delta
+
+    t = a.binary.table
+    found = detectable_delta(t.n, t.discordant / t.n, alpha=a.options.alpha, power=power)
+    if found.delta is None:
+        return (
+            f"underpowered: with {t.discordant} disagreements in {t.n} items this run could not "
+            f"detect any effect at {power:.0%} power"
+        )
+    return (
+        f"underpowered: this run could only detect ±{found.delta * 100:.1f} pts at "
+        f"{power:.0%} power (observed discordance {t.discordant / t.n:.0%})"
+    )
 
 
 def _headline_ci(a: Analysis) -> tuple[float, float]:

@@ -22,8 +22,10 @@ from evaltui.core.analysis import Analysis, AnalysisOptions
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.formats import LoadOptions
 from evaltui.core.pairing import BASE_ROW, CAND_ROW, PairingOptions
+from evaltui.core.policy import Policy
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import ITEM_ID, SLICE
+from evaltui.core.signoff import evaluate_policy_gates
 from evaltui.ui.listmodel import ListRow, ListView
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
@@ -41,11 +43,12 @@ class AppConfig:
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     tags: tuple[str, ...] | None = None
     fresh: bool = False
+    policy: Policy | None = None  # loaded and checked by the CLI before the screen opens
     state_root: Path | None = None  # where session journals live (None: the default place)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
-        from evaltui.cli import analysis_options
+        from evaltui.cli import analysis_options, load_policy_arg
         from evaltui.core.review import parse_tags
 
         return cls(
@@ -57,6 +60,7 @@ class AppConfig:
             analysis=analysis_options(args),
             tags=parse_tags(args.tags) if args.tags else None,
             fresh=args.fresh,
+            policy=load_policy_arg(args),
         )
 
 
@@ -67,6 +71,7 @@ class Loaded:
     analysis: Analysis
     session: ReviewSession
     rows: dict[str, list[ListRow]]
+    gates: tuple = ()
 
 
 def create_app(config: AppConfig | argparse.Namespace) -> EvalTuiApp:
@@ -86,6 +91,9 @@ class EvalTuiApp(App[int]):
         Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
         Binding("x", "export", "Sign off", id="app.export"),
         Binding("e", "note", "Note", id="app.note"),
+        Binding("g", "gates", "Gates", show=False, id="app.gates"),
+        Binding("l", "slices", "Slices", show=False, id="app.slices"),
+        Binding("m", "next_metric", "Next metric", show=False, id="app.metric"),
         Binding("0", "clear_tag", "Untag", show=False, id="app.untag"),
         *[
             Binding(str(n), f"tag({n})", f"Tag {n}", show=False, id=f"app.tag{n}")
@@ -124,6 +132,7 @@ class EvalTuiApp(App[int]):
                 load=cfg.load,
                 pairing=cfg.pairing,
                 analysis=cfg.analysis,
+                policy=cfg.policy,
                 progress=lambda what, step, total: self._progress(what, step),
             )
             baseline, candidate = analysis.paired.baseline, analysis.paired.candidate
@@ -137,12 +146,17 @@ class EvalTuiApp(App[int]):
                 root=cfg.state_root,
                 fresh=cfg.fresh,
             )
+            if cfg.policy is not None:
+                changed = session.use_policy(cfg.policy.hash, cfg.policy.source_path)
+                if changed:
+                    session.notices.append(changed)
             self._progress("reading item previews", 5)
             rows = _list_rows(analysis, session)
+            gates = evaluate_policy_gates(analysis, session)
         except EvalTuiError as exc:
             self.call_from_thread(self._load_failed, str(exc))
             return
-        self.call_from_thread(self._loaded, Loaded(analysis, session, rows))
+        self.call_from_thread(self._loaded, Loaded(analysis, session, rows, gates))
 
     LOAD_STEPS = 6
 
@@ -234,6 +248,8 @@ class EvalTuiApp(App[int]):
         self.push_screen(NoteScreen(item_id, current), save)
 
     def _after_review_change(self, item_id: str, tag: str | None) -> None:
+        if self.loaded is not None:  # tags move gates (pending -> passed, passed -> failed)
+            self.loaded.gates = evaluate_policy_gates(self.loaded.analysis, self.loaded.session)
         for view in self.views.values():
             for row in view.rows:
                 if row.item_id == item_id:
@@ -248,6 +264,67 @@ class EvalTuiApp(App[int]):
         if self.loaded is None:
             return 0
         return self.loaded.session.triaged_count(self.loaded.analysis.regressions)
+
+    def action_next_metric(self) -> None:
+        """Compare the pair on the next metric it carries (re-analysed off the UI thread)."""
+        if not self._can_act():
+            return
+        names = [row.metric for row in self.loaded.analysis.metrics]
+        if len(names) < 2:
+            self.notify("these runs carry a single metric", timeout=3)
+            return
+        current = self.loaded.analysis.metric
+        nxt = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        self.notify(f"switching to {nxt}…", timeout=2)
+        self.switch_metric(nxt)
+
+    @work(thread=True, exclusive=True, group="load")
+    def switch_metric(self, metric: str) -> None:
+        from dataclasses import replace
+
+        from evaltui.core.analysis import analyze
+        from evaltui.core.compare import add_breakdowns
+
+        loaded = self.loaded
+        try:
+            options = replace(loaded.analysis.options, metric=metric)
+            analysis = add_breakdowns(analyze(loaded.analysis.paired, options), self.config.policy)
+            rows = _list_rows(analysis, loaded.session)
+            gates = evaluate_policy_gates(analysis, loaded.session)
+        except EvalTuiError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self._loaded, Loaded(analysis, loaded.session, rows, gates))
+
+    def show_items(self, item_ids: tuple[str, ...], label: str, list_name: str) -> None:
+        """Filter a list to these items (a failed gate's, a slice's) and show it."""
+        view = self.views.get(list_name)
+        screen = self._main_screen()
+        if view is None or screen is None:
+            return
+        view.id_filter = frozenset(item_ids)
+        view.id_filter_label = label
+        view.refresh()
+        while self.screen is not screen:
+            self.pop_screen()
+        screen.show_list(list_name)
+
+    def action_gates(self) -> None:
+        from evaltui.ui.screens.gates import GatesScreen
+
+        if self._can_act() and self.loaded.gates and not isinstance(self.screen, GatesScreen):
+            self.push_screen(GatesScreen())
+        elif self._can_act() and not self.loaded.gates:
+            self.notify("no release policy: open the pair with --policy FILE", timeout=4)
+
+    def action_slices(self) -> None:
+        from evaltui.ui.screens.slices import SlicesScreen
+
+        if self._can_act() and self.loaded.analysis.slices:
+            if not isinstance(self.screen, SlicesScreen):
+                self.push_screen(SlicesScreen())
+        elif self._can_act():
+            self.notify("no slices to show (needs a slice column and pass/fail verdicts)")
 
     def action_export(self) -> None:
         from evaltui.ui.screens.signoff import SignoffScreen
@@ -267,6 +344,11 @@ class EvalTuiApp(App[int]):
         yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
         yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
         yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
+        yield SystemCommand("Release gates", "Each gate's status and items (g)", self.action_gates)
+        yield SystemCommand("Slices", "Per-slice table and forest plot (l)", self.action_slices)
+        yield SystemCommand(
+            "Next metric", "Compare on the next metric (m)", self.action_next_metric
+        )
         if self.loaded is not None:
             for n, tag in enumerate(self.loaded.session.info.tags, start=1):
                 yield SystemCommand(

@@ -36,6 +36,8 @@ class ListView:
     search: str = ""
     sort_key: str = "file"
     reverse: bool = False
+    id_filter: frozenset[str] | None = None  # a gate's or a slice's items
+    id_filter_label: str = ""
     visible: list[ListRow] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -47,6 +49,7 @@ class ListView:
             r
             for r in self.rows
             if (self.slice_filter is None or r.slice == self.slice_filter)
+            and (self.id_filter is None or r.item_id in self.id_filter)
             and (not self.untagged_only or r.tag is None)
             and (
                 self.tag_filter is None
@@ -70,6 +73,8 @@ class ListView:
 
     def describe_filters(self) -> str:
         parts = []
+        if self.id_filter is not None:
+            parts.append(self.id_filter_label or f"{len(self.id_filter)} chosen items")
         if self.slice_filter:
             parts.append(f"slice={self.slice_filter}")
         if self.tag_filter:

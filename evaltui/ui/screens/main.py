@@ -73,7 +73,7 @@ class MainScreen(Screen):
         if app.loaded is None:
             return
         self.query_one(HeaderPane).show(
-            app.loaded.analysis, app.triaged(), app.loaded.session.notices
+            app.loaded.analysis, app.triaged(), app.loaded.session.notices, app.loaded.gates
         )
 
     # -- the list --------------------------------------------------------------------------
@@ -183,6 +183,8 @@ class MainScreen(Screen):
             self.view.slice_filter = None
             self.view.tag_filter = None
             self.view.untagged_only = False
+            self.view.id_filter = None
+            self.view.id_filter_label = ""
         search.value = ""
         search.display = False
         self._reshow()

@@ -26,7 +26,11 @@ VERDICT_WORDS = {
 }
 
 
-def header_text(analysis: Analysis, triaged: int, notices: list[str]) -> Text:
+GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
+GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…"}
+
+
+def header_text(analysis: Analysis, triaged: int, notices: list[str], gates: tuple = ()) -> Text:
     text = Text()
     text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
@@ -41,9 +45,25 @@ def header_text(analysis: Analysis, triaged: int, notices: list[str]) -> Text:
         text.append("⚠ ", style="bold yellow")
         text.append_text(literal_line(warning, style="yellow"))
         text.append("\n")
+    if gates:
+        text.append("gates (g): ", style="bold")
+        for status in ("failed", "pending", "passed"):
+            count = sum(1 for g in gates if g.status == status)
+            if count:
+                text.append(f"{GATE_ICON[status]} {count} {status}  ", style=GATE_STYLE[status])
+        failed = [g.name for g in gates if g.status == "failed"]
+        if failed:
+            text.append("— ")
+            text.append_text(literal_line("; ".join(failed), 150, style="red"))
+        text.append("\n")
     n_reg = len(analysis.regressions)
     style = "bold green" if triaged == n_reg else "bold"
     text.append(f"Triage: {triaged} of {n_reg} regressions triaged", style=style)
+    if len(analysis.metrics) > 1:
+        names = " ".join(
+            f"[{m.metric}]" if m.metric == analysis.metric else m.metric for m in analysis.metrics
+        )
+        text.append(f"   metric (m): {names}", style="dim")
     return text
 
 
@@ -126,5 +146,5 @@ class HeaderPane(Static):
     HeaderPane { height: auto; padding: 0 1; border-bottom: solid $primary; }
     """
 
-    def show(self, analysis: Analysis, triaged: int, notices: list[str]) -> None:
-        self.update(header_text(analysis, triaged, notices))
+    def show(self, analysis: Analysis, triaged: int, notices: list[str], gates: tuple = ()) -> None:
+        self.update(header_text(analysis, triaged, notices, gates))

@@ -32,7 +32,7 @@ class ItemTable(ScrollView, can_focus=True):
         Binding("down,j", "cursor(1)", "Down", show=False, id="list.down"),
         Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False, id="list.pageup"),
         Binding("pagedown,ctrl+f,space", "page(1)", "Page down", show=False, id="list.pagedown"),
-        Binding("home,g", "jump(0)", "First", show=False, id="list.first"),
+        Binding("home", "jump(0)", "First", show=False, id="list.first"),
         Binding("end,G", "jump(-1)", "Last", show=False, id="list.last"),
         Binding("enter", "open", "Open", id="list.open"),
     ]

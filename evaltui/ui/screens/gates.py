@@ -1,0 +1,57 @@
+"""`g`: every release gate with its status; Enter shows the items behind one in the list."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
+
+
+class GatesScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,g", "close", "Close", id="gates.close")]
+
+    def compose(self) -> ComposeResult:
+        app = self.app
+        policy = app.config.policy
+        options = []
+        for index, gate in enumerate(app.loaded.gates):
+            label = Text()
+            label.append(
+                f"{GATE_ICON[gate.status]} {gate.status.upper():8}", GATE_STYLE[gate.status]
+            )
+            label.append_text(literal_line(gate.name, 60, style="bold"))
+            label.append("\n   ")
+            label.append_text(literal(gate.detail))
+            if gate.item_ids:
+                label.append(f"\n   Enter: show its {len(gate.item_ids)} item(s)", style="dim")
+            options.append(Option(label, id=str(index)))
+        with Vertical(id="gates-box", classes="dialog"):
+            title = Text("Release gates", style="bold")
+            if policy is not None:
+                title.append(f"  policy {policy.hash[:12]} · ", style="dim")
+                title.append_text(literal_line(policy.source_path, 50, style="dim"))
+            yield Static(title)
+            yield OptionList(*options, id="gate-list")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        gate = self.app.loaded.gates[int(event.option.id)]
+        if not gate.item_ids:
+            self.notify("this gate names no items", timeout=3)
+            return
+        regressions = set(self.app.loaded.analysis.regressions)
+        in_list = "regressions" if set(gate.item_ids) & regressions else "improvements"
+        self.app.show_items(tuple(gate.item_ids), f"gate: {gate.name}", in_list)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,66 @@
+"""`l`: per-slice 2x2 counts, delta, interval and adjusted p, with a forest plot against zero.
+
+Selecting a slice filters the regression list to it.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from evaltui.core.analysis import format_p, points
+from evaltui.core.report import forest_bar
+from evaltui.ui.safe import literal_line
+
+
+class SlicesScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,l", "close", "Close", id="slices.close")]
+
+    def compose(self) -> ComposeResult:
+        slices = sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)
+        span = max(
+            max(abs(s.comparison.delta_ci.lower), abs(s.comparison.delta_ci.upper)) for s in slices
+        )
+        inner = int(min(120, self.app.size.width * 0.98)) - 10  # dialog minus borders, padding
+        bar = max(6, min(40, inner - 60))
+        options = []
+        for s in slices:
+            c, t = s.comparison, s.table
+            row = Text(no_wrap=True)
+            name = "overall" if s.is_overall else s.name
+            row.append_text(literal_line(name, 15, style="bold" if s.is_overall else ""))
+            row.pad_right(16 - row.cell_len)
+            row.append(f"{s.n:>5} {t.regressions:>3}/{t.improvements:<3} {points(c.delta):>6} ")
+            row.append(f"[{points(c.delta_ci.lower, 0)}, {points(c.delta_ci.upper, 0)}]".ljust(12))
+            row.append(forest_bar(c.delta_ci.lower, c.delta, c.delta_ci.upper, span or 1.0, bar))
+            p = s.p_adjusted
+            row.append(f" {format_p(p):>8}", style="bold red" if p is not None and p < 0.05 else "")
+            options.append(Option(row, id=s.name, disabled=s.is_overall))
+        with Vertical(id="slices-box", classes="dialog"):
+            adjust = slices[0].adjust if slices else "holm"
+            yield Static(
+                Text.assemble(
+                    ("Slices", "bold"),
+                    f"  delta in pts, interval against zero; p adjusted ({adjust})\n",
+                    ("slice               n  −/+   delta CI", "dim"),
+                )
+            )
+            yield OptionList(*options, id="slice-list")
+            yield Static("Enter: show this slice's regressions · Esc: close", classes="hint")
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        name = event.option.id
+        ids = tuple(r.item_id for r in self.app.views["regressions"].rows if r.slice == name)
+        self.app.show_items(ids, f"slice {name}", "regressions")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
