@@ -29,14 +29,27 @@ class LoadOptions:
     metric: str | None = None  # which scorer/metric when a log has several
     filter: str | None = None  # lm-eval: which filter when a task has several
     arm: str | None = None  # promptfoo: which provider/prompt is this run
+    # Native JSONL/CSV/Parquet only: the file's own column names for the canonical ones
+    # (see `columns.py`). `text_cols` maps onto input, output, target, explanation in that
+    # order; an entry "name=field" maps the file's column `name` onto `field` instead.
+    id_col: str | None = None
+    pass_col: str | None = None
+    score_col: str | None = None
+    slice_col: str | None = None
+    cluster_col: str | None = None
+    text_cols: tuple[str, ...] | None = None
 
 
 # Module names under evaltui.core.formats, most specific first. The native formats come last:
-# they accept any JSONL/CSV/Parquet with an item_id column.
+# they accept any JSONL/CSV/Parquet with an item_id column. Each harness format's sniff looks for
+# keys only that harness writes, so none of them takes a native file.
 REGISTRY: tuple[str, ...] = (
     "inspect_eval",
     "inspect_json",
     "lm_eval",
+    "promptfoo",
+    "openai_evals",
+    "helm",
     "parquet",
     "jsonl",
     "csv",

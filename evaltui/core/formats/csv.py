@@ -16,6 +16,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
@@ -50,24 +51,32 @@ def _header(path: Path) -> list[str]:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
-    columns = _header(path)
+    mapping = column_map(options)
+    file_columns = _header(path)
+    mapping.check_present(path, file_columns)
+    columns = mapping.canonical_columns(file_columns)
     check_columns(path, columns)
     wanted = stat_columns(columns)
     schema = polars_stat_schema(wanted)
     # Read verdicts as text first: polars would take "1" or "yes" for a boolean column.
-    overrides = {c: (pl.String if c == PASSED else t) for c, t in schema.items()}
+    plan = mapping.read_plan(wanted)
+    overrides = {src: (pl.String if dst == PASSED else schema[dst]) for src, dst in plan}
     try:
-        raw = pl.read_csv(path, columns=wanted, schema_overrides=overrides)
+        raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides)
     except Exception as exc:
         raise InputError(path, f"cannot be read as CSV: {_first_line(exc)}") from None
-    raw = _parse_verdicts(raw, path)
+    raw = mapping.rename_frame(raw, wanted)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return None, f"data row {row + 1}"
 
-    table = canonical_stats(raw, path, locate)
+    try:
+        raw = _parse_verdicts(raw, path)
+        table = canonical_stats(raw, path, locate)
+    except InputError as exc:
+        raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(source=source, table=table, transcripts=CsvTranscripts(path, text_cols))
+    return Run(source=source, table=table, transcripts=CsvTranscripts(path, text_cols, mapping))
 
 
 def _parse_verdicts(raw: pl.DataFrame, path: Path) -> pl.DataFrame:
@@ -98,9 +107,10 @@ def _first_line(exc: Exception) -> str:
 class CsvTranscripts:
     """Loads the text columns on the first request and keeps them (CSV cannot seek by record)."""
 
-    def __init__(self, path: Path, columns: list[str]) -> None:
+    def __init__(self, path: Path, columns: list[str], mapping: ColumnMap | None = None) -> None:
         self._path = path
-        self._columns = columns
+        self._columns = columns  # canonical names
+        self._mapping = mapping or ColumnMap()
         self._frame: pl.DataFrame | None = None
 
     def _texts(self) -> pl.DataFrame:
@@ -108,11 +118,15 @@ class CsvTranscripts:
             if not self._columns:
                 self._frame = pl.DataFrame()
             else:
-                self._frame = pl.read_csv(
-                    self._path,
-                    columns=self._columns,
-                    schema_overrides=dict.fromkeys(self._columns, pl.String),
+                sources = list(
+                    dict.fromkeys(src for src, _ in self._mapping.read_plan(self._columns))
                 )
+                frame = pl.read_csv(
+                    self._path,
+                    columns=sources,
+                    schema_overrides=dict.fromkeys(sources, pl.String),
+                )
+                self._frame = self._mapping.rename_frame(frame, self._columns)
         return self._frame
 
     def read(self, row: int) -> Transcript:

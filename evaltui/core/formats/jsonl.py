@@ -17,6 +17,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.line_index import LineIndex, index_lines, read_line
 from evaltui.core.formats.native import (
     canonical_stats,
@@ -47,24 +48,35 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
+    mapping = column_map(options)
     lines = index_lines(path)
     if len(lines) == 0:
         raise InputError(path, "holds no records; expected one JSON object per line")
-    columns = _discover_columns(path, lines)
+    file_columns = _discover_columns(path, lines)
+    mapping.check_present(path, file_columns)
+    columns = mapping.canonical_columns(file_columns)
     check_columns(path, columns)
     wanted = stat_columns(columns)
+    # polars reads the file's own column names; they become the canonical ones right after.
+    plan = mapping.read_plan(wanted)
+    schema = polars_stat_schema(wanted)
+    file_schema = {source: schema[target] for source, target in plan}
     try:
-        raw = pl.read_ndjson(path, schema=polars_stat_schema(wanted))
+        raw = pl.read_ndjson(path, schema=file_schema)
     except Exception as exc:  # polars says what, not where: find the line ourselves
-        raise _diagnose(path, lines, wanted, exc) from None
+        raise _diagnose(path, lines, wanted, exc, mapping) from None
     if raw.height != len(lines):
-        raise _diagnose(path, lines, wanted, None)
+        raise _diagnose(path, lines, wanted, None, mapping)
+    raw = mapping.rename_frame(raw, wanted)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return int(lines.line_numbers[row]), None
 
-    table = canonical_stats(raw, path, locate)
-    return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines))
+    try:
+        table = canonical_stats(raw, path, locate)
+    except InputError as exc:
+        raise mapping.translate(exc) from None
+    return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines, mapping))
 
 
 def _discover_columns(path: Path, lines: LineIndex) -> list[str]:
@@ -102,17 +114,27 @@ def _parse(path: Path, raw_line: bytes, line: int) -> Any:
 
 
 def _diagnose(
-    path: Path, lines: LineIndex, columns: list[str], exc: Exception | None
+    path: Path,
+    lines: LineIndex,
+    columns: list[str],
+    exc: Exception | None,
+    mapping: ColumnMap | None = None,
 ) -> InputError:
-    """Scan in Python for the first record the fast reader could not take, and say why."""
+    """Scan in Python for the first record the fast reader could not take, and say why.
+
+    Records are renamed as the fast reader saw them, and the field is named as the file does.
+    """
+    mapping = mapping or ColumnMap()
     with path.open("rb") as handle:
         for i, raw_line in enumerate(_nonblank(handle)):
             line = int(lines.line_numbers[i]) if i < len(lines) else None
             record = _parse(path, raw_line, line or 0)
+            if isinstance(record, dict):
+                record = mapping.rename_record(record)
             problem = check_record(record, columns)
             if problem is not None:
                 field, text = problem
-                return InputError(path, text, line=line, field=field or None)
+                return mapping.translate(InputError(path, text, line=line, field=field or None))
     detail = f": {exc}" if exc is not None else ""
     return InputError(path, f"could not be read as JSON Lines{detail}")
 
@@ -120,16 +142,17 @@ def _diagnose(
 class JsonlTranscripts:
     """Reads one record's text by seeking to its line; nothing is kept in memory."""
 
-    def __init__(self, path: Path, lines: LineIndex) -> None:
+    def __init__(self, path: Path, lines: LineIndex, mapping: ColumnMap | None = None) -> None:
         self._path = path
         self._lines = lines
+        self._mapping = mapping or ColumnMap()
 
     def _record(self, row: int) -> dict[str, Any]:
         line = int(self._lines.line_numbers[row])
         record = _parse(self._path, read_line(self._path, int(self._lines.starts[row])), line)
         if not isinstance(record, dict):
             raise InputError(self._path, "changed since it was loaded", line=line)
-        return record
+        return self._mapping.rename_record(record)
 
     def read(self, row: int) -> Transcript:
         return transcript_from_record(self._record(row))

@@ -13,6 +13,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
@@ -31,10 +32,15 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
+    mapping = column_map(options)
     try:
-        columns = list(pl.read_parquet_schema(path))
+        file_columns = list(pl.read_parquet_schema(path))
+        mapping.check_present(path, file_columns)
+        columns = mapping.canonical_columns(file_columns)
         check_columns(path, columns)
-        raw = pl.read_parquet(path, columns=stat_columns(columns))
+        wanted = stat_columns(columns)
+        sources = list(dict.fromkeys(src for src, _ in mapping.read_plan(wanted)))
+        raw = mapping.rename_frame(pl.read_parquet(path, columns=sources), wanted)
     except InputError:
         raise
     except Exception as exc:
@@ -44,20 +50,28 @@ def load(path: Path, options: LoadOptions) -> Run:
     def locate(row: int) -> tuple[int | None, str | None]:
         return None, f"row {row}"
 
-    table = canonical_stats(raw, path, locate)
+    try:
+        table = canonical_stats(raw, path, locate)
+    except InputError as exc:
+        raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(source=source, table=table, transcripts=ParquetTranscripts(path, text_cols))
+    return Run(source=source, table=table, transcripts=ParquetTranscripts(path, text_cols, mapping))
 
 
 class ParquetTranscripts:
     """Reads the text columns of the requested rows only."""
 
-    def __init__(self, path: Path, columns: list[str]) -> None:
+    def __init__(self, path: Path, columns: list[str], mapping: ColumnMap | None = None) -> None:
         self._path = path
-        self._columns = columns
+        self._columns = columns  # canonical names
+        self._mapping = mapping or ColumnMap()
+
+    def _select(self, names: Sequence[str]) -> list[pl.Expr]:
+        return [pl.col(src).alias(dst) for src, dst in self._mapping.read_plan(names)]
 
     def _rows(self, row: int, length: int = 1) -> pl.DataFrame:
-        return pl.scan_parquet(self._path).select(self._columns).slice(row, length).collect()
+        scan = pl.scan_parquet(self._path).select(self._select(self._columns))
+        return scan.slice(row, length).collect()
 
     def read(self, row: int) -> Transcript:
         if not self._columns:
@@ -69,7 +83,7 @@ class ParquetTranscripts:
             return [None] * len(rows)
         column = (
             pl.scan_parquet(self._path)
-            .select(name)
+            .select(self._select([name]))
             .with_row_index("_row")
             .filter(pl.col("_row").is_in(list(rows)))
             .collect()

@@ -1,0 +1,568 @@
+"""HELM run directories: `display_predictions.json` (+ `display_requests.json` beside it).
+
+`helm-summarize` writes, per run (`benchmark_output/runs/<suite>/<run name>/`), the files its web
+frontend reads: `display_predictions.json`, a list of `DisplayPrediction` {instance_id,
+perturbation?, train_trial_index, predicted_text, truncated_predicted_text?, mapped_output?,
+reference_index?, stats: {metric name: value}, annotations?}; `display_requests.json`, a list
+of `DisplayRequest` {instance_id, perturbation?, train_trial_index, request: {prompt,
+messages?, model, ...}} in the same order; and `instances.json` (the `Instance`s: input,
+references with their tags, split, id). `(instance_id, perturbation, train_trial_index)` is
+the unique key. `run_spec.json` in the same folder names the run and its model.
+
+A record is one prediction. Item id: the `instance_id`, plus `/<perturbation name>` for a
+perturbed copy (so the copies do not collide with the original). Epoch: `train_trial_index + 1`.
+The metric is `--metric`, else the first of PREFERRED_METRICS in the first prediction's stats;
+values 0/1 of a verdict metric (exact_match...) become `passed`, anything else a graded
+`score`. The predictions file is parsed once; requests and instances (the prompt and the
+reference) are read the first time a transcript is opened.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.native import content_text
+from evaltui.core.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
+    TEXT_FIELDS,
+    Message,
+    Run,
+    RunSource,
+    Transcript,
+)
+
+NAME = "helm"
+HARNESS = "helm"
+UTF8_BOM = b"\xef\xbb\xbf"
+REQUESTS_FILE = "display_requests.json"
+INSTANCES_FILE = "instances.json"
+RUN_SPEC_FILE = "run_spec.json"
+MAX_SIDE_FILE_BYTES = 1 << 30  # requests/instances files larger than this are not read
+MAX_RUN_SPEC_BYTES = 16 << 20
+MAX_METADATA_CHARS = 2000
+PERTURBATION_SEPARATOR = "/"
+# Preferred metrics, most common first (HELM's metric names).
+PREFERRED_METRICS = (
+    "exact_match",
+    "quasi_exact_match",
+    "prefix_exact_match",
+    "quasi_prefix_exact_match",
+    "exact_match_indicator",
+    "math_equiv",
+    "math_equiv_chain_of_thought",
+    "f1_score",
+    "rouge_l",
+    "bleu_4",
+)
+VERDICT_METRICS = frozenset(
+    {
+        "exact_match",
+        "quasi_exact_match",
+        "prefix_exact_match",
+        "quasi_prefix_exact_match",
+        "exact_match_indicator",
+        "math_equiv",
+        "math_equiv_chain_of_thought",
+        "exact_set_match",
+        "chain_of_thought_correctness",
+    }
+)
+# Stats HELM records about the request, not the answer: never a default metric.
+BOOKKEEPING_STATS = frozenset(
+    {
+        "num_prompt_tokens",
+        "num_output_tokens",
+        "num_completion_tokens",
+        "num_train_instances",
+        "num_train_trials",
+        "prompt_truncated",
+        "max_prob",
+        "predicted_index",
+        "inference_runtime",
+        "batch_size",
+        "batch_request_time",
+        "finish_reason_length",
+        "finish_reason_stop",
+        "finish_reason_endoftext",
+        "finish_reason_unknown",
+        "num_references",
+        "num_bytes",
+        "logprob",
+        "num_perplexity_tokens",
+        "training_co2_cost",
+        "training_energy_cost",
+        "inference_denoised_runtime",
+        "inference_idealized_runtime",
+    }
+)
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A JSON list whose first object has `instance_id` and `predicted_text`."""
+    text = head.removeprefix(UTF8_BOM).lstrip()
+    if not text.startswith(b"["):
+        return False
+    keys = _first_element_keys(text)
+    return "instance_id" in keys and "predicted_text" in keys
+
+
+def _first_element_keys(text: bytes) -> set[str]:
+    keys: set[str] = set()
+    depth = 0
+    previous: bytes | None = None
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            if depth == 2 and token != b"{":
+                return keys  # the list holds lists, not objects
+        elif token in (b"}", b"]"):
+            depth -= 1
+            if depth <= 1:
+                break  # the first element (or the list) is over
+        elif token == b":" and depth == 2 and previous is not None and previous[:1] == b'"':
+            keys.add(previous[1:-1].decode("utf-8", errors="replace"))
+        previous = token
+    return keys
+
+
+@dataclass(frozen=True)
+class _Prediction:
+    index: int
+    item_id: str
+    instance_id: str
+    perturbation: str | None
+    trial: int
+    value: float | bool
+    compact: dict[str, Any]
+
+    @property
+    def record(self) -> str:
+        return f"[{self.index}]"
+
+
+def load(path: Path, options: LoadOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    predictions = _parse_json(path)
+    if not isinstance(predictions, list):
+        raise InputError(
+            path, f"expected a list of predictions, got {_describe(predictions)}", record="(top)"
+        )
+    if not predictions:
+        raise InputError(path, "holds no predictions; expected one per instance and trial")
+    metric = options.metric or _default_metric(path, predictions[0])
+    rows: list[_Prediction] = []
+    first_seen: dict[tuple[str, int], str] = {}
+    for i, raw in enumerate(predictions):
+        prediction = _prediction(path, raw, i, metric)
+        key = (prediction.item_id, prediction.trial)
+        if key in first_seen:
+            raise InputError(
+                path,
+                f"instance {prediction.item_id!r} train_trial_index {prediction.trial} appears "
+                f"twice (first at {first_seen[key]}); expected one prediction per instance, "
+                "perturbation and trial",
+                record=prediction.record,
+                field="instance_id",
+            )
+        first_seen[key] = prediction.record
+        rows.append(prediction)
+    table = _table(path, rows, metric)
+    metadata = _metadata(path, metric, predictions[0], rows)
+    return Run(
+        source=source,
+        table=table,
+        transcripts=HelmTranscripts(path, rows, metric),
+        metadata=metadata,
+    )
+
+
+def _parse_json(path: Path) -> Any:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        return json.loads(data.removeprefix(UTF8_BOM))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(path, f"not valid JSON: {exc}") from None
+
+
+def _default_metric(path: Path, first: Any) -> str:
+    stats = first.get("stats") if isinstance(first, dict) else None
+    if not isinstance(stats, dict):
+        raise InputError(
+            path,
+            f"expected the prediction's stats (metric name -> value), got {_describe(stats)}",
+            record="[0]",
+            field="stats",
+        )
+    for name in PREFERRED_METRICS:
+        if name in stats:
+            return name
+    candidates = [name for name in stats if name not in BOOKKEEPING_STATS]
+    if not candidates:
+        listing = ", ".join(map(str, stats)) or "none"
+        raise InputError(
+            path,
+            f"no metric to read in the first prediction's stats (it has: {listing}); expected "
+            + ", ".join(PREFERRED_METRICS[:3])
+            + " or a metric named with --metric",
+            record="[0]",
+            field="stats",
+        )
+    return candidates[0]
+
+
+def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
+    record = f"[{index}]"
+    if not isinstance(raw, dict):
+        raise InputError(path, f"expected a prediction object, got {_describe(raw)}", record=record)
+    instance_id = raw.get("instance_id")
+    if isinstance(instance_id, bool) or not isinstance(instance_id, str | int) or instance_id == "":
+        raise InputError(
+            path,
+            f"expected the instance id as a non-empty string, got {_describe(instance_id)}",
+            record=record,
+            field="instance_id",
+        )
+    trial = raw.get("train_trial_index", 0)
+    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+        raise InputError(
+            path,
+            f"expected an integer >= 0, got {_describe(trial)}",
+            record=record,
+            field="train_trial_index",
+        )
+    perturbation = _perturbation_name(path, raw.get("perturbation"), record)
+    predicted = raw.get("predicted_text")
+    if predicted is not None and not isinstance(predicted, str):
+        raise InputError(
+            path,
+            f"expected a string, got {_describe(predicted)}",
+            record=record,
+            field="predicted_text",
+        )
+    stats = raw.get("stats")
+    if not isinstance(stats, dict):
+        raise InputError(
+            path,
+            f"expected the stats (metric name -> value), got {_describe(stats)}",
+            record=record,
+            field="stats",
+        )
+    if metric not in stats:
+        listing = ", ".join(map(str, stats)) or "none"
+        raise InputError(
+            path,
+            f"no value for metric '{metric}'; this prediction has: {listing} "
+            "(choose one with --metric)",
+            record=record,
+            field=f"stats.{metric}",
+        )
+    value = stats[metric]
+    if not isinstance(value, bool) and (
+        not isinstance(value, int | float) or not math.isfinite(value)
+    ):
+        raise InputError(
+            path,
+            f"cannot read the value {_describe(value)} of metric '{metric}'; expected a finite "
+            "number (0/1 for a verdict)",
+            record=record,
+            field=f"stats.{metric}",
+        )
+    instance = str(instance_id)
+    item_id = instance if perturbation is None else instance + PERTURBATION_SEPARATOR + perturbation
+    compact = {
+        key: raw[key]
+        for key in (
+            "instance_id",
+            "perturbation",
+            "train_trial_index",
+            "predicted_text",
+            "truncated_predicted_text",
+            "mapped_output",
+            "reference_index",
+            "stats",
+        )
+        if key in raw
+    }
+    return _Prediction(index, item_id, instance, perturbation, trial, value, compact)
+
+
+def _perturbation_name(path: Path, perturbation: Any, record: str) -> str | None:
+    if perturbation is None:
+        return None
+    if not isinstance(perturbation, dict) or not isinstance(perturbation.get("name"), str):
+        raise InputError(
+            path,
+            f"expected a perturbation description with a name, got {_describe(perturbation)}",
+            record=record,
+            field="perturbation",
+        )
+    name = perturbation["name"].strip()
+    if not name:
+        raise InputError(
+            path, "the perturbation has an empty name", record=record, field="perturbation.name"
+        )
+    return name
+
+
+def _table(path: Path, rows: Sequence[_Prediction], metric: str) -> pl.DataFrame:
+    numbers = [float(r.value) for r in rows]
+    all_bool = all(isinstance(r.value, bool) for r in rows)
+    verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
+    columns: dict[str, pl.Series] = {
+        ITEM_ID: pl.Series(ITEM_ID, [r.item_id for r in rows], dtype=pl.String),
+        EPOCH: pl.Series(EPOCH, [r.trial + 1 for r in rows], dtype=pl.Int64),
+    }
+    if verdicts:
+        columns[PASSED] = pl.Series(PASSED, [n == 1.0 for n in numbers], dtype=pl.Boolean)
+    else:
+        columns[SCORE] = pl.Series(SCORE, numbers, dtype=pl.Float64)
+    columns[STATUS] = pl.Series(STATUS, ["ok"] * len(rows), dtype=pl.String)
+    columns[ROW] = pl.Series(ROW, list(range(len(rows))), dtype=pl.Int64)
+    return pl.DataFrame(columns)
+
+
+def _metadata(
+    path: Path, metric: str, first: Mapping[str, Any], rows: Sequence[_Prediction]
+) -> dict[str, str]:
+    meta: dict[str, str] = {"harness": HARNESS, "metric": metric, "scorer": metric}
+    stats = first.get("stats")
+    if isinstance(stats, dict):
+        meta["stats"] = ", ".join(map(str, stats))
+    meta["run"] = path.parent.name
+    meta["predictions"] = str(len(rows))
+    meta["instances"] = str(len({r.instance_id for r in rows}))
+    perturbations = sorted({r.perturbation for r in rows if r.perturbation is not None})
+    if perturbations:
+        meta["perturbations"] = ", ".join(perturbations)
+    meta["train_trials"] = str(len({r.trial for r in rows}))
+    meta.update(_run_spec_metadata(path.parent / RUN_SPEC_FILE))
+    for name in (REQUESTS_FILE, INSTANCES_FILE):
+        meta[name] = "present" if (path.parent / name).is_file() else "absent (no prompt shown)"
+    return meta
+
+
+def _run_spec_metadata(spec_path: Path) -> dict[str, str]:
+    """Run name, model and scenario from `run_spec.json` beside the predictions, if any."""
+    try:
+        if not spec_path.is_file() or spec_path.stat().st_size > MAX_RUN_SPEC_BYTES:
+            return {}
+        spec = json.loads(spec_path.read_bytes())
+    except (OSError, ValueError, RecursionError):
+        return {"run_spec": f"{spec_path.name} (unreadable, ignored)"}
+    if not isinstance(spec, dict):
+        return {}
+    meta: dict[str, str] = {"run_spec": spec_path.name}
+    if isinstance(spec.get("name"), str):
+        meta["run"] = spec["name"]
+    adapter = spec.get("adapter_spec")
+    if isinstance(adapter, dict):
+        for key in ("model", "model_deployment", "method", "max_train_instances"):
+            value = adapter.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+                meta[key if key != "method" else "adapter_method"] = str(value)
+    scenario = spec.get("scenario_spec")
+    if isinstance(scenario, dict) and isinstance(scenario.get("class_name"), str):
+        meta["scenario"] = scenario["class_name"]
+        meta["task"] = scenario["class_name"].rsplit(".", 1)[-1]
+        args = scenario.get("args")
+        if isinstance(args, dict) and args:
+            meta["scenario_args"] = json.dumps(args, sort_keys=True)[:MAX_METADATA_CHARS]
+    groups = spec.get("groups")
+    if isinstance(groups, list) and groups:
+        meta["groups"] = ", ".join(map(str, groups))
+    return meta
+
+
+# ---------------------------------------------------------------------------------------------
+# Transcripts
+
+
+class HelmTranscripts:
+    """Predictions are in memory; requests and instances are read on the first transcript."""
+
+    def __init__(self, path: Path, rows: Sequence[_Prediction], metric: str) -> None:
+        self._path = path
+        self._rows = list(rows)
+        self._metric = metric
+        self._lock = threading.Lock()
+        self._requests: dict[tuple[str, str | None, int], Any] | None = None
+        self._instances: dict[tuple[str, str | None], Any] | None = None
+
+    def read(self, row: int) -> Transcript:
+        if not 0 <= row < len(self._rows):
+            raise IndexError(f"row {row} is out of range (0..{len(self._rows) - 1})")
+        prediction = self._rows[row]
+        requests, instances = self._side_files()
+        request = requests.get((prediction.instance_id, prediction.perturbation, prediction.trial))
+        instance = instances.get((prediction.instance_id, prediction.perturbation))
+        if instance is None:  # perturbed copies may be listed under the original only
+            instance = instances.get((prediction.instance_id, None))
+        return _transcript(prediction, request, instance)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        if name not in TEXT_FIELDS:
+            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        return [getattr(self.read(row), name) for row in rows]
+
+    def _side_files(self) -> tuple[dict, dict]:
+        with self._lock:
+            if self._requests is None:
+                self._requests = {}
+                for entry in _side_list(self._path.parent / REQUESTS_FILE):
+                    key = _side_key(entry)
+                    if key is not None:
+                        trial = entry.get("train_trial_index", 0)
+                        if isinstance(trial, int) and not isinstance(trial, bool):
+                            self._requests.setdefault((*key, trial), entry.get("request"))
+            if self._instances is None:
+                self._instances = {}
+                for entry in _side_list(self._path.parent / INSTANCES_FILE):
+                    if isinstance(entry, dict) and "id" in entry:
+                        perturbation = entry.get("perturbation")
+                        name = perturbation.get("name") if isinstance(perturbation, dict) else None
+                        self._instances.setdefault((str(entry["id"]), name), entry)
+            return self._requests, self._instances
+
+
+def _side_list(side_path: Path) -> list[Any]:
+    """A side file's list; a missing file is no text, a broken one is an error naming it."""
+    if not side_path.is_file():
+        return []
+    try:
+        if side_path.stat().st_size > MAX_SIDE_FILE_BYTES:
+            raise InputError(
+                side_path, f"is larger than {MAX_SIDE_FILE_BYTES} bytes; not read for transcripts"
+            )
+        data = json.loads(side_path.read_bytes().removeprefix(UTF8_BOM))
+    except OSError as exc:
+        raise InputError(side_path, f"cannot read the file: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            side_path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(side_path, f"not valid JSON: {exc}") from None
+    if not isinstance(data, list):
+        raise InputError(side_path, f"expected a list, got {_describe(data)}", record="(top)")
+    return data
+
+
+def _side_key(entry: Any) -> tuple[str, str | None] | None:
+    if not isinstance(entry, dict) or entry.get("instance_id") is None:
+        return None
+    perturbation = entry.get("perturbation")
+    name = perturbation.get("name") if isinstance(perturbation, dict) else None
+    return str(entry["instance_id"]), name
+
+
+def _transcript(prediction: _Prediction, request: Any, instance: Any) -> Transcript:
+    raw = prediction.compact
+    metadata: dict[str, str] = {
+        "record": prediction.record,
+        "instance_id": prediction.instance_id,
+        "train_trial_index": str(prediction.trial),
+    }
+    if prediction.perturbation:
+        metadata["perturbation"] = _short(raw.get("perturbation"))
+    for key in ("mapped_output", "truncated_predicted_text", "reference_index"):
+        if raw.get(key) is not None:
+            metadata[key] = _short(raw[key])
+    stats = raw.get("stats")
+    if isinstance(stats, dict):
+        for name, value in stats.items():
+            metadata[f"stat.{name}"] = _short(value)
+    prompt: str | None = None
+    messages: tuple[Message, ...] = ()
+    if isinstance(request, dict):
+        if isinstance(request.get("prompt"), str):
+            prompt = request["prompt"]
+        chat = request.get("messages")
+        if isinstance(chat, list):
+            messages = tuple(
+                Message(role=_text(m.get("role", "?")), content=content_text(m.get("content")))
+                for m in chat
+                if isinstance(m, dict)
+            )
+            if not prompt and messages:
+                users = [m for m in messages if m.role == "user"] or list(messages)
+                prompt = users[-1].content
+        for key in ("model", "model_deployment", "temperature", "max_tokens"):
+            if request.get(key) is not None:
+                metadata[f"request.{key}"] = _short(request[key])
+    target = None
+    if isinstance(instance, dict):
+        target = _references(instance.get("references"))
+        if prompt is None:
+            instance_input = instance.get("input")
+            if isinstance(instance_input, dict) and isinstance(instance_input.get("text"), str):
+                prompt = instance_input["text"]
+        if isinstance(instance.get("split"), str):
+            metadata["split"] = instance["split"]
+    output = raw.get("predicted_text")
+    return Transcript(
+        input=prompt,
+        output=output if isinstance(output, str) else None,
+        target=target,
+        explanation=None,
+        messages=messages,
+        metadata=metadata,
+    )
+
+
+def _references(references: Any) -> str | None:
+    """The correct references' texts (tag "correct"), one per line."""
+    if not isinstance(references, list):
+        return None
+    texts = []
+    for reference in references:
+        if not isinstance(reference, dict):
+            continue
+        tags = reference.get("tags")
+        output = reference.get("output")
+        text = output.get("text") if isinstance(output, dict) else output
+        if isinstance(tags, list) and "correct" in tags and isinstance(text, str):
+            texts.append(text)
+    return "\n".join(texts) if texts else None
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _short(value: Any) -> str:
+    text = _text(value)
+    return text if len(text) <= MAX_METADATA_CHARS else text[: MAX_METADATA_CHARS - 3] + "..."
+
+
+def _describe(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,643 @@
+"""promptfoo results files (`promptfoo eval -o results.json`, `promptfoo export`).
+
+The file is promptfoo's `OutputFile`: `{evalId, results: EvaluateSummary, config, shareableUrl,
+metadata: {promptfooVersion, ...}}`, where the summary (version 2 or 3) holds `results`, one
+`EvaluateResult` per (test, prompt, provider): `provider {id, label}`, `prompt {raw, label}`
+(`raw` is the rendered prompt), `vars`, `testCase {description, vars, assert, ...}`, `success`,
+`score`, `gradingResult {pass, score, reason}`, `response {output, error}`, `error`,
+`failureReason` (0 none, 1 assertion, 2 error). A bare summary (`{version, results: [...]}`) and
+promptfoo's internal `ResultsFile` (`{version, createdAt, results: summary}`) load too.
+
+One file holds every provider x prompt combination of an eval, so a run is one *arm*: the results
+of one provider and one prompt. With several arms `LoadOptions.arm` picks one (provider id or
+label, prompt label, or `provider=<id>, prompt=<label>`); without it the load stops and lists
+them.
+
+Items: a test's `description` when it has one that no other test of the arm shares, else
+`vars:` + the first 12 hex digits of the sha256 of its vars as canonical JSON (sorted keys, no
+spaces), so the same test gets the same id in another file. The same test case repeated
+(`--repeat`) becomes epochs in file order; two different test cases with one id are an error.
+
+Verdicts: `success` (true/false, nothing else) -> passed; `score` -> score. A result is an error
+(status "error", a failure) when `response.error` is set, or when `error` is set and
+`failureReason` is 2, or absent on an older file where `error` is not just the grader's reason
+(promptfoo itself copies a failed assertion's reason into `error`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.native import content_text
+from evaltui.core.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
+    TEXT_FIELDS,
+    Message,
+    Run,
+    RunSource,
+    Transcript,
+)
+
+NAME = "promptfoo"
+HARNESS = "promptfoo"
+UTF8_BOM = b"\xef\xbb\xbf"
+FAILURE_ASSERT = 1
+FAILURE_ERROR = 2
+FAILURE_REASONS = (0, FAILURE_ASSERT, FAILURE_ERROR)
+VARS_ID_PREFIX = "vars:"
+VARS_ID_HEX = 12
+MAX_METADATA_CHARS = 2000
+MAX_ARM_LABEL = 120  # an arm's prompt label is shown up to this many characters in a listing
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+# ---------------------------------------------------------------------------------------------
+# Detection
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A JSON object with promptfoo's `evalId`, or whose `results` is a summary (has `version`
+    or `results`), or a bare summary (`version`, `timestamp`, `results`); decided from the
+    first keys, so a huge file is still recognised."""
+    text = head.removeprefix(UTF8_BOM).lstrip()
+    if not text.startswith(b"{"):
+        return False
+    top, nested = _keys(text)
+    if "evalId" in top:
+        return True
+    if {"version", "timestamp", "results"} <= set(top):
+        return True
+    return "results" in top and bool(nested & {"version", "results"})
+
+
+def _keys(text: bytes) -> tuple[list[str], set[str]]:
+    """The outermost object's keys, and the keys of its `results` object if that is an object."""
+    top: list[str] = []
+    nested: set[str] = set()
+    depth = 0
+    previous: bytes | None = None
+    in_results = False  # inside the object that is the value of top-level "results"
+    pending_results = False  # just saw `"results":` at the top level
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token in (b"{", b"["):
+            depth += 1
+            if pending_results and depth == 2 and token == b"{":
+                in_results = True
+            pending_results = False
+        elif token in (b"}", b"]"):
+            depth -= 1
+            if depth == 1:
+                in_results = False
+            if depth <= 0:
+                break
+        elif token == b":" and previous is not None and previous[:1] == b'"':
+            key = previous[1:-1].decode("utf-8", errors="replace")
+            if depth == 1:
+                top.append(key)
+                pending_results = key == "results"
+            elif depth == 2 and in_results:
+                nested.add(key)
+        elif token == b",":
+            pending_results = False
+        previous = token
+    return top, nested
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+@dataclass(frozen=True)
+class _Result:
+    """One EvaluateResult of the chosen arm, with what the table and the transcript need."""
+
+    index: int  # position in the results list
+    record: str  # "results.results[i]", for messages
+    test_key: str  # canonical JSON of the test case: equal keys are repeats of one test
+    description: str | None
+    vars: Any
+    passed: bool
+    score: float | None
+    status: str
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class _Arm:
+    provider_id: str
+    provider_label: str
+    prompt_label: str
+
+    @property
+    def provider(self) -> str:
+        return self.provider_label or self.provider_id
+
+    @property
+    def short_label(self) -> str:
+        label = self.prompt_label
+        return label if len(label) <= MAX_ARM_LABEL else label[: MAX_ARM_LABEL - 3] + "..."
+
+    def display(self) -> str:
+        return f"provider={self.provider}, prompt={self.short_label}"
+
+    def spec(self, arms: Sequence[_Arm]) -> str:
+        """The shortest --arm value that picks this arm out of `arms`."""
+        for candidate in (f"provider={self.provider}", f"prompt={self.short_label}"):
+            if [arm for arm in arms if _arm_matches(arm, candidate)] == [self]:
+                return candidate
+        return self.display()
+
+
+def load(path: Path, options: LoadOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    document = _parse(path)
+    summary, prefix = _summary(path, document)
+    results = summary.get("results")
+    if not isinstance(results, list):
+        raise InputError(
+            path,
+            f"expected a list of results, got {_describe(results)}",
+            field=f"{prefix}results" if prefix else "results",
+        )
+    if not results:
+        raise InputError(
+            path, "holds no results; expected one result per test and prompt", field="results"
+        )
+    list_name = f"{prefix}results"
+    arms: dict[_Arm, list[int]] = {}
+    for i, result in enumerate(results):
+        record = f"{list_name}[{i}]"
+        if not isinstance(result, dict):
+            raise InputError(
+                path, f"expected a result object, got {_describe(result)}", record=record
+            )
+        arms.setdefault(_arm_of(path, result, record), []).append(i)
+    arm = _choose_arm(path, list(arms), options.arm)
+    chosen = [_result(path, results[i], i, f"{list_name}[{i}]") for i in arms[arm]]
+    ids = _item_ids(path, chosen)
+    table = _table(chosen, ids)
+    metadata = _metadata(document, summary, arm, list(arms), chosen, table)
+    rows = [_compact(r) for r in chosen]
+    return Run(
+        source=source,
+        table=table,
+        transcripts=PromptfooTranscripts(rows, [r.record for r in chosen]),
+        metadata=metadata,
+    )
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        document = json.loads(data.removeprefix(UTF8_BOM))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(path, f"not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise InputError(
+            path,
+            f"expected a promptfoo results object ({{evalId, results, ...}}), got "
+            f"{_describe(document)}",
+        )
+    return document
+
+
+def _summary(path: Path, document: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """The EvaluateSummary and the prefix its fields are named with in messages."""
+    results = document.get("results")
+    if isinstance(results, list):
+        return document, ""  # a bare EvaluateSummary
+    if isinstance(results, dict):
+        return results, "results."
+    raise InputError(
+        path,
+        f"expected the eval summary (an object with a 'results' list), got {_describe(results)}",
+        field="results",
+    )
+
+
+def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
+    provider = result.get("provider")
+    if isinstance(provider, str) and provider:
+        provider_id, provider_label = provider, ""
+    elif isinstance(provider, dict) and (provider.get("id") or provider.get("label")):
+        provider_id = _str_or_empty(provider.get("id"))
+        provider_label = _str_or_empty(provider.get("label"))
+    else:
+        raise InputError(
+            path,
+            f"expected the provider ({{id, label}} or an id string), got {_describe(provider)}",
+            record=record,
+            field="provider",
+        )
+    prompt = result.get("prompt")
+    if isinstance(prompt, dict):
+        label = prompt.get("label") or prompt.get("display") or prompt.get("raw") or ""
+        prompt_label = label if isinstance(label, str) else _text(label)
+    elif isinstance(prompt, str):
+        prompt_label = prompt
+    elif prompt is None:
+        prompt_label = ""
+    else:
+        raise InputError(
+            path,
+            f"expected the prompt ({{raw, label}}), got {_describe(prompt)}",
+            record=record,
+            field="prompt",
+        )
+    return _Arm(provider_id, provider_label, prompt_label)
+
+
+def _choose_arm(path: Path, arms: list[_Arm], wanted: str | None) -> _Arm:
+    listing = "; ".join(repr(arm.spec(arms)) for arm in arms)
+    if wanted is None:
+        if len(arms) == 1:
+            return arms[0]
+        raise InputError(
+            path,
+            f"holds {len(arms)} provider/prompt combinations (arms): {listing}; pass one of "
+            "them with --arm to choose the one this run is",
+            field="provider",
+        )
+    matches = [arm for arm in arms if _arm_matches(arm, wanted)]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise InputError(
+            path, f"no arm matches --arm '{wanted}'; arms in this file: {listing}", field="provider"
+        )
+    shown = "; ".join(repr(arm.spec(arms)) for arm in matches)
+    raise InputError(
+        path,
+        f"--arm '{wanted}' matches {len(matches)} arms: {shown}; name both the provider and the "
+        "prompt as 'provider=ID, prompt=LABEL'",
+        field="provider",
+    )
+
+
+def _arm_matches(arm: _Arm, wanted: str) -> bool:
+    providers = {arm.provider_id, arm.provider_label} - {""}
+    text = wanted.strip()
+    if text.startswith("provider="):
+        rest = text[len("provider=") :]
+        provider, sep, prompt = rest.partition(", prompt=")
+        if provider.strip() not in providers:
+            return False
+        return not sep or _label_matches(prompt, arm.prompt_label)
+    if text.startswith("prompt="):
+        return _label_matches(text[len("prompt=") :], arm.prompt_label)
+    return text in providers or _label_matches(text, arm.prompt_label) or text == arm.display()
+
+
+def _label_matches(given: str, label: str) -> bool:
+    """Exact, or the shortened form an arm listing shows ("first characters...")."""
+    if given == label:
+        return True
+    return (
+        len(label) > MAX_ARM_LABEL
+        and given.endswith("...")
+        and len(given) > 3
+        and label.startswith(given[:-3])
+    )
+
+
+def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Result:
+    success = result.get("success")
+    if not isinstance(success, bool):
+        raise InputError(
+            path,
+            f"expected true or false, got {_describe(success)}",
+            record=record,
+            field="success",
+        )
+    score = result.get("score")
+    if score is not None and (
+        isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score)
+    ):
+        raise InputError(
+            path, f"expected a finite number, got {_describe(score)}", record=record, field="score"
+        )
+    failure = result.get("failureReason")
+    if failure is not None and (isinstance(failure, bool) or failure not in FAILURE_REASONS):
+        raise InputError(
+            path,
+            f"expected 0, 1 or 2 (none, assertion, error), got {_describe(failure)}",
+            record=record,
+            field="failureReason",
+        )
+    test_case = result.get("testCase")
+    if test_case is not None and not isinstance(test_case, dict):
+        raise InputError(
+            path,
+            f"expected the test case object, got {_describe(test_case)}",
+            record=record,
+            field="testCase",
+        )
+    test_case = test_case or {}
+    description = test_case.get("description", result.get("description"))
+    if description is not None and not isinstance(description, str):
+        raise InputError(
+            path,
+            f"expected a string, got {_describe(description)}",
+            record=record,
+            field="testCase.description",
+        )
+    variables = test_case.get("vars", result.get("vars"))
+    if variables is None:
+        variables = {}
+    key_source = test_case if test_case else {"description": description, "vars": variables}
+    errored = _is_error(result, failure)
+    return _Result(
+        index=index,
+        record=record,
+        test_key=_canonical_json(key_source),
+        description=description or None,
+        vars=variables,
+        passed=success and not errored,
+        score=None if score is None else float(score),
+        status="error" if errored else "ok",
+        raw=result,
+    )
+
+
+def _is_error(result: Mapping[str, Any], failure: Any) -> bool:
+    response = result.get("response")
+    if isinstance(response, dict) and response.get("error"):
+        return True
+    error = result.get("error")
+    if not error:
+        return False
+    if failure is not None:
+        return failure == FAILURE_ERROR
+    grading = result.get("gradingResult")
+    # Before failureReason existed, a failed assertion's reason was copied into `error`.
+    return not (isinstance(grading, dict) and grading.get("reason") == error)
+
+
+def _item_ids(path: Path, results: Sequence[_Result]) -> list[str]:
+    """One id per result: repeats of a test share it; two different tests may not."""
+    tests: dict[str, _Result] = {}  # test key -> its first result
+    for result in results:
+        tests.setdefault(result.test_key, result)
+    descriptions: dict[str, int] = {}
+    for first in tests.values():
+        if first.description:
+            descriptions[first.description] = descriptions.get(first.description, 0) + 1
+    id_of_test: dict[str, str] = {}
+    owner: dict[str, _Result] = {}  # item id -> the first result of the test that has it
+    for key, first in tests.items():
+        if first.description and descriptions[first.description] == 1:
+            item_id = first.description
+        else:
+            item_id = VARS_ID_PREFIX + vars_digest(first.vars)
+        if item_id in owner:
+            other = owner[item_id]
+            raise InputError(
+                path,
+                f"two different test cases get the item id {item_id!r} (first at {other.record}, "
+                f"description {other.description!r}); give each test a unique description or "
+                "distinct vars",
+                record=first.record,
+                field="testCase",
+            )
+        owner[item_id] = first
+        id_of_test[key] = item_id
+    return [id_of_test[r.test_key] for r in results]
+
+
+def vars_digest(variables: Any) -> str:
+    """The first hex digits of the sha256 of `variables` as canonical JSON."""
+    digest = hashlib.sha256(_canonical_json(variables).encode("utf-8")).hexdigest()
+    return digest[:VARS_ID_HEX]
+
+
+def _canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _table(results: Sequence[_Result], ids: Sequence[str]) -> pl.DataFrame:
+    epochs: list[int] = []
+    seen: dict[str, int] = {}
+    for item_id in ids:
+        seen[item_id] = seen.get(item_id, 0) + 1
+        epochs.append(seen[item_id])
+    columns: dict[str, pl.Series] = {
+        ITEM_ID: pl.Series(ITEM_ID, list(ids), dtype=pl.String),
+        EPOCH: pl.Series(EPOCH, epochs, dtype=pl.Int64),
+        PASSED: pl.Series(PASSED, [r.passed for r in results], dtype=pl.Boolean),
+    }
+    if any(r.score is not None for r in results):
+        columns[SCORE] = pl.Series(SCORE, [r.score for r in results], dtype=pl.Float64)
+    columns[STATUS] = pl.Series(STATUS, [r.status for r in results], dtype=pl.String)
+    columns[ROW] = pl.Series(ROW, list(range(len(results))), dtype=pl.Int64)
+    return pl.DataFrame(columns)
+
+
+def _metadata(
+    document: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    arm: _Arm,
+    arms: Sequence[_Arm],
+    results: Sequence[_Result],
+    table: pl.DataFrame,
+) -> dict[str, str]:
+    meta: dict[str, str] = {"harness": HARNESS}
+    info = document.get("metadata")
+    if isinstance(info, dict):
+        for key, target in (
+            ("promptfooVersion", "harness_version"),
+            ("exportedAt", "exported_at"),
+            ("evaluationCreatedAt", "created"),
+            ("author", "author"),
+        ):
+            if _scalar(info.get(key)):
+                meta[target] = str(info[key])
+    if _scalar(document.get("evalId")):
+        meta["eval_id"] = str(document["evalId"])
+    if _scalar(summary.get("version")):
+        meta["results_version"] = str(summary["version"])
+    if _scalar(summary.get("timestamp")):
+        meta.setdefault("created", str(summary["timestamp"]))
+    config = document.get("config")
+    if isinstance(config, dict) and _scalar(config.get("description")):
+        meta["description"] = str(config["description"])[:MAX_METADATA_CHARS]
+    meta["provider"] = arm.provider_id or arm.provider_label
+    meta["model"] = meta["provider"]
+    if arm.provider_label:
+        meta["provider_label"] = arm.provider_label
+    meta["prompt_label"] = arm.prompt_label[:MAX_METADATA_CHARS]
+    meta["arm"] = arm.spec(arms)
+    meta["arms"] = str(len(arms))
+    meta["results"] = str(len(results))
+    meta["result_errors"] = str(sum(1 for r in results if r.status == "error"))
+    meta["items"] = str(table[ITEM_ID].n_unique())
+    return meta
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool) and value != ""
+
+
+# ---------------------------------------------------------------------------------------------
+# Transcripts
+
+TRANSCRIPT_KEYS = (
+    "prompt",
+    "response",
+    "gradingResult",
+    "error",
+    "failureReason",
+    "testCase",
+    "vars",
+    "description",
+    "testIdx",
+    "promptIdx",
+    "latencyMs",
+    "cost",
+    "namedScores",
+    "score",
+    "success",
+)
+
+
+def _compact(result: _Result) -> dict[str, Any]:
+    """The parts of a result drill-down shows (not the token usage, metadata or traces)."""
+    out = {key: result.raw[key] for key in TRANSCRIPT_KEYS if key in result.raw}
+    grading = out.get("gradingResult")
+    if isinstance(grading, dict):  # component results can hold whole grading prompts
+        out["gradingResult"] = {k: grading.get(k) for k in ("pass", "score", "reason")}
+    response = out.get("response")
+    if isinstance(response, dict):
+        out["response"] = {k: response[k] for k in ("output", "error") if k in response}
+    out["_status"] = result.status
+    return out
+
+
+class PromptfooTranscripts:
+    """The chosen arm's results are kept (compacted) in memory; a read renders one."""
+
+    def __init__(self, rows: Sequence[dict[str, Any]], records: Sequence[str]) -> None:
+        self._rows = list(rows)
+        self._records = list(records)
+
+    def read(self, row: int) -> Transcript:
+        if not 0 <= row < len(self._rows):
+            raise IndexError(f"row {row} is out of range (0..{len(self._rows) - 1})")
+        return _transcript(self._rows[row], self._records[row])
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        if name not in TEXT_FIELDS:
+            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        return [getattr(self.read(row), name) for row in rows]
+
+
+def _transcript(result: Mapping[str, Any], record: str) -> Transcript:
+    prompt = result.get("prompt")
+    raw = prompt.get("raw") if isinstance(prompt, dict) else prompt
+    response = result.get("response") if isinstance(result.get("response"), dict) else {}
+    grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
+    test_case = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
+    output = response.get("output")
+    explanation = grading.get("reason")
+    error = result.get("error") or response.get("error")
+    if result.get("_status") == "error" and error:
+        explanation = _text(error)
+    metadata: dict[str, str] = {"record": record}
+    description = test_case.get("description", result.get("description"))
+    if description:
+        metadata["description"] = _text(description)
+    variables = test_case.get("vars", result.get("vars"))
+    if isinstance(variables, dict):
+        for name, value in variables.items():
+            metadata[f"var.{name}"] = _short(value)
+    for key in ("testIdx", "promptIdx", "failureReason", "latencyMs", "cost", "score"):
+        if result.get(key) is not None:
+            metadata[key] = _short(result[key])
+    if isinstance(result.get("namedScores"), dict):
+        for name, value in result["namedScores"].items():
+            metadata[f"namedScore.{name}"] = _short(value)
+    if error:
+        metadata["error"] = _short(error)
+    return Transcript(
+        input=None if raw is None else _text(raw),
+        output=None if output is None else _text(output),
+        target=_assertions_text(test_case.get("assert")),
+        explanation=None if explanation is None else _text(explanation),
+        messages=_messages(raw),
+        metadata=metadata,
+    )
+
+
+def _messages(raw: Any) -> tuple[Message, ...]:
+    """A chat prompt is rendered by promptfoo as a JSON list of {role, content}."""
+    if not isinstance(raw, str) or not raw.lstrip().startswith("["):
+        return ()
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(m, dict) and "role" in m for m in value):
+        return ()
+    return tuple(
+        Message(role=_text(m.get("role")), content=content_text(m.get("content"))) for m in value
+    )
+
+
+def _assertions_text(assertions: Any) -> str | None:
+    """What the test expected: one line per assertion, `type: value`."""
+    if not isinstance(assertions, list) or not assertions:
+        return None
+    lines = []
+    for assertion in assertions:
+        if not isinstance(assertion, dict):
+            lines.append(_text(assertion))
+            continue
+        kind = _text(assertion.get("type", "?"))
+        value = assertion.get("value")
+        lines.append(kind if value is None else f"{kind}: {_text(value)}")
+    return "\n".join(lines)
+
+
+def _str_or_empty(value: Any) -> str:
+    return value if isinstance(value, str) else "" if value is None else _text(value)
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _short(value: Any) -> str:
+    text = _text(value)
+    return text if len(text) <= MAX_METADATA_CHARS else text[: MAX_METADATA_CHARS - 3] + "..."
+
+
+def _describe(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
