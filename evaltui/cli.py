@@ -52,6 +52,26 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="lm-eval: which filter's lines to use when a task has several (default: the first)",
     )
+    fmt = parser.add_argument_group("input formats")
+    fmt.add_argument("--arm", default=None, help="promptfoo: the provider/prompt of both runs")
+    fmt.add_argument("--baseline-arm", default=None, help="promptfoo: the baseline's arm")
+    fmt.add_argument("--candidate-arm", default=None, help="promptfoo: the candidate's arm")
+    for name, what in (
+        ("id", "item id"),
+        ("pass", "pass/fail verdict"),
+        ("score", "graded score"),
+        ("slice", "slice"),
+        ("cluster", "cluster"),
+    ):
+        fmt.add_argument(
+            f"--{name}-col", default=None, metavar="COL", help=f"the column holding the {what}"
+        )
+    fmt.add_argument(
+        "--text-cols",
+        default=None,
+        metavar="A,B,C,D",
+        help="columns for input, output, target, explanation (or name=field pairs)",
+    )
     parser.add_argument(
         "--allow-missing",
         action="store_true",
@@ -319,17 +339,42 @@ def analysis_options(args: argparse.Namespace):
     )
 
 
+def load_options(args: argparse.Namespace):
+    """LoadOptions for the baseline and for the candidate (they differ only in the arm)."""
+    from dataclasses import replace
+
+    from evaltui.core.formats import LoadOptions
+
+    text_cols = tuple(args.text_cols.split(",")) if args.text_cols else None
+    common = LoadOptions(
+        metric=args.metric,
+        filter=args.filter,
+        arm=args.arm,
+        id_col=args.id_col,
+        pass_col=args.pass_col,
+        score_col=args.score_col,
+        slice_col=args.slice_col,
+        cluster_col=args.cluster_col,
+        text_cols=text_cols,
+    )
+    return (
+        replace(common, arm=args.baseline_arm or args.arm),
+        replace(common, arm=args.candidate_arm or args.arm),
+    )
+
+
 def load_analysis(args: argparse.Namespace):
     """Load, pair and analyse the two runs the arguments name."""
     from evaltui.core.compare import compare_files
-    from evaltui.core.formats import LoadOptions
     from evaltui.core.pairing import PairingOptions
 
+    base_load, cand_load = load_options(args)
     return compare_files(
         args.baseline,
         args.candidate,
         input_format=args.input_format,
-        load=LoadOptions(metric=args.metric, filter=args.filter),
+        load=base_load,
+        candidate_load=cand_load,
         pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
         analysis=analysis_options(args),
         policy=load_policy_arg(args),

@@ -35,6 +35,7 @@ def compare_files(
     *,
     input_format: str | None = None,
     load: LoadOptions | None = None,
+    candidate_load: LoadOptions | None = None,
     pairing: PairingOptions | None = None,
     analysis: AnalysisOptions | None = None,
     policy: Policy | None = None,
@@ -44,6 +45,7 @@ def compare_files(
 
     A policy, when given, fixes alpha, the CI method and the confidence level (it was written
     before the results; the caller refuses command-line values that contradict it).
+    `candidate_load` differs from `load` only where one file holds several arms (promptfoo).
     """
     load = load or LoadOptions()
     analysis = analysis or AnalysisOptions()
@@ -62,7 +64,7 @@ def compare_files(
     step(0)
     base_run = load_run(baseline, input_format, load)
     step(1)
-    cand_run = load_run(candidate, input_format, load)
+    cand_run = load_run(candidate, input_format, candidate_load or load)
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):

@@ -219,6 +219,12 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
     _check_doc_hashes(baseline, candidate, joined)
     items, conflicts = _shape_items(joined, scores)
 
+    warnings = list(_metadata_warnings(baseline, candidate))
+    if conflicts:
+        warnings.append(
+            f"{conflicts} paired item(s) have a different slice in the two files; "
+            "the baseline's slice is used"
+        )
     report = PairingReport(
         paired=items.height,
         baseline=_arm_report(baseline, excluded_records["baseline"], only_cand),
@@ -227,16 +233,31 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         on_error=options.on_error,
         excluded_items=tuple(sorted(excluded)),
         slice_conflicts=conflicts,
-        warnings=(
-            (
-                f"{conflicts} paired item(s) have a different slice in the two files; "
-                "the baseline's slice is used",
-            )
-            if conflicts
-            else ()
-        ),
+        warnings=tuple(warnings),
     )
     return PairedRuns(baseline, candidate, items, report, scores)
+
+
+# Run metadata that must agree for the comparison to mean anything (the model may differ).
+SAME_EXPERIMENT_KEYS = (
+    "task", "task_version", "dataset", "dataset_samples", "dataset_hash", "scorer", "metric",
+    "filter", "eval_name", "harness",
+)  # fmt: skip
+FINISHED_STATUSES = ("success", "complete", "completed", "finished")
+
+
+def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
+    """A different task, dataset or scorer means the two runs measure different things."""
+    out = []
+    for key in SAME_EXPERIMENT_KEYS:
+        a, b = baseline.metadata.get(key), candidate.metadata.get(key)
+        if a is not None and b is not None and a != b:
+            out.append(f"the runs differ in {key}: baseline {a!r}, candidate {b!r}")
+    for name, run in (("baseline", baseline), ("candidate", candidate)):
+        status = run.metadata.get("run_status")
+        if status is not None and status not in FINISHED_STATUSES:
+            out.append(f"the {name} log's run status is {status!r}: it may be incomplete")
+    return out
 
 
 def _check_duplicates(run: Run) -> None:

@@ -39,6 +39,7 @@ class AppConfig:
     candidate: Path
     input_format: str | None = None
     load: LoadOptions = field(default_factory=LoadOptions)
+    candidate_load: LoadOptions | None = None  # when the candidate's arm differs
     pairing: PairingOptions = field(default_factory=PairingOptions)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     tags: tuple[str, ...] | None = None
@@ -48,14 +49,15 @@ class AppConfig:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
-        from evaltui.cli import analysis_options, load_policy_arg
+        from evaltui.cli import analysis_options, load_options, load_policy_arg
         from evaltui.core.review import parse_tags
 
         return cls(
             baseline=Path(args.baseline),
             candidate=Path(args.candidate),
             input_format=args.input_format,
-            load=LoadOptions(metric=args.metric, filter=args.filter),
+            load=load_options(args)[0],
+            candidate_load=load_options(args)[1],
             pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
             analysis=analysis_options(args),
             tags=parse_tags(args.tags) if args.tags else None,
@@ -130,6 +132,7 @@ class EvalTuiApp(App[int]):
                 cfg.candidate,
                 input_format=cfg.input_format,
                 load=cfg.load,
+                candidate_load=cfg.candidate_load,
                 pairing=cfg.pairing,
                 analysis=cfg.analysis,
                 policy=cfg.policy,

@@ -1,0 +1,64 @@
+"""Harness logs and other column names through the command line, with mismatch warnings."""
+
+from __future__ import annotations
+
+import json
+
+from evaltui.cli import main
+from tests.conftest import DATA
+
+PROMPTFOO = DATA / "promptfoo" / "eval-two-providers.json"
+LM_TINY = next((DATA / "lm_eval" / "sshleifer__tiny-gpt2").glob("*.jsonl"))
+LM_RANDOM = next((DATA / "lm_eval" / "hf-internal-testing__tiny-random-gpt2").glob("*.jsonl"))
+INSPECT_JSON = DATA / "inspect_ai" / "2025-05-12T20-28-13-04-00_popularity.json"
+
+
+def report(capsys, *args):
+    code = main(["report", *map(str, args), "--format", "json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out else None), err
+
+
+def test_two_arms_of_one_promptfoo_file_are_compared_with_per_side_arms(capsys):
+    code, r, _ = report(
+        capsys, PROMPTFOO, PROMPTFOO,
+        "--baseline-arm", "provider=openai:gpt-4o-mini",
+        "--candidate-arm", "provider=claude-3.5-haiku",
+    )  # fmt: skip
+    assert code == 0
+    assert r["table"] == {"both_pass": 6, "regressions": 3, "improvements": 1, "both_fail": 2}
+
+
+def test_promptfoo_file_with_several_arms_and_no_arm_is_a_clear_error(capsys):
+    code, _, err = report(capsys, PROMPTFOO, PROMPTFOO)
+    assert code == 2 and "--arm" in err and err.count("\n") == 1
+
+
+def test_lm_eval_pair_gives_the_expected_table(capsys):
+    code, r, _ = report(capsys, LM_TINY, LM_RANDOM)
+    assert r["table"] == {"both_pass": 10, "regressions": 2, "improvements": 6, "both_fail": 2}
+    assert r["inputs"]["baseline"]["format"] == "lm_eval"
+    assert r["inputs"]["candidate"]["metadata"]["model"] == "hf-internal-testing/tiny-random-gpt2"
+
+
+def test_other_column_names_are_mapped_by_flags(capsys, tmp_path):
+    for name, verdicts in (("b.csv", "1,1,0,0"), ("c.csv", "1,0,1,1")):
+        rows = ["qid,correct,topic"] + [
+            f"q{i},{'true' if v == '1' else 'false'},t{i % 2}"
+            for i, v in enumerate(verdicts.split(","))
+        ]
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    code, r, err = report(
+        capsys, tmp_path / "b.csv", tmp_path / "c.csv",
+        "--id-col", "qid", "--pass-col", "correct", "--slice-col", "topic",
+    )  # fmt: skip
+    assert code == 0, err
+    assert r["table"] == {"both_pass": 1, "regressions": 1, "improvements": 2, "both_fail": 0}
+    code, _, err = report(capsys, tmp_path / "b.csv", tmp_path / "c.csv", "--id-col", "nope")
+    assert code == 2 and "nope" in err and "qid" in err
+
+
+def test_runs_of_different_tasks_are_warned_about(capsys):
+    _, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
+    assert "the runs differ in task: baseline 'popularity', candidate 'copa'" in r["warnings"]
+    assert "the baseline log's run status is 'cancelled': it may be incomplete" in r["warnings"]
