@@ -20,7 +20,7 @@ EXIT_OK = 0
 EXIT_REGRESSED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-COMMANDS = ("report", "signoff", "plan")
+COMMANDS = ("report", "signoff", "plan", "verify")
 DEMO_DIR = "sample_runs"
 DEMO_FILES = ("baseline.jsonl", "candidate.jsonl")
 
@@ -191,7 +191,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="exact-psi (default) or the rough (z_a + z_b)^2 psi / d^2",
     )
     plan.add_argument("--format", choices=("text", "json"), default="text")
+
+    verify = sub.add_parser(
+        "verify",
+        help="check a sign-off record: its own hash, and given the files, that they are the ones "
+        "reviewed and that the statistics recompute",
+        description="Exit 0: verified; 1: not (one line says why); 2: unreadable record or files.",
+    )
+    verify.add_argument("record", type=Path, help="the sign-off record (PREFIX.json)")
+    verify.add_argument("baseline", type=Path, nargs="?")
+    verify.add_argument("candidate", type=Path, nargs="?")
     return parser
+
+
+def _run_verify(args: argparse.Namespace) -> int:
+    from evaltui.core.errors import UsageError
+    from evaltui.core.verify import read_record, verify_record
+
+    if (args.baseline is None) != (args.candidate is None):
+        raise UsageError("give both input files (BASE CAND), or neither")
+    record = read_record(args.record)
+    result = verify_record(record, args.baseline, args.candidate)
+    (sys.stdout if result.ok else sys.stderr).write(
+        f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
+    )
+    return EXIT_OK if result.ok else EXIT_REGRESSED
 
 
 def _run_plan(args: argparse.Namespace) -> int:
@@ -265,7 +289,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser().parse_args(args_list)
-            runner = {"report": _run_report, "signoff": _run_signoff, "plan": _run_plan}
+            runner = {
+                "report": _run_report,
+                "signoff": _run_signoff,
+                "plan": _run_plan,
+                "verify": _run_verify,
+            }
             return runner[args.command](args)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
             _app_parser().print_help()
@@ -438,10 +467,14 @@ def open_session(analysis, tags: str | None = None, fresh: bool = False, read_on
 
 
 def _run_signoff(args: argparse.Namespace) -> int:
+    from evaltui.core.analysis import stale_notice
     from evaltui.core.signoff import Decision, build_record, default_reviewer, write_record
 
     analysis = load_analysis(args)
     session = open_session(analysis)
+    stale = stale_notice(analysis, session)
+    if stale:
+        session.notices.append(stale)
     if analysis.policy is not None:
         changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
         if changed:

@@ -13,6 +13,7 @@ summary of how much of the variance sits inside items.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,6 +139,43 @@ class Analysis:
     def in_points(self) -> bool:
         """Pass rates are read in percentage points; scores in their own units."""
         return self.metric == PASSED
+
+
+def item_values(analysis: Analysis, item_ids: Iterable[str] | None = None) -> dict[str, tuple]:
+    """Each item's (baseline, candidate) value of the compared metric, as the reviewer sees it."""
+    items = analysis.paired.items
+    if item_ids is not None:
+        wanted = list(item_ids)
+        items = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
+    if analysis.metric == PASSED:
+        cols = ("baseline_pass", "candidate_pass")
+    else:
+        cols = (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
+    return {row[0]: (row[1], row[2]) for row in items.select(ITEM_ID, *cols).iter_rows()}
+
+
+def stale_notice(analysis: Analysis, session: Any) -> str | None:
+    """After an input file changed: which tagged items now show a different outcome."""
+    if not session.inputs_changed:
+        return None
+    tagged = [i for i, r in session.items.items() if r.tag is not None]
+    stale = session.stale_items(item_values(analysis, tagged))
+    if not stale:
+        return None
+    shown = ", ".join(
+        f"{i} ({_pair_text(then)} -> {_pair_text(now)})" for i, then, now in stale[:5]
+    )
+    more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+    return f"{len(stale)} tagged item(s) changed outcome since tagging: {shown}{more}"
+
+
+def _pair_text(values: Any) -> str:
+    if values is None:
+        return "gone"
+    return "/".join(
+        ("pass" if v >= 1.0 else "fail") if isinstance(v, float) and v in (0.0, 1.0) else f"{v:g}"
+        for v in values
+    )
 
 
 def choose_metric(run: Run, requested: str | None) -> str | None:

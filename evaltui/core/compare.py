@@ -89,6 +89,11 @@ def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis
     """Add the metric family table and the per-slice comparisons (binary verdicts only)."""
     multiplicity = policy.multiplicity if policy is not None else "holm"
     monitor = policy.monitor if policy is not None else ()
+    return replace(breakdowns(analysis, multiplicity, monitor), policy=policy)
+
+
+def breakdowns(analysis: Analysis, multiplicity: str, monitor: tuple[str, ...]) -> Analysis:
+    """The family table (adjusted by `multiplicity`, without `monitor`) and the slices."""
     metrics = metric_family(analysis, multiplicity, monitor)
     slices: tuple = ()
     paired = analysis.paired
@@ -100,4 +105,4 @@ def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis
             alpha=analysis.options.alpha,
             adjust=multiplicity,
         )
-    return replace(analysis, metrics=metrics, slices=slices, policy=policy)
+    return replace(analysis, metrics=metrics, slices=slices)

@@ -12,9 +12,11 @@ Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
+import socket
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -69,6 +71,7 @@ class ItemReview:
     note: str = ""
     updated: str = ""
     reviewer: str = ""
+    seen: tuple[Any, Any] | None = None  # (baseline, candidate) values when it was tagged
 
     @property
     def triaged(self) -> bool:
@@ -127,6 +130,7 @@ class ReviewSession:
                 session._replay(baseline_sha256, candidate_sha256)
             return session
         folder.mkdir(parents=True, exist_ok=True)
+        _acquire_lock(folder)
         if fresh and path.exists():
             path.rename(folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl")
         info = SessionInfo(
@@ -206,7 +210,12 @@ class ReviewSession:
             item_id = str(entry.get("item_id", ""))
             current = self.items.get(item_id, ItemReview(item_id))
             if kind == "tag":
-                current = replace(current, tag=entry.get("tag"))
+                seen = entry.get("seen")
+                current = replace(
+                    current,
+                    tag=entry.get("tag"),
+                    seen=tuple(seen) if isinstance(seen, list) and len(seen) == 2 else None,
+                )
             else:
                 current = replace(current, note=str(entry.get("note", "")))
             self.items[item_id] = replace(
@@ -215,11 +224,19 @@ class ReviewSession:
 
     # -- writing ---------------------------------------------------------------------------
 
-    def set_tag(self, item_id: str, tag: str | None, by: str = "") -> ItemReview:
-        """Tag an item (None clears it). Returns only after the journal line is on disk."""
+    def set_tag(
+        self, item_id: str, tag: str | None, by: str = "", seen: tuple[Any, Any] | None = None
+    ) -> ItemReview:
+        """Tag an item (None clears it). Returns only after the journal line is on disk.
+
+        `seen` records the item's (baseline, candidate) values as the reviewer saw them, so a
+        later change of the input files can name the tagged items whose outcome moved.
+        """
         if tag is not None and tag not in self.info.tags:
             raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
-        entry = {"kind": "tag", "item_id": item_id, "tag": tag, "by": by}
+        entry: dict[str, Any] = {"kind": "tag", "item_id": item_id, "tag": tag, "by": by}
+        if seen is not None:
+            entry["seen"] = list(seen)
         self._append(entry)
         self._apply(entry)
         return self.items[item_id]
@@ -260,6 +277,81 @@ class ReviewSession:
 
     def triaged_count(self, item_ids: Iterable[str]) -> int:
         return sum(1 for i in item_ids if self.review(i).triaged)
+
+    def stale_items(self, current: dict[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
+        """Tagged items whose (baseline, candidate) values differ now from when they were tagged
+        (or that are gone): (item_id, then, now). Only meaningful after an input changed."""
+        out = []
+        for item_id, review in self.items.items():
+            if review.tag is None or review.seen is None:
+                continue
+            now = current.get(item_id)
+            if now is None or tuple(now) != tuple(review.seen):
+                out.append((item_id, review.seen, now))
+        return out
+
+    @property
+    def inputs_changed(self) -> bool:
+        return any("changed since these tags were made" in n for n in self.notices)
+
+    def close(self) -> None:
+        """Give up the pair's lock (also released when the process ends)."""
+        if not self.read_only:
+            _release_lock(self.path.parent)
+
+
+LOCK_NAME = "lock"
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # alive, owned by someone else
+    return True
+
+
+def _acquire_lock(folder: Path) -> None:
+    """One writer per pair: a second instance gets a clear message instead of interleaving
+    its tags with the first's. A lock left by a killed process (its pid is gone) is taken over."""
+    lock = folder / LOCK_NAME
+    me = {"pid": os.getpid(), "host": socket.gethostname(), "time": _now()}
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                holder = json.loads(lock.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                holder = {}
+            pid = holder.get("pid")
+            same_host = holder.get("host") == me["host"]
+            if pid == me["pid"] and same_host:
+                return  # this process already holds it
+            if isinstance(pid, int) and same_host and not _pid_alive(pid):
+                lock.unlink(missing_ok=True)  # stale: its process is gone
+                continue
+            raise UsageError(
+                f"another evaltui (pid {pid} on {holder.get('host', '?')}, since "
+                f"{holder.get('time', '?')}) is reviewing this pair; close it first "
+                f"(or, if it is gone, delete {lock})"
+            ) from None
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(me, handle)
+        atexit.register(_release_lock, folder)
+        return
+
+
+def _release_lock(folder: Path) -> None:
+    lock = folder / LOCK_NAME
+    try:
+        holder = json.loads(lock.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if holder.get("pid") == os.getpid():
+        lock.unlink(missing_ok=True)
 
 
 def _sync(handle: Any) -> None:

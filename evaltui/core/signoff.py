@@ -160,6 +160,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
         },
         "items": items,
         "gates": report["gates"] or [],
+        "review_notices": list(session.notices),
         "session_journal": str(session.path),
     }
     record[HASH_FIELD] = _hash(record)

@@ -18,7 +18,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from evaltui.core.analysis import Analysis, AnalysisOptions
+from evaltui.core.analysis import Analysis, AnalysisOptions, item_values, stale_notice
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.formats import LoadOptions
 from evaltui.core.pairing import BASE_ROW, CAND_ROW, PairingOptions
@@ -153,6 +153,9 @@ class EvalTuiApp(App[int]):
                 changed = session.use_policy(cfg.policy.hash, cfg.policy.source_path)
                 if changed:
                     session.notices.append(changed)
+            stale = stale_notice(analysis, session)
+            if stale:
+                session.notices.append(stale)
             self._progress("reading item previews", 5)
             rows = _list_rows(analysis, session)
             gates = evaluate_policy_gates(analysis, session)
@@ -228,7 +231,8 @@ class EvalTuiApp(App[int]):
         item_id = self.current_item()
         if not self._can_act() or item_id is None:
             return
-        review = self.loaded.session.set_tag(item_id, tag)  # returns after fsync
+        seen = item_values(self.loaded.analysis, [item_id]).get(item_id)
+        review = self.loaded.session.set_tag(item_id, tag, seen=seen)  # returns after fsync
         self._after_review_change(item_id, review.tag)
         shown = tag if tag is not None else "no tag"
         self.notify(f"saved: {item_id} → {shown}", timeout=3)

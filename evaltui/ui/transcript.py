@@ -17,10 +17,16 @@ ROLE_STYLE = {
 }
 
 
+MAX_SHOWN = 100_000  # characters per section: a 1 MB output must not freeze the screen
+
+
 def _section(text: Text, title: str, body: str | None, style: str = "bold") -> None:
     text.append(f"── {title} ", style=style)
     text.append("─" * 8 + "\n", style="dim")
-    text.append_text(literal(body if body else "(empty)"))
+    body = body if body else "(empty)"
+    text.append_text(literal(body[:MAX_SHOWN]))
+    if len(body) > MAX_SHOWN:
+        text.append(f"\n… {len(body) - MAX_SHOWN:,} more characters not shown", style="bold yellow")
     text.append("\n\n")
 
 

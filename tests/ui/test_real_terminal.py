@@ -103,6 +103,8 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
         os.kill(pid, signal.SIGKILL)
     finally:
         subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
-    reopened = ReviewSession.open(base, cand, sha256_of(base), sha256_of(cand), root=state)
+    reopened = ReviewSession.open(
+        base, cand, sha256_of(base), sha256_of(cand), root=state, read_only=True
+    )
     tagged = {i: r.tag for i, r in reopened.items.items()}
     assert list(tagged.values()) == ["flaky"], tagged

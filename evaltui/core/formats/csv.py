@@ -20,6 +20,8 @@ from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
+    ensure_unchanged,
+    fingerprint,
     polars_stat_schema,
     stat_columns,
     transcript_from_record,
@@ -109,6 +111,7 @@ class CsvTranscripts:
 
     def __init__(self, path: Path, columns: list[str], mapping: ColumnMap | None = None) -> None:
         self._path = path
+        self._fingerprint = fingerprint(path)
         self._columns = columns  # canonical names
         self._mapping = mapping or ColumnMap()
         self._frame: pl.DataFrame | None = None
@@ -130,11 +133,13 @@ class CsvTranscripts:
         return self._frame
 
     def read(self, row: int) -> Transcript:
+        ensure_unchanged(self._path, self._fingerprint)
         frame = self._texts()
         record = frame.row(row, named=True) if frame.width else {}
         return transcript_from_record(record)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        ensure_unchanged(self._path, self._fingerprint)
         frame = self._texts()
         if name not in frame.columns:
             return [None] * len(rows)

@@ -23,6 +23,8 @@ from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
     check_record,
+    ensure_unchanged,
+    fingerprint,
     polars_stat_schema,
     stat_columns,
     transcript_from_record,
@@ -146,9 +148,11 @@ class JsonlTranscripts:
         self._path = path
         self._lines = lines
         self._mapping = mapping or ColumnMap()
+        self._fingerprint = fingerprint(path)
 
     def _record(self, row: int) -> dict[str, Any]:
         line = int(self._lines.line_numbers[row])
+        ensure_unchanged(self._path, self._fingerprint, line)
         record = _parse(self._path, read_line(self._path, int(self._lines.starts[row])), line)
         if not isinstance(record, dict):
             raise InputError(self._path, "changed since it was loaded", line=line)

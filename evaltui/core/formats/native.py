@@ -41,6 +41,19 @@ OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER)
 EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"
 
 
+def fingerprint(path: Path) -> tuple[int, int]:
+    """Size and modification time: enough to notice a file rewritten after it was loaded."""
+    stat = path.stat()
+    return stat.st_size, stat.st_mtime_ns
+
+
+def ensure_unchanged(path: Path, seen: tuple[int, int], line: int | None = None) -> None:
+    """Refuse to read transcripts from a file that changed since its statistics were read:
+    offsets and row numbers would point at other items."""
+    if fingerprint(path) != seen:
+        raise InputError(path, "changed on disk since it was loaded; reopen the pair", line=line)
+
+
 def stat_columns(available: list[str]) -> list[str]:
     """The columns the statistics need, in a stable order; everything else is read lazily."""
     wanted = [ITEM_ID, PASSED, *OPTIONAL_STAT_COLUMNS]

@@ -17,6 +17,8 @@ from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
+    ensure_unchanged,
+    fingerprint,
     stat_columns,
     transcript_from_record,
 )
@@ -63,6 +65,7 @@ class ParquetTranscripts:
 
     def __init__(self, path: Path, columns: list[str], mapping: ColumnMap | None = None) -> None:
         self._path = path
+        self._fingerprint = fingerprint(path)
         self._columns = columns  # canonical names
         self._mapping = mapping or ColumnMap()
 
@@ -74,11 +77,13 @@ class ParquetTranscripts:
         return scan.slice(row, length).collect()
 
     def read(self, row: int) -> Transcript:
+        ensure_unchanged(self._path, self._fingerprint)
         if not self._columns:
             return Transcript()
         return transcript_from_record(self._rows(row).row(0, named=True))
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        ensure_unchanged(self._path, self._fingerprint)
         if name not in self._columns or not rows:
             return [None] * len(rows)
         column = (

@@ -1,0 +1,131 @@
+"""Checking a sign-off record after the fact: untouched, on the same files, same numbers.
+
+`verify_record` answers three questions in order and stops at the first "no": does the record
+still match its own content hash (any edit, even of one character, changes it); were the given
+files the ones reviewed (sha256); do the statistics recomputed from them, with the record's own
+options, equal the recorded ones.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import InputError
+from evaltui.core.runs import sha256_of
+from evaltui.core.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash_ok
+
+COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
+TOLERANCE = 1e-9  # relative: floats written to JSON and read back, or a different BLAS
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    reason: str
+
+
+def read_record(path: str | Path) -> dict[str, Any]:
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(path, "no such file; expected a sign-off record (JSON)")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(path, f"is not a JSON sign-off record: {exc}") from None
+    if not isinstance(record, dict) or record.get("schema") != SIGNOFF_SCHEMA:
+        raise InputError(path, f"is not a sign-off record (schema {SIGNOFF_SCHEMA} expected)")
+    return record
+
+
+def verify_record(
+    record: dict[str, Any], baseline: str | Path | None = None, candidate: str | Path | None = None
+) -> Verification:
+    if not record_hash_ok(record):
+        return Verification(
+            False, "the record's content does not match its content_hash: it was edited"
+        )
+    if baseline is None or candidate is None:
+        return Verification(True, "the record matches its content hash (files not checked)")
+    for arm, path in (("baseline", baseline), ("candidate", candidate)):
+        expected = record["inputs"][arm]["sha256"]
+        actual = sha256_of(Path(path))
+        if actual != expected:
+            return Verification(
+                False,
+                f"{path} is not the {arm} that was reviewed "
+                f"(sha256 {actual[:16]}… instead of {expected[:16]}…)",
+            )
+    recomputed = _recompute(record, Path(baseline), Path(candidate))
+    for key in COMPARED_RESULTS:
+        where = _first_difference(record["results"].get(key), recomputed.get(key), key)
+        if where is not None:
+            return Verification(False, f"recomputed statistics differ from the record at {where}")
+    return Verification(True, "the record is intact, the files are the ones reviewed and the "
+                              "statistics recompute to the recorded values")  # fmt: skip
+
+
+def _recompute(record: dict[str, Any], baseline: Path, candidate: Path) -> dict[str, Any]:
+    """The record's results recomputed from the files with the record's own options."""
+    from evaltui.core.analysis import AnalysisOptions
+    from evaltui.core.compare import breakdowns, compare_files
+    from evaltui.core.pairing import PairingOptions
+    from evaltui.core.report import report_dict
+
+    policy = record.get("policy", {})
+    options = policy.get("options", policy)
+    threshold = options.get("pass_threshold")
+    analysis = compare_files(
+        baseline,
+        candidate,
+        pairing=PairingOptions(
+            allow_missing=bool(policy.get("allow_missing", False)),
+            on_error=policy.get("on_error", "fail"),
+        ),
+        analysis=AnalysisOptions(
+            ci_method=options["ci_method"],
+            confidence=options["confidence"],
+            alpha=options["alpha"],
+            metric=options.get("threshold_metric")
+            if threshold is not None
+            else options.get("metric"),
+            pass_threshold=threshold,
+            tolerance=options.get("tolerance", 0.0),
+            resamples=options.get("resamples", 10_000),
+            seed=options.get("seed", 0),
+            bootstrap=options.get("bootstrap", "bca"),
+        ),
+    )
+    rules = policy.get("rules")
+    if rules:  # the family and slice adjustments follow the recorded policy
+        analysis = breakdowns(
+            analysis, rules.get("multiplicity", "holm"), tuple(rules.get("monitor", ()))
+        )
+    return report_dict(analysis)
+
+
+def _first_difference(recorded: Any, recomputed: Any, where: str) -> str | None:
+    if isinstance(recorded, dict) and isinstance(recomputed, dict):
+        for key in sorted(set(recorded) | set(recomputed)):
+            found = _first_difference(recorded.get(key), recomputed.get(key), f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(recomputed, list):
+        if len(recorded) != len(recomputed):
+            return where
+        for i, (a, b) in enumerate(zip(recorded, recomputed, strict=True)):
+            found = _first_difference(a, b, f"{where}[{i}]")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, float) or isinstance(recomputed, float):
+        if recorded is None or recomputed is None:
+            return where
+        if math.isclose(float(recorded), float(recomputed), rel_tol=TOLERANCE, abs_tol=1e-12):
+            return None
+        return where
+    return None if recorded == recomputed else where
