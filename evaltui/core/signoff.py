@@ -8,8 +8,10 @@ which the record keeps.
 
 from __future__ import annotations
 
+import csv
 import getpass
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -31,7 +33,7 @@ from evaltui.core.report import (
 )
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
-from evaltui.core.textsafe import md_cell
+from evaltui.core.textsafe import csv_cell, md_cell
 
 SIGNOFF_SCHEMA = "evaltui.signoff/1"
 DECISIONS = ("approve", "block", "needs-more-data")
@@ -243,10 +245,26 @@ def record_markdown(record: dict[str, Any], analysis: Analysis) -> str:
     return "\n".join(lines)
 
 
+CSV_COLUMNS = (
+    "item_id", "direction", "slice", "cluster", "tag", "note", "tagged_by", "tagged_at",
+)  # fmt: skip
+
+
+def record_csv(record: dict[str, Any]) -> str:
+    """The discordant items with their tags and notes, for a spreadsheet; formula-safe."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for item in record["items"]:
+        writer.writerow([csv_cell(item.get(col)) for col in CSV_COLUMNS])
+    return out.getvalue()
+
+
 def write_record(
     record: dict[str, Any], analysis: Analysis, prefix: str | Path
 ) -> tuple[Path, Path]:
-    """Write PREFIX.json and PREFIX.md atomically (temp file + rename), so no half record lands."""
+    """Write PREFIX.json, PREFIX.md and PREFIX.csv atomically (temp file + rename), so no half
+    record lands. Returns the JSON and Markdown paths (the CSV sits beside them)."""
     prefix = Path(prefix)
     if prefix.suffix in (".json", ".md"):
         prefix = prefix.with_suffix("")
@@ -256,6 +274,7 @@ def write_record(
     md_path = prefix.parent / (prefix.name + ".md")
     _atomic_write(json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     _atomic_write(md_path, record_markdown(record, analysis))
+    _atomic_write(prefix.parent / (prefix.name + ".csv"), record_csv(record))
     return json_path, md_path
 
 

@@ -47,3 +47,13 @@ def md_cell(text: str, code: bool = False) -> str:
     if code:
         return flat.replace("`", "ˋ").replace("|", "\\|")
     return _MD_SPECIAL.sub(r"\\\1", flat)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: object) -> str:
+    """A spreadsheet-safe cell: text that a spreadsheet would run as a formula is prefixed
+    with an apostrophe (OWASP's advice against CSV injection)."""
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text

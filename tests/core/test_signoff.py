@@ -112,3 +112,21 @@ def test_writing_into_a_missing_folder_is_a_clear_error(reviewed, tmp_path):
     record = build_record(analysis, session, Decision("dana", "block", "no"))
     with pytest.raises(UsageError, match="does not exist"):
         write_record(record, analysis, tmp_path / "nope" / "so")
+
+
+def test_csv_beside_the_record_neutralises_formulas(reviewed, tmp_path):
+    import csv
+
+    analysis, session = reviewed
+    first = analysis.regressions[0]
+    session.set_note(first, '=HYPERLINK("http://evil","x")')
+    session.set_tag(analysis.regressions[1], "flaky")
+    session.set_note(analysis.regressions[1], "+1 more like this; @mention")
+    record = build_record(analysis, session, Decision("dana", "block", "no"))
+    write_record(record, analysis, tmp_path / "so")
+    rows = list(csv.DictReader((tmp_path / "so.csv").open()))
+    assert len(rows) == 30
+    notes = {r["item_id"]: r["note"] for r in rows}
+    assert notes[first] == '\'=HYPERLINK("http://evil","x")'
+    assert notes[analysis.regressions[1]] == "'+1 more like this; @mention"
+    assert {r["direction"] for r in rows} == {"regression", "improvement"}

@@ -108,3 +108,55 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     )
     tagged = {i: r.tag for i, r in reopened.items.items()}
     assert list(tagged.values()) == ["flaky"], tagged
+
+
+def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
+    """Rounds of: tag as fast as keys go, SIGKILL at a random moment, count what the screen had
+    shown as triaged against what the journal holds. Nothing shown may be missing."""
+    import random
+    import re
+    import signal
+
+    from evaltui.core.review import ReviewSession
+    from evaltui.core.runs import sha256_of
+
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
+    rng = random.Random(20261130)
+    lost = 0
+    for round_no in range(4):
+        state = tmp_path / f"state{round_no}"
+        session = f"evaltui-{uuid.uuid4().hex[:8]}"
+        command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
+        subprocess.run(
+            [tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
+            check=True,
+        )
+        try:
+            _wait_for(tmux, session, "Triage: 0 of 9")
+            pid = int(
+                subprocess.run(
+                    [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout.strip()
+            )
+            keys = []
+            for _ in range(9):
+                keys += [str(rng.randint(1, 5)), "j"]
+            subprocess.run([tmux, "send-keys", "-t", session, *keys], check=True)
+            time.sleep(rng.uniform(0.0, 0.6))
+            screen = _capture(tmux, session)
+            os.kill(pid, signal.SIGKILL)
+        finally:
+            subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+        shown = re.search(r"Triage: (\d+) of 9", screen)
+        shown_count = int(shown.group(1)) if shown else 0
+        reopened = ReviewSession.open(
+            base, cand, sha256_of(base), sha256_of(cand), root=state, read_only=True
+        )
+        saved = sum(1 for r in reopened.items.values() if r.tag is not None)
+        lost += max(0, shown_count - saved)
+    assert lost == 0
