@@ -285,7 +285,7 @@ def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dic
         out["graded"] = None
     else:
         g = analysis.graded
-        base_mean, cand_mean = _arm_means(analysis)
+        base_mean, cand_mean = arm_means(analysis)
         out.update(
             {
                 "table": None,
@@ -321,7 +321,7 @@ def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dic
     return out
 
 
-def _arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
+def arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
     items = analysis.paired.items
     if analysis.metric == "passed":
         cols = ("baseline_pass", "candidate_pass")

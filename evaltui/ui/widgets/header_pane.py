@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from evaltui.core.analysis import Analysis, format_p, percent, signed
-from evaltui.core.report import delta_histogram_line
+from evaltui.core.report import arm_means, delta_histogram_line
 from evaltui.ui.safe import literal_line
 
 VERDICT_STYLE = {
@@ -95,13 +95,7 @@ def _binary_lines(text: Text, analysis: Analysis) -> None:
 def _graded_lines(text: Text, analysis: Analysis) -> None:
     g = analysis.graded
     p = analysis.in_points
-    items = analysis.paired.items
-    cols = (
-        ("baseline_pass", "candidate_pass")
-        if analysis.metric == "passed"
-        else (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
-    )
-    base_mean, cand_mean = items[cols[0]].mean(), items[cols[1]].mean()
+    base_mean, cand_mean = arm_means(analysis)
     what = "pass rate per item" if p else analysis.metric
     text.append_text(literal_line(what, 40))
     text.append(
