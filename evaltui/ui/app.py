@@ -8,7 +8,7 @@ the screen says "saved".
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -111,6 +111,7 @@ class EvalTuiApp(App[int]):
         self.load_error: str | None = None
         self.last_signoff: tuple[Path, Path] | None = None
         self.closing = False  # set on quit, so keys typed after q open nothing new
+        self.previews_ready = False  # input texts still being read: search sees ids only
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -190,8 +191,26 @@ class EvalTuiApp(App[int]):
         screen = self._main_screen()
         if screen is not None:
             screen.show_loaded()
+        self.load_previews(loaded)
         for notice in loaded.session.notices:
             self.notify(notice, severity="warning", timeout=10)
+
+    @work(thread=True, exclusive=True, group="previews")
+    def load_previews(self, loaded: Loaded) -> None:
+        """Fill the input previews after the first screen is up; redraw as chunks arrive."""
+        rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
+        self.previews_ready = False
+        try:
+            fill_previews(loaded.analysis, rows, lambda: self.call_from_thread(self._previews_grew))
+        except EvalTuiError as exc:
+            self.call_from_thread(self.notify, f"previews: {exc}", severity="warning")
+        self.previews_ready = True
+        self.call_from_thread(self._previews_grew)
+
+    def _previews_grew(self) -> None:
+        screen = self._main_screen()
+        if screen is not None:
+            screen.previews_grew()
 
     def _main_screen(self):
         from evaltui.ui.screens.main import MainScreen
@@ -367,29 +386,51 @@ class EvalTuiApp(App[int]):
 
 
 def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
-    """Rows for both lists, with the input previews read from the baseline's transcripts."""
+    """Rows for both lists. Input previews are filled in afterwards by `fill_previews`, so the
+    first screen never waits for the transcripts of every discordant item."""
     items = analysis.paired.items.with_row_index("_index")
     wanted = [*analysis.regressions, *analysis.improvements]
     sub = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
     has_slice = SLICE in sub.columns
-    inputs = analysis.paired.baseline.transcripts.read_field(sub[BASE_ROW].to_list(), "input")
-    if all(v is None for v in inputs):
-        inputs = analysis.paired.candidate.transcripts.read_field(sub[CAND_ROW].to_list(), "input")
     graded = analysis.kind == "graded"
     by_id = {}
-    for record, text in zip(sub.iter_rows(named=True), inputs, strict=True):
-        text = (text or "")[:PREVIEW_CHARS]
+    for record in sub.select(
+        ITEM_ID, "_index", BASE_ROW, CAND_ROW, *([SLICE] if has_slice else [])
+    ).iter_rows(named=True):
         item_id = record[ITEM_ID]
         by_id[item_id] = ListRow(
             index=record["_index"],
             item_id=item_id,
             slice=(record[SLICE] or "") if has_slice else "",
-            preview=" ".join(text.split())[:300],
-            search_text=f"{item_id}\n{text}".lower(),
+            preview="",
+            search_text=item_id.lower(),
             tag=session.review(item_id).tag,
             delta=float(analysis.deltas[record["_index"]]) if graded else None,
+            rows=(record[BASE_ROW], record[CAND_ROW]),
         )
     return {
         "regressions": [by_id[i] for i in analysis.regressions],
         "improvements": [by_id[i] for i in analysis.improvements],
     }
+
+
+PREVIEW_CHUNK = 2000
+
+
+def fill_previews(analysis: Analysis, rows: list[ListRow], done: Callable[[], None]) -> None:
+    """Read each row's input (baseline, else candidate) in chunks and make it searchable.
+
+    Runs in a worker thread; `done` is called (from the thread) after every chunk so the list
+    can redraw. Assigning a str attribute is atomic, so the UI thread never sees a torn row.
+    """
+    base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
+    for start in range(0, len(rows), PREVIEW_CHUNK):
+        chunk = rows[start : start + PREVIEW_CHUNK]
+        texts = base.read_field([r.rows[0] for r in chunk], "input")
+        if all(t is None for t in texts):
+            texts = cand.read_field([r.rows[1] for r in chunk], "input")
+        for row, text in zip(chunk, texts, strict=True):
+            text = (text or "")[:PREVIEW_CHARS]
+            row.preview = " ".join(text.split())[:300]
+            row.search_text = f"{row.item_id}\n{text}".lower()
+        done()

@@ -23,6 +23,7 @@ class ListRow:
     search_text: str  # lower-cased id + input, for incremental search
     tag: str | None = None
     delta: float | None = None  # graded metrics: candidate - baseline
+    rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
 
 
 @dataclass

@@ -106,7 +106,8 @@ class MainScreen(Screen):
         if view is not None:
             title.append(
                 f" showing {len(view.visible)} · {view.describe_filters()} · sort: {view.sort_key}"
-                + (" ↓" if view.reverse else ""),
+                + (" ↓" if view.reverse else "")
+                + ("" if self.app.previews_ready else " · reading inputs…"),
                 style="italic",
             )
         self.query_one("#list-title", Static).update(title)
@@ -117,6 +118,15 @@ class MainScreen(Screen):
         if self.view is not None:
             self.view.refresh()
         self.show_list(self.current_list, keep_item=keep)
+
+    def previews_grew(self) -> None:
+        """More input text arrived: redraw, and re-filter when a text search is active."""
+        view = self.view
+        if view is not None and view.search:
+            self._reshow()
+        else:
+            self.query_one(ItemTable).refresh()
+            self._update_title()
 
     def review_changed(self, item_id: str) -> None:
         self.refresh_header()
