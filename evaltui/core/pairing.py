@@ -201,10 +201,8 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         base_items = base_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
         cand_items = cand_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
 
-    base_ids = set(base_items[ITEM_ID].to_list())
-    cand_ids = set(cand_items[ITEM_ID].to_list())
-    only_base = _ordered(base_items, base_ids - cand_ids)
-    only_cand = _ordered(cand_items, cand_ids - base_ids)
+    only_base = _only_in(base_items, cand_items)
+    only_cand = _only_in(cand_items, base_items)
     if (only_base or only_cand) and not options.allow_missing:
         raise PairingError(_missing_message(baseline, candidate, only_base, only_cand))
 
@@ -261,6 +259,9 @@ def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
 
 
 def _check_duplicates(run: Run) -> None:
+    keys = run.table.select(ITEM_ID, EPOCH)
+    if not keys.is_duplicated().any():
+        return  # the common case, checked in one pass; the details below only on failure
     dupes = (
         run.table.group_by(ITEM_ID, EPOCH, maintain_order=True)
         .agg(pl.col(ROW).alias("rows"), pl.len().alias("count"))
@@ -287,6 +288,18 @@ def _check_duplicates(run: Run) -> None:
 def _per_item(run: Run, scores: tuple[str, ...]) -> pl.DataFrame:
     """One row per item: mean verdict and scores over its epochs (errors count as failures)."""
     table = run.table
+    if table[ITEM_ID].n_unique() == table.height:  # one record per item: nothing to average
+        cols = [
+            pl.col(ITEM_ID),
+            pl.col(ROW).alias("row"),
+            pl.lit(1, dtype=pl.UInt32).alias("epochs"),
+            pl.col(STATUS).alias("status"),
+        ]
+        if PASSED in table.columns:
+            cols.append(pl.col(PASSED).fill_null(False).cast(pl.Float64).alias("pass"))
+        cols += [pl.col(c) for c in scores]
+        cols += [pl.col(c) for c in (SLICE, CLUSTER) if c in table.columns]
+        return table.select(cols)
     aggs = [
         pl.col(ROW).first().alias("row"),
         pl.len().alias("epochs"),
@@ -353,11 +366,12 @@ def _arm_report(run: Run, excluded_records: int, missing: tuple[str, ...]) -> Ar
     )
 
 
-def _ordered(items: pl.DataFrame, ids: set[str]) -> tuple[str, ...]:
-    """The ids in file order, so messages list the first ones a user would find."""
-    if not ids:
-        return ()
-    return tuple(items.filter(pl.col(ITEM_ID).is_in(list(ids)))[ITEM_ID].to_list())
+def _only_in(items: pl.DataFrame, other: pl.DataFrame) -> tuple[str, ...]:
+    """Ids of `items` that `other` lacks, in file order (messages list the first ones found)."""
+    missing = items.select(ITEM_ID).join(
+        other.select(ITEM_ID), on=ITEM_ID, how="anti", maintain_order="left"
+    )
+    return tuple(missing[ITEM_ID].to_list())
 
 
 def _missing_message(
