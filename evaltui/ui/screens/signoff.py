@@ -43,14 +43,22 @@ class SignoffScreen(ModalScreen[None]):
                     yield RadioButton(decision, value=(i == 0), id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
-            if untriaged:
-                yield Label(
-                    f"Override reason: {len(untriaged)} of {len(app.loaded.analysis.regressions)}"
-                    " regressions are untriaged; approving anyway needs a reason (recorded)",
+            failed = [g.name for g in app.loaded.gates if g.status == "failed"]
+            if untriaged or failed:
+                problems = []
+                if untriaged:
+                    n_reg = len(app.loaded.analysis.regressions)
+                    problems.append(f"{len(untriaged)} of {n_reg} regressions are untriaged")
+                if failed:
+                    problems.append(f"{len(failed)} release gate(s) failed")
+                yield Static(
+                    "Override reason: "
+                    + " and ".join(problems)
+                    + "; approving anyway needs a reason (recorded)",
                     classes="warning",
                 )
                 yield Input(id="override", placeholder="why approve with untriaged regressions")
-            yield Label("Write to (PREFIX.json and PREFIX.md)")
+            yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
             yield Input(f"signoff-{time.strftime('%Y%m%d-%H%M%S')}", id="prefix")
             yield Static(id="signoff-error", classes="error")
             with Horizontal(classes="buttons"):
