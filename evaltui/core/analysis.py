@@ -303,9 +303,11 @@ def _clusters(
         return None
     # An item without a cluster is its own cluster: never pooled with strangers.
     labels = items.select(pl.coalesce(CLUSTER, pl.lit("\0item:") + pl.col(ITEM_ID)))
+    # Integer codes: a million string labels would be sorted as Python objects otherwise.
+    codes = labels.to_series().rank("dense").to_numpy().astype(np.int64)
     return clustered_delta(
         deltas,
-        labels.to_series().to_numpy(),
+        codes,
         resamples=options.resamples,
         confidence=options.confidence,
         seed=options.seed,

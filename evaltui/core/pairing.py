@@ -10,6 +10,7 @@ epochs are averaged within its arm, and only the per-item means are paired.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -153,13 +154,18 @@ class PairedRuns:
     def has_verdicts(self) -> bool:
         return BASE_PASS in self.items.columns
 
-    @property
+    @cached_property
     def binary(self) -> bool:
         """True when every per-item verdict is 0 or 1, so the 2x2 table applies as it stands."""
         if not self.has_verdicts:
             return False
-        values = self.items.select(pl.concat_list(BASE_PASS, CAND_PASS).explode().unique())
-        return set(values.to_series().to_list()) <= {0.0, 1.0}
+        if not self.report.has_epochs:
+            return True  # one verdict per item and arm
+        for column in (BASE_PASS, CAND_PASS):
+            values = self.items[column].to_numpy()
+            if not np.all((values == 0.0) | (values == 1.0)):
+                return False
+        return True
 
     def verdicts(self) -> tuple[np.ndarray, np.ndarray]:
         """Per-item pass/fail (bool arrays) for the binary analysis."""
@@ -201,14 +207,16 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         base_items = base_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
         cand_items = cand_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
 
-    only_base = _only_in(base_items, cand_items)
-    only_cand = _only_in(cand_items, base_items)
-    if (only_base or only_cand) and not options.allow_missing:
-        raise PairingError(_missing_message(baseline, candidate, only_base, only_cand))
-
     joined = base_items.join(
         cand_items, on=ITEM_ID, how="inner", suffix="__cand", maintain_order="left"
     )
+    only_base: tuple[str, ...] = ()
+    only_cand: tuple[str, ...] = ()
+    if joined.height < max(base_items.height, cand_items.height):  # ids are unique per arm
+        only_base = _only_in(base_items, cand_items)
+        only_cand = _only_in(cand_items, base_items)
+    if (only_base or only_cand) and not options.allow_missing:
+        raise PairingError(_missing_message(baseline, candidate, only_base, only_cand))
     if joined.height == 0:
         raise PairingError(
             f"{baseline.source.path} and {candidate.source.path} share no item ids; "
@@ -288,7 +296,7 @@ def _check_duplicates(run: Run) -> None:
 def _per_item(run: Run, scores: tuple[str, ...]) -> pl.DataFrame:
     """One row per item: mean verdict and scores over its epochs (errors count as failures)."""
     table = run.table
-    if table[ITEM_ID].n_unique() == table.height:  # one record per item: nothing to average
+    if table[EPOCH].max() == 1:  # duplicates were refused: one record per item, nothing to average
         cols = [
             pl.col(ITEM_ID),
             pl.col(ROW).alias("row"),
@@ -354,14 +362,18 @@ def _shape_items(joined: pl.DataFrame, scores: tuple[str, ...]) -> tuple[pl.Data
 
 def _arm_report(run: Run, excluded_records: int, missing: tuple[str, ...]) -> ArmReport:
     table = run.table
-    epochs = table.group_by(ITEM_ID).len()["len"]
+    if table[EPOCH].max() == 1:  # duplicates were refused, so: one record per item
+        n_items, low, high = table.height, 1, 1
+    else:
+        epochs = table.group_by(ITEM_ID).len()["len"]
+        n_items, low, high = epochs.len(), int(epochs.min()), int(epochs.max())
     return ArmReport(
         records=table.height,
-        items=epochs.len(),
-        errored_records=table.filter(pl.col(STATUS).is_in(list(FAILURE_STATUSES))).height,
+        items=n_items,
+        errored_records=int(table[STATUS].is_in(list(FAILURE_STATUSES)).sum()),
         excluded_records=excluded_records,
-        epochs_min=int(epochs.min()),
-        epochs_max=int(epochs.max()),
+        epochs_min=low,
+        epochs_max=high,
         missing_items=missing,
     )
 

@@ -276,7 +276,8 @@ class ReviewSession:
         return self.items.get(item_id, ItemReview(item_id))
 
     def triaged_count(self, item_ids: Iterable[str]) -> int:
-        return sum(1 for i in item_ids if self.review(i).triaged)
+        items = self.items
+        return sum(1 for i in item_ids if i in items and items[i].tag is not None)
 
     def stale_items(self, current: dict[str, tuple[Any, Any]]) -> list[tuple[str, Any, Any]]:
         """Tagged items whose (baseline, candidate) values differ now from when they were tagged

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -61,6 +62,12 @@ class RunSource:
         return cls(
             path=str(path), format=format_name, size=path.stat().st_size, sha256=sha256_of(path)
         )
+
+    @classmethod
+    def begin(cls, path: Path, format_name: str) -> Future[RunSource]:
+        """Hash in a helper thread while the caller parses the file (hashlib releases the GIL),
+        so a big run is not read twice in a row; `.result()` when the source is needed."""
+        return _HASHERS.submit(cls.of, path, format_name)
 
 
 @dataclass(frozen=True)
@@ -125,6 +132,9 @@ class Run:
     @property
     def n_records(self) -> int:
         return self.table.height
+
+
+_HASHERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="evaltui-sha256")
 
 
 def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:

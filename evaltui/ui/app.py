@@ -8,6 +8,8 @@ the screen says "saved".
 from __future__ import annotations
 
 import argparse
+import gc
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +114,7 @@ class EvalTuiApp(App[int]):
         self.last_signoff: tuple[Path, Path] | None = None
         self.closing = False  # set on quit, so keys typed after q open nothing new
         self.previews_ready = False  # input texts still being read: search sees ids only
+        self._last_preview_redraw = 0.0
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -192,6 +195,9 @@ class EvalTuiApp(App[int]):
         if screen is not None:
             screen.show_loaded()
         self.load_previews(loaded)
+        # A million long-lived rows would be walked by every full collection (a 100-300 ms
+        # stall on a keypress); they live as long as the pair is open, so park them.
+        gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice, severity="warning", timeout=10)
 
@@ -208,6 +214,10 @@ class EvalTuiApp(App[int]):
         self.call_from_thread(self._previews_grew)
 
     def _previews_grew(self) -> None:
+        now = time.monotonic()
+        if not self.previews_ready and now - self._last_preview_redraw < 0.25:
+            return  # a redraw per chunk would keep the UI thread busy on big lists
+        self._last_preview_redraw = now
         screen = self._main_screen()
         if screen is not None:
             screen.previews_grew()
@@ -393,20 +403,20 @@ def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[Lis
     sub = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
     has_slice = SLICE in sub.columns
     graded = analysis.kind == "graded"
+    tags = {item_id: review.tag for item_id, review in session.items.items()}
+    columns = [sub[c].to_list() for c in (ITEM_ID, "_index", BASE_ROW, CAND_ROW)]
+    slices = sub[SLICE].fill_null("").to_list() if has_slice else [""] * sub.height
     by_id = {}
-    for record in sub.select(
-        ITEM_ID, "_index", BASE_ROW, CAND_ROW, *([SLICE] if has_slice else [])
-    ).iter_rows(named=True):
-        item_id = record[ITEM_ID]
+    for item_id, index, base_row, cand_row, slice_name in zip(*columns, slices, strict=True):
         by_id[item_id] = ListRow(
-            index=record["_index"],
+            index=index,
             item_id=item_id,
-            slice=(record[SLICE] or "") if has_slice else "",
+            slice=slice_name,
             preview="",
             search_text=item_id.lower(),
-            tag=session.review(item_id).tag,
-            delta=float(analysis.deltas[record["_index"]]) if graded else None,
-            rows=(record[BASE_ROW], record[CAND_ROW]),
+            tag=tags.get(item_id),
+            delta=float(analysis.deltas[index]) if graded else None,
+            rows=(base_row, cand_row),
         )
     return {
         "regressions": [by_id[i] for i in analysis.regressions],
@@ -424,8 +434,9 @@ def fill_previews(analysis: Analysis, rows: list[ListRow], done: Callable[[], No
     can redraw. Assigning a str attribute is atomic, so the UI thread never sees a torn row.
     """
     base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
-    for start in range(0, len(rows), PREVIEW_CHUNK):
-        chunk = rows[start : start + PREVIEW_CHUNK]
+    step = getattr(base, "batch_size", PREVIEW_CHUNK)
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
         texts = base.read_field([r.rows[0] for r in chunk], "input")
         if all(t is None for t in texts):
             texts = cand.read_field([r.rows[1] for r in chunk], "input")

@@ -52,7 +52,7 @@ def _header(path: Path) -> list[str]:
 
 
 def load(path: Path, options: LoadOptions) -> Run:
-    source = RunSource.of(path, NAME)
+    pending_source = RunSource.begin(path, NAME)
     mapping = column_map(options)
     file_columns = _header(path)
     mapping.check_present(path, file_columns)
@@ -78,7 +78,11 @@ def load(path: Path, options: LoadOptions) -> Run:
     except InputError as exc:
         raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(source=source, table=table, transcripts=CsvTranscripts(path, text_cols, mapping))
+    return Run(
+        source=pending_source.result(),
+        table=table,
+        transcripts=CsvTranscripts(path, text_cols, mapping),
+    )
 
 
 def _parse_verdicts(raw: pl.DataFrame, path: Path) -> pl.DataFrame:
@@ -137,6 +141,8 @@ class CsvTranscripts:
         frame = self._texts()
         record = frame.row(row, named=True) if frame.width else {}
         return transcript_from_record(record)
+
+    batch_size = 500_000  # the text columns are read once and kept
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         ensure_unchanged(self._path, self._fingerprint)

@@ -1,15 +1,14 @@
 """The evaltui run format as JSON Lines: one object per record with the canonical keys.
 
-polars parses only the statistics keys with a strict schema (the transcripts stay on disk); a
-byte-offset index of the lines, built in the same pass over the file, lets drill-down seek to an
-item's line and lets an error name its line number.
+One bounded-memory pass (`jsonl_scan`) hashes the file, indexes its lines and lets polars parse
+only the statistics keys with a strict schema (the transcripts stay on disk). The line index lets
+drill-down seek to an item's line and lets an error name its line number.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,8 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
 from evaltui.core.formats.columns import ColumnMap, column_map
-from evaltui.core.formats.line_index import LineIndex, index_lines, read_line
+from evaltui.core.formats.jsonl_scan import scan_jsonl
+from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
     canonical_stats,
     check_columns,
@@ -49,12 +49,8 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def load(path: Path, options: LoadOptions) -> Run:
-    source = RunSource.of(path, NAME)
     mapping = column_map(options)
-    lines = index_lines(path)
-    if len(lines) == 0:
-        raise InputError(path, "holds no records; expected one JSON object per line")
-    file_columns = _discover_columns(path, lines)
+    file_columns = _discover_columns(path)
     mapping.check_present(path, file_columns)
     columns = mapping.canonical_columns(file_columns)
     check_columns(path, columns)
@@ -64,12 +60,15 @@ def load(path: Path, options: LoadOptions) -> Run:
     schema = polars_stat_schema(wanted)
     file_schema = {source: schema[target] for source, target in plan}
     try:
-        raw = pl.read_ndjson(path, schema=file_schema)
+        scan = scan_jsonl(path, file_schema)
     except Exception as exc:  # polars says what, not where: find the line ourselves
-        raise _diagnose(path, lines, wanted, exc, mapping) from None
-    if raw.height != len(lines):
-        raise _diagnose(path, lines, wanted, None, mapping)
-    raw = mapping.rename_frame(raw, wanted)
+        raise _diagnose(path, wanted, exc, mapping) from None
+    lines = scan.lines
+    if scan.frame.height != len(lines):
+        raise _diagnose(path, wanted, None, mapping)
+    if len(lines) == 0:
+        raise InputError(path, "holds no records; expected one JSON object per line")
+    raw = mapping.rename_frame(scan.frame, wanted)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return int(lines.line_numbers[row]), None
@@ -78,21 +77,29 @@ def load(path: Path, options: LoadOptions) -> Run:
         table = canonical_stats(raw, path, locate)
     except InputError as exc:
         raise mapping.translate(exc) from None
+    source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
     return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines, mapping))
 
 
-def _discover_columns(path: Path, lines: LineIndex) -> list[str]:
+def _discover_columns(path: Path) -> list[str]:
+    """The keys of the first records, read in Python (cheap, and it can name a bad line)."""
     keys: dict[str, None] = {}
     with path.open("rb") as handle:
-        for i, raw_line in enumerate(islice(_nonblank(handle), KEY_SAMPLE_LINES)):
-            record = _parse(path, raw_line, int(lines.line_numbers[i]))
+        seen = 0
+        for line_no, raw_line in enumerate(handle, start=1):
+            if not raw_line.strip():
+                continue
+            record = _parse(path, raw_line, line_no)
             if not isinstance(record, dict):
                 raise InputError(
-                    path,
-                    f"expected a JSON object, got {type(record).__name__}",
-                    line=int(lines.line_numbers[i]),
+                    path, f"expected a JSON object, got {type(record).__name__}", line=line_no
                 )
             keys.update(dict.fromkeys(record))
+            seen += 1
+            if seen >= KEY_SAMPLE_LINES:
+                break
+    if not keys:
+        raise InputError(path, "holds no records; expected one JSON object per line")
     return list(keys)
 
 
@@ -117,7 +124,6 @@ def _parse(path: Path, raw_line: bytes, line: int) -> Any:
 
 def _diagnose(
     path: Path,
-    lines: LineIndex,
     columns: list[str],
     exc: Exception | None,
     mapping: ColumnMap | None = None,
@@ -128,15 +134,16 @@ def _diagnose(
     """
     mapping = mapping or ColumnMap()
     with path.open("rb") as handle:
-        for i, raw_line in enumerate(_nonblank(handle)):
-            line = int(lines.line_numbers[i]) if i < len(lines) else None
-            record = _parse(path, raw_line, line or 0)
+        for line_no, raw_line in enumerate(handle, start=1):
+            if not raw_line.strip():
+                continue
+            record = _parse(path, raw_line, line_no)
             if isinstance(record, dict):
                 record = mapping.rename_record(record)
             problem = check_record(record, columns)
             if problem is not None:
                 field, text = problem
-                return mapping.translate(InputError(path, text, line=line, field=field or None))
+                return mapping.translate(InputError(path, text, line=line_no, field=field or None))
     detail = f": {exc}" if exc is not None else ""
     return InputError(path, f"could not be read as JSON Lines{detail}")
 
@@ -162,8 +169,30 @@ class JsonlTranscripts:
         return transcript_from_record(self._record(row))
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        """One field of many records: one open, seeks in file order, one batch parse."""
+        if not rows:
+            return []
+        ensure_unchanged(self._path, self._fingerprint)
+        order = sorted(range(len(rows)), key=lambda i: self._lines.starts[rows[i]])
+        raw: list[bytes] = [b""] * len(rows)
+        with self._path.open("rb") as handle:
+            for i in order:
+                handle.seek(int(self._lines.starts[rows[i]]))
+                raw[i] = handle.readline().rstrip(b"\r\n")
+        source = self._mapping.user_name(name)
+        try:  # the common case: the field is text in every record
+            column = pl.read_ndjson(b"\n".join(raw), schema={source: pl.String})[source]
+            if column.len() == len(rows):
+                return column.to_list()
+        except Exception:  # noqa: BLE001 - not all strings: fall back to one record at a time
+            pass
         out: list[str | None] = []
-        for row in rows:
-            value = self._record(row).get(name)
+        for i, line in enumerate(raw):
+            record = _parse(self._path, line, int(self._lines.line_numbers[rows[i]]))
+            value = (
+                self._mapping.rename_record(record).get(name) if isinstance(record, dict) else None
+            )
             out.append(value if isinstance(value, str) or value is None else json.dumps(value))
         return out
+
+    batch_size = 20_000  # records per read_field call when filling previews

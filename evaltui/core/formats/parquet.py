@@ -33,7 +33,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def load(path: Path, options: LoadOptions) -> Run:
-    source = RunSource.of(path, NAME)
+    pending_source = RunSource.begin(path, NAME)
     mapping = column_map(options)
     try:
         file_columns = list(pl.read_parquet_schema(path))
@@ -57,7 +57,11 @@ def load(path: Path, options: LoadOptions) -> Run:
     except InputError as exc:
         raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(source=source, table=table, transcripts=ParquetTranscripts(path, text_cols, mapping))
+    return Run(
+        source=pending_source.result(),
+        table=table,
+        transcripts=ParquetTranscripts(path, text_cols, mapping),
+    )
 
 
 class ParquetTranscripts:
@@ -82,6 +86,9 @@ class ParquetTranscripts:
             return Transcript()
         return transcript_from_record(self._rows(row).row(0, named=True))
 
+    # Each call decodes the whole column once: ask for many rows at a time.
+    batch_size = 500_000
+
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         ensure_unchanged(self._path, self._fingerprint)
         if name not in self._columns or not rows:
@@ -90,7 +97,7 @@ class ParquetTranscripts:
             pl.scan_parquet(self._path)
             .select(self._select([name]))
             .with_row_index("_row")
-            .filter(pl.col("_row").is_in(list(rows)))
+            .filter(pl.col("_row").is_in(pl.Series(list(rows), dtype=pl.UInt32).implode()))
             .collect()
         )
         by_row = dict(zip(column["_row"].to_list(), column[name].to_list(), strict=True))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 
 from rich.text import Text
 from textual import work
@@ -79,15 +80,20 @@ class ItemScreen(Screen):
         """Read both sides from disk off the UI thread (a big run may need a seek and a parse)."""
         paired = self.app.loaded.analysis.paired
         record = paired.items.row(self._item_index(item_id), named=True)
-        try:
-            base = paired.baseline.transcripts.read(record[BASE_ROW])
-            cand = paired.candidate.transcripts.read(record[CAND_ROW])
+        try:  # both sides at once: each may be a seek and a parse, or a row-group decode
+            with ThreadPoolExecutor(max_workers=2) as pool:
+                base_read = pool.submit(paired.baseline.transcripts.read, record[BASE_ROW])
+                cand_read = pool.submit(paired.candidate.transcripts.read, record[CAND_ROW])
+                base, cand = base_read.result(), cand_read.result()
         except EvalTuiError as exc:
             self.app.call_from_thread(self.app.notify, str(exc), severity="error")
             return
         self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
 
     def _item_index(self, item_id: str) -> int:
+        """The item's row in `paired.items` (ListRow.index is exactly that)."""
+        if self.row.item_id == item_id:
+            return self.row.index
         return self.app.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
 
     def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:

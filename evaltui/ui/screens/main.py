@@ -204,7 +204,7 @@ class MainScreen(Screen):
         from evaltui.ui.screens.item import ItemScreen
 
         rows = self.query_one(ItemTable).rows
-        self.app.push_screen(ItemScreen(rows, rows.index(event.row), self.current_list))
+        self.app.push_screen(ItemScreen(rows, event.position, self.current_list))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(

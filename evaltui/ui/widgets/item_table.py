@@ -57,9 +57,10 @@ class ItemTable(ScrollView, can_focus=True):
     class Opened(Message):
         """The reviewer pressed Enter on a row."""
 
-        def __init__(self, row: ListRow) -> None:
+        def __init__(self, row: ListRow, position: int) -> None:
             super().__init__()
             self.row = row
+            self.position = position  # index in the table's rows
 
     class Highlighted(Message):
         def __init__(self, row: ListRow | None) -> None:
@@ -126,7 +127,7 @@ class ItemTable(ScrollView, can_focus=True):
 
     def action_open(self) -> None:
         if self.current is not None:
-            self.post_message(self.Opened(self.current))
+            self.post_message(self.Opened(self.current, self.cursor))
 
     def on_click(self, event) -> None:
         row = event.y - HEADER_LINES + int(self.scroll_y)
