@@ -1,0 +1,73 @@
+"""Opening a pair reads the statistics only: transcripts wait until an item is opened."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+
+from evaltui.core.compare import compare_files
+from evaltui.core.formats.csv import CsvTranscripts
+from evaltui.core.formats.jsonl import JsonlTranscripts
+from evaltui.core.formats.parquet import ParquetTranscripts
+from evaltui.core.report import report_dict
+
+READERS = (JsonlTranscripts, ParquetTranscripts, CsvTranscripts)
+
+
+def records(n, flip):
+    return [
+        {
+            "item_id": f"q{i}",
+            "passed": (i % 3 != 0) != (flip and i % 5 == 0),
+            "slice": f"s{i % 4}",
+            "input": "question " + "x" * 2000,
+            "output": "answer " + "y" * 2000,
+            "messages": [{"role": "user", "content": "z" * 500}],
+        }
+        for i in range(n)
+    ]
+
+
+def write(tmp_path, fmt):
+    paths = []
+    for name, flip in (("b", False), ("c", True)):
+        rows = records(300, flip)
+        path = tmp_path / f"{name}.{fmt}"
+        if fmt == "jsonl":
+            path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        elif fmt == "parquet":
+            pl.DataFrame(rows).write_parquet(path)
+        else:
+            frame = pl.DataFrame(rows).with_columns(
+                pl.col("messages").map_elements(lambda m: json.dumps(m.to_list()), pl.String)
+            )
+            frame.write_csv(path)
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet", "csv"])
+def test_opening_a_pair_reads_no_transcript_until_an_item_is_opened(tmp_path, monkeypatch, fmt):
+    calls = []
+    for reader in READERS:
+        for method in ("read", "read_field"):
+            original = getattr(reader, method)
+
+            def spy(self, *args, _original=original, _name=f"{reader.__name__}.{method}"):
+                calls.append(_name)
+                return _original(self, *args)
+
+            monkeypatch.setattr(reader, method, spy)
+    base, cand = write(tmp_path, fmt)
+    analysis = compare_files(base, cand)
+    report = report_dict(analysis)
+    assert report["n_paired"] == 300
+    for column in ("input", "output", "messages"):
+        assert column not in analysis.paired.baseline.table.columns
+    assert calls == []
+    item = analysis.paired.items.row(0, named=True)
+    transcript = analysis.paired.candidate.transcripts.read(item["candidate_row"])
+    assert transcript.input.startswith("question") and transcript.messages
+    assert len(calls) == 1
