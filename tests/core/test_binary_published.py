@@ -240,6 +240,41 @@ def test_newcombe_interval_matches_fagerland_cavo_example():
     assert _rounded(paired_delta_interval(cavo, "newcombe"), 4) == (-0.1186, -0.0046)
 
 
+# The same Cavo table in the authors' companion package (ocbe-uio/contingencytables, the R
+# translation of Fagerland, Lydersen & Laake's code for "Statistical Analysis of Contingency
+# Tables", chapter 8), tests/testthat/test-ch8.R, which pins each method's printed output:
+#   Wald_CI_diff_paired_2x2            -0.1184 to -0.0058
+#   Wald_CI_diff_CC_paired_2x2         -0.1186 to -0.0057
+#   Wald_CI_AgrestiMin_paired_2x2      -0.1182 to -0.0045
+#   Wald_CI_BonettPrice_paired_2x2     -0.1195 to -0.0032
+#   Tango_asymptotic_score_CI          -0.1240 to -0.0054
+#   McNemar exact conditional P = 0.052479, mid-P P = 0.034690, asymptotic P = 0.033006,
+#   with continuity correction P = 0.055009
+CAVO = _from_paper(59, 6, 16, 80)
+
+
+@pytest.mark.parametrize(
+    ("method", "published"),
+    [
+        ("wald", (-0.1184, -0.0058)),
+        ("wald-cc", (-0.1186, -0.0057)),
+        ("agresti-min", (-0.1182, -0.0045)),
+        ("bonett-price", (-0.1195, -0.0032)),
+        ("tango", (-0.1240, -0.0054)),
+    ],
+)
+def test_every_interval_matches_the_fagerland_package_on_the_cavo_example(method, published):
+    assert _rounded(paired_delta_interval(CAVO, method), 4) == published
+
+
+def test_mcnemar_p_values_match_the_fagerland_package_on_the_cavo_example():
+    result = mcnemar(CAVO)
+    assert round(result.exact_p, 6) == 0.052479
+    assert round(result.mid_p, 6) == 0.034690
+    assert round(result.chi2_p, 6) == 0.033006
+    assert round(result.chi2_cc_p, 6) == 0.055009
+
+
 # --- Tango 1998 and later papers re-using Tango's interval ---------------------------------
 # Tango T. Equivalence test and confidence interval for the difference in proportions for the
 # paired-sample design. Stat Med 1998;17:891-908. I could not read the paper; the two examples
