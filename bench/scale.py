@@ -574,10 +574,9 @@ def child_breakdown(base: str, cand: str) -> dict:
     timed(f"sha256 of the baseline ({path.stat().st_size / 1e9:.2f} GB)", sha256_of, path)
     if fmt == "jsonl":
         from evaltui.core.formats.jsonl import _discover_columns
-        from evaltui.core.formats.line_index import index_lines
+        from evaltui.core.formats.jsonl_scan import scan_jsonl
 
-        lines = timed("index_lines(baseline)", index_lines, path)
-        timed("discover columns (1,000 lines in Python)", _discover_columns, path, lines)
+        timed("discover columns (1,000 lines in Python)", _discover_columns, path)
         schema = {
             "item_id": pl.String,
             "passed": pl.Boolean,
@@ -585,6 +584,7 @@ def child_breakdown(base: str, cand: str) -> dict:
             "slice": pl.String,
             "cluster": pl.String,
         }
+        timed("scan_jsonl: hash + line index + chunked parse", scan_jsonl, path, schema)
         timed("pl.read_ndjson(baseline, 5 stat columns)", pl.read_ndjson, path, schema=schema)
         timed(
             "pl.read_ndjson(baseline, item_id+passed)",
@@ -592,7 +592,6 @@ def child_breakdown(base: str, cand: str) -> dict:
             path,
             schema={"item_id": pl.String, "passed": pl.Boolean},
         )
-        del lines
     else:
         timed(
             "pl.read_parquet(baseline, 5 stat columns)",

@@ -20,7 +20,7 @@ import polars as pl
 
 from evaltui.core.formats.line_index import LineIndex
 
-BLOCK = 256 << 20  # bytes per block; grows when a single line is longer
+BLOCK = 64 << 20  # bytes per block; grows when a single line is longer
 WHITESPACE = b" \t\r\n"
 
 
@@ -34,7 +34,7 @@ class Scan:
 def scan_jsonl(path: Path, schema: dict[str, pl.DataType], block: int = BLOCK) -> Scan:
     """Parse `schema`'s keys of every non-blank line; raises polars' error on a bad line."""
     digest = hashlib.sha256()
-    buf = bytearray(block)
+    buf = bytearray(min(block, path.stat().st_size + 1))  # a small file needs no big buffer
     have = 0  # bytes of an unfinished line carried at the front of buf
     offset = 0  # file offset of buf[0]
     line_no = 1  # 1-based line number of the line starting at buf[0]
