@@ -142,7 +142,7 @@ def bad_inputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
             "null.jsonl:3: field 'passed': missing",
         ),
         "empty": (empty, "empty.jsonl: the file is empty"),
-        "truncated": (truncated, "cut.jsonl:2: invalid JSON"),
+        "truncated": (truncated, "cut.jsonl:2: the line is not valid JSON"),
         "csv no id": (no_id, "noid.csv: field 'item_id': no 'item_id' column"),
     }
 

@@ -102,7 +102,7 @@ def test_truncated_json_line_names_the_line(tmp_path):
     path.write_text('{"item_id": "a", "passed": true}\n{"item_id": "b", "pass')
     with pytest.raises(InputError) as err:
         load_run(path)
-    assert str(err.value).startswith(f"{path}:2: invalid JSON")
+    assert str(err.value).startswith(f"{path}:2: the line is not valid JSON")
 
 
 def test_record_that_is_not_an_object_names_the_line(tmp_path):

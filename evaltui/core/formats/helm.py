@@ -32,6 +32,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     EPOCH,
@@ -49,7 +50,6 @@ from evaltui.core.runs import (
 
 NAME = "helm"
 HARNESS = "helm"
-UTF8_BOM = b"\xef\xbb\xbf"
 REQUESTS_FILE = "display_requests.json"
 INSTANCES_FILE = "instances.json"
 RUN_SPEC_FILE = "run_spec.json"
@@ -163,7 +163,7 @@ def load(path: Path, options: LoadOptions) -> Run:
     predictions = _parse_json(path)
     if not isinstance(predictions, list):
         raise InputError(
-            path, f"expected a list of predictions, got {_describe(predictions)}", record="(top)"
+            path, f"expected a list of predictions, got {describe(predictions)}", record="(top)"
         )
     if not predictions:
         raise InputError(path, "holds no predictions; expected one per instance and trial")
@@ -216,7 +216,7 @@ def _default_metric(path: Path, first: Any) -> str:
     if not isinstance(stats, dict):
         raise InputError(
             path,
-            f"expected the prediction's stats (metric name -> value), got {_describe(stats)}",
+            f"expected the prediction's stats (metric name -> value), got {describe(stats)}",
             record="[0]",
             field="stats",
         )
@@ -240,12 +240,12 @@ def _default_metric(path: Path, first: Any) -> str:
 def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     record = f"[{index}]"
     if not isinstance(raw, dict):
-        raise InputError(path, f"expected a prediction object, got {_describe(raw)}", record=record)
+        raise InputError(path, f"expected a prediction object, got {describe(raw)}", record=record)
     instance_id = raw.get("instance_id")
     if isinstance(instance_id, bool) or not isinstance(instance_id, str | int) or instance_id == "":
         raise InputError(
             path,
-            f"expected the instance id as a non-empty string, got {_describe(instance_id)}",
+            f"expected the instance id as a non-empty string, got {describe(instance_id)}",
             record=record,
             field="instance_id",
         )
@@ -253,7 +253,7 @@ def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
         raise InputError(
             path,
-            f"expected an integer >= 0, got {_describe(trial)}",
+            f"expected an integer >= 0, got {describe(trial)}",
             record=record,
             field="train_trial_index",
         )
@@ -262,7 +262,7 @@ def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     if predicted is not None and not isinstance(predicted, str):
         raise InputError(
             path,
-            f"expected a string, got {_describe(predicted)}",
+            f"expected a string, got {describe(predicted)}",
             record=record,
             field="predicted_text",
         )
@@ -270,7 +270,7 @@ def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     if not isinstance(stats, dict):
         raise InputError(
             path,
-            f"expected the stats (metric name -> value), got {_describe(stats)}",
+            f"expected the stats (metric name -> value), got {describe(stats)}",
             record=record,
             field="stats",
         )
@@ -289,7 +289,7 @@ def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     ):
         raise InputError(
             path,
-            f"cannot read the value {_describe(value)} of metric '{metric}'; expected a finite "
+            f"cannot read the value {describe(value)} of metric '{metric}'; expected a finite "
             "number (0/1 for a verdict)",
             record=record,
             field=f"stats.{metric}",
@@ -319,7 +319,7 @@ def _perturbation_name(path: Path, perturbation: Any, record: str) -> str | None
     if not isinstance(perturbation, dict) or not isinstance(perturbation.get("name"), str):
         raise InputError(
             path,
-            f"expected a perturbation description with a name, got {_describe(perturbation)}",
+            f"expected a perturbation description with a name, got {describe(perturbation)}",
             record=record,
             field="perturbation",
         )
@@ -470,7 +470,7 @@ def _side_list(side_path: Path) -> list[Any]:
     except (ValueError, RecursionError) as exc:
         raise InputError(side_path, f"not valid JSON: {exc}") from None
     if not isinstance(data, list):
-        raise InputError(side_path, f"expected a list, got {_describe(data)}", record="(top)")
+        raise InputError(side_path, f"expected a list, got {describe(data)}", record="(top)")
     return data
 
 
@@ -506,7 +506,7 @@ def _transcript(prediction: _Prediction, request: Any, instance: Any) -> Transcr
         chat = request.get("messages")
         if isinstance(chat, list):
             messages = tuple(
-                Message(role=_text(m.get("role", "?")), content=content_text(m.get("content")))
+                Message(role=as_text(m.get("role", "?")), content=content_text(m.get("content")))
                 for m in chat
                 if isinstance(m, dict)
             )
@@ -552,17 +552,5 @@ def _references(references: Any) -> str | None:
     return "\n".join(texts) if texts else None
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 def _short(value: Any) -> str:
-    text = _text(value)
-    return text if len(text) <= MAX_METADATA_CHARS else text[: MAX_METADATA_CHARS - 3] + "..."
-
-
-def _describe(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(as_text(value), MAX_METADATA_CHARS)

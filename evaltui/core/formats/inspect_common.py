@@ -23,6 +23,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
+from evaltui.core.formats.jsontext import as_text
 from evaltui.core.runs import (
     EPOCH,
     ITEM_ID,
@@ -410,7 +411,7 @@ def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str
             metadata[f"metadata.{key}"] = _short(value)
     explanation = None
     if score is not None and score.get("explanation") is not None:
-        explanation = _text(resolve(score["explanation"], attachments))
+        explanation = as_text(resolve(score["explanation"], attachments))
     return Transcript(
         input=input_text(sample.get("input"), attachments),
         output=completion_of(sample.get("output"), attachments),
@@ -460,17 +461,17 @@ def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
     if content is None:
         return ""
     if isinstance(content, str):
-        return _text(resolve(content, attachments))
+        return as_text(resolve(content, attachments))
     if not isinstance(content, list):
-        return _text(content)
+        return as_text(content)
     parts: list[str] = []
     for block in content:
         if isinstance(block, str):
-            parts.append(_text(resolve(block, attachments)))
+            parts.append(as_text(resolve(block, attachments)))
         elif not isinstance(block, dict):
-            parts.append(_text(block))
+            parts.append(as_text(block))
         elif block.get("type") == "text":
-            parts.append(_text(resolve(block.get("text", ""), attachments)))
+            parts.append(as_text(resolve(block.get("text", ""), attachments)))
         elif block.get("type") == "reasoning":
             parts.append(_reasoning_text(block, attachments))
         else:
@@ -494,14 +495,14 @@ def input_text(value: Any, attachments: Mapping[str, Any]) -> str | None:
     if value is None:
         return None
     if isinstance(value, str):
-        return _text(resolve(value, attachments))
+        return as_text(resolve(value, attachments))
     if isinstance(value, list):
         messages = [m for m in value if isinstance(m, dict)]
         users = [m for m in messages if m.get("role") == "user"] or messages
         if not users:
             return None
         return content_text(users[-1].get("content"), attachments)
-    return _text(value)
+    return as_text(value)
 
 
 def completion_of(output: Any, attachments: Mapping[str, Any]) -> str | None:
@@ -510,7 +511,7 @@ def completion_of(output: Any, attachments: Mapping[str, Any]) -> str | None:
         return None
     completion = output.get("completion")
     if isinstance(completion, str):
-        return _text(resolve(completion, attachments))
+        return as_text(resolve(completion, attachments))
     choices = output.get("choices")
     if isinstance(choices, list) and choices and isinstance(choices[0], dict):
         message = choices[0].get("message")
@@ -530,8 +531,8 @@ def target_text(target: Any) -> str | None:
     if target is None:
         return None
     if isinstance(target, list):
-        return "\n".join(_text(t) for t in target)
-    return _text(target)
+        return "\n".join(as_text(t) for t in target)
+    return as_text(target)
 
 
 def _resolve_deep(value: Any, attachments: Mapping[str, Any]) -> Any:
@@ -548,14 +549,8 @@ def _as_list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
 def _short(value: Any) -> str:
-    return _text(value)[:MAX_METADATA_CHARS]
+    return as_text(value)[:MAX_METADATA_CHARS]
 
 
 def describe(value: Any, limit: int = 80) -> str:

@@ -18,6 +18,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
 from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.jsonl_scan import scan_jsonl
+from evaltui.core.formats.jsontext import parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
     canonical_stats,
@@ -89,7 +90,7 @@ def _discover_columns(path: Path) -> list[str]:
         for line_no, raw_line in enumerate(handle, start=1):
             if not raw_line.strip():
                 continue
-            record = _parse(path, raw_line, line_no)
+            record = parse_json_line(path, raw_line, line_no)
             if not isinstance(record, dict):
                 raise InputError(
                     path, f"expected a JSON object, got {type(record).__name__}", line=line_no
@@ -109,19 +110,6 @@ def _nonblank(handle: Any):
             yield raw_line
 
 
-def _parse(path: Path, raw_line: bytes, line: int) -> Any:
-    try:
-        return json.loads(raw_line)
-    except UnicodeDecodeError:
-        raise InputError(path, "is not valid UTF-8", line=line) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"invalid JSON ({exc.msg} at column {exc.colno}); a truncated line?", line=line
-        ) from None
-    except RecursionError:
-        raise InputError(path, "JSON nested too deeply", line=line) from None
-
-
 def _diagnose(
     path: Path,
     columns: list[str],
@@ -137,7 +125,7 @@ def _diagnose(
         for line_no, raw_line in enumerate(handle, start=1):
             if not raw_line.strip():
                 continue
-            record = _parse(path, raw_line, line_no)
+            record = parse_json_line(path, raw_line, line_no)
             if isinstance(record, dict):
                 record = mapping.rename_record(record)
             problem = check_record(record, columns)
@@ -160,7 +148,9 @@ class JsonlTranscripts:
     def _record(self, row: int) -> dict[str, Any]:
         line = int(self._lines.line_numbers[row])
         ensure_unchanged(self._path, self._fingerprint, line)
-        record = _parse(self._path, read_line(self._path, int(self._lines.starts[row])), line)
+        record = parse_json_line(
+            self._path, read_line(self._path, int(self._lines.starts[row])), line
+        )
         if not isinstance(record, dict):
             raise InputError(self._path, "changed since it was loaded", line=line)
         return self._mapping.rename_record(record)
@@ -188,7 +178,7 @@ class JsonlTranscripts:
             pass
         out: list[str | None] = []
         for i, line in enumerate(raw):
-            record = _parse(self._path, line, int(self._lines.line_numbers[rows[i]]))
+            record = parse_json_line(self._path, line, int(self._lines.line_numbers[rows[i]]))
             value = (
                 self._mapping.rename_record(record).get(name) if isinstance(record, dict) else None
             )

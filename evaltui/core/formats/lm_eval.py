@@ -29,6 +29,12 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.jsontext import (
+    UTF8_BOM,
+    as_text,
+    describe,
+    parse_json_object_line,
+)
 from evaltui.core.runs import (
     EPOCH,
     ITEM_ID,
@@ -66,7 +72,6 @@ RECORD_KEYS = frozenset(
     }
 )
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
-UTF8_BOM = b"\xef\xbb\xbf"
 MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
 MAX_METADATA_CHARS = 4000
 
@@ -119,12 +124,12 @@ def load(path: Path, options: LoadOptions) -> Run:
             offset += len(raw)
             if not raw.strip():
                 continue
-            record = _parse_line(path, raw, number)
+            record = parse_json_object_line(path, raw, number)
             name = record.get("filter", DEFAULT_FILTER)
             if not isinstance(name, str):
                 raise InputError(
                     path,
-                    f"expected the filter name as a string, got {_describe(name)}",
+                    f"expected the filter name as a string, got {describe(name, 80)}",
                     line=number,
                     field="filter",
                 )
@@ -184,32 +189,12 @@ def load(path: Path, options: LoadOptions) -> Run:
     )
 
 
-def _parse_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
-    if number == 1:
-        raw = raw.removeprefix(UTF8_BOM)
-    try:
-        record = json.loads(raw)
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"the line is not UTF-8: {exc}", line=number) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"the line is not valid JSON: {exc.msg} (column {exc.colno})", line=number
-        ) from None
-    except ValueError as exc:
-        raise InputError(path, f"the line is not valid JSON: {exc}", line=number) from None
-    if not isinstance(record, dict):
-        raise InputError(
-            path, f"expected a JSON object per line, got {type(record).__name__}", line=number
-        )
-    return record
-
-
 def _doc_id(path: Path, record: dict[str, Any], number: int) -> str:
     doc_id = record.get("doc_id")
     if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
         raise InputError(
             path,
-            f"expected doc_id as an integer or a non-empty string, got {_describe(doc_id)}",
+            f"expected doc_id as an integer or a non-empty string, got {describe(doc_id, 80)}",
             line=number,
             field="doc_id",
         )
@@ -252,7 +237,7 @@ def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
         else:
             raise InputError(
                 path,
-                f"cannot read the value {_describe(value)} of metric '{metric}'; expected a "
+                f"cannot read the value {describe(value, 80)} of metric '{metric}'; expected a "
                 "finite number (0/1 for a verdict)",
                 line=line.number,
                 field=metric,
@@ -365,7 +350,7 @@ class LmEvalTranscripts:
                     raw = handle.readline()
             except OSError as exc:
                 raise InputError(self._path, f"cannot read the file: {exc}", line=number) from None
-        return _transcript(_parse_line(self._path, raw, number), number)
+        return _transcript(parse_json_object_line(self._path, raw, number), number)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         if name not in TEXT_FIELDS:
@@ -382,13 +367,13 @@ def _transcript(record: dict[str, Any], number: int) -> Transcript:
     metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
     for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
         if record.get(key) is not None:
-            metadata[key] = _text(record[key])
+            metadata[key] = as_text(record[key])
     for name in _metric_names(record):
-        metadata[f"metric.{name}"] = _text(record[name])
+        metadata[f"metric.{name}"] = as_text(record[name])
     if "doc" in record:
-        metadata["doc"] = _text(record["doc"])[:MAX_METADATA_CHARS]
+        metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
     return Transcript(
-        input=None if prompt is None else _text(prompt),
+        input=None if prompt is None else as_text(prompt),
         output=_render_responses(responses, requests),
         target=_target_text(record.get("target")),
         metadata=metadata,
@@ -426,7 +411,7 @@ def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
     if responses is None:
         return None
     if not isinstance(responses, list):
-        return _text(responses)
+        return as_text(responses)
     if responses and all(isinstance(r, str) for r in responses):
         return "\n".join(responses)
     pairs = [_loglikelihood(r) for r in responses]
@@ -437,13 +422,13 @@ def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
             assert pair is not None
             logprob, greedy = pair
             continuation = (
-                _text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
+                as_text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
             )
             marker = "*" if i == best else " "
             extra = ", greedy" if greedy else ""
             lines.append(f"{marker} [{i}] {continuation!r}  loglikelihood {logprob:g}{extra}")
         return "\n".join(lines)
-    return _text(responses)
+    return as_text(responses)
 
 
 def _loglikelihood(response: Any) -> tuple[float, bool] | None:
@@ -464,19 +449,8 @@ def _target_text(target: Any) -> str | None:
     if target is None:
         return None
     if isinstance(target, list):
-        return "\n".join(_text(t) for t in target)
-    return _text(target)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _describe(value: Any, limit: int = 80) -> str:
-    text = _text(value) if not isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+        return "\n".join(as_text(t) for t in target)
+    return as_text(target)
 
 
 def _stamp(path: Path) -> tuple[int, int]:

@@ -17,6 +17,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
+from evaltui.core.formats.jsontext import describe
 from evaltui.core.runs import (
     CLUSTER,
     EPOCH,
@@ -183,35 +184,28 @@ def check_record(record: Any, columns: list[str]) -> tuple[str, str] | None:
     Used to pinpoint the line when the fast reader refuses a file without saying where.
     """
     if not isinstance(record, dict):
-        return ("", f"expected a JSON object, got {_describe(record)}")
+        return ("", f"expected a JSON object, got {_quoted(record)}")
     if ITEM_ID not in record or record[ITEM_ID] is None:
         return (ITEM_ID, "missing; expected a string or integer id")
     item_id = record[ITEM_ID]
     if isinstance(item_id, bool) or not isinstance(item_id, str | int):
-        return (ITEM_ID, f"expected a string or integer id, got {_describe(item_id)}")
+        return (ITEM_ID, f"expected a string or integer id, got {_quoted(item_id)}")
     if PASSED in record and record[PASSED] is not None and not isinstance(record[PASSED], bool):
-        return (PASSED, f"expected true or false, got {_describe(record[PASSED])}")
+        return (PASSED, f"expected true or false, got {_quoted(record[PASSED])}")
     for col in columns:
         if is_score_column(col) and record.get(col) is not None:
             value = record[col]
             if isinstance(value, bool) or not isinstance(value, int | float):
-                return (col, f"expected a number, got {_describe(value)}")
+                return (col, f"expected a number, got {_quoted(value)}")
     if record.get(EPOCH) is not None and (
         isinstance(record[EPOCH], bool) or not isinstance(record[EPOCH], int)
     ):
-        return (EPOCH, f"expected an integer epoch >= 1, got {_describe(record[EPOCH])}")
+        return (EPOCH, f"expected an integer epoch >= 1, got {_quoted(record[EPOCH])}")
     for col in (STATUS, SLICE, CLUSTER):
         value = record.get(col)
         if value is not None and not isinstance(value, str | int):
-            return (col, f"expected a string, got {_describe(value)}")
+            return (col, f"expected a string, got {_quoted(value)}")
     return None
-
-
-def _describe(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=True)
-    if len(text) > 40:
-        text = text[:37] + "..."
-    return text
 
 
 def transcript_from_record(record: Mapping[str, Any]) -> Transcript:
@@ -275,3 +269,7 @@ def _as_text(value: Any) -> str | None:
     if isinstance(value, float) and math.isnan(value):
         return None
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _quoted(value: Any) -> str:
+    return describe(value, 40, ascii_only=True)

@@ -31,6 +31,13 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.jsontext import (
+    UTF8_BOM,
+    as_text,
+    describe,
+    parse_json_object_line,
+    shorten,
+)
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     EPOCH,
@@ -48,7 +55,6 @@ from evaltui.core.runs import (
 
 NAME = "openai_evals"
 HARNESS = "openai_evals"
-UTF8_BOM = b"\xef\xbb\xbf"
 MATCH = "match"
 SAMPLING = "sampling"
 ERROR = "error"
@@ -123,7 +129,7 @@ def load(path: Path, options: LoadOptions) -> Run:
             offset += len(raw)
             if not raw.strip():
                 continue
-            record = _parse_line(path, raw, number)
+            record = parse_json_object_line(path, raw, number)
             if "spec" in record:
                 if spec is not None:
                     raise InputError(
@@ -136,7 +142,7 @@ def load(path: Path, options: LoadOptions) -> Run:
                 if not isinstance(record["spec"], dict):
                     raise InputError(
                         path,
-                        f"expected the run spec object, got {_describe(record['spec'])}",
+                        f"expected the run spec object, got {describe(record['spec'])}",
                         line=number,
                         field="spec",
                     )
@@ -174,26 +180,6 @@ def load(path: Path, options: LoadOptions) -> Run:
     )
 
 
-def _parse_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
-    if number == 1:
-        raw = raw.removeprefix(UTF8_BOM)
-    try:
-        record = json.loads(raw)
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"the line is not UTF-8: {exc}", line=number) from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"the line is not valid JSON: {exc.msg} (column {exc.colno})", line=number
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(path, f"the line is not valid JSON: {exc}", line=number) from None
-    if not isinstance(record, dict):
-        raise InputError(
-            path, f"expected a JSON object per line, got {type(record).__name__}", line=number
-        )
-    return record
-
-
 def _check_run_id(
     path: Path, value: Any, seen: tuple[str, int] | None, number: int, name: str
 ) -> tuple[str, int] | None:
@@ -202,7 +188,7 @@ def _check_run_id(
     if not isinstance(value, str) or not value:
         raise InputError(
             path,
-            f"expected the run id as a string, got {_describe(value)}",
+            f"expected the run id as a string, got {describe(value)}",
             line=number,
             field=name,
         )
@@ -225,7 +211,7 @@ def _event(
     if not isinstance(kind, str) or not kind:
         raise InputError(
             path,
-            f"expected the event type as a string (match, sampling, ...), got {_describe(kind)}",
+            f"expected the event type as a string (match, sampling, ...), got {describe(kind)}",
             line=number,
             field="type",
         )
@@ -239,7 +225,7 @@ def _event(
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or raw_id == "":
         raise InputError(
             path,
-            f"expected the sample id as a string, got {_describe(raw_id)}",
+            f"expected the sample id as a string, got {describe(raw_id)}",
             line=number,
             field="sample_id",
         )
@@ -254,7 +240,7 @@ def _event(
             shown = data.get("correct") if isinstance(data, dict) else data
             raise InputError(
                 path,
-                f"expected true or false, got {_describe(shown)}",
+                f"expected true or false, got {describe(shown)}",
                 line=number,
                 field="data.correct",
             )
@@ -271,7 +257,7 @@ def _event(
         ):
             raise InputError(
                 path,
-                f"expected true/false or a finite number, got {_describe(value)}",
+                f"expected true/false or a finite number, got {describe(value)}",
                 line=number,
                 field=f"data.{metric}",
             )
@@ -436,7 +422,9 @@ class OpenAIEvalsTranscripts:
                 with self._path.open("rb") as handle:
                     for offset, number in refs:
                         handle.seek(offset)
-                        events.append((number, _parse_line(self._path, handle.readline(), number)))
+                        events.append(
+                            (number, parse_json_object_line(self._path, handle.readline(), number))
+                        )
             except OSError as exc:
                 raise InputError(self._path, f"cannot read the file: {exc}") from None
         return _transcript(events)
@@ -458,7 +446,7 @@ def _transcript(events: Sequence[tuple[int, dict[str, Any]]]) -> Transcript:
         kind = event.get("type")
         data = event.get("data") if isinstance(event.get("data"), dict) else {}
         if not metadata:
-            metadata["sample_id"] = _text(event.get("sample_id"))
+            metadata["sample_id"] = as_text(event.get("sample_id"))
         metadata[f"line {number}"] = f"{kind} (event {event.get('event_id')})"
         if kind == SAMPLING:
             prompt = data.get("prompt", prompt)
@@ -472,7 +460,7 @@ def _transcript(events: Sequence[tuple[int, dict[str, Any]]]) -> Transcript:
                 explanation = (
                     "picked: nothing (no expected answer found in the output)"
                     if picked is None
-                    else f"picked: {_text(picked)}"
+                    else f"picked: {as_text(picked)}"
                 )
             for key, value in data.items():
                 if key not in ("expected", "sampled", "prompt"):
@@ -482,12 +470,12 @@ def _transcript(events: Sequence[tuple[int, dict[str, Any]]]) -> Transcript:
         elif kind == ERROR:
             message = data.get("message") if data else event.get("data")
             kind_name = data.get("type") if data else None
-            errors.append(f"{kind_name}: {message}" if kind_name else _text(message))
+            errors.append(f"{kind_name}: {message}" if kind_name else as_text(message))
         else:
             for key, value in data.items():
                 metadata[f"{kind}.{key}"] = _short(value)
         if event.get("created_at") and "created_at" not in metadata:
-            metadata["created_at"] = _text(event["created_at"])
+            metadata["created_at"] = as_text(event["created_at"])
     if errors:
         metadata["error"] = _short("\n".join(errors))
         explanation = "\n".join(errors)
@@ -509,7 +497,7 @@ def _messages(prompt: Any) -> tuple[Message, ...]:
     if not isinstance(prompt, list) or not all(isinstance(m, dict) and "role" in m for m in prompt):
         return ()
     return tuple(
-        Message(role=_text(m.get("role")), content=content_text(m.get("content"))) for m in prompt
+        Message(role=as_text(m.get("role")), content=content_text(m.get("content"))) for m in prompt
     )
 
 
@@ -519,7 +507,7 @@ def _input_text(prompt: Any, messages: Sequence[Message]) -> str | None:
     if messages:
         users = [m for m in messages if m.role == "user"] or list(messages)
         return users[-1].content
-    return _text(prompt)
+    return as_text(prompt)
 
 
 def _sampled_text(sampled: Any) -> str | None:
@@ -527,29 +515,13 @@ def _sampled_text(sampled: Any) -> str | None:
         return None
     if isinstance(sampled, list) and all(isinstance(s, str) for s in sampled):
         return "\n".join(sampled)
-    return _text(sampled)
+    return as_text(sampled)
 
 
 def _target_text(target: Any) -> str:
     if isinstance(target, list) and all(isinstance(t, str) for t in target):
         return "\n".join(target)
-    return _text(target)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
-
-
-def _short(value: Any) -> str:
-    text = _text(value)
-    return text if len(text) <= MAX_METADATA_CHARS else text[: MAX_METADATA_CHARS - 3] + "..."
-
-
-def _describe(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return as_text(target)
 
 
 def _stamp(path: Path) -> tuple[int, int]:
@@ -558,3 +530,7 @@ def _stamp(path: Path) -> tuple[int, int]:
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     return stat.st_size, stat.st_mtime_ns
+
+
+def _short(value: Any) -> str:
+    return shorten(as_text(value), MAX_METADATA_CHARS)

@@ -39,6 +39,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     EPOCH,
@@ -56,7 +57,6 @@ from evaltui.core.runs import (
 
 NAME = "promptfoo"
 HARNESS = "promptfoo"
-UTF8_BOM = b"\xef\xbb\xbf"
 FAILURE_ASSERT = 1
 FAILURE_ERROR = 2
 FAILURE_REASONS = (0, FAILURE_ASSERT, FAILURE_ERROR)
@@ -173,7 +173,7 @@ def load(path: Path, options: LoadOptions) -> Run:
     if not isinstance(results, list):
         raise InputError(
             path,
-            f"expected a list of results, got {_describe(results)}",
+            f"expected a list of results, got {describe(results)}",
             field=f"{prefix}results" if prefix else "results",
         )
     if not results:
@@ -186,7 +186,7 @@ def load(path: Path, options: LoadOptions) -> Run:
         record = f"{list_name}[{i}]"
         if not isinstance(result, dict):
             raise InputError(
-                path, f"expected a result object, got {_describe(result)}", record=record
+                path, f"expected a result object, got {describe(result)}", record=record
             )
         arms.setdefault(_arm_of(path, result, record), []).append(i)
     arm = _choose_arm(path, list(arms), options.arm)
@@ -222,7 +222,7 @@ def _parse(path: Path) -> dict[str, Any]:
         raise InputError(
             path,
             f"expected a promptfoo results object ({{evalId, results, ...}}), got "
-            f"{_describe(document)}",
+            f"{describe(document)}",
         )
     return document
 
@@ -236,7 +236,7 @@ def _summary(path: Path, document: dict[str, Any]) -> tuple[dict[str, Any], str]
         return results, "results."
     raise InputError(
         path,
-        f"expected the eval summary (an object with a 'results' list), got {_describe(results)}",
+        f"expected the eval summary (an object with a 'results' list), got {describe(results)}",
         field="results",
     )
 
@@ -251,14 +251,14 @@ def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
     else:
         raise InputError(
             path,
-            f"expected the provider ({{id, label}} or an id string), got {_describe(provider)}",
+            f"expected the provider ({{id, label}} or an id string), got {describe(provider)}",
             record=record,
             field="provider",
         )
     prompt = result.get("prompt")
     if isinstance(prompt, dict):
         label = prompt.get("label") or prompt.get("display") or prompt.get("raw") or ""
-        prompt_label = label if isinstance(label, str) else _text(label)
+        prompt_label = label if isinstance(label, str) else as_text(label)
     elif isinstance(prompt, str):
         prompt_label = prompt
     elif prompt is None:
@@ -266,7 +266,7 @@ def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
     else:
         raise InputError(
             path,
-            f"expected the prompt ({{raw, label}}), got {_describe(prompt)}",
+            f"expected the prompt ({{raw, label}}), got {describe(prompt)}",
             record=record,
             field="prompt",
         )
@@ -331,7 +331,7 @@ def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Res
     if not isinstance(success, bool):
         raise InputError(
             path,
-            f"expected true or false, got {_describe(success)}",
+            f"expected true or false, got {describe(success)}",
             record=record,
             field="success",
         )
@@ -340,13 +340,13 @@ def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Res
         isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score)
     ):
         raise InputError(
-            path, f"expected a finite number, got {_describe(score)}", record=record, field="score"
+            path, f"expected a finite number, got {describe(score)}", record=record, field="score"
         )
     failure = result.get("failureReason")
     if failure is not None and (isinstance(failure, bool) or failure not in FAILURE_REASONS):
         raise InputError(
             path,
-            f"expected 0, 1 or 2 (none, assertion, error), got {_describe(failure)}",
+            f"expected 0, 1 or 2 (none, assertion, error), got {describe(failure)}",
             record=record,
             field="failureReason",
         )
@@ -354,7 +354,7 @@ def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Res
     if test_case is not None and not isinstance(test_case, dict):
         raise InputError(
             path,
-            f"expected the test case object, got {_describe(test_case)}",
+            f"expected the test case object, got {describe(test_case)}",
             record=record,
             field="testCase",
         )
@@ -363,7 +363,7 @@ def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Res
     if description is not None and not isinstance(description, str):
         raise InputError(
             path,
-            f"expected a string, got {_describe(description)}",
+            f"expected a string, got {describe(description)}",
             record=record,
             field="testCase.description",
         )
@@ -566,11 +566,11 @@ def _transcript(result: Mapping[str, Any], record: str) -> Transcript:
     explanation = grading.get("reason")
     error = result.get("error") or response.get("error")
     if result.get("_status") == "error" and error:
-        explanation = _text(error)
+        explanation = as_text(error)
     metadata: dict[str, str] = {"record": record}
     description = test_case.get("description", result.get("description"))
     if description:
-        metadata["description"] = _text(description)
+        metadata["description"] = as_text(description)
     variables = test_case.get("vars", result.get("vars"))
     if isinstance(variables, dict):
         for name, value in variables.items():
@@ -584,10 +584,10 @@ def _transcript(result: Mapping[str, Any], record: str) -> Transcript:
     if error:
         metadata["error"] = _short(error)
     return Transcript(
-        input=None if raw is None else _text(raw),
-        output=None if output is None else _text(output),
+        input=None if raw is None else as_text(raw),
+        output=None if output is None else as_text(output),
         target=_assertions_text(test_case.get("assert")),
-        explanation=None if explanation is None else _text(explanation),
+        explanation=None if explanation is None else as_text(explanation),
         messages=_messages(raw),
         metadata=metadata,
     )
@@ -604,7 +604,7 @@ def _messages(raw: Any) -> tuple[Message, ...]:
     if not isinstance(value, list) or not all(isinstance(m, dict) and "role" in m for m in value):
         return ()
     return tuple(
-        Message(role=_text(m.get("role")), content=content_text(m.get("content"))) for m in value
+        Message(role=as_text(m.get("role")), content=content_text(m.get("content"))) for m in value
     )
 
 
@@ -615,29 +615,17 @@ def _assertions_text(assertions: Any) -> str | None:
     lines = []
     for assertion in assertions:
         if not isinstance(assertion, dict):
-            lines.append(_text(assertion))
+            lines.append(as_text(assertion))
             continue
-        kind = _text(assertion.get("type", "?"))
+        kind = as_text(assertion.get("type", "?"))
         value = assertion.get("value")
-        lines.append(kind if value is None else f"{kind}: {_text(value)}")
+        lines.append(kind if value is None else f"{kind}: {as_text(value)}")
     return "\n".join(lines)
 
 
 def _str_or_empty(value: Any) -> str:
-    return value if isinstance(value, str) else "" if value is None else _text(value)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    return json.dumps(value, ensure_ascii=False, default=str)
+    return value if isinstance(value, str) else "" if value is None else as_text(value)
 
 
 def _short(value: Any) -> str:
-    text = _text(value)
-    return text if len(text) <= MAX_METADATA_CHARS else text[: MAX_METADATA_CHARS - 3] + "..."
-
-
-def _describe(value: Any, limit: int = 60) -> str:
-    text = json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return shorten(as_text(value), MAX_METADATA_CHARS)

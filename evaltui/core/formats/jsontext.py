@@ -1,0 +1,56 @@
+"""Small helpers every JSON-based format shares: parsing a line with an error that names it,
+and turning arbitrary JSON values into short, literal text for metadata and messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import InputError
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def parse_json_line(path: Path, raw: bytes, number: int) -> Any:
+    """One line's JSON value; a bad line is an InputError naming the file and line."""
+    if number == 1:
+        raw = raw.removeprefix(UTF8_BOM)
+    try:
+        return json.loads(raw)
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"the line is not UTF-8: {exc}", line=number) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path,
+            f"the line is not valid JSON: {exc.msg} (column {exc.colno}); a truncated line?",
+            line=number,
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(path, f"the line is not valid JSON: {exc}", line=number) from None
+
+
+def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
+    """Like `parse_json_line`, for formats whose every line must be an object."""
+    record = parse_json_line(path, raw, number)
+    if not isinstance(record, dict):
+        raise InputError(
+            path, f"expected a JSON object per line, got {type(record).__name__}", line=number
+        )
+    return record
+
+
+def as_text(value: Any) -> str:
+    """A string as it is; anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def describe(value: Any, limit: int = 60, ascii_only: bool = False) -> str:
+    """A value quoted as JSON for an error message ("pass", 1, [1, 2]), cut to `limit`."""
+    return shorten(json.dumps(value, ensure_ascii=ascii_only, default=str), limit)
