@@ -4,8 +4,9 @@ and turning arbitrary JSON values into short, literal text for metadata and mess
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from evaltui.core.errors import InputError
 
@@ -38,6 +39,17 @@ def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any
             path, f"expected a JSON object per line, got {type(record).__name__}", line=number
         )
     return record
+
+
+def numbered_lines(handle: BinaryIO) -> Iterator[tuple[int, int, bytes]]:
+    """(1-based line number, byte offset, raw line) of every non-blank line of a binary file:
+    the offset finds the line again for drill-down, the number names it in errors."""
+    offset = 0
+    for number, raw in enumerate(handle, start=1):
+        start = offset
+        offset += len(raw)
+        if raw.strip():
+            yield number, start, raw
 
 
 def as_text(value: Any) -> str:

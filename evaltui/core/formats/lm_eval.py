@@ -33,6 +33,7 @@ from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
     describe,
+    numbered_lines,
     parse_json_object_line,
 )
 from evaltui.core.runs import (
@@ -116,14 +117,7 @@ def load(path: Path, options: LoadOptions) -> Run:
     kept: list[_Line] = []
     seen: dict[str, int] = {}  # item_id -> line number, for the chosen filter
     with path.open("rb") as handle:
-        offset = 0
-        number = 0
-        for raw in handle:
-            number += 1
-            start = offset
-            offset += len(raw)
-            if not raw.strip():
-                continue
+        for number, start, raw in numbered_lines(handle):
             record = parse_json_object_line(path, raw, number)
             name = record.get("filter", DEFAULT_FILTER)
             if not isinstance(name, str):

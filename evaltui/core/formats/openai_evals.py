@@ -35,6 +35,7 @@ from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
     describe,
+    numbered_lines,
     parse_json_object_line,
     shorten,
 )
@@ -121,14 +122,7 @@ def load(path: Path, options: LoadOptions) -> Run:
     type_counts: dict[str, int] = {}
     metric_keys: dict[str, None] = {}  # keys seen in match/metrics data, for messages
     with path.open("rb") as handle:
-        offset = 0
-        number = 0
-        for raw in handle:
-            number += 1
-            start = offset
-            offset += len(raw)
-            if not raw.strip():
-                continue
+        for number, start, raw in numbered_lines(handle):
             record = parse_json_object_line(path, raw, number)
             if "spec" in record:
                 if spec is not None:
