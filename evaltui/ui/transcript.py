@@ -76,7 +76,9 @@ def output_diff(baseline: Transcript, candidate: Transcript) -> Text:
             style = "red"
         elif line.startswith("@@"):
             style = "cyan"
-        text.append_text(literal(line, style=style))
+        text.append_text(literal(line[:MAX_SHOWN], style=style))
+        if len(line) > MAX_SHOWN:
+            text.append(f" … {len(line) - MAX_SHOWN:,} more characters", style="bold yellow")
         text.append("\n")
     return text
 

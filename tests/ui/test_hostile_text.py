@@ -70,3 +70,26 @@ async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\x07" not in svg
         assert "ALARM[/bold" in svg.replace("&#160;", " ")
+
+
+async def test_a_one_megabyte_output_opens_and_stays_responsive(tmp_path):
+    big = ("word " * 200_000) + "\x1b[2J"  # 1 MB on one line, an escape at the very end
+    rows = [{"item_id": f"q{i}", "passed": i % 2 == 0, "output": "short"} for i in range(40)]
+    cand = [{**r, "passed": not r["passed"] if i == 0 else r["passed"]} for i, r in enumerate(rows)]
+    cand[0]["output"] = big
+    paths = []
+    for name, records in (("b.jsonl", rows), ("c.jsonl", cand)):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        paths.append(path)
+    app = create_app(AppConfig(paths[0], paths[1], state_root=tmp_path / "state"))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        shown = text_of(app, "#candidate-text")
+        assert "more characters not shown" in shown
+        assert len(shown) < 200_000
+        await pilot.press("d", "j", "j", "pagedown", "escape")  # still answers keys
+        await pilot.pause()
+        assert app.screen.__class__.__name__ == "MainScreen"
