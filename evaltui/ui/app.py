@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -166,6 +167,13 @@ class EvalTuiApp(App[int]):
         except EvalTuiError as exc:
             self.call_from_thread(self._load_failed, str(exc))
             return
+        except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, not a traceback
+            if os.environ.get("EVALTUI_DEBUG"):
+                raise
+            detail = " ".join(str(exc).split())
+            message = f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)"
+            self.call_from_thread(self._load_failed, message, 3)
+            return
         self.call_from_thread(self._loaded, Loaded(analysis, session, rows, gates))
 
     LOAD_STEPS = 6
@@ -178,9 +186,9 @@ class EvalTuiApp(App[int]):
         if screen is not None:
             screen.show_progress(what, step, self.LOAD_STEPS)
 
-    def _load_failed(self, message: str) -> None:
+    def _load_failed(self, message: str, code: int = 2) -> None:
         self.load_error = message
-        self.exit(2, return_code=2)  # the CLI prints load_error on one line after the screen closes
+        self.exit(code, return_code=code)  # the CLI prints load_error on one line afterwards
 
     def _loaded(self, loaded: Loaded) -> None:
         self.loaded = loaded
