@@ -504,6 +504,13 @@ def _run_app(args: argparse.Namespace) -> int:
         from evaltui.core.review import parse_tags
 
         parse_tags(args.tags)  # refuse a bad tag set before the screen opens
+    if not (sys.stdin.isatty() and (sys.stdout.isatty() or sys.stderr.isatty())):
+        from evaltui.core.errors import UsageError
+
+        raise UsageError(
+            "the review app needs a terminal (stdin is not one); for scripts and CI use "
+            "`evaltui report BASE CAND` or `evaltui signoff ...`"
+        )
     from evaltui.ui.app import create_app
 
     app = create_app(args)

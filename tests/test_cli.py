@@ -195,3 +195,11 @@ def test_installed_console_script_runs_the_report(sample_pair):
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["table"]["both_pass"] == 141
+
+
+def test_the_app_without_a_terminal_is_a_one_line_error(capsys, sample_pair, monkeypatch):
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, out, err = run(capsys, *map(str, sample_pair))
+    assert code == 2 and "needs a terminal" in err and "evaltui report" in err
