@@ -273,7 +273,7 @@ def _app_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evaltui",
         description="Open the review app on two runs (no arguments: the demo in ./sample_runs). "
-        "Headless commands: evaltui report BASE CAND, evaltui signoff BASE CAND.",
+        "Headless commands: report, signoff, verify, plan (evaltui COMMAND -h).",
     )
     parser.add_argument("--version", action="version", version=f"evaltui {__version__}")
     _add_pairing_args(parser)
@@ -302,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "\nheadless commands:\n"
                 "  evaltui report BASE CAND [options]    (see evaltui report -h)\n"
                 "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)\n"
+                "  evaltui verify RECORD [BASE CAND]     (see evaltui verify -h)\n"
                 "  evaltui plan --baseline-rate P --delta D --discordance PSI"
             )
             return EXIT_OK
