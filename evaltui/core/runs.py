@@ -137,6 +137,27 @@ class Run:
 _HASHERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="evaltui-sha256")
 
 
+def stats_table(
+    item_ids: Sequence[str],
+    epochs: Sequence[int],
+    statuses: Sequence[str],
+    passed: Sequence[bool] | None = None,
+    score: Sequence[float | None] | None = None,
+) -> pl.DataFrame:
+    """The statistics table a harness loader builds from its parsed records (rows in order)."""
+    columns: dict[str, pl.Series] = {
+        ITEM_ID: pl.Series(ITEM_ID, list(item_ids), dtype=pl.String),
+        EPOCH: pl.Series(EPOCH, list(epochs), dtype=pl.Int64),
+    }
+    if passed is not None:
+        columns[PASSED] = pl.Series(PASSED, list(passed), dtype=pl.Boolean)
+    if score is not None:
+        columns[SCORE] = pl.Series(SCORE, list(score), dtype=pl.Float64)
+    columns[STATUS] = pl.Series(STATUS, list(statuses), dtype=pl.String)
+    columns[ROW] = pl.Series(ROW, list(range(len(item_ids))), dtype=pl.Int64)
+    return pl.DataFrame(columns)
+
+
 def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
     """Hash in chunks so a multi-gigabyte run does not need to fit in memory."""
     digest = hashlib.sha256()

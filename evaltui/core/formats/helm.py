@@ -35,17 +35,12 @@ from evaltui.core.formats import LoadOptions
 from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
-    EPOCH,
-    ITEM_ID,
-    PASSED,
-    ROW,
-    SCORE,
-    STATUS,
     TEXT_FIELDS,
     Message,
     Run,
     RunSource,
     Transcript,
+    stats_table,
 )
 
 NAME = "helm"
@@ -335,17 +330,13 @@ def _table(path: Path, rows: Sequence[_Prediction], metric: str) -> pl.DataFrame
     numbers = [float(r.value) for r in rows]
     all_bool = all(isinstance(r.value, bool) for r in rows)
     verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
-    columns: dict[str, pl.Series] = {
-        ITEM_ID: pl.Series(ITEM_ID, [r.item_id for r in rows], dtype=pl.String),
-        EPOCH: pl.Series(EPOCH, [r.trial + 1 for r in rows], dtype=pl.Int64),
-    }
-    if verdicts:
-        columns[PASSED] = pl.Series(PASSED, [n == 1.0 for n in numbers], dtype=pl.Boolean)
-    else:
-        columns[SCORE] = pl.Series(SCORE, numbers, dtype=pl.Float64)
-    columns[STATUS] = pl.Series(STATUS, ["ok"] * len(rows), dtype=pl.String)
-    columns[ROW] = pl.Series(ROW, list(range(len(rows))), dtype=pl.Int64)
-    return pl.DataFrame(columns)
+    return stats_table(
+        [r.item_id for r in rows],
+        [r.trial + 1 for r in rows],
+        ["ok"] * len(rows),
+        passed=[n == 1.0 for n in numbers] if verdicts else None,
+        score=None if verdicts else numbers,
+    )
 
 
 def _metadata(

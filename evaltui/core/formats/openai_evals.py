@@ -41,17 +41,12 @@ from evaltui.core.formats.jsontext import (
 )
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
-    EPOCH,
-    ITEM_ID,
-    PASSED,
-    ROW,
-    SCORE,
-    STATUS,
     TEXT_FIELDS,
     Message,
     Run,
     RunSource,
     Transcript,
+    stats_table,
 )
 
 NAME = "openai_evals"
@@ -321,23 +316,18 @@ def _rows(samples: Mapping[str, _Sample]) -> list[_Row]:
 def _table(path: Path, rows: Sequence[_Row], metric: str | None) -> pl.DataFrame:
     values = [r.value for r in rows if r.status == "ok"]
     verdicts = all(isinstance(v, bool) for v in values)
-    columns: dict[str, pl.Series] = {
-        ITEM_ID: pl.Series(ITEM_ID, [r.sample_id for r in rows], dtype=pl.String),
-        EPOCH: pl.Series(EPOCH, [r.epoch for r in rows], dtype=pl.Int64),
-    }
-    if verdicts:
-        columns[PASSED] = pl.Series(
-            PASSED, [bool(r.value) if r.status == "ok" else False for r in rows], dtype=pl.Boolean
-        )
-    else:
-        columns[SCORE] = pl.Series(
-            SCORE,
-            [None if r.status != "ok" else float(r.value) for r in rows],
-            dtype=pl.Float64,
-        )
-    columns[STATUS] = pl.Series(STATUS, [r.status for r in rows], dtype=pl.String)
-    columns[ROW] = pl.Series(ROW, list(range(len(rows))), dtype=pl.Int64)
-    return pl.DataFrame(columns)
+    ok = [r.status == "ok" for r in rows]
+    return stats_table(
+        [r.sample_id for r in rows],
+        [r.epoch for r in rows],
+        [r.status for r in rows],
+        passed=[bool(r.value) and fine for r, fine in zip(rows, ok, strict=True)]
+        if verdicts
+        else None,
+        score=None
+        if verdicts
+        else [float(r.value) if fine else None for r, fine in zip(rows, ok, strict=True)],
+    )
 
 
 def _metadata(

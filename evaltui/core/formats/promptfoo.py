@@ -42,17 +42,13 @@ from evaltui.core.formats import LoadOptions
 from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
-    EPOCH,
     ITEM_ID,
-    PASSED,
-    ROW,
-    SCORE,
-    STATUS,
     TEXT_FIELDS,
     Message,
     Run,
     RunSource,
     Transcript,
+    stats_table,
 )
 
 NAME = "promptfoo"
@@ -446,16 +442,14 @@ def _table(results: Sequence[_Result], ids: Sequence[str]) -> pl.DataFrame:
     for item_id in ids:
         seen[item_id] = seen.get(item_id, 0) + 1
         epochs.append(seen[item_id])
-    columns: dict[str, pl.Series] = {
-        ITEM_ID: pl.Series(ITEM_ID, list(ids), dtype=pl.String),
-        EPOCH: pl.Series(EPOCH, epochs, dtype=pl.Int64),
-        PASSED: pl.Series(PASSED, [r.passed for r in results], dtype=pl.Boolean),
-    }
-    if any(r.score is not None for r in results):
-        columns[SCORE] = pl.Series(SCORE, [r.score for r in results], dtype=pl.Float64)
-    columns[STATUS] = pl.Series(STATUS, [r.status for r in results], dtype=pl.String)
-    columns[ROW] = pl.Series(ROW, list(range(len(results))), dtype=pl.Int64)
-    return pl.DataFrame(columns)
+    has_score = any(r.score is not None for r in results)
+    return stats_table(
+        ids,
+        epochs,
+        [r.status for r in results],
+        passed=[r.passed for r in results],
+        score=[r.score for r in results] if has_score else None,
+    )
 
 
 def _metadata(
