@@ -141,7 +141,7 @@ class ItemScreen(Screen):
         meta.append("tag: ", style="bold")
         meta.append(review.tag or "untriaged", style="green" if review.tag else "yellow")
         n_tags = len(app.loaded.session.info.tags)
-        meta.append(f"  (1-{n_tags} tag, 0 clears, ? lists)", style="dim")
+        meta.append(f"  (keys 1-{n_tags}, 0 clears)", style="dim")
         meta.append("\nnote: ", style="bold")
         meta.append_text(literal_line(review.note or "—", 200))
         self.query_one("#item-meta", Static).update(meta)
