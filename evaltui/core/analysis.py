@@ -14,7 +14,7 @@ summary of how much of the variance sits inside items.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -111,6 +111,12 @@ class Analysis:
     metrics: tuple[Any, ...] = ()
     slices: tuple[Any, ...] = ()
     policy: Any = None
+    clusters_done: bool = False  # False while the app defers the cluster bootstrap
+
+    @property
+    def clusters_pending(self) -> bool:
+        """A cluster column is there but its bootstrap has not run yet."""
+        return not self.clusters_done and CLUSTER in self.paired.items.columns
 
     @property
     def kind(self) -> str:
@@ -217,8 +223,14 @@ def resolve_metric(paired: PairedRuns, requested: str | None) -> str:
     return paired.score_columns[0]
 
 
-def analyze(paired: PairedRuns, options: AnalysisOptions | None = None) -> Analysis:
-    """Compare the two arms of `paired` on one metric, with the right interval for the data."""
+def analyze(
+    paired: PairedRuns, options: AnalysisOptions | None = None, clusters: bool = True
+) -> Analysis:
+    """Compare the two arms of `paired` on one metric, with the right interval for the data.
+
+    `clusters=False` leaves the cluster bootstrap for `with_clusters` (the app shows its first
+    screen first); `clusters_pending` then says so.
+    """
     options = options or AnalysisOptions()
     metric = resolve_metric(paired, options.metric)
     items = paired.items
@@ -260,26 +272,20 @@ def analyze(paired: PairedRuns, options: AnalysisOptions | None = None) -> Analy
     improvements = tuple(ids.filter(pl.Series(improved)).to_list())
 
     epochs = _epochs(paired, metric) if paired.report.has_epochs else None
-    clusters = _clusters(items, deltas, options)
     partial = Analysis(
-        paired,
-        options,
-        metric,
-        binary,
-        graded,
-        epochs,
-        clusters,
-        deltas,
-        regressions,
-        improvements,
-        "",
-        (),
-    )
-    warnings = _warnings(partial)
-    return Analysis(
-        paired, options, metric, binary, graded, epochs, clusters, deltas,
-        regressions, improvements, headline(partial), warnings,
+        paired, options, metric, binary, graded, epochs, None, deltas,
+        regressions, improvements, "", (),
     )  # fmt: skip
+    partial = replace(partial, headline=headline(partial))
+    return with_clusters(partial) if clusters else replace(partial, warnings=_warnings(partial))
+
+
+def with_clusters(analysis: Analysis) -> Analysis:
+    """Add the cluster bootstrap and clustered SE (when items carry clusters) and the warnings
+    that depend on them."""
+    clustered = _clusters(analysis.paired.items, analysis.deltas, analysis.options)
+    done = replace(analysis, clusters=clustered, clusters_done=True)
+    return replace(done, warnings=_warnings(done))
 
 
 def _epochs(paired: PairedRuns, metric: str) -> dict[str, EpochSummary]:

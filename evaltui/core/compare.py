@@ -16,6 +16,7 @@ from evaltui.core.analysis import (
     analyze,
     apply_threshold,
     choose_metric,
+    with_clusters,
 )
 from evaltui.core.errors import UsageError
 from evaltui.core.family import metric_family
@@ -40,12 +41,15 @@ def compare_files(
     analysis: AnalysisOptions | None = None,
     policy: Policy | None = None,
     progress: Progress | None = None,
+    complete: bool = True,
 ) -> Analysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
     A policy, when given, fixes alpha, the CI method and the confidence level (it was written
     before the results; the caller refuses command-line values that contradict it).
     `candidate_load` differs from `load` only where one file holds several arms (promptfoo).
+    `complete=False` stops after the headline analysis (no cluster bootstrap, metric family or
+    slices): the app shows its first screen and calls `complete_analysis` in the background.
     """
     load = load or LoadOptions()
     analysis = analysis or AnalysisOptions()
@@ -82,7 +86,17 @@ def compare_files(
     step(2)
     paired = pair_runs(base_run, cand_run, pairing or PairingOptions())
     step(3)
-    return add_breakdowns(analyze(paired, analysis), policy)
+    first = analyze(paired, analysis, clusters=complete)
+    if not complete:
+        return replace(first, policy=policy)
+    return add_breakdowns(first, policy)
+
+
+def complete_analysis(analysis: Analysis) -> Analysis:
+    """What `compare_files(complete=False)` left out: clusters, metric family, slices."""
+    if not analysis.clusters_done:
+        analysis = with_clusters(analysis)
+    return add_breakdowns(analysis, analysis.policy)
 
 
 def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis:

@@ -142,6 +142,7 @@ class EvalTuiApp(App[int]):
                 analysis=cfg.analysis,
                 policy=cfg.policy,
                 progress=lambda what, step, total: self._progress(what, step),
+                complete=False,  # clusters, metric family and slices come after the first screen
             )
             baseline, candidate = analysis.paired.baseline, analysis.paired.candidate
             self._progress("opening the review session", 4)
@@ -202,12 +203,36 @@ class EvalTuiApp(App[int]):
         screen = self._main_screen()
         if screen is not None:
             screen.show_loaded()
+        if not loaded.analysis.metrics:
+            self.complete_pair(loaded)
         self.load_previews(loaded)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms
         # stall on a keypress); they live as long as the pair is open, so park them.
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice, severity="warning", timeout=10)
+
+    @work(thread=True, exclusive=True, group="complete")
+    def complete_pair(self, loaded: Loaded) -> None:
+        """The slower parts of the analysis, after the first screen is up."""
+        from evaltui.core.compare import complete_analysis
+
+        try:
+            analysis = complete_analysis(loaded.analysis)
+            gates = evaluate_policy_gates(analysis, loaded.session)
+        except EvalTuiError as exc:
+            self.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.call_from_thread(self._completed, loaded, analysis, gates)
+
+    def _completed(self, loaded: Loaded, analysis: Analysis, gates: tuple) -> None:
+        if self.loaded is not loaded:
+            return  # the pair was re-analysed meanwhile (metric switch)
+        loaded.analysis = analysis
+        loaded.gates = gates
+        screen = self._main_screen()
+        if screen is not None:
+            screen.refresh_header()
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:
@@ -314,6 +339,9 @@ class EvalTuiApp(App[int]):
         if not self._can_act():
             return
         names = [row.metric for row in self.loaded.analysis.metrics]
+        if not names:
+            self.notify("still computing the other metrics…", timeout=3)
+            return
         if len(names) < 2:
             self.notify("these runs carry a single metric", timeout=3)
             return
@@ -367,6 +395,8 @@ class EvalTuiApp(App[int]):
         if self._can_act() and self.loaded.analysis.slices:
             if not isinstance(self.screen, SlicesScreen):
                 self.push_screen(SlicesScreen())
+        elif self._can_act() and not self.loaded.analysis.metrics:
+            self.notify("still computing the slices…", timeout=3)
         elif self._can_act():
             self.notify("no slices to show (needs a slice column and pass/fail verdicts)")
 

@@ -89,9 +89,14 @@ class SignoffScreen(ModalScreen[None]):
                 rationale=self.query_one("#rationale", TextArea).text,
                 override_reason=overrides.first(Input).value if overrides else None,
             )
-            record = build_record(app.loaded.analysis, app.loaded.session, decision)
+            analysis = app.loaded.analysis
+            if not analysis.metrics:  # exported before the background analysis finished
+                from evaltui.core.compare import complete_analysis
+
+                analysis = app.loaded.analysis = complete_analysis(analysis)
+            record = build_record(analysis, app.loaded.session, decision)
             prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
-            json_path, md_path = write_record(record, app.loaded.analysis, prefix)
+            json_path, md_path = write_record(record, analysis, prefix)
         except (EvalTuiError, OSError) as exc:
             self.query_one("#signoff-error", Static).update(Text(f"Not written: {exc}"))
             return

@@ -124,6 +124,8 @@ def _epoch_and_cluster_lines(text: Text, analysis: Analysis) -> None:
             parts.append(f"{arm} {span}, {e.within_share * 100:.0f}% of variance within items")
         text.append("epochs: " + "; ".join(parts) + "\n")
     c = analysis.clusters
+    if analysis.clusters_pending:
+        text.append("clusters: computing the cluster bootstrap…\n", style="dim")
     if c is not None:
         deff = "n/a" if c.design_effect != c.design_effect else f"{c.design_effect:.2f}"
         text.append(
