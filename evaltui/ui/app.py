@@ -69,7 +69,7 @@ class AppConfig:
         )
 
 
-@dataclass
+@dataclass(repr=False)
 class Loaded:
     """What the loading worker hands to the UI thread."""
 
@@ -77,6 +77,10 @@ class Loaded:
     session: ReviewSession
     rows: dict[str, list[ListRow]]
     gates: tuple = ()
+
+    def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
+        sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
+        return f"Loaded({sizes})"
 
 
 def create_app(config: AppConfig | argparse.Namespace) -> EvalTuiApp:

@@ -58,8 +58,12 @@ class ListView:
             )
             and (not needle or needle in r.search_text)
         ]
+        if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
+            if self.reverse:
+                out.reverse()
+            self.visible = out
+            return
         key = {
-            "file": lambda r: (r.index,),
             "item id": lambda r: (r.item_id, r.index),
             "slice": lambda r: (r.slice, r.index),
             "tag": lambda r: (r.tag is None, r.tag or "", r.index),
