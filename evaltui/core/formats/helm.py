@@ -32,7 +32,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
+from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, read_json_file, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     TEXT_FIELDS,
@@ -155,7 +155,7 @@ class _Prediction:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
-    predictions = _parse_json(path)
+    predictions = read_json_file(path)
     if not isinstance(predictions, list):
         raise InputError(
             path, f"expected a list of predictions, got {describe(predictions)}", record="(top)"
@@ -187,23 +187,6 @@ def load(path: Path, options: LoadOptions) -> Run:
         transcripts=HelmTranscripts(path, rows, metric),
         metadata=metadata,
     )
-
-
-def _parse_json(path: Path) -> Any:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        return json.loads(data.removeprefix(UTF8_BOM))
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(path, f"not valid JSON: {exc}") from None
 
 
 def _default_metric(path: Path, first: Any) -> str:
@@ -446,20 +429,11 @@ def _side_list(side_path: Path) -> list[Any]:
     """A side file's list; a missing file is no text, a broken one is an error naming it."""
     if not side_path.is_file():
         return []
-    try:
-        if side_path.stat().st_size > MAX_SIDE_FILE_BYTES:
-            raise InputError(
-                side_path, f"is larger than {MAX_SIDE_FILE_BYTES} bytes; not read for transcripts"
-            )
-        data = json.loads(side_path.read_bytes().removeprefix(UTF8_BOM))
-    except OSError as exc:
-        raise InputError(side_path, f"cannot read the file: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
+    if side_path.stat().st_size > MAX_SIDE_FILE_BYTES:
         raise InputError(
-            side_path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(side_path, f"not valid JSON: {exc}") from None
+            side_path, f"is larger than {MAX_SIDE_FILE_BYTES} bytes; not read for transcripts"
+        )
+    data = read_json_file(side_path)
     if not isinstance(data, list):
         raise InputError(side_path, f"expected a list, got {describe(data)}", record="(top)")
     return data

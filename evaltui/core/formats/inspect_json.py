@@ -7,7 +7,6 @@ The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,10 +26,10 @@ from evaltui.core.formats.inspect_common import (
     sample_transcript,
     transcript_field,
 )
+from evaltui.core.formats.jsontext import UTF8_BOM, read_json_file
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"
-UTF8_BOM = b"\xef\xbb\xbf"
 _TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
 KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
 
@@ -96,20 +95,7 @@ class JsonTranscripts:
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        log = json.loads(data)
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except ValueError as exc:
-        raise InputError(path, f"not valid JSON: {exc}") from None
+    log = read_json_file(path)
     log = as_dict(path, log, "(top level)")
     as_dict(path, log.get("eval"), "eval")
     return log

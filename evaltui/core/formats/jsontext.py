@@ -31,6 +31,24 @@ def parse_json_line(path: Path, raw: bytes, number: int) -> Any:
         raise InputError(path, f"the line is not valid JSON: {exc}", line=number) from None
 
 
+def read_json_file(path: Path) -> Any:
+    """A whole JSON document; an unreadable or broken file is one InputError naming it."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    try:
+        return json.loads(data.removeprefix(UTF8_BOM))
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(path, f"not valid JSON: {exc}") from None
+
+
 def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
     """Like `parse_json_line`, for formats whose every line must be an object."""
     record = parse_json_line(path, raw, number)

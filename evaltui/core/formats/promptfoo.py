@@ -39,7 +39,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, shorten
+from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, read_json_file, shorten
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     ITEM_ID,
@@ -200,20 +200,7 @@ def load(path: Path, options: LoadOptions) -> Run:
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    try:
-        document = json.loads(data.removeprefix(UTF8_BOM))
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(path, f"not valid JSON: {exc}") from None
+    document = read_json_file(path)
     if not isinstance(document, dict):
         raise InputError(
             path,
