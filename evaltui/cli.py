@@ -393,22 +393,28 @@ def load_options(args: argparse.Namespace):
     )
 
 
-def load_analysis(args: argparse.Namespace):
-    """Load, pair and analyse the two runs the arguments name."""
-    from evaltui.core.compare import compare_files
+def compare_inputs(args: argparse.Namespace) -> dict:
+    """What `compare_files` (and the app's AppConfig) needs, from the command line."""
     from evaltui.core.pairing import PairingOptions
 
     base_load, cand_load = load_options(args)
-    return compare_files(
-        args.baseline,
-        args.candidate,
-        input_format=args.input_format,
-        load=base_load,
-        candidate_load=cand_load,
-        pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
-        analysis=analysis_options(args),
-        policy=load_policy_arg(args),
-    )
+    return {
+        "baseline": Path(args.baseline),
+        "candidate": Path(args.candidate),
+        "input_format": args.input_format,
+        "load": base_load,
+        "candidate_load": cand_load,
+        "pairing": PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
+        "analysis": analysis_options(args),
+        "policy": load_policy_arg(args),
+    }
+
+
+def load_analysis(args: argparse.Namespace):
+    """Load, pair and analyse the two runs the arguments name."""
+    from evaltui.core.compare import compare_files
+
+    return compare_files(**compare_inputs(args))
 
 
 def _run_report(args: argparse.Namespace) -> int:

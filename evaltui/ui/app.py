@@ -52,20 +52,13 @@ class AppConfig:
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> AppConfig:
-        from evaltui.cli import analysis_options, load_options, load_policy_arg
+        from evaltui.cli import compare_inputs
         from evaltui.core.review import parse_tags
 
         return cls(
-            baseline=Path(args.baseline),
-            candidate=Path(args.candidate),
-            input_format=args.input_format,
-            load=load_options(args)[0],
-            candidate_load=load_options(args)[1],
-            pairing=PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
-            analysis=analysis_options(args),
+            **compare_inputs(args),
             tags=parse_tags(args.tags) if args.tags else None,
             fresh=args.fresh,
-            policy=load_policy_arg(args),
         )
 
 
