@@ -112,6 +112,7 @@ class EvalTuiApp(App[int]):
         self.last_signoff: tuple[Path, Path] | None = None
         self.closing = False  # set on quit, so keys typed after q open nothing new
         self.previews_ready = False  # input texts still being read: search sees ids only
+        self._rows_by_id: dict[str, ListRow] = {}
         self._last_preview_redraw = 0.0
 
     # -- start-up --------------------------------------------------------------------------
@@ -191,6 +192,7 @@ class EvalTuiApp(App[int]):
     def _loaded(self, loaded: Loaded) -> None:
         self.loaded = loaded
         self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
+        self._rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
         if loaded.analysis.kind == "graded":  # worst drops first, biggest gains first
             self.views["regressions"].sort_key = "delta"
             self.views["improvements"].sort_key = "delta"
@@ -316,11 +318,9 @@ class EvalTuiApp(App[int]):
     def _after_review_change(self, item_id: str, tag: str | None) -> None:
         if self.loaded is not None:  # tags move gates (pending -> passed, passed -> failed)
             self.loaded.gates = evaluate_policy_gates(self.loaded.analysis, self.loaded.session)
-        for view in self.views.values():
-            for row in view.rows:
-                if row.item_id == item_id:
-                    row.tag = tag
-            view.refresh()
+        row = self._rows_by_id.get(item_id)
+        if row is not None:  # the lists re-filter when shown (MainScreen.review_changed)
+            row.tag = tag
         for screen in self.screen_stack:
             refresh = getattr(screen, "review_changed", None)
             if refresh:

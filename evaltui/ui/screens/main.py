@@ -139,6 +139,9 @@ class MainScreen(Screen):
     # -- actions ---------------------------------------------------------------------------
 
     def action_show_list(self, name: str) -> None:
+        view = self.app.views.get(name)
+        if view is not None:
+            view.refresh()  # tags may have changed while the other list was shown
         self.show_list(name)
         self.query_one(ItemTable).focus()
 
