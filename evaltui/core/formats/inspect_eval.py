@@ -42,6 +42,7 @@ from evaltui.core.formats.inspect_common import (
     sample_transcript,
     transcript_field,
 )
+from evaltui.core.formats.native import fingerprint
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"
@@ -76,7 +77,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
-    stamp = _stamp(path)
+    stamp = fingerprint(path)
     with _open_archive(path) as archive:
         members = _members(archive)
         header, default_status = _read_header(path, archive, members)
@@ -137,7 +138,7 @@ class EvalTranscripts:
 
     def _read_member(self, member: str) -> dict[str, Any]:
         with self._lock:
-            if _stamp(self._path) != self._stamp:
+            if fingerprint(self._path) != self._stamp:
                 if self._archive is not None:
                     self._archive.close()
                     self._archive = None
@@ -361,11 +362,3 @@ def _first_member_name(head: bytes) -> str | None:
     if len(name) < name_length:
         return None
     return name.decode("utf-8", errors="replace")
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    return stat.st_size, stat.st_mtime_ns

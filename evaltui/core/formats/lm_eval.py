@@ -36,6 +36,7 @@ from evaltui.core.formats.jsontext import (
     numbered_lines,
     parse_json_object_line,
 )
+from evaltui.core.formats.native import fingerprint
 from evaltui.core.runs import (
     EPOCH,
     ITEM_ID,
@@ -110,7 +111,7 @@ class _Line:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
-    stamp = _stamp(path)
+    stamp = fingerprint(path)
     chosen_filter = options.filter
     metric = options.metric
     filters: dict[str, int] = {}  # filter -> line count, in order of first appearance
@@ -332,7 +333,7 @@ class LmEvalTranscripts:
             raise IndexError(f"row {row} is out of range (0..{len(self._lines) - 1})")
         offset, number = self._lines[row]
         with self._lock:
-            if _stamp(self._path) != self._stamp:
+            if fingerprint(self._path) != self._stamp:
                 raise InputError(
                     self._path,
                     "the file changed on disk since it was loaded; reload the run",
@@ -445,11 +446,3 @@ def _target_text(target: Any) -> str | None:
     if isinstance(target, list):
         return "\n".join(as_text(t) for t in target)
     return as_text(target)
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    return stat.st_size, stat.st_mtime_ns

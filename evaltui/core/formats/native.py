@@ -44,7 +44,10 @@ EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"
 
 def fingerprint(path: Path) -> tuple[int, int]:
     """Size and modification time: enough to notice a file rewritten after it was loaded."""
-    stat = path.stat()
+    try:
+        stat = path.stat()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     return stat.st_size, stat.st_mtime_ns
 
 

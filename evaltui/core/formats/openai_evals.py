@@ -39,7 +39,7 @@ from evaltui.core.formats.jsontext import (
     parse_json_object_line,
     shorten,
 )
-from evaltui.core.formats.native import content_text
+from evaltui.core.formats.native import content_text, fingerprint
 from evaltui.core.runs import (
     TEXT_FIELDS,
     Message,
@@ -107,7 +107,7 @@ class _Row:
 
 def load(path: Path, options: LoadOptions) -> Run:
     source = RunSource.of(path, NAME)
-    stamp = _stamp(path)
+    stamp = fingerprint(path)
     metric = options.metric
     spec: dict[str, Any] | None = None
     spec_line = 0
@@ -396,7 +396,7 @@ class OpenAIEvalsTranscripts:
         refs = self._refs[row]
         events: list[tuple[int, dict[str, Any]]] = []
         with self._lock:
-            if _stamp(self._path) != self._stamp:
+            if fingerprint(self._path) != self._stamp:
                 raise InputError(
                     self._path,
                     "the file changed on disk since it was loaded; reload the run",
@@ -506,14 +506,6 @@ def _target_text(target: Any) -> str:
     if isinstance(target, list) and all(isinstance(t, str) for t in target):
         return "\n".join(target)
     return as_text(target)
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    try:
-        stat = path.stat()
-    except OSError as exc:
-        raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
-    return stat.st_size, stat.st_mtime_ns
 
 
 def _short(value: Any) -> str:
