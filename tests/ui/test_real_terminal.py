@@ -31,6 +31,17 @@ def _capture(tmux: str, session: str) -> str:
     return done.stdout
 
 
+def _pane_pid(tmux: str, session: str) -> int:
+    """The pid of the program the pane runs (started with exec, so it is evaltui itself)."""
+    done = subprocess.run(
+        [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(done.stdout.strip())
+
+
 def _wait_for(tmux: str, session: str, *needles: str, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     screen = ""
@@ -90,14 +101,7 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     )
     try:
         _wait_for(tmux, session, "Triage: 0 of 9")
-        pid = int(
-            subprocess.run(
-                [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout.strip()
-        )
+        pid = _pane_pid(tmux, session)
         subprocess.run([tmux, "send-keys", "-t", session, "4"], check=True)
         _wait_for(tmux, session, "saved:")
         os.kill(pid, signal.SIGKILL)
@@ -135,14 +139,7 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
         )
         try:
             _wait_for(tmux, session, "Triage: 0 of 9")
-            pid = int(
-                subprocess.run(
-                    [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                ).stdout.strip()
-            )
+            pid = _pane_pid(tmux, session)
             keys = []
             for _ in range(9):
                 keys += [str(rng.randint(1, 5)), "j"]
