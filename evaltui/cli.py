@@ -356,10 +356,11 @@ def load_policy_arg(args: argparse.Namespace):
 def analysis_options(args: argparse.Namespace):
     from evaltui.core.analysis import AnalysisOptions
 
+    defaults = AnalysisOptions()  # alpha, CI method and level may come from a policy instead
     return AnalysisOptions(
-        ci_method=args.ci_method or "newcombe",
-        confidence=args.confidence if args.confidence is not None else 0.95,
-        alpha=args.alpha if args.alpha is not None else 0.05,
+        ci_method=args.ci_method or defaults.ci_method,
+        confidence=args.confidence if args.confidence is not None else defaults.confidence,
+        alpha=args.alpha if args.alpha is not None else defaults.alpha,
         metric=args.metric,
         pass_threshold=args.pass_threshold,
         tolerance=args.tolerance,
