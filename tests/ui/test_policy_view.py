@@ -64,9 +64,11 @@ async def test_gates_follow_tags(tmp_path):
         assert triage.status == "pending"
         for _ in range(9):
             await pilot.press("2", "j")  # acceptable
+        await settle(app, pilot)  # gates are re-evaluated in a worker after each tag
         triage = next(g for g in app.loaded.gates if g.kind == "all_triaged")
         assert triage.status == "passed"
         await pilot.press("home", "1")  # a confirmed regression in drug_interactions
+        await settle(app, pilot)
         tag_gate = next(g for g in app.loaded.gates if g.kind == "no_tag")
         assert tag_gate.status == "failed"
         assert "✗ 3 failed" in text_of(app, "#header")
