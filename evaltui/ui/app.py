@@ -144,7 +144,7 @@ class EvalTuiApp(App[int]):
                 complete=False,  # clusters, metric family and slices come after the first screen
             )
             baseline, candidate = analysis.paired.baseline, analysis.paired.candidate
-            self._progress("opening the review session", 4)
+            self._progress("opening the review session", 3)
             session = ReviewSession.open(
                 Path(baseline.source.path),
                 Path(candidate.source.path),
@@ -161,7 +161,7 @@ class EvalTuiApp(App[int]):
             stale = stale_notice(analysis, session)
             if stale:
                 session.notices.append(stale)
-            self._progress("reading item previews", 5)
+            self._progress("reading item previews", 4)
             rows = _list_rows(analysis, session)
             gates = evaluate_policy_gates(analysis, session)
         except EvalTuiError as exc:
@@ -176,7 +176,7 @@ class EvalTuiApp(App[int]):
             return
         self.call_from_thread(self._loaded, Loaded(analysis, session, rows, gates))
 
-    LOAD_STEPS = 6
+    LOAD_STEPS = 5
 
     def _progress(self, what: str, step: int) -> None:
         self.call_from_thread(self._show_progress, what, step)
