@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -11,6 +12,18 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNS = ROOT / "sample_runs"
 DATA = Path(__file__).resolve().parent / "data"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_scan_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterable[None]:
+    """Tests never write to the user's cache: children (CLI runs) inherit the variable."""
+    previous = os.environ.get("EVALTUI_CACHE_DIR")
+    os.environ["EVALTUI_CACHE_DIR"] = str(tmp_path_factory.mktemp("scan-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("EVALTUI_CACHE_DIR", None)
+    else:
+        os.environ["EVALTUI_CACHE_DIR"] = previous
 
 
 @pytest.fixture

@@ -159,9 +159,11 @@ def stats_table(
 
 
 def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
-    """Hash in chunks so a multi-gigabyte run does not need to fit in memory."""
+    """Hash in chunks so a multi-gigabyte run does not need to fit in memory; one reused
+    buffer, so no fresh allocation per chunk (hashlib releases the GIL while it hashes)."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        while chunk := handle.read(chunk_size):
-            digest.update(chunk)
+    buffer = bytearray(chunk_size)
+    with path.open("rb", buffering=0) as handle, memoryview(buffer) as view:
+        while n := handle.readinto(view):
+            digest.update(view[:n])
     return digest.hexdigest()

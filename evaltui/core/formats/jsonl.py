@@ -15,7 +15,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
+from evaltui.core.formats import LoadOptions, scan_cache
 from evaltui.core.formats.columns import ColumnMap, column_map
 from evaltui.core.formats.jsonl_scan import scan_jsonl
 from evaltui.core.formats.jsontext import parse_json_line
@@ -60,10 +60,13 @@ def load(path: Path, options: LoadOptions) -> Run:
     plan = mapping.read_plan(wanted)
     schema = polars_stat_schema(wanted)
     file_schema = {source: schema[target] for source, target in plan}
-    try:
-        scan = scan_jsonl(path, file_schema)
-    except Exception as exc:  # polars says what, not where: find the line ourselves
-        raise _diagnose(path, wanted, exc, mapping) from None
+    scan = scan_cache.lookup(path, file_schema)
+    fresh = scan is None
+    if scan is None:
+        try:
+            scan = scan_jsonl(path, file_schema)
+        except Exception as exc:  # polars says what, not where: find the line ourselves
+            raise _diagnose(path, wanted, exc, mapping) from None
     lines = scan.lines
     if scan.frame.height != len(lines):
         raise _diagnose(path, wanted, None, mapping)
@@ -78,6 +81,8 @@ def load(path: Path, options: LoadOptions) -> Run:
         table = canonical_stats(raw, path, locate)
     except InputError as exc:
         raise mapping.translate(exc) from None
+    if fresh:  # only a scan whose records all passed the checks is kept
+        scan_cache.store(path, file_schema, scan)
     source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
     return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines, mapping))
 
