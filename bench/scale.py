@@ -67,6 +67,15 @@ CURSOR_KEY = 0.050  # seconds per keypress, net of Pilot
 PEAK_RSS = 1.5e9  # bytes, at 1M items with ~2 KB transcripts
 CURSOR_KEYS = 100
 SCREEN = (120, 40)
+CACHE_ENV = "EVALTUI_CACHE_DIR"  # evaltui's scan cache (JSONL): first opens get an empty one
+
+
+def primed_cache(base: Path, cand: str | Path, timeout: float) -> str:
+    """A scan cache holding both runs, for the "reopened" figures (JSONL only)."""
+    folder = tempfile.mkdtemp(prefix="scan-cache-primed-", dir=DATA)
+    argv = [str(EVALTUI), "report", str(base), str(cand), "--format", "json"]
+    child("wrap", {"argv": argv}, timeout, folder)
+    return folder
 
 
 # -- the parent: orchestration, printing ------------------------------------------------------
@@ -109,16 +118,26 @@ def warm(paths: tuple[Path, ...]) -> None:
                 pass
 
 
-def child(kind: str, args: dict, timeout: float) -> dict:
-    """Run one measurement in a fresh interpreter; it prints one JSON line last."""
+def child(kind: str, args: dict, timeout: float, cache: str | None = None) -> dict:
+    """Run one measurement in a fresh interpreter; it prints one JSON line last.
+
+    `cache` is the scan cache folder the child uses (EVALTUI_CACHE_DIR); None means an empty
+    one made for this run, so the run is a first open (it parses and fills that folder)."""
     spawned = time.time()
-    proc = subprocess.run(
-        [str(VENV_PY), str(Path(__file__).resolve()), "_child", kind, json.dumps(args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        cwd=ROOT,
-    )
+    scratch = None if cache else tempfile.mkdtemp(prefix="scan-cache-", dir=DATA)
+    env = {**os.environ, CACHE_ENV: cache or scratch}
+    try:
+        proc = subprocess.run(
+            [str(VENV_PY), str(Path(__file__).resolve()), "_child", kind, json.dumps(args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+            env=env,
+        )
+    finally:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(
@@ -131,9 +150,10 @@ def child(kind: str, args: dict, timeout: float) -> dict:
     return result
 
 
-def run_cmd(argv: list[str], timeout: float, repeat: int = 1) -> dict:
-    """Wall time and peak RSS of a command, best of `repeat` runs (each in its own wrapper)."""
-    runs = [child("wrap", {"argv": argv}, timeout) for _ in range(repeat)]
+def run_cmd(argv: list[str], timeout: float, repeat: int = 1, cache: str | None = None) -> dict:
+    """Wall time and peak RSS of a command, best of `repeat` runs (each in its own wrapper;
+    first opens unless `cache` names a primed scan cache)."""
+    runs = [child("wrap", {"argv": argv}, timeout, cache) for _ in range(repeat)]
     for r in runs:
         if r["rc"] not in (0, 1):  # evaltui report exits 1 on a regression: still a report
             raise RuntimeError(f"{argv[:3]} exited {r['rc']}: {r['stderr'][-2000:]}")
@@ -232,7 +252,19 @@ def bench_report(sizes, formats, table, raw, args) -> None:
                     args.timeout,
                 )
             check_agreement(ours, pandas, floor)
-            raw[f"report {tag}"] = {"ours": ours, "floor": floor, "pandas": pandas}
+            reopened = None
+            if fmt == "jsonl":  # the scan cache applies to JSONL only
+                primed = primed_cache(base, cand, args.timeout)
+                argv = [str(EVALTUI), "report", str(base), str(cand), "--format", "json"]
+                reopened = run_cmd(argv, args.timeout, args.repeat, primed)
+                shutil.rmtree(primed, ignore_errors=True)
+                check_agreement(reopened, pandas, floor)
+            raw[f"report {tag}"] = {
+                "ours": ours,
+                "reopened": reopened,
+                "floor": floor,
+                "pandas": pandas,
+            }
             print(
                 f"  ours {[round(w, 2) for w in ours['walls']]} s, floor "
                 f"{[round(w, 2) for w in floor['walls']]} s"
@@ -252,13 +284,24 @@ def bench_report(sizes, formats, table, raw, args) -> None:
             ratio = ours["wall"] / floor["wall"]
             judged = size == "1m"
             table.add(
-                f"report {tag}: time vs polars floor",
+                f"report {tag}{', first open' if fmt == 'jsonl' else ''}: time vs polars floor",
                 fmt_s(ours["wall"]),
                 fmt_s(floor["wall"]),
                 f"{ratio:.2f}x floor",
                 f"<= {FLOOR_RATIO:g}x floor" if judged else "(info)",
                 ratio <= FLOOR_RATIO if judged else None,
             )
+            if reopened is not None:
+                ratio = reopened["wall"] / floor["wall"]
+                print(f"  reopened (scan cache) {[round(w, 2) for w in reopened['walls']]} s")
+                table.add(
+                    f"report {tag}, reopened: time vs polars floor",
+                    fmt_s(reopened["wall"]),
+                    fmt_s(floor["wall"]),
+                    f"{ratio:.2f}x floor",
+                    f"<= {FLOOR_RATIO:g}x floor" if judged else "(info)",
+                    ratio <= FLOOR_RATIO if judged else None,
+                )
             ref_rss = f"floor {fmt_b(floor['rss'])}" + (
                 f", pandas {fmt_b(pandas['rss'])}" if pandas else ""
             )
@@ -300,40 +343,51 @@ def bench_app(sizes, formats, table, raw, args) -> None:
             warm((base, cand))
             tag = f"{size} {fmt}"
             print(f"[app first screen {tag}]", flush=True)
-            runs = [
-                child("first_screen", {"base": str(base), "cand": str(cand)}, args.timeout)
-                for _ in range(args.repeat)
-            ]
-            best = min(runs, key=lambda r: r["first_screen"])
-            for key in ("rss", "anon", "file", "rss_first"):
-                best[key] = max(r[key] for r in runs)
-            raw[f"app {tag}"] = runs
-            walls = [round(r["first_screen"], 2) for r in runs]
-            print(
-                f"  import evaltui.ui.app {fmt_s(best['import'])}; process start to first "
-                f"screen {fmt_s(best['process'])}; runs {walls} s; peak RSS at first screen "
-                f"{fmt_b(best['rss_first'])}"
-            )
-            for name, at in best["steps"]:
-                print(f"    {name:<40} at {fmt_s(at)}")
-            limit = FIRST_SCREEN.get(size)
-            table.add(
-                f"app {tag}: create_app to first screen",
-                fmt_s(best["first_screen"]),
-                f"process {fmt_s(best['process'])}",
-                f"{best['first_screen'] / limit:.1f}x budget" if limit else "—",
-                f"< {fmt_s(limit)}" if limit else "(info)",
-                best["first_screen"] < limit if limit else None,
-            )
-            table.add(
-                f"app {tag}: create_app to every worker done",
-                fmt_s(best["settled"]),
-                "—",
-                "—",
-                "(info)",
-                None,
-            )
-            rss_row(table, f"app {tag}", best, size, "—")
+            pair = {"base": str(base), "cand": str(cand)}
+            runs = [child("first_screen", pair, args.timeout) for _ in range(args.repeat)]
+            label = f"{tag}, first open" if fmt == "jsonl" else tag
+            first_screen_rows(label, size, runs, table, raw)
+            if fmt == "jsonl":  # the scan cache applies to JSONL only
+                primed = primed_cache(base, cand, args.timeout)
+                runs = [
+                    child("first_screen", pair, args.timeout, primed) for _ in range(args.repeat)
+                ]
+                shutil.rmtree(primed, ignore_errors=True)
+                print(f"[app first screen {tag}, reopened (scan cache)]", flush=True)
+                first_screen_rows(f"{tag}, reopened", size, runs, table, raw)
+
+
+def first_screen_rows(label: str, size: str, runs: list[dict], table: Table, raw: dict) -> None:
+    best = min(runs, key=lambda r: r["first_screen"])
+    for key in ("rss", "anon", "file", "rss_first"):
+        best[key] = max(r[key] for r in runs)
+    raw[f"app {label}"] = runs
+    walls = [round(r["first_screen"], 2) for r in runs]
+    print(
+        f"  import evaltui.ui.app {fmt_s(best['import'])}; process start to first "
+        f"screen {fmt_s(best['process'])}; runs {walls} s; peak RSS at first screen "
+        f"{fmt_b(best['rss_first'])}"
+    )
+    for name, at in best["steps"]:
+        print(f"    {name:<40} at {fmt_s(at)}")
+    limit = FIRST_SCREEN.get(size)
+    table.add(
+        f"app {label}: create_app to first screen",
+        fmt_s(best["first_screen"]),
+        f"process {fmt_s(best['process'])}",
+        f"{best['first_screen'] / limit:.1f}x budget" if limit else "—",
+        f"< {fmt_s(limit)}" if limit else "(info)",
+        best["first_screen"] < limit if limit else None,
+    )
+    table.add(
+        f"app {label}: create_app to every worker done",
+        fmt_s(best["settled"]),
+        "—",
+        "—",
+        "(info)",
+        None,
+    )
+    rss_row(table, f"app {label}", best, size, "—")
 
 
 def rss_row(table: Table, what: str, r: dict, size: str, reference: str) -> None:

@@ -56,6 +56,9 @@ class RunSource:
     format: str
     size: int
     sha256: str
+    # False while `sha256` is a scan cache entry's word for the file, not yet recomputed from
+    # its bytes (see LoadOptions.defer_hash_check); never False in a headless command.
+    hash_checked: bool = field(default=True, compare=False)
 
     @classmethod
     def of(cls, path: Path, format_name: str) -> RunSource:

@@ -12,7 +12,7 @@ import gc
 import os
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import polars as pl
@@ -25,6 +25,7 @@ from textual.worker import get_current_worker
 from evaltui.core.analysis import Analysis, AnalysisOptions, item_values, stale_notice
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.scan_cache import confirm as confirm_source
 from evaltui.core.pairing import BASE_ROW, CAND_ROW, PairingOptions
 from evaltui.core.policy import Policy
 from evaltui.core.review import ReviewSession
@@ -115,6 +116,10 @@ class EvalTuiApp(App[int]):
         self.previews_ready = False  # input texts still being read: search sees ids only
         self._rows_by_id: dict[str, ListRow] = {}
         self._last_preview_redraw = 0.0
+        # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
+        # the sign-off waits for that (see `confirm_sources`).
+        self._confirmed_paths: set[str] = set()
+        self.inputs_problem: str | None = None
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -135,8 +140,14 @@ class EvalTuiApp(App[int]):
                 cfg.baseline,
                 cfg.candidate,
                 input_format=cfg.input_format,
-                load=cfg.load,
-                candidate_load=cfg.candidate_load,
+                # The first screen need not wait for hashing gigabytes the scan cache has seen
+                # before; `confirm_inputs` re-hashes them right after it.
+                load=replace(cfg.load or LoadOptions(), defer_hash_check=True),
+                candidate_load=(
+                    replace(cfg.candidate_load, defer_hash_check=True)
+                    if cfg.candidate_load is not None
+                    else None
+                ),
                 pairing=cfg.pairing,
                 analysis=cfg.analysis,
                 policy=cfg.policy,
@@ -206,11 +217,36 @@ class EvalTuiApp(App[int]):
         if not loaded.analysis.metrics:
             self.complete_pair(loaded)
         self.load_previews(loaded)
+        self.confirm_inputs(loaded)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms
         # stall on a keypress); they live as long as the pair is open, so park them.
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice, severity="warning", timeout=10)
+
+    @work(thread=True, exclusive=True, group="confirm")
+    def confirm_inputs(self, loaded: Loaded) -> None:
+        """Re-hash inputs whose sha256 the scan cache supplied; a mismatch means the numbers
+        on screen are not from the bytes on disk, so say it loudly and refuse to sign off."""
+        try:
+            self.confirm_sources(loaded)
+        except EvalTuiError as exc:
+            self.call_from_thread(self._inputs_changed, str(exc))
+
+    def confirm_sources(self, loaded: Loaded) -> None:
+        """Raise if an input's sha256 is not that of its bytes (hashing it now if the check
+        has not run yet). Any thread; the sign-off calls it before recording the hashes."""
+        if self.inputs_problem is not None:
+            raise EvalTuiError(self.inputs_problem)
+        paired = loaded.analysis.paired
+        for source in (paired.baseline.source, paired.candidate.source):
+            if source.path not in self._confirmed_paths:
+                confirm_source(source)
+                self._confirmed_paths.add(source.path)
+
+    def _inputs_changed(self, message: str) -> None:
+        self.inputs_problem = message
+        self.notify(message, title="Input changed", severity="error", timeout=60)
 
     @work(thread=True, exclusive=True, group="gates")
     def refresh_gates(self, loaded: Loaded) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -161,3 +162,20 @@ def test_only_the_most_recently_used_entries_are_kept(tmp_path, cache, monkeypat
     assert len(kept) == 3
     paths = {json.loads((p / scan_cache.META).read_text())["path"] for p in kept}
     assert paths == {str((tmp_path / f"r{i}.jsonl").resolve()) for i in (2, 3, 4)}
+
+
+def test_an_unchecked_lookup_is_marked_and_confirm_recomputes_it(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    trusted = load_run(path, None, LoadOptions(defer_hash_check=True))
+    assert trusted.source.hash_checked is False
+    assert scan_cache.confirm(trusted.source).hash_checked is True
+    forged = replace(trusted.source, sha256="0" * 64)
+    with pytest.raises(InputError, match="b.jsonl: changed since it was opened"):
+        scan_cache.confirm(forged)
+
+
+def test_a_headless_load_always_hashes_the_bytes(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    assert load_run(path, None, LoadOptions()).source.hash_checked is True

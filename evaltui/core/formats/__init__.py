@@ -38,6 +38,11 @@ class LoadOptions:
     slice_col: str | None = None
     cluster_col: str | None = None
     text_cols: tuple[str, ...] | None = None
+    # The app only: a JSONL run found in the scan cache may take its sha256 from the cache
+    # entry, so the first screen does not wait for hashing gigabytes; the caller must then
+    # confirm it (`scan_cache.confirm`) before anything records it. Headless commands never
+    # set this: their hashes are always computed from the bytes.
+    defer_hash_check: bool = False
 
 
 # Module names under evaltui.core.formats, most specific first. The native formats come last:

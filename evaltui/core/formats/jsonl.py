@@ -60,7 +60,7 @@ def load(path: Path, options: LoadOptions) -> Run:
     plan = mapping.read_plan(wanted)
     schema = polars_stat_schema(wanted)
     file_schema = {source: schema[target] for source, target in plan}
-    scan = scan_cache.lookup(path, file_schema)
+    scan = scan_cache.lookup(path, file_schema, check_hash=not options.defer_hash_check)
     fresh = scan is None
     if scan is None:
         try:
@@ -83,7 +83,13 @@ def load(path: Path, options: LoadOptions) -> Run:
         raise mapping.translate(exc) from None
     if fresh:  # only a scan whose records all passed the checks is kept
         scan_cache.store(path, file_schema, scan)
-    source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
+    source = RunSource(
+        path=str(path),
+        format=NAME,
+        size=path.stat().st_size,
+        sha256=scan.sha256,
+        hash_checked=scan.hash_checked,
+    )
     return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines, mapping))
 
 

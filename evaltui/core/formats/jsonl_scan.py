@@ -32,6 +32,7 @@ class Scan:
     frame: pl.DataFrame  # the statistics columns, one row per non-blank line
     sha256: str
     lines: LineIndex
+    hash_checked: bool = True  # False: sha256 is a cache entry's, not yet recomputed
 
 
 def scan_jsonl(path: Path, schema: dict[str, pl.DataType], block: int = BLOCK) -> Scan:

@@ -25,14 +25,16 @@ import os
 import shutil
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
+from evaltui.core.errors import InputError
 from evaltui.core.formats.jsonl_scan import Scan
 from evaltui.core.formats.line_index import LineIndex
-from evaltui.core.runs import sha256_of
+from evaltui.core.runs import RunSource, sha256_of
 
 VERSION = 1  # bump when what a scan holds, or how it is stored, changes
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
@@ -76,8 +78,11 @@ def entry_key(path: Path, schema: dict[str, pl.DataType]) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def lookup(path: Path, schema: dict[str, pl.DataType]) -> Scan | None:
-    """The cached scan of `path`, if one exists and the file's bytes still hash to it."""
+def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) -> Scan | None:
+    """The cached scan of `path`, if one exists and the file's bytes still hash to it.
+
+    `check_hash=False` (the app's first screen) skips the hashing and returns the entry's
+    sha256 marked unchecked; `confirm` must recompute it before it is recorded anywhere."""
     root = cache_root()
     if root is None or _size(path) < MIN_BYTES:
         return None
@@ -86,7 +91,7 @@ def lookup(path: Path, schema: dict[str, pl.DataType]) -> Scan | None:
         meta = json.loads((entry / META).read_text(encoding="utf-8"))
         if meta.get("version") != VERSION:
             return None
-        digest = sha256_of(path)
+        digest = sha256_of(path) if check_hash else str(meta["sha256"])
         if digest != meta.get("sha256"):
             shutil.rmtree(entry, ignore_errors=True)  # the bytes moved under the same identity
             return None
@@ -98,7 +103,28 @@ def lookup(path: Path, schema: dict[str, pl.DataType]) -> Scan | None:
         os.utime(entry / META)  # recently used: pruned last
     except Exception:  # noqa: BLE001 - missing, partly written or damaged: parse the file
         return None
-    return Scan(frame=frame, sha256=digest, lines=lines)
+    return Scan(frame=frame, sha256=digest, lines=lines, hash_checked=check_hash)
+
+
+def confirm(source: RunSource) -> RunSource:
+    """Recompute an unchecked sha256 from the file's bytes; refuse a file that no longer
+    matches what was shown (its numbers came from the cache entry, not from these bytes)."""
+    if source.hash_checked:
+        return source
+    path = Path(source.path)
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        problem = f"cannot be read to check its sha256: {exc.strerror or exc}"
+        raise InputError(path, problem) from None
+    if digest != source.sha256:
+        raise InputError(
+            path,
+            f"changed since it was opened (sha256 {digest[:16]}… instead of "
+            f"{source.sha256[:16]}…): its numbers on screen are not from these bytes; "
+            "reopen the pair",
+        )
+    return replace(source, hash_checked=True)
 
 
 def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
