@@ -91,6 +91,9 @@ class Transcript:
     explanation: str | None = None
     messages: tuple[Message, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    # False for a first, quick view whose messages are still being read (see `read_quick`);
+    # the other fields are final.
+    complete: bool = True
 
 
 class TranscriptReader(Protocol):

@@ -50,7 +50,9 @@ def transcript_text(t: Transcript, title: str = "") -> Text:
         _section(text, "grader", t.explanation, "bold yellow")
     if t.metadata:
         _section(text, "metadata", "\n".join(f"{k}: {v}" for k, v in t.metadata.items()), "dim")
-    if not (t.messages or t.input or t.output or t.target or t.explanation):
+    if not t.complete:
+        text.append("(reading the messages…)", style="dim")
+    elif not (t.messages or t.input or t.output or t.target or t.explanation):
         text.append("(this run recorded no transcript for the item)", style="dim")
     return text
 

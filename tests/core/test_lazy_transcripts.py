@@ -71,3 +71,21 @@ def test_opening_a_pair_reads_no_transcript_until_an_item_is_opened(tmp_path, mo
     transcript = analysis.paired.candidate.transcripts.read(item["candidate_row"])
     assert transcript.input.startswith("question") and transcript.messages
     assert len(calls) == 1
+
+
+def test_parquet_quick_read_gives_the_flat_fields_now_and_marks_the_messages_pending(tmp_path):
+    base, _ = write(tmp_path, "parquet")
+    run = compare_files(base, base).paired.baseline
+    quick, full = run.transcripts.read_quick(7), run.transcripts.read(7)
+    assert not quick.complete and full.complete
+    assert quick.messages == () and full.messages
+    assert (quick.input, quick.output) == (full.input, full.output)
+    assert quick.output.startswith("answer ")
+
+
+def test_parquet_without_messages_has_no_quick_read(tmp_path):
+    path = tmp_path / "flat.parquet"
+    pl.DataFrame(records(40, False)).drop("messages").write_parquet(path)
+    run = compare_files(path, path).paired.baseline
+    assert run.transcripts.read_quick(3) is None
+    assert run.transcripts.read(3).complete

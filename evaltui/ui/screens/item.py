@@ -80,11 +80,25 @@ class ItemScreen(Screen):
         """Read both sides from disk off the UI thread (a big run may need a seek and a parse)."""
         paired = self.app.loaded.analysis.paired
         record = paired.items.row(self._item_index(item_id), named=True)
+        sides = (
+            (paired.baseline.transcripts, record[BASE_ROW]),
+            (paired.candidate.transcripts, record[CAND_ROW]),
+        )
         try:  # both sides at once: each may be a seek and a parse, or a row-group decode
             with ThreadPoolExecutor(max_workers=2) as pool:
-                base_read = pool.submit(paired.baseline.transcripts.read, record[BASE_ROW])
-                cand_read = pool.submit(paired.candidate.transcripts.read, record[CAND_ROW])
-                base, cand = base_read.result(), cand_read.result()
+                # A reader with a slow nested column (Parquet messages) offers a quick view of
+                # the flat fields first: the reviewer reads the answer while the rest decodes.
+                quick = [
+                    pool.submit(reader.read_quick, row) if hasattr(reader, "read_quick") else None
+                    for reader, row in sides
+                ]
+                full = [pool.submit(reader.read, row) for reader, row in sides]
+                early = [q.result() if q is not None else None for q in quick]
+                if any(early) and not all(f.done() for f in full):
+                    pairs = zip(early, full, strict=True)
+                    first = [e if e is not None else f.result() for e, f in pairs]
+                    self.app.call_from_thread(self._show_transcripts, item_id, *first)
+                base, cand = (f.result() for f in full)
         except EvalTuiError as exc:
             self.app.call_from_thread(self.app.notify, str(exc), severity="error")
             return

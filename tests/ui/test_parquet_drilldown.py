@@ -1,0 +1,53 @@
+"""Drill-down into a Parquet pair: the flat fields show at once, the messages when decoded."""
+
+from __future__ import annotations
+
+import time
+
+import polars as pl
+
+from evaltui.core.formats.parquet import ParquetTranscripts
+from evaltui.ui.app import AppConfig, create_app
+from evaltui.ui.screens.item import ItemScreen
+from tests.ui.helpers import SAMPLE, settle
+
+
+def parquet_pair(tmp_path):
+    paths = []
+    for source in SAMPLE:
+        path = tmp_path / source.with_suffix(".parquet").name
+        pl.read_ndjson(source).write_parquet(path)
+        paths.append(path)
+    return paths
+
+
+async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path, monkeypatch):
+    read = ParquetTranscripts.read
+
+    def slow_read(self, row):  # as a 100,000-row group's nested column takes to decode
+        time.sleep(0.4)
+        return read(self, row)
+
+    monkeypatch.setattr(ParquetTranscripts, "read", slow_read)
+    shown = []
+    show = ItemScreen._show_transcripts
+
+    def spy(self, item_id, base, cand):
+        show(self, item_id, base, cand)
+        pane = str(self.query_one("#candidate-text").content)
+        shown.append((base.complete, cand.complete, len(cand.messages), pane))
+
+    monkeypatch.setattr(ItemScreen, "_show_transcripts", spy)
+    app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen)
+        final = app.screen.transcripts
+    assert [s[:2] for s in shown] == [(False, False), (True, True)]
+    quick_pane, full_pane = shown[0][3], shown[1][3]
+    assert "(reading the messages…)" in quick_pane and "output" in quick_pane
+    assert shown[0][2] == 0 and shown[1][2] == len(final[1].messages) > 0
+    assert "(reading the messages…)" not in full_pane
+    assert final[1].output[:30] in quick_pane  # the answer was readable before the messages
