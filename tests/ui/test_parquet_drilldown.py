@@ -7,6 +7,7 @@ import time
 import polars as pl
 
 from evaltui.core.formats.parquet import ParquetTranscripts
+from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from tests.ui.helpers import SAMPLE, settle
@@ -51,3 +52,37 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
     assert shown[0][2] == 0 and shown[1][2] == len(final[1].messages) > 0
     assert "(reading the messages…)" not in full_pane
     assert final[1].output[:30] in quick_pane  # the answer was readable before the messages
+
+
+async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path, monkeypatch):
+    reads = []
+    read = ParquetTranscripts.read
+
+    def counted(self, row):
+        reads.append((self._path.name, row))
+        return read(self, row)
+
+    monkeypatch.setattr(ParquetTranscripts, "read", counted)
+    app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        screen = app.screen
+        paired = app.loaded.analysis.paired
+
+        def rows_of(position):
+            record = paired.items.row(screen.rows[position].index, named=True)
+            return [("baseline.parquet", record[BASE_ROW]), ("candidate.parquet", record[CAND_ROW])]
+
+        assert screen.read_ahead is not None and screen.read_ahead[0] == screen.rows[1].item_id
+        before = len(reads)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert screen.row.item_id == screen.rows[1].item_id
+        # The item shown came from the read-ahead; only the one after it was read now.
+        assert sorted(reads[before:]) == sorted(rows_of(2))
+        assert screen.transcripts == (
+            read(paired.baseline.transcripts, rows_of(1)[0][1]),
+            read(paired.candidate.transcripts, rows_of(1)[1][1]),
+        )

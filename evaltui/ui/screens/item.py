@@ -12,6 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from evaltui.core.analysis import signed
 from evaltui.core.errors import EvalTuiError
@@ -43,6 +44,9 @@ class ItemScreen(Screen):
         self.list_name = list_name
         self.show_diff = False
         self.transcripts: tuple[Transcript, Transcript] | None = None
+        # The next item's transcripts, read while the reviewer reads this one (n is the usual
+        # next key): (item_id, baseline, candidate).
+        self.read_ahead: tuple[str, Transcript, Transcript] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-meta")
@@ -73,36 +77,57 @@ class ItemScreen(Screen):
             self.query_one(pane, Static).update(Text("loading…", style="dim"))
         for pane in ("#baseline-pane", "#candidate-pane", "#diff-pane"):
             self.query_one(pane, VerticalScroll).scroll_home(animate=False)
-        self.load_transcripts(self.row.item_id)
+        ahead, self.read_ahead = self.read_ahead, None
+        if ahead is not None and ahead[0] == self.row.item_id:
+            self._show_transcripts(*ahead)
+            self.load_transcripts(self.row.item_id, shown=True)
+        else:
+            self.load_transcripts(self.row.item_id)
 
     @work(thread=True, exclusive=True, group="transcript")
-    def load_transcripts(self, item_id: str) -> None:
-        """Read both sides from disk off the UI thread (a big run may need a seek and a parse)."""
+    def load_transcripts(self, item_id: str, shown: bool = False) -> None:
+        """Read both sides from disk off the UI thread (a big run may need a seek and a parse),
+        then the next item's, so that n shows it at once."""
+        worker = get_current_worker()
+        try:
+            if not shown:
+                self._read_item(item_id, self._item_index(item_id), show=True)
+            position = self.index + 1 if self.row.item_id == item_id else len(self.rows)
+            if position < len(self.rows) and not worker.is_cancelled:
+                following = self.rows[position]
+                base, cand = self._read_item(following.item_id, following.index, show=False)
+                if not worker.is_cancelled:
+                    self.read_ahead = (following.item_id, base, cand)
+        except EvalTuiError as exc:
+            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+
+    def _read_item(self, item_id: str, index: int, show: bool) -> tuple[Transcript, Transcript]:
+        """Both sides at once: each may be a seek and a parse, or a row-group decode. With
+        `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
+        flat fields first, so the reviewer reads the answer while the rest decodes."""
         paired = self.app.loaded.analysis.paired
-        record = paired.items.row(self._item_index(item_id), named=True)
+        record = paired.items.row(index, named=True)
         sides = (
             (paired.baseline.transcripts, record[BASE_ROW]),
             (paired.candidate.transcripts, record[CAND_ROW]),
         )
-        try:  # both sides at once: each may be a seek and a parse, or a row-group decode
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                # A reader with a slow nested column (Parquet messages) offers a quick view of
-                # the flat fields first: the reviewer reads the answer while the rest decodes.
-                quick = [
-                    pool.submit(reader.read_quick, row) if hasattr(reader, "read_quick") else None
-                    for reader, row in sides
-                ]
-                full = [pool.submit(reader.read, row) for reader, row in sides]
-                early = [q.result() if q is not None else None for q in quick]
-                if any(early) and not all(f.done() for f in full):
-                    pairs = zip(early, full, strict=True)
-                    first = [e if e is not None else f.result() for e, f in pairs]
-                    self.app.call_from_thread(self._show_transcripts, item_id, *first)
-                base, cand = (f.result() for f in full)
-        except EvalTuiError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
-            return
-        self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            quick = [
+                pool.submit(reader.read_quick, row)
+                if show and hasattr(reader, "read_quick")
+                else None
+                for reader, row in sides
+            ]
+            full = [pool.submit(reader.read, row) for reader, row in sides]
+            early = [q.result() if q is not None else None for q in quick]
+            if any(early) and not all(f.done() for f in full):
+                pairs = zip(early, full, strict=True)
+                first = [e if e is not None else f.result() for e, f in pairs]
+                self.app.call_from_thread(self._show_transcripts, item_id, *first)
+            base, cand = (f.result() for f in full)
+        if show:
+            self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
+        return base, cand
 
     def _item_index(self, item_id: str) -> int:
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
