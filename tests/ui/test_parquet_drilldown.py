@@ -86,3 +86,17 @@ async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path,
             read(paired.baseline.transcripts, rows_of(1)[0][1]),
             read(paired.candidate.transcripts, rows_of(1)[1][1]),
         )
+
+
+async def test_a_parquet_side_against_a_side_without_messages_still_opens(tmp_path):
+    base, _ = parquet_pair(tmp_path)
+    flat = tmp_path / "candidate-flat.parquet"
+    pl.read_ndjson(SAMPLE[1]).drop("messages").write_parquet(flat)
+    app = create_app(AppConfig(base, flat, state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        base_t, cand_t = app.screen.transcripts
+        assert base_t.complete and base_t.messages
+        assert cand_t.complete and not cand_t.messages and cand_t.output

@@ -112,19 +112,28 @@ class ItemScreen(Screen):
             (paired.candidate.transcripts, record[CAND_ROW]),
         )
         with ThreadPoolExecutor(max_workers=2) as pool:
-            quick = [
-                pool.submit(reader.read_quick, row)
-                if show and hasattr(reader, "read_quick")
-                else None
-                for reader, row in sides
+            done: list[Transcript | None] = [None, None]
+            if show and any(hasattr(reader, "read_quick") for reader, _ in sides):
+                quick = [
+                    pool.submit(getattr(reader, "read_quick", reader.read), row)
+                    for reader, row in sides
+                ]
+                # None: that reader has nothing slow to read, so its full read is quick too.
+                early = [
+                    q.result() or reader.read(row)
+                    for q, (reader, row) in zip(quick, sides, strict=True)
+                ]
+                done = [e if e.complete else None for e in early]
+                if not all(e.complete for e in early):
+                    # Shown before the slow reads start: they would take both cores from it.
+                    self.app.call_from_thread(self._show_transcripts, item_id, *early)
+            full = [
+                pool.submit(reader.read, row) if have is None else None
+                for (reader, row), have in zip(sides, done, strict=True)
             ]
-            full = [pool.submit(reader.read, row) for reader, row in sides]
-            early = [q.result() if q is not None else None for q in quick]
-            if any(early) and not all(f.done() for f in full):
-                pairs = zip(early, full, strict=True)
-                first = [e if e is not None else f.result() for e, f in pairs]
-                self.app.call_from_thread(self._show_transcripts, item_id, *first)
-            base, cand = (f.result() for f in full)
+            base, cand = (
+                f.result() if f is not None else have for f, have in zip(full, done, strict=True)
+            )
         if show:
             self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
         return base, cand
