@@ -7,10 +7,12 @@ is and the headless commands stay silent.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from evaltui.core import meter
 from evaltui.core.analysis import (
     Analysis,
     AnalysisOptions,
@@ -28,7 +30,7 @@ from evaltui.core.runs import PASSED, SLICE, Run
 from evaltui.core.slices import slice_comparisons
 
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
-Progress = Callable[[str, int, int], None]
+Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
 
 
 def compare_files(
@@ -67,7 +69,9 @@ def compare_files(
             progress(STEPS[index], index, len(STEPS))
 
     step(0)
-    base_run, cand_run = _load_both(baseline, candidate, input_format, load, candidate_load or load)
+    base_run, cand_run = _load_both(
+        baseline, candidate, input_format, load, candidate_load or load, progress
+    )
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):
@@ -97,6 +101,7 @@ def _load_both(
     input_format: str | None,
     base_load: LoadOptions,
     cand_load: LoadOptions,
+    progress: Progress | None = None,
 ) -> tuple[Run, Run]:
     """Read both runs at once: a load is mostly hashing and polars parsing, which release the
     GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
@@ -107,20 +112,62 @@ def _load_both(
     of waiting for a big candidate to finish.
     """
     box: dict[str, object] = {}
+    counter = _ByteProgress(progress, (baseline, candidate))
 
     def read_candidate() -> None:
         try:
-            box["run"] = load_run(candidate, input_format, cand_load)
+            with meter.metering(counter.add):
+                box["run"] = load_run(candidate, input_format, cand_load)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
             box["error"] = exc
 
     worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
     worker.start()
-    base_run = load_run(baseline, input_format, base_load)
+    with meter.metering(counter.add):
+        base_run = load_run(baseline, input_format, base_load)
     worker.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return base_run, box["run"]  # type: ignore[return-value]
+
+
+class _ByteProgress:
+    """Turns the loaders' byte counts into the reading step's progress ("1.2 of 4.8 GB"),
+    at most ten times a second (the app's progress call waits for the UI thread)."""
+
+    INTERVAL = 0.1  # seconds between reports
+
+    def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
+        self._progress = progress
+        self._total = sum(_size(Path(p)) for p in paths)
+        self._done = 0
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, n_bytes: int) -> None:
+        if self._progress is None or self._total <= 0:
+            return
+        with self._lock:
+            self._done += n_bytes
+            now = time.monotonic()
+            if now - self._last < self.INTERVAL:
+                return
+            self._last = now
+            fraction = min(self._done / self._total, 1.0)
+            what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
+            self._progress(what, fraction, len(STEPS))
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # the loader will say what is wrong with it
+
+
+def _gigabytes(done: int, total: int) -> str:
+    unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
+    return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"
 
 
 def complete_analysis(analysis: Analysis) -> Analysis:

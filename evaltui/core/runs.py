@@ -16,6 +16,8 @@ from typing import Protocol
 
 import polars as pl
 
+from evaltui.core import meter
+
 # Columns of the statistics table, with their polars types. `row` is the record's index in the
 # file (0-based), which is how a transcript is found again later.
 ITEM_ID = "item_id"
@@ -172,4 +174,5 @@ def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
     with path.open("rb", buffering=0) as handle, memoryview(buffer) as view:
         while n := handle.readinto(view):
             digest.update(view[:n])
+            meter.read(n)
     return digest.hexdigest()

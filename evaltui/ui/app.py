@@ -189,10 +189,10 @@ class EvalTuiApp(App[int]):
 
     LOAD_STEPS = 5
 
-    def _progress(self, what: str, step: int) -> None:
+    def _progress(self, what: str, step: float) -> None:
         self.call_from_thread(self._show_progress, what, step)
 
-    def _show_progress(self, what: str, step: int) -> None:
+    def _show_progress(self, what: str, step: float) -> None:
         screen = self._main_screen()
         if screen is not None:
             screen.show_progress(what, step, self.LOAD_STEPS)

@@ -22,6 +22,13 @@ def parquet_pair(tmp_path):
     return paths
 
 
+async def open_first_item(app, pilot):
+    await settle(app, pilot)
+    await pilot.press("enter")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ItemScreen)
+
+
 async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path, monkeypatch):
     read = ParquetTranscripts.read
 
@@ -41,10 +48,7 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
     monkeypatch.setattr(ItemScreen, "_show_transcripts", spy)
     app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert isinstance(app.screen, ItemScreen)
+        await open_first_item(app, pilot)
         final = app.screen.transcripts
     assert [s[:2] for s in shown] == [(False, False), (True, True)]
     quick_pane, full_pane = shown[0][3], shown[1][3]
@@ -65,9 +69,7 @@ async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path,
     monkeypatch.setattr(ParquetTranscripts, "read", counted)
     app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await open_first_item(app, pilot)
         screen = app.screen
         paired = app.loaded.analysis.paired
 
@@ -94,9 +96,7 @@ async def test_a_parquet_side_against_a_side_without_messages_still_opens(tmp_pa
     pl.read_ndjson(SAMPLE[1]).drop("messages").write_parquet(flat)
     app = create_app(AppConfig(base, flat, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await open_first_item(app, pilot)
         base_t, cand_t = app.screen.transcripts
         assert base_t.complete and base_t.messages
         assert cand_t.complete and not cand_t.messages and cand_t.output

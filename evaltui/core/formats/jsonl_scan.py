@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from evaltui.core import meter
 from evaltui.core.formats.line_index import LineIndex
 
 # Bytes per block; grows when a single line is longer. Kept under glibc's largest mmap threshold
@@ -76,6 +77,7 @@ def scan_jsonl(path: Path, schema: dict[str, pl.DataType], block: int = BLOCK) -
             while len(in_flight) > 1:
                 frames.append(in_flight.pop(0).result())
             hashed.result()
+            meter.read(cut)
             del chunk
             line_no += len(line_starts)
             offset += cut

@@ -55,7 +55,7 @@ class MainScreen(Screen):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def show_progress(self, what: str, step: int, total: int) -> None:
+    def show_progress(self, what: str, step: float, total: int) -> None:
         self.query_one("#loading-label", Static).update(f"Opening the runs: {what}…")
         self.query_one("#loading-bar", ProgressBar).update(total=total, progress=step)
 
