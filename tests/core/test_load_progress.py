@@ -13,7 +13,11 @@ def test_reading_reports_bytes_of_both_files_as_a_fraction_of_the_first_step(wri
     base, cand = table_records(50, 5, 9, 10)
     base_path, cand_path = write_jsonl("b.jsonl", base), write_jsonl("c.jsonl", cand)
     calls = []
-    compare_files(base_path, cand_path, progress=lambda what, step, total: calls.append((what, step)))
+
+    def record(what, step, total):
+        calls.append((what, step))
+
+    compare_files(base_path, cand_path, progress=record)
     reading = [(what, step) for what, step in calls if what.startswith(STEPS[0] + " (")]
     assert reading, calls
     total_mb = (base_path.stat().st_size + cand_path.stat().st_size) / 1e6
