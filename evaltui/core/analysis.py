@@ -308,9 +308,14 @@ def _clusters(
     if CLUSTER not in items.columns or items[CLUSTER].null_count() == items.height:
         return None
     # An item without a cluster is its own cluster: never pooled with strangers.
-    labels = items.select(pl.coalesce(CLUSTER, pl.lit("\0item:") + pl.col(ITEM_ID)))
-    # Integer codes: a million string labels would be sorted as Python objects otherwise.
-    codes = labels.to_series().rank("dense").to_numpy().astype(np.int64)
+    labels = items.select(pl.coalesce(CLUSTER, pl.lit("\0item:") + pl.col(ITEM_ID))).to_series()
+    # Integer codes in the labels' sorted order (the bootstrap draws clusters by code, so the
+    # order must not depend on the file's row order). Sorting the distinct labels and mapping
+    # them back is 0.13 s at a million items; rank("dense") sorted all of them (0.34 s).
+    distinct = labels.unique().sort()
+    codes = labels.replace_strict(
+        distinct, pl.int_range(distinct.len(), eager=True), return_dtype=pl.Int64
+    ).to_numpy()
     return clustered_delta(
         deltas,
         codes,

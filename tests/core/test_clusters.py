@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from evaltui.core.stats.clusters import ClusteredComparison, clustered_delta
+from evaltui.core.compare import compare_files
+from evaltui.core.stats.clusters import ClusteredComparison, _dense_codes, clustered_delta
 
 
 def miller_eq4_se(x: np.ndarray, clusters: np.ndarray) -> float:
@@ -206,3 +210,30 @@ def test_invalid_cluster_arguments_raise_value_error_naming_the_value(
 ):
     with pytest.raises(ValueError, match=needle):
         clustered_delta(deltas, codes, **kwargs)
+
+
+@given(
+    st.lists(st.integers(min_value=-5, max_value=10**9), min_size=1, max_size=60),
+    st.booleans(),
+)
+@settings(max_examples=200, deadline=None)
+def test_cluster_codes_are_numbered_as_numpy_unique_numbers_them(labels, small):
+    codes = np.array([abs(v) % 50 for v in labels] if small else labels, dtype=np.int64)
+    expected = np.unique(codes, return_inverse=True)[1].reshape(-1)
+    assert np.array_equal(_dense_codes(codes), expected)
+
+
+def test_the_cluster_interval_does_not_depend_on_the_order_of_the_records(tmp_path):
+    rng = np.random.default_rng(3)
+    records = [
+        {"item_id": f"q{i}", "cluster": f"doc{int(rng.integers(0, 40)):02d}", "passed": bool(p)}
+        for i, p in enumerate(rng.random(600) < 0.7)
+    ]
+    flipped = [dict(r, passed=not r["passed"]) if i % 9 == 0 else r for i, r in enumerate(records)]
+    paths = {}
+    for name, rows in (("b", records), ("c", flipped), ("c-shuffled", rng.permutation(flipped))):
+        paths[name] = tmp_path / f"{name}.jsonl"
+        paths[name].write_text("".join(json.dumps(dict(r)) + "\n" for r in rows))
+    one = compare_files(paths["b"], paths["c"]).clusters
+    other = compare_files(paths["b"], paths["c-shuffled"]).clusters
+    assert one.ci == other.ci and one.n_clusters == other.n_clusters == 40

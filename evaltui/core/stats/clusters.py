@@ -117,7 +117,7 @@ def clustered_delta(
     seed = check_seed(seed)
 
     n = x.size
-    _, inverse = np.unique(codes, return_inverse=True)
+    inverse = _dense_codes(codes)
     sizes = np.bincount(inverse).astype(np.float64)
     sums = np.bincount(inverse, weights=x)
     n_clusters = sizes.size
@@ -211,3 +211,18 @@ def clustered_delta(
         seed=seed,
         flags=tuple(flags),
     )
+
+
+def _dense_codes(codes: np.ndarray) -> np.ndarray:
+    """0..K-1 in the labels' sorted order, as np.unique's inverse; small non-negative integer
+    codes (the usual case: already dense) are compacted by counting instead of sorting."""
+    if (
+        codes.dtype.kind in "iu"
+        and codes.size
+        and codes.min() >= 0
+        and codes.max() < 4 * codes.size
+    ):
+        present = np.bincount(codes) > 0
+        return (np.cumsum(present) - 1)[codes]
+    _, inverse = np.unique(codes, return_inverse=True)
+    return inverse.reshape(-1)
