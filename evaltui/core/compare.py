@@ -90,9 +90,14 @@ def compare_files(
     paired = pair_runs(base_run, cand_run, pairing or PairingOptions())
     step(2)
     first = analyze(paired, analysis, clusters=complete)
-    if not complete:
-        return replace(first, policy=policy)
-    return add_breakdowns(first, policy)
+    done = replace(first, policy=policy) if not complete else add_breakdowns(first, policy)
+    # The inputs' sha256 were computed beside all this; the result carries them, never "".
+    resolved = replace(
+        paired,
+        baseline=paired.baseline.resolved(),
+        candidate=paired.candidate.resolved(),
+    )
+    return replace(done, paired=resolved)
 
 
 def _load_both(
@@ -117,14 +122,14 @@ def _load_both(
     def read_candidate() -> None:
         try:
             with meter.metering(counter.add):
-                box["run"] = load_run(candidate, input_format, cand_load)
+                box["run"] = load_run(candidate, input_format, cand_load, wait_for_hash=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
             box["error"] = exc
 
     worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
     worker.start()
     with meter.metering(counter.add):
-        base_run = load_run(baseline, input_format, base_load)
+        base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
     worker.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]

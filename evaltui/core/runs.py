@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
 import polars as pl
 
 from evaltui.core import meter
+from evaltui.core.errors import InputError
 
 # Columns of the statistics table, with their polars types. `row` is the record's index in the
 # file (0-based), which is how a transcript is found again later.
@@ -69,10 +70,12 @@ class RunSource:
         )
 
     @classmethod
-    def begin(cls, path: Path, format_name: str) -> Future[RunSource]:
+    def begin(cls, path: Path, format_name: str) -> tuple[RunSource, Future[RunSource]]:
         """Hash in a helper thread while the caller parses the file (hashlib releases the GIL),
-        so a big run is not read twice in a row; `.result()` when the source is needed."""
-        return _HASHERS.submit(cls.of, path, format_name)
+        so a big run is not read twice in a row. Returns the source without its sha256 and the
+        future one (a Run's `pending_source`)."""
+        unhashed = cls(path=str(path), format=format_name, size=path.stat().st_size, sha256="")
+        return unhashed, _HASHERS.submit(cls.of, path, format_name)
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,20 @@ class Run:
     table: pl.DataFrame
     transcripts: TranscriptReader = field(default_factory=EmptyTranscripts)
     metadata: Mapping[str, str] = field(default_factory=dict)
+    # Set while the file's sha256 is still being computed in a helper thread (Parquet and CSV
+    # hash beside the read): `source.sha256` is empty until `resolved()`. Only `load_run(...,
+    # wait_for_hash=False)` returns such a run, so pairing and statistics overlap the hashing.
+    pending_source: Future[RunSource] | None = field(default=None, repr=False)
+
+    def resolved(self) -> Run:
+        """This run with its sha256 computed (waits for the hashing thread if need be)."""
+        if self.pending_source is None:
+            return self
+        try:
+            source = self.pending_source.result()
+        except OSError as exc:
+            raise InputError(self.source.path, f"cannot be read: {exc.strerror or exc}") from None
+        return replace(self, source=source, pending_source=None)
 
     @property
     def score_columns(self) -> list[str]:

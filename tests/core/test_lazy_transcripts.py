@@ -8,10 +8,12 @@ import polars as pl
 import pytest
 
 from evaltui.core.compare import compare_files
+from evaltui.core.formats import LoadOptions, load_run
 from evaltui.core.formats.csv import CsvTranscripts
 from evaltui.core.formats.jsonl import JsonlTranscripts
 from evaltui.core.formats.parquet import ParquetTranscripts
 from evaltui.core.report import report_dict
+from evaltui.core.runs import sha256_of
 
 READERS = (JsonlTranscripts, ParquetTranscripts, CsvTranscripts)
 
@@ -89,3 +91,16 @@ def test_parquet_without_messages_has_no_quick_read(tmp_path):
     run = compare_files(path, path).paired.baseline
     assert run.transcripts.read_quick(3) is None
     assert run.transcripts.read(3).complete
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_the_sha256_computed_beside_the_read_is_always_in_the_result(tmp_path, fmt):
+    base, cand = write(tmp_path, fmt)
+    pending = load_run(base, None, LoadOptions(), wait_for_hash=False)
+    assert pending.source.sha256 == "" and pending.pending_source is not None
+    assert pending.resolved().source.sha256 == sha256_of(base)
+    assert load_run(base, None, LoadOptions()).source.sha256 == sha256_of(base)
+    paired = compare_files(base, cand, complete=False).paired
+    assert paired.baseline.source.sha256 == sha256_of(base)
+    assert paired.candidate.source.sha256 == sha256_of(cand)
+    assert paired.baseline.pending_source is None and paired.candidate.pending_source is None

@@ -94,9 +94,16 @@ def detect_format(path: Path) -> str:
 
 
 def load_run(
-    path: str | Path, format_name: str | None = None, options: LoadOptions | None = None
+    path: str | Path,
+    format_name: str | None = None,
+    options: LoadOptions | None = None,
+    *,
+    wait_for_hash: bool = True,
 ) -> Run:
-    """Load one run, detecting its format unless `format_name` forces one."""
+    """Load one run, detecting its format unless `format_name` forces one.
+
+    `wait_for_hash=False` may return a run whose sha256 is still being computed (see
+    `Run.pending_source`); the caller must call `.resolved()` before using the source."""
     path = Path(path)
     _check_readable(path)
     name = format_name or detect_format(path)
@@ -106,7 +113,8 @@ def load_run(
         )
     module = _module(name)
     assert module is not None
-    return module.load(path, options or LoadOptions())
+    run = module.load(path, options or LoadOptions())
+    return run.resolved() if wait_for_hash else run
 
 
 def _check_readable(path: Path) -> None:

@@ -52,7 +52,7 @@ def _header(path: Path) -> list[str]:
 
 
 def load(path: Path, options: LoadOptions) -> Run:
-    pending_source = RunSource.begin(path, NAME)
+    unhashed, pending_source = RunSource.begin(path, NAME)
     mapping = column_map(options)
     file_columns = _header(path)
     mapping.check_present(path, file_columns)
@@ -79,7 +79,8 @@ def load(path: Path, options: LoadOptions) -> Run:
         raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
     return Run(
-        source=pending_source.result(),
+        source=unhashed,
+        pending_source=pending_source,
         table=table,
         transcripts=CsvTranscripts(path, text_cols, mapping),
     )

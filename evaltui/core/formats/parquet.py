@@ -34,7 +34,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def load(path: Path, options: LoadOptions) -> Run:
-    pending_source = RunSource.begin(path, NAME)
+    unhashed, pending_source = RunSource.begin(path, NAME)
     mapping = column_map(options)
     try:
         file_columns = list(pl.read_parquet_schema(path))
@@ -59,7 +59,8 @@ def load(path: Path, options: LoadOptions) -> Run:
         raise mapping.translate(exc) from None
     text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
     return Run(
-        source=pending_source.result(),
+        source=unhashed,
+        pending_source=pending_source,
         table=table,
         transcripts=ParquetTranscripts(path, text_cols, mapping),
     )
