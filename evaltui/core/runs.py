@@ -102,7 +102,12 @@ class Transcript:
 
 
 class TranscriptReader(Protocol):
-    """Fetches the text of records on demand, so opening a run never reads every transcript."""
+    """Fetches the text of records on demand, so opening a run never reads every transcript.
+
+    A reader with a slow part may also offer `read_quick(row) -> Transcript | None`: the fields
+    it can give at once, marked `complete=False` (None: nothing slower to wait for). Drill-down
+    shows that first (Parquet: the flat fields before the nested messages).
+    """
 
     def read(self, row: int) -> Transcript:
         """The transcript of record `row` (the `row` column of the statistics table)."""

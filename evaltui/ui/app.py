@@ -228,21 +228,26 @@ class EvalTuiApp(App[int]):
     def confirm_inputs(self, loaded: Loaded) -> None:
         """Re-hash inputs whose sha256 the scan cache supplied; a mismatch means the numbers
         on screen are not from the bytes on disk, so say it loudly and refuse to sign off."""
+        paired = loaded.analysis.paired
         try:
-            self.confirm_sources(loaded)
+            for source in (paired.baseline.source, paired.candidate.source):
+                confirm_source(source)
+                self._confirmed_paths.add(source.path)
         except EvalTuiError as exc:
             self.call_from_thread(self._inputs_changed, str(exc))
 
-    def confirm_sources(self, loaded: Loaded) -> None:
-        """Raise if an input's sha256 is not that of its bytes (hashing it now if the check
-        has not run yet). Any thread; the sign-off calls it before recording the hashes."""
+    def check_inputs_confirmed(self, loaded: Loaded) -> None:
+        """Raise unless every input's sha256 is known to be its bytes' own: the sign-off
+        records them. Never hashes here (seconds for big files, on the UI thread)."""
         if self.inputs_problem is not None:
             raise EvalTuiError(self.inputs_problem)
         paired = loaded.analysis.paired
         for source in (paired.baseline.source, paired.candidate.source):
-            if source.path not in self._confirmed_paths:
-                confirm_source(source)
-                self._confirmed_paths.add(source.path)
+            if not source.hash_checked and source.path not in self._confirmed_paths:
+                raise EvalTuiError(
+                    f"still checking the sha256 of {source.path} against what is shown "
+                    "(a few seconds for big files); try again shortly"
+                )
 
     def _inputs_changed(self, message: str) -> None:
         self.inputs_problem = message

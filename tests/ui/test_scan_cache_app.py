@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
+import threading
 
 import pytest
 
 from evaltui.core.formats import LoadOptions, load_run, scan_cache
+from evaltui.ui import app as app_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.signoff import SignoffScreen
 from tests.ui.helpers import SAMPLE, settle
@@ -77,3 +79,31 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
         assert isinstance(app.screen, SignoffScreen)  # refused, with the reason shown
         assert "changed since it was opened" in str(screen.query_one("#signoff-error").content)
     assert not (tmp_path / "so.json").exists()
+
+
+async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(
+    tmp_path, cached_pair, monkeypatch
+):
+    release = threading.Event()
+    confirm = app_module.confirm_source
+
+    def slow_confirm(source):  # as hashing two big files takes seconds
+        release.wait(10)
+        return confirm(source)
+
+    monkeypatch.setattr(app_module, "confirm_source", slow_confirm)
+    app = create_app(AppConfig(*cached_pair, state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        while app.loaded is None:
+            await pilot.pause(0.02)
+        await pilot.pause()
+        screen = await sign_off(app, pilot, tmp_path / "early")
+        assert isinstance(app.screen, SignoffScreen)
+        assert "still checking the sha256" in str(screen.query_one("#signoff-error").content)
+        assert not (tmp_path / "early.json").exists()
+        release.set()
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.last_signoff is not None
+    assert (tmp_path / "early.json").exists()

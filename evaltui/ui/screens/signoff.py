@@ -89,7 +89,7 @@ class SignoffScreen(ModalScreen[None]):
                 rationale=self.query_one("#rationale", TextArea).text,
                 override_reason=overrides.first(Input).value if overrides else None,
             )
-            app.confirm_sources(app.loaded)  # the record's sha256 must be the bytes' own
+            app.check_inputs_confirmed(app.loaded)  # the record's sha256 are the bytes' own
             analysis = app.loaded.analysis
             if not analysis.metrics:  # exported before the background analysis finished
                 from evaltui.core.compare import complete_analysis
