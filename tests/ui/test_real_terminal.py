@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -15,26 +16,35 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _tmux() -> str:
+def _tmux() -> list[str]:
+    """tmux on a socket of its own: sessions sharing the default server raced its exit (the
+    last session's app killed, the server shutting down, the next new-session refused)."""
     tmux = shutil.which("tmux")
     if tmux is None:
         if os.environ.get("CI"):
             pytest.fail("tmux is required in CI (.ci/run installs it)")
         pytest.skip("tmux is not installed")
-    return tmux
+    socket = Path(tempfile.gettempdir()) / f"evaltui-tmux-{uuid.uuid4().hex[:8]}"
+    return [tmux, "-S", str(socket)]
 
 
-def _capture(tmux: str, session: str) -> str:
+def _stop(tmux: list[str]) -> None:
+    """Stop that server and remove its socket file."""
+    subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
+    Path(tmux[2]).unlink(missing_ok=True)
+
+
+def _capture(tmux: list[str], session: str) -> str:
     done = subprocess.run(
-        [tmux, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
+        [*tmux, "capture-pane", "-t", session, "-p"], capture_output=True, text=True, check=False
     )
     return done.stdout
 
 
-def _pane_pid(tmux: str, session: str) -> int:
+def _pane_pid(tmux: list[str], session: str) -> int:
     """The pid of the program the pane runs (started with exec, so it is evaltui itself)."""
     done = subprocess.run(
-        [tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
+        [*tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
         capture_output=True,
         text=True,
         check=True,
@@ -42,7 +52,7 @@ def _pane_pid(tmux: str, session: str) -> int:
     return int(done.stdout.strip())
 
 
-def _wait_for(tmux: str, session: str, *needles: str, timeout: float = 30.0) -> str:
+def _wait_for(tmux: list[str], session: str, *needles: str, timeout: float = 30.0) -> str:
     deadline = time.monotonic() + timeout
     screen = ""
     while time.monotonic() < deadline:
@@ -64,23 +74,23 @@ def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
         f"echo EXIT=$?; sleep 30"
     )
     subprocess.run(
-        [tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+        [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
     )
     try:
         screen = _wait_for(tmux, session, "both pass 141", "Triage:")
         assert "regressions 9" in screen and "improvements 21" in screen
         assert "both fail 29" in screen and "+6.0 pts" in screen
-        subprocess.run([tmux, "send-keys", "-t", session, "Enter"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "Enter"], check=True)
         screen = _wait_for(tmux, session, "BASELINE", "CANDIDATE", "── user")
         assert "Regression 1/9" in screen
-        subprocess.run([tmux, "send-keys", "-t", session, "1"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "1"], check=True)
         _wait_for(tmux, session, "tag: confirmed regression")
-        subprocess.run([tmux, "send-keys", "-t", session, "Escape"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "Escape"], check=True)
         _wait_for(tmux, session, "Triage: 1 of 9")
-        subprocess.run([tmux, "send-keys", "-t", session, "q"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
         _wait_for(tmux, session, "EXIT=0")
     finally:
-        subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+        _stop(tmux)
 
 
 def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
@@ -97,16 +107,16 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     state = tmp_path / "state"
     command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
     subprocess.run(
-        [tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
+        [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
     )
     try:
         _wait_for(tmux, session, "Triage: 0 of 9")
         pid = _pane_pid(tmux, session)
-        subprocess.run([tmux, "send-keys", "-t", session, "4"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "4"], check=True)
         _wait_for(tmux, session, "saved:")
         os.kill(pid, signal.SIGKILL)
     finally:
-        subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+        _stop(tmux)
     reopened = ReviewSession.open(
         base, cand, sha256_of(base), sha256_of(cand), root=state, read_only=True
     )
@@ -124,17 +134,17 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
     from evaltui.core.review import ReviewSession
     from evaltui.core.runs import sha256_of
 
-    tmux = _tmux()
     script = Path(sys.executable).parent / "evaltui"
     base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
     rng = random.Random(20261130)
     lost = 0
     for round_no in range(4):
+        tmux = _tmux()  # a server per round
         state = tmp_path / f"state{round_no}"
         session = f"evaltui-{uuid.uuid4().hex[:8]}"
         command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
         subprocess.run(
-            [tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
+            [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
             check=True,
         )
         try:
@@ -143,12 +153,12 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
             keys = []
             for _ in range(9):
                 keys += [str(rng.randint(1, 5)), "j"]
-            subprocess.run([tmux, "send-keys", "-t", session, *keys], check=True)
+            subprocess.run([*tmux, "send-keys", "-t", session, *keys], check=True)
             time.sleep(rng.uniform(0.0, 0.6))
             screen = _capture(tmux, session)
             os.kill(pid, signal.SIGKILL)
         finally:
-            subprocess.run([tmux, "kill-session", "-t", session], check=False, capture_output=True)
+            _stop(tmux)
         shown = re.search(r"Triage: (\d+) of 9", screen)
         shown_count = int(shown.group(1)) if shown else 0
         reopened = ReviewSession.open(
