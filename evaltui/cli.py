@@ -414,8 +414,10 @@ def compare_inputs(args: argparse.Namespace) -> dict:
 def load_analysis(args: argparse.Namespace):
     """Load, pair and analyse the two runs the arguments name."""
     from evaltui.core.compare import compare_files
+    from evaltui.progress_line import terminal_progress
 
-    return compare_files(**compare_inputs(args))
+    with terminal_progress() as progress:
+        return compare_files(**compare_inputs(args), progress=progress)
 
 
 def _run_report(args: argparse.Namespace) -> int:

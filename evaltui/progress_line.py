@@ -1,0 +1,59 @@
+"""One self-erasing progress line on stderr for the headless commands at a terminal.
+
+`evaltui report` on a million-item JSONL pair works for ten seconds before it prints anything;
+at a terminal a reviewer should see that it is reading, and how far it got. The line is only
+drawn when stderr is a terminal (never into a pipe, a file or CI logs), only once the work has
+taken longer than a moment, and it is erased before anything else is printed.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
+
+DELAY = 0.5  # seconds of silence before the first line: quick runs stay quiet
+ERASE = "\r\x1b[K"
+
+
+class ProgressLine:
+    """A `compare_files` progress callback that redraws one line in place."""
+
+    def __init__(self, stream: TextIO, delay: float = DELAY) -> None:
+        self._stream = stream
+        self._start = time.monotonic()
+        self._delay = delay
+        self._drawn = False
+
+    def __call__(self, what: str, step: float, total: int) -> None:
+        if time.monotonic() - self._start < self._delay:
+            return
+        percent = int(100 * min(max(step / total, 0.0), 1.0)) if total else 0
+        self._stream.write(f"{ERASE}evaltui: {what}… {percent}%")
+        self._stream.flush()
+        self._drawn = True
+
+    def erase(self) -> None:
+        if self._drawn:
+            self._stream.write(ERASE)
+            self._stream.flush()
+            self._drawn = False
+
+
+@contextmanager
+def terminal_progress(
+    stream: TextIO | None = None, delay: float = DELAY
+) -> Iterator[ProgressLine | None]:
+    """A ProgressLine when `stream` (stderr) is a terminal, else None; erased on the way out,
+    error or not, so a one-line error starts at the left margin."""
+    stream = stream if stream is not None else sys.stderr
+    if not stream.isatty():
+        yield None
+        return
+    line = ProgressLine(stream, delay)
+    try:
+        yield line
+    finally:
+        line.erase()
