@@ -524,7 +524,30 @@ def _run_app(args: argparse.Namespace) -> int:
     from evaltui.ui.app import create_app
 
     app = create_app(args)
+    app.quit_without_waiting = True
     app.run()
     if app.load_error:
         sys.stderr.write(f"evaltui: error: {app.load_error}\n")
-    return app.return_code or 0
+    code = app.return_code or 0
+    _leave_without_waiting_for_workers(app, code)
+    return code
+
+
+def _leave_without_waiting_for_workers(app, code: int) -> None:
+    """Exit now if background workers are still running.
+
+    Re-hashing the inputs, reading previews and the cluster bootstrap run in threads the
+    interpreter joins at exit: on a million-item pair, q right after the first screen left the
+    shell waiting 4.7 s. Everything the reviewer did is already on disk (each tag and note is
+    fsynced before the screen says "saved"; a sign-off is written before its dialog closes), so
+    the process releases the pair's lock, flushes its output and ends without them.
+    """
+    import threading
+
+    if not any(t.is_alive() and not t.daemon for t in threading.enumerate()[1:]):
+        return  # nothing to wait for: leave the normal way
+    if app.loaded is not None:
+        app.loaded.session.close()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
