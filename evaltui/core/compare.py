@@ -26,7 +26,7 @@ from evaltui.core.family import metric_family
 from evaltui.core.formats import LoadOptions, load_run
 from evaltui.core.pairing import PairingOptions, pair_runs
 from evaltui.core.policy import Policy
-from evaltui.core.runs import PASSED, SLICE, Run
+from evaltui.core.runs import PASSED, SLICE, Run, size_or_zero
 from evaltui.core.slices import slice_comparisons
 
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
@@ -144,7 +144,7 @@ class _ByteProgress:
 
     def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
         self._progress = progress
-        self._total = sum(_size(Path(p)) for p in paths)
+        self._total = sum(size_or_zero(Path(p)) for p in paths)
         self._done = 0
         self._last = 0.0
         self._lock = threading.Lock()
@@ -161,13 +161,6 @@ class _ByteProgress:
             fraction = min(self._done / self._total, 1.0)
             what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
             self._progress(what, fraction, len(STEPS))
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0  # the loader will say what is wrong with it
 
 
 def _gigabytes(done: int, total: int) -> str:

@@ -188,6 +188,15 @@ def stats_table(
     return pl.DataFrame(columns)
 
 
+def size_or_zero(path: Path) -> int:
+    """The file's size for estimates and thresholds; 0 when it cannot be read (the loader,
+    not the estimate, reports what is wrong with it)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
     """Hash in chunks so a multi-gigabyte run does not need to fit in memory; one reused
     buffer, so no fresh allocation per chunk (hashlib releases the GIL while it hashes)."""

@@ -34,7 +34,7 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.formats.jsonl_scan import Scan
 from evaltui.core.formats.line_index import LineIndex
-from evaltui.core.runs import RunSource, sha256_of
+from evaltui.core.runs import RunSource, sha256_of, size_or_zero
 
 VERSION = 1  # bump when what a scan holds, or how it is stored, changes
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
@@ -84,7 +84,7 @@ def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) 
     `check_hash=False` (the app's first screen) skips the hashing and returns the entry's
     sha256 marked unchecked; `confirm` must recompute it before it is recorded anywhere."""
     root = cache_root()
-    if root is None or _size(path) < MIN_BYTES:
+    if root is None or size_or_zero(path) < MIN_BYTES:
         return None
     entry = root / entry_key(path, schema)
     try:
@@ -131,7 +131,7 @@ def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
     """Keep `scan` for the next open of `path`; written aside and renamed into place, so a
     killed process leaves no half entry behind."""
     root = cache_root()
-    if root is None or _size(path) < MIN_BYTES:
+    if root is None or size_or_zero(path) < MIN_BYTES:
         return
     staging: Path | None = None
     try:
@@ -165,10 +165,3 @@ def _prune(root: Path) -> None:
     entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
     for old in entries[MAX_ENTRIES:]:
         shutil.rmtree(old, ignore_errors=True)
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
