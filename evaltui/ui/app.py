@@ -132,7 +132,7 @@ class EvalTuiApp(App[int]):
         self._rows_by_id: dict[str, ListRow] = {}
         self._last_preview_redraw = 0.0
         # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
-        # the sign-off waits for that (see `confirm_sources`).
+        # the sign-off waits for that (see `check_inputs_confirmed`).
         self._confirmed_paths: set[str] = set()
         self.inputs_problem: str | None = None
 
