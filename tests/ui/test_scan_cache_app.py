@@ -79,6 +79,9 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
         assert isinstance(app.screen, SignoffScreen)  # refused, with the reason shown
         assert "changed since it was opened" in str(screen.query_one("#signoff-error").content)
     assert not (tmp_path / "so.json").exists()
+    # The entry that no longer matched is gone: the next open parses the bytes afresh.
+    remaining = [json.loads((e / scan_cache.META).read_text())["path"] for e in root.iterdir()]
+    assert remaining and not any(p.endswith("candidate.jsonl") for p in remaining)
 
 
 async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(

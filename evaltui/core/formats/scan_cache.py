@@ -118,6 +118,7 @@ def confirm(source: RunSource) -> RunSource:
         problem = f"cannot be read to check its sha256: {exc.strerror or exc}"
         raise InputError(path, problem) from None
     if digest != source.sha256:
+        forget(path)  # the next open parses the bytes instead of trusting the entry again
         raise InputError(
             path,
             f"changed since it was opened (sha256 {digest[:16]}… instead of "
@@ -150,6 +151,20 @@ def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
     except Exception:  # noqa: BLE001 - a full disk or read-only home: no cache, same results
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def forget(path: Path) -> None:
+    """Drop every entry made from `path` (whatever columns were read)."""
+    root = cache_root()
+    if root is None or not root.is_dir():
+        return
+    target = str(path.resolve())
+    for entry in root.iterdir():
+        try:
+            if json.loads((entry / META).read_text(encoding="utf-8")).get("path") == target:
+                shutil.rmtree(entry, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # a staging folder or a damaged entry: not ours to judge here
 
 
 def _prune(root: Path) -> None:
