@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,14 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, read_json_file, shorten
+from evaltui.core.formats.jsontext import (
+    UTF8_BOM,
+    as_text,
+    describe,
+    object_keys,
+    read_json_file,
+    shorten,
+)
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     TEXT_FIELDS,
@@ -106,7 +112,6 @@ BOOKKEEPING_STATS = frozenset(
         "inference_idealized_runtime",
     }
 )
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -114,28 +119,8 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head.removeprefix(UTF8_BOM).lstrip()
     if not text.startswith(b"["):
         return False
-    keys = _first_element_keys(text)
+    keys = {key for where, key in object_keys(text) if where == (0,)}
     return "instance_id" in keys and "predicted_text" in keys
-
-
-def _first_element_keys(text: bytes) -> set[str]:
-    keys: set[str] = set()
-    depth = 0
-    previous: bytes | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in (b"{", b"["):
-            depth += 1
-            if depth == 2 and token != b"{":
-                return keys  # the list holds lists, not objects
-        elif token in (b"}", b"]"):
-            depth -= 1
-            if depth <= 1:
-                break  # the first element (or the list) is over
-        elif token == b":" and depth == 2 and previous is not None and previous[:1] == b'"':
-            keys.add(previous[1:-1].decode("utf-8", errors="replace"))
-        previous = token
-    return keys
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_
 
 from __future__ import annotations
 
-import re
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -26,11 +26,10 @@ from evaltui.core.formats.inspect_common import (
     sample_transcript,
     transcript_field,
 )
-from evaltui.core.formats.jsontext import UTF8_BOM, read_json_file
+from evaltui.core.formats.jsontext import UTF8_BOM, object_keys, read_json_file
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:]')
 KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
 
 
@@ -39,7 +38,8 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head.removeprefix(UTF8_BOM).lstrip()
     if not text.startswith(b"{"):
         return False
-    keys = _top_level_keys(text, KEYS_TO_SCAN)
+    top = (key for where, key in object_keys(text) if where == ())
+    keys = list(itertools.islice(top, KEYS_TO_SCAN))
     return "version" in keys and "eval" in keys
 
 
@@ -99,24 +99,3 @@ def _parse(path: Path) -> dict[str, Any]:
     log = as_dict(path, log, "(top level)")
     as_dict(path, log.get("eval"), "eval")
     return log
-
-
-def _top_level_keys(text: bytes, limit: int) -> list[str]:
-    """The first `limit` keys of the outermost object, found by a tokenizer that skips values."""
-    keys: list[str] = []
-    depth = 0
-    previous: bytes | None = None
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in (b"{", b"["):
-            depth += 1
-        elif token in (b"}", b"]"):
-            depth -= 1
-            if depth <= 0:
-                break
-        elif token == b":" and depth == 1 and previous is not None and previous[:1] == b'"':
-            keys.append(previous[1:-1].decode("utf-8", errors="replace"))
-            if len(keys) >= limit:
-                break
-        previous = token
-    return keys

@@ -4,6 +4,7 @@ and turning arbitrary JSON values into short, literal text for metadata and mess
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -84,3 +85,35 @@ def shorten(text: str, limit: int) -> str:
 def describe(value: Any, limit: int = 60, ascii_only: bool = False) -> str:
     """A value quoted as JSON for an error message ("pass", 1, [1, 2]), cut to `limit`."""
     return shorten(json.dumps(value, ensure_ascii=ascii_only, default=str), limit)
+
+
+# A JSON string (escapes included) or a structural character: enough to walk the keys of a
+# document's first bytes without parsing (or even seeing the end of) its values.
+_KEY_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+
+
+def object_keys(text: bytes) -> Iterator[tuple[tuple[str | int, ...], str]]:
+    """Each object key in a JSON text's prefix, with where its object sits: the keys and list
+    positions leading to it from the outermost value (`()` for the outermost object's keys,
+    `(0,)` for the keys of a top-level list's first element, `("results",)` for the object
+    under "results"). Format sniffers read a huge file's first kilobytes with it; it stops
+    where the outermost value closes or the text ends."""
+    stack: list[list] = []  # one frame per open container: [is_object, current key or index]
+    previous = b""
+    for match in _KEY_TOKEN.finditer(text):
+        token = match.group()
+        if token in (b"{", b"["):
+            stack.append([token == b"{", None if token == b"{" else 0])
+        elif token in (b"}", b"]"):
+            if stack:
+                stack.pop()
+            if not stack:
+                return
+        elif token == b",":
+            if stack and not stack[-1][0]:
+                stack[-1][1] += 1
+        elif token == b":" and stack and stack[-1][0] and previous[:1] == b'"':
+            key = previous[1:-1].decode("utf-8", errors="replace")
+            yield tuple(frame[1] for frame in stack[:-1]), key
+            stack[-1][1] = key
+        previous = token

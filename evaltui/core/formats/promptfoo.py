@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +38,14 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.jsontext import UTF8_BOM, as_text, describe, read_json_file, shorten
+from evaltui.core.formats.jsontext import (
+    UTF8_BOM,
+    as_text,
+    describe,
+    object_keys,
+    read_json_file,
+    shorten,
+)
 from evaltui.core.formats.native import content_text
 from evaltui.core.runs import (
     ITEM_ID,
@@ -60,7 +66,6 @@ VARS_ID_PREFIX = "vars:"
 VARS_ID_HEX = 12
 MAX_METADATA_CHARS = 2000
 MAX_ARM_LABEL = 120  # an arm's prompt label is shown up to this many characters in a listing
-_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -74,46 +79,18 @@ def sniff(path: Path, head: bytes) -> bool:
     text = head.removeprefix(UTF8_BOM).lstrip()
     if not text.startswith(b"{"):
         return False
-    top, nested = _keys(text)
+    top: list[str] = []
+    nested: set[str] = set()  # the keys of the object under top-level "results"
+    for where, key in object_keys(text):
+        if where == ():
+            top.append(key)
+        elif where == ("results",):
+            nested.add(key)
     if "evalId" in top:
         return True
     if {"version", "timestamp", "results"} <= set(top):
         return True
     return "results" in top and bool(nested & {"version", "results"})
-
-
-def _keys(text: bytes) -> tuple[list[str], set[str]]:
-    """The outermost object's keys, and the keys of its `results` object if that is an object."""
-    top: list[str] = []
-    nested: set[str] = set()
-    depth = 0
-    previous: bytes | None = None
-    in_results = False  # inside the object that is the value of top-level "results"
-    pending_results = False  # just saw `"results":` at the top level
-    for match in _TOKEN.finditer(text):
-        token = match.group()
-        if token in (b"{", b"["):
-            depth += 1
-            if pending_results and depth == 2 and token == b"{":
-                in_results = True
-            pending_results = False
-        elif token in (b"}", b"]"):
-            depth -= 1
-            if depth == 1:
-                in_results = False
-            if depth <= 0:
-                break
-        elif token == b":" and previous is not None and previous[:1] == b'"':
-            key = previous[1:-1].decode("utf-8", errors="replace")
-            if depth == 1:
-                top.append(key)
-                pending_results = key == "results"
-            elif depth == 2 and in_results:
-                nested.add(key)
-        elif token == b",":
-            pending_results = False
-        previous = token
-    return top, nested
 
 
 # ---------------------------------------------------------------------------------------------
