@@ -44,7 +44,6 @@ it so the exact file can still be matched on disk.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import re
 import tomllib
@@ -56,6 +55,7 @@ from typing import Any, NoReturn
 import polars as pl
 
 from evaltui.core.analysis import CI_METHOD_LABELS, Analysis, points
+from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.pairing import BASE_PASS, CAND_PASS, PairedRuns
 from evaltui.core.review import ReviewSession
@@ -196,8 +196,7 @@ def _canonical(
 
 
 def _canonical_hash(canonical: dict[str, Any]) -> str:
-    text = json.dumps(canonical, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return canonical_sha256(canonical)
 
 
 def load_policy(path: str | Path) -> Policy:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import getpass
-import hashlib
 import io
 import json
 import os
@@ -22,6 +21,7 @@ from typing import Any
 
 from evaltui import __version__
 from evaltui.core.analysis import Analysis
+from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import UsageError
 from evaltui.core.pairing import BASE_PASS
 from evaltui.core.report import (
@@ -196,8 +196,7 @@ def _discordant_items(analysis: Analysis, session: ReviewSession) -> list[dict[s
 
 
 def _hash(obj: Any) -> str:
-    canonical = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return "sha256:" + canonical_sha256(obj)
 
 
 def record_hash_ok(record: dict[str, Any]) -> bool:
