@@ -8,13 +8,13 @@ distributions (Binomial for two-valued deltas) and from scipy.stats, which tests
 from __future__ import annotations
 
 import math
-import time
 import tracemalloc
 
 import numpy as np
 import pytest
 from scipy import stats
 
+from evaltui.core.stats import graded as graded_module
 from evaltui.core.stats.graded import (
     EpochSummary,
     GradedComparison,
@@ -362,16 +362,69 @@ def test_bootstrap_of_200k_continuous_deltas_stays_under_200_mb():
     assert res.ci[0] < 0.01 < res.ci[1]
 
 
-def test_few_distinct_values_bootstrap_a_million_items_within_seconds():
+class _CountingRng:
+    """A numpy Generator that counts what it draws: multinomial cells and integer indices."""
+
+    def __init__(self, rng: np.random.Generator, drawn: dict[str, int]) -> None:
+        self._rng, self._drawn = rng, drawn
+
+    def multinomial(self, *args, **kwargs):
+        out = self._rng.multinomial(*args, **kwargs)
+        self._drawn["cells"] += out.size
+        return out
+
+    def integers(self, *args, **kwargs):
+        out = self._rng.integers(*args, **kwargs)
+        self._drawn["indices"] += np.size(out)
+        self._drawn["largest_block"] = max(self._drawn["largest_block"], np.size(out))
+        return out
+
+    def __getattr__(self, name):
+        return getattr(self._rng, name)
+
+
+def count_resampling_draws(monkeypatch) -> dict[str, int]:
+    """Route both resampling engines of `paired_bootstrap` through a counting generator."""
+    drawn = {"cells": 0, "indices": 0, "largest_block": 0}
+    for name in ("resample_totals_by_counts", "resample_totals_by_index"):
+        engine = getattr(graded_module, name)
+
+        def counted(rng, *args, _engine=engine, **kwargs):
+            return _engine(_CountingRng(rng, drawn), *args, **kwargs)
+
+        monkeypatch.setattr(graded_module, name, counted)
+    return drawn
+
+
+def test_few_distinct_values_bootstrap_a_million_items_draws_counts_not_indices(monkeypatch):
     # Judge-rating deltas in {-4..4}: counts over 9 values, not a million indices per resample.
+    # (Its speed against scipy is measured in bench/bootstrap_vs_scipy.py, not asserted here.)
     deltas = np.random.default_rng(13).integers(-4, 5, 1_000_000).astype(float)
-    start = time.perf_counter()
-    res = paired_bootstrap(deltas, resamples=B, seed=0)
-    elapsed = time.perf_counter() - start
-    # The index engine would need ~10^10 draws (about a minute); generous bound for CI boxes.
-    assert elapsed < 5.0
+    drawn = count_resampling_draws(monkeypatch)
+    tracemalloc.start()
+    try:
+        res = paired_bootstrap(deltas, resamples=B, seed=0)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # The index engine would draw B x n = 10^10 indices (about a minute of work).
+    assert drawn["indices"] == 0
+    assert drawn["cells"] == B * 9  # one multinomial cell per distinct value and resample
+    # No resamples x items array: B x n x 8 B would be 80 GB; the item-sized arrays stay few.
+    assert peak < 20 * deltas.nbytes, f"peak {peak / 2**20:.0f} MiB"
     assert res.n_distinct == 9
     assert res.ci[0] < res.mean_delta < res.ci[1]
+
+
+def test_continuous_deltas_bootstrap_draws_indices_in_blocks_not_one_matrix(monkeypatch):
+    # Every delta distinct: the index engine, B x n draws in all, never all of them at once.
+    deltas = np.random.default_rng(14).normal(0.0, 1.0, 5_000)
+    drawn = count_resampling_draws(monkeypatch)
+    res = paired_bootstrap(deltas, resamples=1_000, seed=0)
+    assert drawn["cells"] == 0
+    assert drawn["indices"] == 1_000 * 5_000
+    assert drawn["largest_block"] <= 1_000 * 5_000 // 10
+    assert res.n_distinct == 5_000
 
 
 # --- epochs ----------------------------------------------------------------------------------
