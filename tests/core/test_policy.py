@@ -13,6 +13,7 @@ import re
 import pytest
 
 from evaltui.core.analysis import AnalysisOptions, analyze
+from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats import load_run
 from evaltui.core.pairing import pair_runs
@@ -282,6 +283,52 @@ def test_analysis_options_do_not_change_count_gates(policy, demo):
 # ============================================================================================
 # Hashes
 # ============================================================================================
+
+
+# Computed with the single-module policy.py before it became a package: sign-off records cite
+# this value as "the policy used", so no refactoring may change it for the same file.
+SAMPLE_POLICY_HASH = "e8639ca40298d8cb04b531c4c2244ee4384b99c6a6e939058dff8a0c1a9b7a4b"
+
+
+def test_sample_policy_hash_is_the_one_sign_off_records_cite(policy):
+    assert policy.hash == SAMPLE_POLICY_HASH
+    assert policy.hash == canonical_sha256(policy.canonical())
+    assert policy.sha256 == hashlib.sha256(POLICY.read_bytes()).hexdigest()
+
+
+def test_sample_policy_canonical_form_is_pinned(policy):
+    assert policy.canonical() == {
+        "schema": "evaltui.policy/1",
+        "primary_metric": "passed",
+        "alpha": 0.05,
+        "ci_method": "newcombe",
+        "confidence": 0.95,
+        "multiplicity": "holm",
+        "min_effect": 0.02,
+        "monitor": [],
+        "gates": [
+            {
+                "kind": "no_regressions",
+                "name": "no regressions in drug_interactions",
+                "slice": "drug_interactions",
+            },
+            {
+                "kind": "min_pass_rate",
+                "name": "candidate pass rate on dosage >= 75%",
+                "slice": "dosage",
+                "arm": "candidate",
+                "rate": 0.75,
+            },
+            {
+                "kind": "no_tag",
+                "name": "no 'confirmed regression' tag in drug_interactions",
+                "slice": "drug_interactions",
+                "tag": "confirmed regression",
+            },
+            {"kind": "all_triaged", "name": "all regressions triaged", "slice": None},
+            {"kind": "min_effect", "name": "overall gain worth shipping", "slice": None},
+        ],
+    }
 
 
 def test_hash_ignores_comments_order_and_spelt_out_defaults():
