@@ -13,10 +13,13 @@ Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
 from __future__ import annotations
 
 import atexit
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import socket
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -100,6 +103,7 @@ class ReviewSession:
     notices: list[str] = field(default_factory=list)  # recovered damage, changed inputs
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
+    _lock: _LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
     def open(
@@ -130,7 +134,7 @@ class ReviewSession:
                 session._replay(baseline_sha256, candidate_sha256)
             return session
         folder.mkdir(parents=True, exist_ok=True)
-        _acquire_lock(folder)
+        lock = _acquire_lock(folder)
         if fresh and path.exists():
             path.rename(folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl")
         info = SessionInfo(
@@ -142,10 +146,10 @@ class ReviewSession:
             created=_now(),
         )
         if not path.exists() or path.stat().st_size == 0:
-            session = cls(path=path, info=info)
+            session = cls(path=path, info=info, _lock=lock)
             session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
             return session
-        session = cls(path=path, info=info)
+        session = cls(path=path, info=info, _lock=lock)
         session._replay(baseline_sha256, candidate_sha256)
         if tags is not None and tags != session.info.tags:
             session.info = replace(session.info, tags=tags)
@@ -296,63 +300,179 @@ class ReviewSession:
         return any("changed since these tags were made" in n for n in self.notices)
 
     def close(self) -> None:
-        """Give up the pair's lock (also released when the process ends)."""
-        if not self.read_only:
-            _release_lock(self.path.parent)
+        """Give up the pair's lock (also released when the process ends). A second close does
+        nothing, so it cannot give up the lock another open session of this process uses."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            _release_lock(lock)
 
 
 LOCK_NAME = "lock"
 
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # alive, owned by someone else
-    return True
+# A lock file's identity, (st_dev, st_ino): the same pair reached through another spelling of
+# the state folder (a symlink, a relative root) is still the same lock.
+_LockKey = tuple[int, int]
 
 
-def _acquire_lock(folder: Path) -> None:
+@dataclass
+class _HeldLock:
+    """This process's flock on one pair: the open file it belongs to, and how many of this
+    process's sessions use it (the last `close` gives it up)."""
+
+    fd: int
+    users: int
+
+
+_HELD: dict[_LockKey, _HeldLock] = {}
+_HELD_GUARD = threading.Lock()  # the app opens sessions from worker threads
+
+
+def _acquire_lock(folder: Path) -> _LockKey:
     """One writer per pair: a second instance gets a clear message instead of interleaving
-    its tags with the first's. A lock left by a killed process (its pid is gone) is taken over."""
-    lock = folder / LOCK_NAME
-    me = {"pid": os.getpid(), "host": socket.gethostname(), "time": _now()}
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            try:
-                holder = json.loads(lock.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                holder = {}
-            pid = holder.get("pid")
-            same_host = holder.get("host") == me["host"]
-            if pid == me["pid"] and same_host:
-                return  # this process already holds it
-            if isinstance(pid, int) and same_host and not _pid_alive(pid):
-                lock.unlink(missing_ok=True)  # stale: its process is gone
-                continue
-            raise UsageError(
-                f"another evaltui (pid {pid} on {holder.get('host', '?')}, since "
-                f"{holder.get('time', '?')}) is reviewing this pair; close it first "
-                f"(or, if it is gone, delete {lock})"
-            ) from None
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(me, handle)
-        atexit.register(_release_lock, folder)
-        return
+    its tags with the first's. Returns the key `_release_lock` takes; either holds the lock on
+    return or raises UsageError.
 
+    The lock is the kernel's: `flock` on the pair's `lock` file, held open for the session's
+    lifetime. The kernel drops it when the holder dies however it dies (SIGKILL, a zombie not
+    yet reaped), and two instances started together cannot both get it, which a pid file
+    checked for liveness could not promise. The pid/host/time text in the file only names the
+    holder in the refusal; nothing is decided by it, so an empty or garbled file blocks nothing.
+    The file is never unlinked: a process that had opened it before the unlink would lock the
+    old inode while the next one created and locked a new one, two holders at once.
 
-def _release_lock(folder: Path) -> None:
-    lock = folder / LOCK_NAME
+    flock belongs to the open file description, so a second open of the same pair in this
+    process must reuse the first's descriptor (a fresh one would refuse this process itself).
+    """
+    path = folder / LOCK_NAME
     try:
-        holder = json.loads(lock.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return
-    if holder.get("pid") == os.getpid():
-        lock.unlink(missing_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UsageError(f"cannot open the review lock {path}: {exc.strerror}") from None
+    try:
+        stat = os.fstat(fd)
+        key = (stat.st_dev, stat.st_ino)
+        with _HELD_GUARD:
+            held = _HELD.get(key)
+            if held is not None:
+                held.users += 1
+                return key
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise UsageError(
+                    f"another evaltui ({_holder(fd)}) is reviewing this pair; close it first"
+                ) from None
+            except OSError as exc:  # e.g. ENOLCK: a network file system without lock support
+                raise UsageError(
+                    f"cannot lock the review session {path}: {exc.strerror}; put the state "
+                    "folder on a local disk (EVALTUI_STATE_DIR)"
+                ) from None
+            _write_holder(fd)
+            _HELD[key] = _HeldLock(fd=fd, users=1)
+            fd = -1  # the registry owns it now
+            return key
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _write_holder(fd: int) -> None:
+    """Name this process in the lock file, for the refusal another instance prints."""
+    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": _now()})
+    # The flock is the lock; a failed write (a full disk) only costs the other side the
+    # holder's name, and the journal's own fsync reports the disk.
+    with contextlib.suppress(OSError):
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text.encode("utf-8"), 0)
+        os.fsync(fd)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, from its text; "holder unknown" when the text is missing or not
+    ours. A holder that has just taken the lock may not have written its text yet, so an empty
+    read is retried briefly (this is the refusal path: a few ms cost nothing)."""
+    for attempt in range(5):
+        if attempt:
+            time.sleep(0.01)
+        try:
+            raw = os.pread(fd, 4096, 0)
+        except OSError:
+            break
+        if raw.strip():
+            return _describe_holder(raw) or "holder unknown"
+    return "holder unknown"
+
+
+def _describe_holder(raw: bytes) -> str | None:
+    """`pid N on HOST, since TIME` from the lock text, or None when it is not that text. The
+    fields must be printable so the refusal stays one line whatever the file holds."""
+    try:
+        holder = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(holder, dict):
+        return None
+    pid, host, since = holder.get("pid"), holder.get("host"), holder.get("time")
+    if type(pid) is not int or not isinstance(host, str) or not _printable(host):
+        return None
+    text = f"pid {pid} on {host}"
+    if isinstance(since, str) and _printable(since):
+        text += f", since {since}"
+    return text
+
+
+def _printable(text: str) -> bool:
+    return 0 < len(text) <= 255 and text.isprintable()
+
+
+def _release_lock(key: _LockKey) -> None:
+    """One session of this process is done with the pair; the last one gives the lock up:
+    clear the holder text (while still holding, so it never clears another holder's), unlock,
+    close. Unknown keys are ignored, so a second close or the atexit pass is harmless."""
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is None:
+            return
+        held.users -= 1
+        if held.users > 0:
+            return
+        del _HELD[key]
+    with contextlib.suppress(OSError):  # the text is informational; the unlock is what matters
+        os.ftruncate(held.fd, 0)
+    try:
+        fcntl.flock(held.fd, fcntl.LOCK_UN)
+    finally:
+        os.close(held.fd)
+
+
+def _release_all_locks() -> None:
+    """At exit: give up every pair this process still holds (the kernel would anyway; this also
+    clears the holder text)."""
+    with _HELD_GUARD:
+        keys = list(_HELD)
+    for key in keys:
+        with _HELD_GUARD:
+            held = _HELD.get(key)
+            if held is not None:
+                held.users = 1
+        _release_lock(key)
+
+
+def _forget_locks_in_child() -> None:
+    """A forked child shares the parent's open lock files. Unlocking them (a copied session's
+    close, its atexit) would take the pair from the parent while it still writes; keeping them
+    would keep the pair locked after the parent ends. So the child closes its copies, which
+    leaves the parent's flock alone (the parent's descriptor stays open), and holds nothing."""
+    global _HELD_GUARD
+    for held in _HELD.values():
+        with contextlib.suppress(OSError):
+            os.close(held.fd)
+    _HELD.clear()
+    _HELD_GUARD = threading.Lock()  # another thread may have held it at the fork
+
+
+atexit.register(_release_all_locks)
+os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
 def _sync(handle: Any) -> None:
