@@ -47,7 +47,7 @@ def test_a_second_instance_on_the_same_pair_gets_a_clear_message(tmp_path):
     finally:
         os.kill(holder.pid, signal.SIGKILL)
         holder.wait()
-    # The holder was killed: its lock is stale and is taken over.
+    # The holder was killed: the kernel dropped its lock, so the pair opens again.
     session = ReviewSession.open(base, cand, "s1", "s2", root=root)
     session.set_tag("q1", "flaky")
     session.close()
