@@ -1,4 +1,4 @@
-"""Generic column mapping for the native formats (LoadOptions id_col, pass_col, ...).
+"""Generic column mapping for the native formats (options id_col, pass_col, ...).
 
 The user's columns are read under the canonical names in JSONL, CSV and Parquet, and every error
 still names the user's column and the line or row. The last section checks that the new harness
@@ -15,12 +15,12 @@ import pytest
 
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats import REGISTRY, LoadOptions, detect_format, load_run
-from evaltui.core.formats.columns import column_map
+from evaltui.core.formats.columns import ColumnOptions, column_map
 from evaltui.core.runs import STAT_SCHEMA
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
-MAPPED = LoadOptions(
+MAPPED = LoadOptions.of(
     id_col="qid",
     pass_col="is_correct",
     slice_col="topic",
@@ -113,7 +113,7 @@ def test_without_mapping_the_same_file_has_no_item_id(tmp_path):
 def test_score_column_and_jsonl_metadata(tmp_path):
     rows = [dict(r, f1=0.5 + i / 10) for i, r in enumerate(ROWS)]
     path = write_jsonl(tmp_path / "run.jsonl", rows)
-    run = load_run(path, options=LoadOptions(id_col="qid", score_col="f1"))
+    run = load_run(path, options=LoadOptions.of(id_col="qid", score_col="f1"))
     assert run.table["score"].to_list() == [0.5, 0.6, 0.7]
     assert "passed" not in run.table.columns
     meta = run.transcripts.read(0).metadata
@@ -165,53 +165,53 @@ def test_csv_bad_verdict_names_the_users_column_and_row(tmp_path):
     with pytest.raises(
         InputError, match=r"run.csv \(record data row 2\): field 'is_correct': .*'maybe'"
     ):
-        load_run(path, options=LoadOptions(id_col="qid", pass_col="is_correct"))
+        load_run(path, options=LoadOptions.of(id_col="qid", pass_col="is_correct"))
 
 
 def test_parquet_bad_verdict_names_the_users_column(tmp_path):
     path = tmp_path / "run.parquet"
     pl.DataFrame({"qid": ["a", "b"], "is_correct": [1, 0]}).write_parquet(path)
     with pytest.raises(InputError, match=r"field 'is_correct': expected true or false, got 1"):
-        load_run(path, options=LoadOptions(id_col="qid", pass_col="is_correct"))
+        load_run(path, options=LoadOptions.of(id_col="qid", pass_col="is_correct"))
 
 
 @pytest.mark.parametrize("kind", ["jsonl", "csv", "parquet"])
 def test_mapped_column_that_does_not_exist_lists_the_columns(tmp_path, kind):
     path = WRITERS[kind](tmp_path / f"run.{kind}", ROWS)
     with pytest.raises(InputError) as caught:
-        load_run(path, options=LoadOptions(id_col="qid", pass_col="correct"))
+        load_run(path, options=LoadOptions.of(id_col="qid", pass_col="correct"))
     message = str(caught.value)
     assert message.startswith(
         f"{path}: field 'correct': no column 'correct' (given with --pass-col"
     )
     assert "'qid', 'is_correct', 'topic', 'doc', 'question'" in message
     with pytest.raises(InputError, match=r"no column 'prompt' \(given with --text-cols"):
-        load_run(path, options=LoadOptions(id_col="qid", text_cols=("prompt=input",)))
+        load_run(path, options=LoadOptions.of(id_col="qid", text_cols=("prompt=input",)))
 
 
 # --- building the mapping --------------------------------------------------------------------
 
 
 def test_text_cols_by_position_pairs_and_gaps():
-    mapping = column_map(LoadOptions(text_cols=("q", "", "gold", "conv=messages")))
+    mapping = column_map(ColumnOptions(text_cols=("q", "", "gold", "conv=messages")))
     pairs = [(e.source, e.target) for e in mapping.entries]
     assert pairs == [("q", "input"), ("gold", "target"), ("conv", "messages")]
-    mapping = column_map(LoadOptions(text_cols=("prompt=input", "response=output")))
+    mapping = column_map(ColumnOptions(text_cols=("prompt=input", "response=output")))
     assert [(e.source, e.target) for e in mapping.entries] == [
         ("prompt", "input"),
         ("response", "output"),
     ]
-    assert not column_map(LoadOptions()).active
+    assert not column_map(ColumnOptions()).active
 
 
 @pytest.mark.parametrize(
     ("options", "message"),
     [
-        (LoadOptions(text_cols=("a", "b", "c", "d", "e")), "entry 5"),
-        (LoadOptions(text_cols=("a=answer",)), "FIELD one of input"),
-        (LoadOptions(text_cols=("=input",)), "cannot read"),
-        (LoadOptions(text_cols=("q", "q2=input")), "'input' is mapped twice"),
-        (LoadOptions(id_col=""), "--id-col needs a column name"),
+        (ColumnOptions(text_cols=("a", "b", "c", "d", "e")), "entry 5"),
+        (ColumnOptions(text_cols=("a=answer",)), "FIELD one of input"),
+        (ColumnOptions(text_cols=("=input",)), "cannot read"),
+        (ColumnOptions(text_cols=("q", "q2=input")), "'input' is mapped twice"),
+        (ColumnOptions(id_col=""), "--id-col needs a column name"),
     ],
 )
 def test_bad_mapping_options_are_usage_errors(options, message):
@@ -223,7 +223,7 @@ def test_one_column_can_feed_two_canonical_names(tmp_path):
     rows = [{"question": r["question"], "ok": r["is_correct"]} for r in ROWS]
     path = write_jsonl(tmp_path / "run.jsonl", rows)
     run = load_run(
-        path, options=LoadOptions(id_col="question", pass_col="ok", text_cols=("question",))
+        path, options=LoadOptions.of(id_col="question", pass_col="ok", text_cols=("question",))
     )
     assert run.table["item_id"].to_list() == ["2+2?", "3*3?", "Capital of France?"]
     assert run.transcripts.read(0).input == "2+2?"

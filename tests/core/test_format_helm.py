@@ -116,12 +116,12 @@ def test_transcript_reads_requests_and_instances_lazily(tmp_path):
 
 
 def test_metric_option_and_graded_metric(tmp_path):
-    run = load_run(SMALL, options=LoadOptions(metric="quasi_exact_match"))
+    run = load_run(SMALL, options=LoadOptions.of(metric="quasi_exact_match"))
     assert run.table["passed"].sum() == 5
-    tokens = load_run(SMALL, options=LoadOptions(metric="num_prompt_tokens"))
+    tokens = load_run(SMALL, options=LoadOptions.of(metric="num_prompt_tokens"))
     assert "passed" not in tokens.table.columns and tokens.table["score"][0] == 113.0
     with pytest.raises(InputError) as caught:
-        load_run(SMALL, options=LoadOptions(metric="f1_score"))
+        load_run(SMALL, options=LoadOptions.of(metric="f1_score"))
     message = str(caught.value)
     assert message.startswith(f"{SMALL} (record [0]): field 'stats.f1_score': no value")
     assert "exact_match" in message and "--metric" in message
@@ -190,9 +190,9 @@ def test_not_json_not_a_list_and_empty(tmp_path):
         load_run(cut)
     assert "not valid JSON" in str(caught.value) and caught.value.line is not None
     with pytest.raises(InputError, match=r"expected a list of predictions"):
-        helm.load(write(tmp_path / "obj.json", {"instance_id": "x"}), LoadOptions())
+        helm.load(write(tmp_path / "obj.json", {"instance_id": "x"}), LoadOptions(), helm.Options())
     with pytest.raises(InputError, match=r"holds no predictions"):
-        helm.load(write(tmp_path / "empty.json", []), LoadOptions())
+        helm.load(write(tmp_path / "empty.json", []), LoadOptions(), helm.Options())
 
 
 def test_broken_requests_file_is_named_when_a_transcript_is_opened(tmp_path):

@@ -61,7 +61,7 @@ def without_summaries(members: dict[str, bytes]) -> dict[str, bytes]:
 
 
 def load_eval(path: Path, **options: str) -> object:
-    return inspect_eval.load(path, LoadOptions(**options))
+    return inspect_eval.load(path, LoadOptions.of(**options), inspect_eval.Options())
 
 
 # --- the real pair ---------------------------------------------------------------------------
@@ -188,8 +188,8 @@ def test_unscored_eval_log_is_refused():
 
 def test_requested_scorer_must_exist():
     with pytest.raises(InputError, match=r"no scorer named 'f1'.*available scorers: match"):
-        load_run(GPT5, options=LoadOptions(metric="f1"))
-    assert load_run(GPT5, options=LoadOptions(metric="match")).table["passed"].sum() == 30
+        load_run(GPT5, options=LoadOptions.of(metric="f1"))
+    assert load_run(GPT5, options=LoadOptions.of(metric="match")).table["passed"].sum() == 30
 
 
 # --- value mapping, errors and attachments (edited copies of the .json log) ------------------

@@ -144,11 +144,11 @@ def test_default_filter_is_the_first_seen_and_others_are_ignored(tmp_path):
 
 def test_filter_option(tmp_path):
     path = two_filters(tmp_path)
-    run = load_run(path, options=LoadOptions(filter="strict-match"))
+    run = load_run(path, options=LoadOptions.of(filter="strict-match"))
     assert run.table["passed"].sum() == 20
     assert run.transcripts.read(0).metadata["filter"] == "strict-match"
     with pytest.raises(InputError, match=r"no lines for filter 'maj@8'.*'none', 'strict-match'"):
-        load_run(path, options=LoadOptions(filter="maj@8"))
+        load_run(path, options=LoadOptions.of(filter="maj@8"))
 
 
 def test_graded_metric_and_metric_option(tmp_path):
@@ -158,12 +158,12 @@ def test_graded_metric_and_metric_option(tmp_path):
         row["metrics"] = ["acc", "f1"]
     path = write_records(tmp_path / "graded.jsonl", rows)
     assert load_run(path).metadata["metric"] == "acc"
-    run = load_run(path, options=LoadOptions(metric="f1"))
+    run = load_run(path, options=LoadOptions.of(metric="f1"))
     assert "passed" not in run.table.columns
     assert run.table["score"].dtype == pl.Float64
     assert run.table["score"].to_list() == [i / 20 for i in range(20)]
     with pytest.raises(InputError, match=r":1: field 'bleu': no value for metric 'bleu'.*acc, f1"):
-        load_run(path, options=LoadOptions(metric="bleu"))
+        load_run(path, options=LoadOptions.of(metric="bleu"))
 
 
 def test_acc_with_values_other_than_0_1_is_a_score(tmp_path):

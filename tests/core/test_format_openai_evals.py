@@ -196,11 +196,11 @@ def test_metric_option_reads_metrics_events(tmp_path):
     with pytest.raises(InputError) as caught:
         load_run(path)
     assert "no 'match' events" in str(caught.value) and "choice, score" in str(caught.value)
-    run = load_run(path, options=LoadOptions(metric="score"))
+    run = load_run(path, options=LoadOptions.of(metric="score"))
     assert run.table["score"].to_list() == [0.0, 0.25, 0.5, 0.75]
     assert "passed" not in run.table.columns
     with pytest.raises(InputError, match=r"field 'data.bleu': no match or metrics event records"):
-        load_run(path, options=LoadOptions(metric="bleu"))
+        load_run(path, options=LoadOptions.of(metric="bleu"))
 
 
 # --- malformed files -------------------------------------------------------------------------

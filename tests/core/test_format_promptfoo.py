@@ -47,7 +47,7 @@ VARS_IDS = ["vars:a319fc670619", "vars:fc5d5cbe95a8"]
 
 
 def load(path: Path, arm: str | None = None):
-    return load_run(path, options=LoadOptions(arm=arm))
+    return load_run(path, options=LoadOptions.of(arm=arm))
 
 
 def document(path: Path) -> dict:
@@ -293,7 +293,11 @@ def test_not_json_and_wrong_shapes(tmp_path):
         load_run(cut)
     assert "not valid JSON" in str(caught.value) and caught.value.line is not None
     with pytest.raises(InputError, match=r"field 'results': expected the eval summary"):
-        promptfoo.load(write(tmp_path / "no.json", {"evalId": "x", "results": 3}), LoadOptions())
+        promptfoo.load(
+            write(tmp_path / "no.json", {"evalId": "x", "results": 3}),
+            LoadOptions(),
+            promptfoo.Options(),
+        )
     with pytest.raises(InputError, match=r"field 'results': holds no results"):
         load(write(tmp_path / "empty.json", {"evalId": "x", "results": {"results": []}}))
     with pytest.raises(InputError, match=r"record results.results\[0\]\): expected a result"):

@@ -125,7 +125,7 @@ def test_a_file_with_a_bad_record_is_never_cached(tmp_path, cache, verdict):
 def test_different_column_options_do_not_share_an_entry(tmp_path, cache):
     path = write_run(tmp_path / "b.jsonl")
     load_run(path, None, LoadOptions())
-    load_run(path, None, LoadOptions(slice_col="topic"))
+    load_run(path, None, LoadOptions.of(slice_col="topic"))
     assert len(entries(cache)) == 2
 
 
@@ -167,7 +167,7 @@ def test_only_the_most_recently_used_entries_are_kept(tmp_path, cache, monkeypat
 def test_an_unchecked_lookup_is_marked_and_confirm_recomputes_it(tmp_path, cache):
     path = write_run(tmp_path / "b.jsonl")
     load_run(path, None, LoadOptions())
-    trusted = load_run(path, None, LoadOptions(defer_hash_check=True))
+    trusted = load_run(path, None, LoadOptions.of(defer_hash_check=True))
     assert trusted.source.hash_checked is False
     assert scan_cache.confirm(trusted.source).hash_checked is True
     forged = replace(trusted.source, sha256="0" * 64)

@@ -1,49 +1,45 @@
 """Input formats: each module turns one kind of file into the canonical run (see `runs.py`).
 
-A format module exposes:
-    NAME: str                                  # what `--format NAME` forces
-    def sniff(path: Path, head: bytes) -> bool # True when the file's first bytes look like it
-    def load(path: Path, options: LoadOptions) -> Run
+What a format module provides is the `InputFormat` protocol (`contract.py`): `NAME`, `Options`
+(the options only it takes), `sniff(path, head)` and `load(path, options, own)`.
 
 Detection looks at the content, not only the name, so a misnamed file still opens; `--format`
-overrides it. Formats are tried in REGISTRY order, most specific first.
+overrides it. Formats are tried in REGISTRY order, most specific first. `load_run` also turns
+the user's format options into the format's `Options`, refusing one the format does not take.
 """
 
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass
+import typing
+from dataclasses import replace
 from pathlib import Path
-from types import ModuleType
+from typing import Any, cast
 
 from evaltui.core.errors import InputError, UsageError
+from evaltui.core.formats.contract import (
+    HEAD_BYTES,
+    InputFormat,
+    LoadOptions,
+    NoOptions,
+    flags_of,
+    option_flag,
+    option_names,
+)
 from evaltui.core.runs import Run
 
-HEAD_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True)
-class LoadOptions:
-    """Choices a user makes about how a file is read; the defaults suit the evaltui format."""
-
-    metric: str | None = None  # which scorer/metric when a log has several
-    filter: str | None = None  # lm-eval: which filter when a task has several
-    arm: str | None = None  # promptfoo: which provider/prompt is this run
-    # Native JSONL/CSV/Parquet only: the file's own column names for the canonical ones
-    # (see `columns.py`). `text_cols` maps onto input, output, target, explanation in that
-    # order; an entry "name=field" maps the file's column `name` onto `field` instead.
-    id_col: str | None = None
-    pass_col: str | None = None
-    score_col: str | None = None
-    slice_col: str | None = None
-    cluster_col: str | None = None
-    text_cols: tuple[str, ...] | None = None
-    # The app only: a JSONL run found in the scan cache may take its sha256 from the cache
-    # entry, so the first screen does not wait for hashing gigabytes; the caller must then
-    # confirm it (`scan_cache.confirm`) before anything records it. Headless commands never
-    # set this: their hashes are always computed from the bytes.
-    defer_hash_check: bool = False
-
+__all__ = [
+    "HEAD_BYTES",
+    "REGISTRY",
+    "InputFormat",
+    "LoadOptions",
+    "NoOptions",
+    "available_formats",
+    "detect_format",
+    "format_module",
+    "load_run",
+    "own_options",
+]
 
 # Module names under evaltui.core.formats, most specific first. The native formats come last:
 # they accept any JSONL/CSV/Parquet with an item_id column. Each harness format's sniff looks for
@@ -61,17 +57,19 @@ REGISTRY: tuple[str, ...] = (
 )
 
 
-def _module(name: str) -> ModuleType | None:
+def format_module(name: str) -> InputFormat | None:
+    """The module of the format named `name`, or None when this build does not ship it."""
     try:
-        return importlib.import_module(f"evaltui.core.formats.{name}")
+        module = importlib.import_module(f"evaltui.core.formats.{name}")
     except ModuleNotFoundError as exc:
         if exc.name == f"evaltui.core.formats.{name}":
             return None  # a format not shipped in this build
         raise
+    return cast(InputFormat, module)
 
 
 def available_formats() -> list[str]:
-    return [name for name in REGISTRY if _module(name) is not None]
+    return [name for name in REGISTRY if format_module(name) is not None]
 
 
 def detect_format(path: Path) -> str:
@@ -82,7 +80,7 @@ def detect_format(path: Path) -> str:
     if not head.strip():
         raise InputError(path, "the file is empty; expected an eval run")
     for name in REGISTRY:
-        module = _module(name)
+        module = format_module(name)
         if module is not None and module.sniff(path, head):
             return module.NAME
     raise InputError(
@@ -111,10 +109,49 @@ def load_run(
         raise UsageError(
             f"unknown input format '{name}'; expected one of {', '.join(available_formats())}"
         )
-    module = _module(name)
+    module = format_module(name)
     assert module is not None
-    run = module.load(path, options or LoadOptions())
+    options = options or LoadOptions()
+    own = own_options(module, options, path)
+    run = module.load(path, replace(options, format_options=()), own)
     return run.resolved() if wait_for_hash else run
+
+
+def own_options(module: InputFormat, options: LoadOptions, path: Path) -> Any:
+    """The format's `Options` from the user's format options; an option the format does not
+    take is a UsageError naming it, the formats that do take it and the ones this one takes."""
+    takes = option_names(module.Options)
+    given = options.format_dict()
+    for name in given:
+        if name not in takes:
+            raise UsageError(_not_taken(name, module, path))
+    hints = typing.get_type_hints(module.Options)
+    for name, value in given.items():
+        if hints.get(name) == (str | None) and not isinstance(value, str):
+            raise UsageError(
+                f"{option_flag(name)} needs text, got {value!r} (reading {path} as {module.NAME})"
+            )
+    return module.Options(**given)
+
+
+def _not_taken(name: str, module: InputFormat, path: Path) -> str:
+    takers = [
+        other
+        for other in available_formats()
+        if name in option_names(cast(InputFormat, format_module(other)).Options)
+    ]
+    flag = option_flag(name)
+    if takers:
+        owner = f"{flag} is an option of {_joined(takers)}"
+    else:
+        owner = f"{flag} is not an option of any input format"
+    own = option_names(module.Options)
+    listing = f"its options: {flags_of(own)}" if own else "it takes no format options"
+    return f"{owner}; {path} is read as {module.NAME} ({listing})"
+
+
+def _joined(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _check_readable(path: Path) -> None:

@@ -1,8 +1,9 @@
 """Generic column mapping for the native formats: the user's column names -> the canonical ones.
 
 A JSONL/CSV/Parquet file written by some other tool rarely says `item_id` and `passed`; rather
-than asking the user to rewrite it, `LoadOptions` names the file's own columns (`id_col`,
-`pass_col`, `score_col`, `slice_col`, `cluster_col`, `text_cols`) and the loaders read those
+than asking the user to rewrite it, the native formats' options (`ColumnOptions`) name the
+file's own columns (`id_col`, `pass_col`, `score_col`, `slice_col`, `cluster_col`, `text_cols`)
+and the loaders read those
 columns under their canonical names. The mapping is applied everywhere the file is read (the
 fast statistics read, the Python diagnosis scan and the transcript reader), and every error is
 translated back, so a message names the user's column ("field 'is_correct'"), not ours.
@@ -25,7 +26,7 @@ import polars as pl
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.runs import CLUSTER, ITEM_ID, MESSAGES, PASSED, SCORE, SLICE, TEXT_FIELDS
 
-# LoadOptions field -> (canonical column, command-line flag named in messages)
+# ColumnOptions field -> (canonical column, command-line flag named in messages)
 STAT_OPTIONS: tuple[tuple[str, str, str], ...] = (
     ("id_col", ITEM_ID, "--id-col"),
     ("pass_col", PASSED, "--pass-col"),
@@ -36,6 +37,22 @@ STAT_OPTIONS: tuple[tuple[str, str, str], ...] = (
 TEXT_OPTION_FLAG = "--text-cols"
 TEXT_TARGETS = (*TEXT_FIELDS, MESSAGES)
 SHOW_COLUMNS = 40  # how many of the file's columns an error lists
+
+
+@dataclass(frozen=True)
+class ColumnOptions:
+    """The options of the native formats (JSONL, CSV, Parquet): the file's own column names for
+    the canonical ones. `text_cols` maps onto input, output, target, explanation in that order;
+    an entry "name=field" maps the file's column `name` onto `field` instead (a string is split
+    at commas). Checked when the mapping is built (`column_map`), not here, so that a bad value
+    is a UsageError at load time."""
+
+    id_col: str | None = None
+    pass_col: str | None = None
+    score_col: str | None = None
+    slice_col: str | None = None
+    cluster_col: str | None = None
+    text_cols: tuple[str, ...] | str | None = None
 
 
 @dataclass(frozen=True)
@@ -149,17 +166,17 @@ class ColumnMap:
         )
 
 
-def column_map(options: Any) -> ColumnMap:
-    """Build the mapping from `LoadOptions`; a malformed choice is a `UsageError`."""
+def column_map(options: ColumnOptions) -> ColumnMap:
+    """Build the mapping from the user's column choices; a malformed one is a `UsageError`."""
     entries: list[ColumnChoice] = []
     for option, target, flag in STAT_OPTIONS:
-        value = getattr(options, option, None)
+        value = getattr(options, option)
         if value is None:
             continue
         if not isinstance(value, str) or not value.strip():
             raise UsageError(f"{flag} needs a column name, got {value!r}")
         entries.append(ColumnChoice(value, target, flag))
-    entries.extend(_text_entries(getattr(options, "text_cols", None)))
+    entries.extend(_text_entries(options.text_cols))
     seen: dict[str, str] = {}
     for entry in entries:
         if entry.target in seen:

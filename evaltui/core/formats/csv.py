@@ -15,20 +15,19 @@ from pathlib import Path
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.columns import ColumnMap, column_map
+from evaltui.core.formats.columns import ColumnMap, ColumnOptions
+from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.native import (
-    canonical_stats,
-    check_columns,
     ensure_unchanged,
     fingerprint,
-    polars_stat_schema,
-    stat_columns,
+    first_line,
     transcript_from_record,
 )
-from evaltui.core.runs import MESSAGES, PASSED, TEXT_FIELDS, Run, RunSource, Transcript
+from evaltui.core.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
+from evaltui.core.runs import PASSED, Run, Transcript
 
 NAME = "csv"
+Options = ColumnOptions
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -51,43 +50,33 @@ def _header(path: Path) -> list[str]:
             raise InputError(path, f"cannot read the CSV header: {exc}", line=1) from None
 
 
-def load(path: Path, options: LoadOptions) -> Run:
-    unhashed, pending_source = RunSource.begin(path, NAME)
-    mapping = column_map(options)
-    file_columns = _header(path)
-    mapping.check_present(path, file_columns)
-    columns = mapping.canonical_columns(file_columns)
-    check_columns(path, columns)
-    wanted = stat_columns(columns)
-    schema = polars_stat_schema(wanted)
+def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:
+    return load_native(path, options, own, FILE)
+
+
+def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
+    """The statistics columns only; verdicts are read as text and parsed strictly here."""
+    schema = plan.schema
     # Read verdicts as text first: polars would take "1" or "yes" for a boolean column.
-    plan = mapping.read_plan(wanted)
-    overrides = {src: (pl.String if dst == PASSED else schema[dst]) for src, dst in plan}
+    overrides = {src: (pl.String if dst == PASSED else schema[dst]) for src, dst in plan.reads}
     try:
         raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides)
     except Exception as exc:
-        raise InputError(path, f"cannot be read as CSV: {_first_line(exc)}") from None
-    raw = mapping.rename_frame(raw, wanted)
+        raise InputError(path, f"cannot be read as CSV: {first_line(exc)}") from None
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return None, f"data row {row + 1}"
 
-    try:
-        raw = _parse_verdicts(raw, path)
-        table = canonical_stats(raw, path, locate)
-    except InputError as exc:
-        raise mapping.translate(exc) from None
-    text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(
-        source=unhashed,
-        pending_source=pending_source,
-        table=table,
-        transcripts=CsvTranscripts(path, text_cols, mapping),
+    return StatsRead(
+        frame=_parse_verdicts(plan.renamed(raw), path, plan.mapping.user_name(PASSED)),
+        locate=locate,
+        transcripts=CsvTranscripts(path, plan.text_columns, plan.mapping),
     )
 
 
-def _parse_verdicts(raw: pl.DataFrame, path: Path) -> pl.DataFrame:
-    """Accept exactly true/false (any case); anything else is named by its data row."""
+def _parse_verdicts(raw: pl.DataFrame, path: Path, field: str) -> pl.DataFrame:
+    """Accept exactly true/false (any case); anything else is named by its data row and by
+    `field`, the file's name for the verdict column."""
     if PASSED not in raw.columns:
         return raw
     text = pl.col(PASSED).str.strip_chars().str.to_lowercase()
@@ -100,15 +89,11 @@ def _parse_verdicts(raw: pl.DataFrame, path: Path) -> pl.DataFrame:
             path,
             f"expected true or false, got {value!r}",
             record=f"data row {int(bad) + 1}",
-            field=PASSED,
+            field=field,
         )
     return raw.with_columns(
         pl.when(text == "true").then(True).when(text == "false").then(False).alias(PASSED)
     )
-
-
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
 
 
 class CsvTranscripts:
@@ -152,3 +137,6 @@ class CsvTranscripts:
             return [None] * len(rows)
         column = frame[name]
         return [column[r] for r in rows]
+
+
+FILE = NativeFile(NAME, _header, _read_stats)

@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -50,6 +50,7 @@ from evaltui.core.runs import (
 )
 
 NAME = "helm"
+Options = NoOptions  # no options of its own: only the common --metric
 HARNESS = "helm"
 REQUESTS_FILE = "display_requests.json"
 INSTANCES_FILE = "instances.json"
@@ -138,7 +139,7 @@ class _Prediction:
         return f"[{self.index}]"
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     source = RunSource.of(path, NAME)
     predictions = read_json_file(path)
     if not isinstance(predictions, list):

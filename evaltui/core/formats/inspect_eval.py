@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions
 from evaltui.core.formats.inspect_common import (
     SampleFacts,
     as_dict,
@@ -46,6 +46,7 @@ from evaltui.core.formats.native import fingerprint
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"
+Options = NoOptions  # no options of its own: only the common --metric
 MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
 
 ZIP_MAGIC = b"PK\x03\x04"
@@ -75,7 +76,7 @@ def sniff(path: Path, head: bytes) -> bool:
     return HEADER_JSON in names or JOURNAL_START in names
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     source = RunSource.of(path, NAME)
     stamp = fingerprint(path)
     with _open_archive(path) as archive:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions
 from evaltui.core.formats.inspect_common import (
     as_dict,
     build_table,
@@ -30,6 +30,7 @@ from evaltui.core.formats.jsontext import UTF8_BOM, object_keys, read_json_file
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"
+Options = NoOptions  # no options of its own: only the common --metric
 KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
 
 
@@ -43,7 +44,7 @@ def sniff(path: Path, head: bytes) -> bool:
     return "version" in keys and "eval" in keys
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     source = RunSource.of(path, NAME)
     log = _parse(path)
     header = {key: value for key, value in log.items() if key != "samples"}

@@ -15,24 +15,23 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions, scan_cache
-from evaltui.core.formats.columns import ColumnMap, column_map
+from evaltui.core.formats import scan_cache
+from evaltui.core.formats.columns import ColumnMap, ColumnOptions
+from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
 from evaltui.core.formats.jsonl_scan import scan_jsonl
 from evaltui.core.formats.jsontext import parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
-    canonical_stats,
-    check_columns,
     check_record,
     ensure_unchanged,
     fingerprint,
-    polars_stat_schema,
-    stat_columns,
     transcript_from_record,
 )
+from evaltui.core.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "jsonl"
+Options = ColumnOptions
 KEY_SAMPLE_LINES = 1000  # lines read in Python to learn which keys the records use
 
 
@@ -42,47 +41,42 @@ def sniff(path: Path, head: bytes) -> bool:
         return False
     first, newline, _ = text.partition(b"\n")
     if not newline:
-        return len(head) >= 64 * 1024  # one long line: assume JSONL, the loader will say if not
+        return len(head) >= HEAD_BYTES  # one long line: assume JSONL, the loader will say if not
     try:
         return isinstance(json.loads(first), dict)
     except ValueError:
         return False
 
 
-def load(path: Path, options: LoadOptions) -> Run:
-    mapping = column_map(options)
-    file_columns = _discover_columns(path)
-    mapping.check_present(path, file_columns)
-    columns = mapping.canonical_columns(file_columns)
-    check_columns(path, columns)
-    wanted = stat_columns(columns)
+def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:
+    return load_native(path, options, own, FILE)
+
+
+def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
+    """One pass (or a scan cache entry) for the statistics columns, sha256 and line index."""
     # polars reads the file's own column names; they become the canonical ones right after.
-    plan = mapping.read_plan(wanted)
-    schema = polars_stat_schema(wanted)
-    file_schema = {source: schema[target] for source, target in plan}
+    schema = plan.schema
+    file_schema = {source: schema[target] for source, target in plan.reads}
     scan = scan_cache.lookup(path, file_schema, check_hash=not options.defer_hash_check)
     fresh = scan is None
     if scan is None:
         try:
             scan = scan_jsonl(path, file_schema)
         except Exception as exc:  # polars says what, not where: find the line ourselves
-            raise _diagnose(path, wanted, exc, mapping) from None
+            raise _diagnose(path, plan.wanted, exc, plan.mapping) from None
     lines = scan.lines
     if scan.frame.height != len(lines):
-        raise _diagnose(path, wanted, None, mapping)
+        raise _diagnose(path, plan.wanted, None, plan.mapping)
     if len(lines) == 0:
         raise InputError(path, "holds no records; expected one JSON object per line")
-    raw = mapping.rename_frame(scan.frame, wanted)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return int(lines.line_numbers[row]), None
 
-    try:
-        table = canonical_stats(raw, path, locate)
-    except InputError as exc:
-        raise mapping.translate(exc) from None
-    if fresh:  # only a scan whose records all passed the checks is kept
-        scan_cache.store(path, file_schema, scan)
+    def accepted() -> None:
+        if fresh:  # only a scan whose records all passed the checks is kept
+            scan_cache.store(path, file_schema, scan)
+
     source = RunSource(
         path=str(path),
         format=NAME,
@@ -90,7 +84,13 @@ def load(path: Path, options: LoadOptions) -> Run:
         sha256=scan.sha256,
         hash_checked=scan.hash_checked,
     )
-    return Run(source=source, table=table, transcripts=JsonlTranscripts(path, lines, mapping))
+    return StatsRead(
+        frame=plan.renamed(scan.frame),
+        locate=locate,
+        transcripts=JsonlTranscripts(path, lines, plan.mapping),
+        source=source,
+        accepted=accepted,
+    )
 
 
 def _discover_columns(path: Path) -> list[str]:
@@ -197,3 +197,6 @@ class JsonlTranscripts:
         return out
 
     batch_size = 20_000  # records per read_field call when filling previews
+
+
+FILE = NativeFile(NAME, _discover_columns, _read_stats, hashes_itself=True)

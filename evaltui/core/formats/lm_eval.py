@@ -28,7 +28,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -101,6 +101,13 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 @dataclass(frozen=True)
+class Options:
+    """lm-eval's own option: which filter's lines are the run (default: the first seen)."""
+
+    filter: str | None = None
+
+
+@dataclass(frozen=True)
 class _Line:
     offset: int
     number: int  # 1-based line number in the file
@@ -109,10 +116,10 @@ class _Line:
     doc_hash: str | None
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: Options) -> Run:
     source = RunSource.of(path, NAME)
     stamp = fingerprint(path)
-    chosen_filter = options.filter
+    chosen_filter = own.filter
     metric = options.metric
     filters: dict[str, int] = {}  # filter -> line count, in order of first appearance
     kept: list[_Line] = []
@@ -166,10 +173,10 @@ def load(path: Path, options: LoadOptions) -> Run:
             )
     if not filters:
         raise InputError(path, "holds no samples; expected one JSON object per line")
-    if options.filter is not None and options.filter not in filters:
+    if own.filter is not None and own.filter not in filters:
         raise InputError(
             path,
-            f"no lines for filter '{options.filter}'; filters in this file: "
+            f"no lines for filter '{own.filter}'; filters in this file: "
             f"{', '.join(repr(f) for f in filters)} (choose one with --filter)",
             field="filter",
         )

@@ -51,6 +51,13 @@ def fingerprint(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
+def first_line(exc: Exception) -> str:
+    """A library's error as one short line for "cannot be read as ...": its first line, or its
+    type when it says nothing."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def ensure_unchanged(path: Path, seen: tuple[int, int], line: int | None = None) -> None:
     """Refuse to read transcripts from a file that changed since its statistics were read:
     offsets and row numbers would point at other items."""

@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions, NoOptions
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -50,6 +50,7 @@ from evaltui.core.runs import (
 )
 
 NAME = "openai_evals"
+Options = NoOptions  # no options of its own: only the common --metric
 HARNESS = "openai_evals"
 MATCH = "match"
 SAMPLING = "sampling"
@@ -105,7 +106,7 @@ class _Row:
     refs: tuple[tuple[int, int], ...]  # (offset, line) of the events its transcript shows
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     source = RunSource.of(path, NAME)
     stamp = fingerprint(path)
     metric = options.metric

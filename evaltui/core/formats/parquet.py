@@ -13,19 +13,19 @@ from pathlib import Path
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
-from evaltui.core.formats.columns import ColumnMap, column_map
+from evaltui.core.formats.columns import ColumnMap, ColumnOptions
+from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.native import (
-    canonical_stats,
-    check_columns,
     ensure_unchanged,
     fingerprint,
-    stat_columns,
+    first_line,
     transcript_from_record,
 )
-from evaltui.core.runs import MESSAGES, TEXT_FIELDS, Run, RunSource, Transcript
+from evaltui.core.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
+from evaltui.core.runs import MESSAGES, Run, Transcript
 
 NAME = "parquet"
+Options = ColumnOptions
 MAGIC = b"PAR1"
 
 
@@ -33,37 +33,36 @@ def sniff(path: Path, head: bytes) -> bool:
     return head.startswith(MAGIC)
 
 
-def load(path: Path, options: LoadOptions) -> Run:
-    unhashed, pending_source = RunSource.begin(path, NAME)
-    mapping = column_map(options)
+def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:
+    return load_native(path, options, own, FILE)
+
+
+def _columns(path: Path) -> list[str]:
     try:
-        file_columns = list(pl.read_parquet_schema(path))
-        mapping.check_present(path, file_columns)
-        columns = mapping.canonical_columns(file_columns)
-        check_columns(path, columns)
-        wanted = stat_columns(columns)
-        sources = list(dict.fromkeys(src for src, _ in mapping.read_plan(wanted)))
-        raw = mapping.rename_frame(pl.read_parquet(path, columns=sources), wanted)
-    except InputError:
-        raise
+        return list(pl.read_parquet_schema(path))
     except Exception as exc:
-        message = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise InputError(path, f"cannot be read as Parquet: {message}") from None
+        raise _unreadable(path, exc) from None
+
+
+def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
+    """The statistics columns only: Parquet is columnar, the others are never decoded."""
+    try:
+        raw = plan.renamed(pl.read_parquet(path, columns=plan.sources))
+    except Exception as exc:
+        raise _unreadable(path, exc) from None
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return None, f"row {row}"
 
-    try:
-        table = canonical_stats(raw, path, locate)
-    except InputError as exc:
-        raise mapping.translate(exc) from None
-    text_cols = [c for c in columns if c in (*TEXT_FIELDS, MESSAGES)]
-    return Run(
-        source=unhashed,
-        pending_source=pending_source,
-        table=table,
-        transcripts=ParquetTranscripts(path, text_cols, mapping),
+    return StatsRead(
+        frame=raw,
+        locate=locate,
+        transcripts=ParquetTranscripts(path, plan.text_columns, plan.mapping),
     )
+
+
+def _unreadable(path: Path, exc: Exception) -> InputError:
+    return InputError(path, f"cannot be read as Parquet: {first_line(exc)}")
 
 
 class ParquetTranscripts:
@@ -119,3 +118,6 @@ class ParquetTranscripts:
         )
         by_row = dict(zip(column["_row"].to_list(), column[name].to_list(), strict=True))
         return [by_row.get(r) for r in rows]
+
+
+FILE = NativeFile(NAME, _columns, _read_stats)

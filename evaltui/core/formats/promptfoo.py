@@ -9,7 +9,7 @@ metadata: {promptfooVersion, ...}}`, where the summary (version 2 or 3) holds `r
 promptfoo's internal `ResultsFile` (`{version, createdAt, results: summary}`) load too.
 
 One file holds every provider x prompt combination of an eval, so a run is one *arm*: the results
-of one provider and one prompt. With several arms `LoadOptions.arm` picks one (provider id or
+of one provider and one prompt. With several arms `Options.arm` (`--arm`) picks one (provider id or
 label, prompt label, or `provider=<id>, prompt=<label>`); without it the load stops and lists
 them.
 
@@ -37,7 +37,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats import LoadOptions
+from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -98,6 +98,13 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 @dataclass(frozen=True)
+class Options:
+    """promptfoo's own option: which arm (provider and prompt) of the file is the run."""
+
+    arm: str | None = None
+
+
+@dataclass(frozen=True)
 class _Result:
     """One EvaluateResult of the chosen arm, with what the table and the transcript need."""
 
@@ -138,7 +145,7 @@ class _Arm:
         return self.display()
 
 
-def load(path: Path, options: LoadOptions) -> Run:
+def load(path: Path, options: LoadOptions, own: Options) -> Run:
     source = RunSource.of(path, NAME)
     document = _parse(path)
     summary, prefix = _summary(path, document)
@@ -162,7 +169,7 @@ def load(path: Path, options: LoadOptions) -> Run:
                 path, f"expected a result object, got {describe(result)}", record=record
             )
         arms.setdefault(_arm_of(path, result, record), []).append(i)
-    arm = _choose_arm(path, list(arms), options.arm)
+    arm = _choose_arm(path, list(arms), own.arm)
     chosen = [_result(path, results[i], i, f"{list_name}[{i}]") for i in arms[arm]]
     ids = _item_ids(path, chosen)
     table = _table(chosen, ids)
