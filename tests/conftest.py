@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -50,3 +53,114 @@ def table_records(a: int, b: int, c: int, d: int) -> tuple[list[dict], list[dict
     base = [True] * a + [True] * b + [False] * c + [False] * d
     cand = [True] * a + [False] * b + [True] * c + [False] * d
     return verdict_records(base), verdict_records(cand)
+
+
+# --- every report and sign-off record a test produces matches its published JSON Schema ---
+
+SCHEMAS = ROOT / "docs" / "schema"
+# (module, function, schema): the producers whose return values are checked.
+SCHEMA_CHECKED = (
+    ("evaltui.core.report", "report_dict", "report"),
+    ("evaltui.core.signoff", "build_record", "signoff"),
+)
+_violations: list[str] | None = None  # the running test's, while the fixture below is active
+
+
+@functools.cache
+def schema_validator(name: str) -> Any:
+    """The Draft 2020-12 validator of docs/schema/NAME.schema.json (the schema is checked too)."""
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+def _refuse_constant(token: str) -> None:
+    raise ValueError(f"{token} is not JSON")
+
+
+def schema_errors(name: str, document: Any) -> list[str]:
+    """Why `document` (a dict, or JSON text) is not a valid NAME document: [] when it is.
+
+    The document is checked as the JSON a reader gets: NaN, infinities and values json cannot
+    write (numpy scalars) are errors here even though a Python float NaN is a "number"."""
+    try:
+        text = document if isinstance(document, str) else json.dumps(document, allow_nan=False)
+        strict = json.loads(text, parse_constant=_refuse_constant)
+    except (TypeError, ValueError) as exc:
+        return [f"not strict JSON: {exc}"]
+    errors = sorted(schema_validator(name).iter_errors(strict), key=lambda e: list(e.path))
+    return [f"{e.json_path}: {e.message[:300]}" for e in errors]
+
+
+def _record(name: str, where: str, document: Any) -> None:
+    errors = schema_errors(name, document)
+    if errors and _violations is not None:
+        shown = "\n  ".join(errors[:10])
+        _violations.append(f"{where} does not match docs/schema/{name}.schema.json:\n  {shown}")
+
+
+def _checked(original: Callable, name: str) -> Callable:
+    @functools.wraps(original)
+    def produce(*args: Any, **kwargs: Any) -> Any:
+        document = original(*args, **kwargs)
+        _record(name, f"{original.__module__}.{original.__name__}()", document)
+        return document
+
+    return produce
+
+
+def _checked_write_record(original: Callable) -> Callable:
+    """The record as written to PREFIX.json, read back: what `evaltui verify` will read."""
+
+    @functools.wraps(original)
+    def write(*args: Any, **kwargs: Any) -> Any:
+        json_path, md_path = original(*args, **kwargs)
+        _record("signoff", str(json_path), Path(json_path).read_text(encoding="utf-8"))
+        return json_path, md_path
+
+    return write
+
+
+@functools.cache
+def _schema_wrappers() -> dict[int, Callable]:
+    """id(original function) -> its checking wrapper, made once per session, so a module that
+    binds a wrapper while it is patched (one imported mid-test) keeps a working one after."""
+    import importlib
+
+    wrappers: dict[int, Callable] = {}
+    for module_name, func_name, schema in SCHEMA_CHECKED:
+        original = getattr(importlib.import_module(module_name), func_name)
+        wrappers[id(original)] = _checked(original, schema)
+    write_record = importlib.import_module("evaltui.core.signoff").write_record
+    wrappers[id(write_record)] = _checked_write_record(write_record)
+    return wrappers
+
+
+def _own_modules() -> Iterable[Any]:
+    """The product's and the tests' loaded modules (never third-party ones)."""
+    for name, module in list(sys.modules.items()):
+        if module is not None and name.split(".")[0] in ("evaltui", "tests", "bench"):
+            yield module
+
+
+@pytest.fixture(autouse=True)
+def _reports_and_records_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> Iterable[None]:
+    """Wrap report_dict, build_record and write_record wherever a module bound them (the
+    defining modules, `from ... import` in evaltui and in the tests), so every report and record
+    made in this process is validated; the test fails at teardown on a violation. Reports made
+    by a child process (a subprocess or tmux run of the CLI) are not seen."""
+    global _violations
+    wrappers = _schema_wrappers()
+    for module in _own_modules():
+        for attr, value in list(vars(module).items()):
+            if callable(value) and id(value) in wrappers:
+                monkeypatch.setattr(module, attr, wrappers[id(value)])
+    _violations = found = []
+    try:
+        yield
+    finally:
+        _violations = None
+    if found:
+        pytest.fail("\n".join(found), pytrace=False)
