@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -87,33 +87,70 @@ def describe(value: Any, limit: int = 60, ascii_only: bool = False) -> str:
     return shorten(json.dumps(value, ensure_ascii=ascii_only, default=str), limit)
 
 
-# A JSON string (escapes included) or a structural character: enough to walk the keys of a
-# document's first bytes without parsing (or even seeing the end of) its values.
-_KEY_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]:,]')
+# The walker's two scans. Both are single left-to-right passes that never back up (possessive
+# quantifiers, no alternatives to retry), so each costs the bytes it spans: the walk over a head
+# is linear in its length whatever the head holds. Outside strings only the structure and the
+# opening quote matter; numbers, literals and whitespace are skipped.
+_NEXT_TOKEN = re.compile(rb'[{}\[\]:,"]')
+# A string's body after its opening quote, escapes included: it stops at the closing quote, or
+# at the end of the text (or a lone backslash just before it) when the text ends in the string.
+_STRING_BODY = re.compile(rb'[^"\\]*+(?:\\.[^"\\]*+)*+', re.DOTALL)
+
+_QUOTE, _COLON, _COMMA = ord('"'), ord(":"), ord(",")
+_OPENERS, _CLOSERS = frozenset(b"{["), frozenset(b"}]")
 
 
-def object_keys(text: bytes) -> Iterator[tuple[tuple[str | int, ...], str]]:
+def object_keys(
+    text: bytes, *, examined: Callable[[int], None] | None = None
+) -> Iterator[tuple[tuple[str | int, ...], str]]:
     """Each object key in a JSON text's prefix, with where its object sits: the keys and list
     positions leading to it from the outermost value (`()` for the outermost object's keys,
     `(0,)` for the keys of a top-level list's first element, `("results",)` for the object
     under "results"). Format sniffers read a huge file's first kilobytes with it; it stops
-    where the outermost value closes or the text ends."""
+    where the outermost value closes or the text ends, including inside a string, a key, an
+    escape or a number, so a head cut anywhere yields a prefix of the whole document's keys.
+
+    It reads each byte once: a head that ends inside a long string costs what an ordinary head
+    does (the regex it replaced retried every quote of such a string to the end of the head).
+    `examined`, if given, is called with the number of bytes each step looked at, so a test can
+    hold the walk to that bound by counting work rather than timing it."""
     stack: list[list] = []  # one frame per open container: [is_object, current key or index]
-    previous = b""
-    for match in _KEY_TOKEN.finditer(text):
-        token = match.group()
-        if token in (b"{", b"["):
-            stack.append([token == b"{", None if token == b"{" else 0])
-        elif token in (b"}", b"]"):
+    key: tuple[int, int] | None = None  # the last token's body, if it was a string
+    end = len(text)
+    pos = 0
+    while True:
+        match = _NEXT_TOKEN.search(text, pos)
+        if match is None:  # the text ends outside a string (perhaps inside a number)
+            if examined is not None:
+                examined(end - pos)
+            return
+        at = match.start()
+        byte = text[at]
+        if byte == _QUOTE:
+            body_end = _STRING_BODY.match(text, at + 1).end()
+            if examined is not None:
+                examined(min(body_end + 1, end) - pos)
+            if body_end >= end or text[body_end] != _QUOTE:
+                return  # the text ends inside this string, key or escape
+            key = (at + 1, body_end)
+            pos = body_end + 1
+            continue
+        if examined is not None:
+            examined(at + 1 - pos)
+        pos = at + 1
+        if byte in _OPENERS:
+            is_object = byte == ord("{")
+            stack.append([is_object, None if is_object else 0])
+        elif byte in _CLOSERS:
             if stack:
                 stack.pop()
             if not stack:
                 return
-        elif token == b",":
+        elif byte == _COMMA:
             if stack and not stack[-1][0]:
                 stack[-1][1] += 1
-        elif token == b":" and stack and stack[-1][0] and previous[:1] == b'"':
-            key = previous[1:-1].decode("utf-8", errors="replace")
-            yield tuple(frame[1] for frame in stack[:-1]), key
-            stack[-1][1] = key
-        previous = token
+        elif byte == _COLON and key is not None and stack and stack[-1][0]:
+            name = text[key[0] : key[1]].decode("utf-8", errors="replace")
+            yield tuple(frame[1] for frame in stack[:-1]), name
+            stack[-1][1] = name
+        key = None
