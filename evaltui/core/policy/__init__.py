@@ -1,0 +1,73 @@
+"""The release policy: the decision rule written down before anyone sees the results.
+
+A policy file (TOML) fixes the primary metric, the significance level, the interval method, the
+multiplicity correction across slices, the smallest effect worth shipping, and the gates. Gates
+are rules, not significance tests: a safety slice of 30 items rarely reaches p < 0.05 even when
+six of its answers broke, so a gate fires on counts ("no regressions in drug_interactions"), on
+a pass rate, on the reviewer's tags, or on the delta interval against the minimum effect.
+
+Example (see sample_runs/policy.toml for a commented one)::
+
+    primary_metric = "passed"
+    alpha = 0.05
+    ci_method = "newcombe"
+    multiplicity = "holm"
+    min_effect = 0.02
+
+    [[gates]]
+    kind = "no_regressions"
+    slice = "drug_interactions"
+
+Top-level keys (all optional): ``primary_metric`` ("passed"), ``alpha`` (0.05), ``ci_method``
+(one of binary.CI_METHODS, "newcombe"), ``confidence`` (1 - alpha), ``multiplicity`` ("holm",
+"bh" or "bonferroni"; "holm"), ``min_effect`` (in rate units: 0.02 = 2 points; a negative value
+is a non-inferiority margin), ``monitor``, ``gates``. Gate kinds and their keys (``name``
+optional on all):
+
+- ``no_regressions`` [slice]: fails when any item regressed (baseline passed, candidate failed);
+- ``min_pass_rate`` rate [slice, arm = "candidate" | "baseline"]: that arm's pass rate >= rate;
+- ``no_tag`` tag [slice]: fails when a regression carries the tag; pending without a session;
+- ``all_triaged`` [slice]: pending while any regression is untagged, passed once all are;
+- ``min_effect`` [slice]: the delta interval's lower bound >= min_effect, else failed.
+
+The package has two jobs in two modules: :mod:`.schema` declares those keys once, reads and
+checks a file against the declaration and fingerprints the rules (``Policy.hash``);
+:mod:`.gates` evaluates the gates on a pair and a review session. This module only re-exports,
+so ``from evaltui.core.policy import X`` works for every name either module offers.
+"""
+
+from __future__ import annotations
+
+from evaltui.core.policy.gates import (
+    GATE_STATUSES,
+    SHOW_IDS,
+    GateResult,
+    evaluate_gates,
+    gates_status,
+)
+from evaltui.core.policy.schema import (
+    ARMS,
+    GATE_KINDS,
+    MULTIPLICITY_METHODS,
+    POLICY_SCHEMA,
+    Gate,
+    Policy,
+    load_policy,
+    loads_policy,
+)
+
+__all__ = [
+    "ARMS",
+    "GATE_KINDS",
+    "GATE_STATUSES",
+    "MULTIPLICITY_METHODS",
+    "POLICY_SCHEMA",
+    "SHOW_IDS",
+    "Gate",
+    "GateResult",
+    "Policy",
+    "evaluate_gates",
+    "gates_status",
+    "load_policy",
+    "loads_policy",
+]
