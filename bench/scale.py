@@ -709,7 +709,7 @@ def child_first_screen(base: str, cand: str) -> dict:
 
     async def run() -> None:
         start = time.perf_counter()
-        app = create_app(AppConfig(Path(base), Path(cand), state_root=Path(state)))
+        app = create_app(AppConfig.for_pair(Path(base), Path(cand), state_root=Path(state)))
         marks: list[tuple[str, float]] = []
         progress, loaded = app._progress, app._loaded
 
@@ -797,7 +797,7 @@ def child_item(base: str, cand: str) -> dict:
         return dt, dc, marks["shown"] - t
 
     async def run() -> None:
-        app = create_app(AppConfig(Path(base), Path(cand), state_root=Path(state)))
+        app = create_app(AppConfig.for_pair(Path(base), Path(cand), state_root=Path(state)))
         async with app.run_test(size=SCREEN) as pilot:
             await _settle(app, pilot)
             # The biggest list: at 1M items the improvements hold ~100,000 rows.

@@ -330,37 +330,33 @@ def _fail(exc: Exception) -> int:
     return EXIT_INTERNAL
 
 
-def load_policy_arg(args: argparse.Namespace):
-    """The policy the arguments name, checked against explicit options that contradict it."""
-    if getattr(args, "policy", None) is None:
-        return None
-    from evaltui.core.errors import UsageError
-    from evaltui.core.policy import load_policy
+def spec_from_args(args: argparse.Namespace):
+    """The comparison spec the command line describes (the CLI's one place for its options)."""
+    from evaltui.core.spec import CompareSpec
 
-    policy = load_policy(args.policy)
-    for option, mine in (
-        ("ci_method", policy.ci_method),
-        ("confidence", policy.confidence),
-        ("alpha", policy.alpha),
-    ):
-        given = getattr(args, option)
-        if given is not None and given != mine:
-            flag = "--" + option.replace("_", "-")
-            raise UsageError(
-                f"{flag} {given} contradicts the policy {args.policy} ({option} = {mine}); "
-                "the policy was fixed before the results: drop the option or edit the policy"
-            )
-    return policy
-
-
-def analysis_options(args: argparse.Namespace):
-    from evaltui.core.analysis import AnalysisOptions
-
-    defaults = AnalysisOptions()  # alpha, CI method and level may come from a policy instead
-    return AnalysisOptions(
-        ci_method=args.ci_method or defaults.ci_method,
-        confidence=args.confidence if args.confidence is not None else defaults.confidence,
-        alpha=args.alpha if args.alpha is not None else defaults.alpha,
+    text_cols = tuple(args.text_cols.split(",")) if args.text_cols else None
+    return CompareSpec.create(
+        args.baseline,
+        args.candidate,
+        input_format=args.input_format,
+        format_options={
+            "filter": args.filter,
+            "arm": args.arm,
+            "id_col": args.id_col,
+            "pass_col": args.pass_col,
+            "score_col": args.score_col,
+            "slice_col": args.slice_col,
+            "cluster_col": args.cluster_col,
+            "text_cols": text_cols,
+        },
+        baseline_options={"arm": args.baseline_arm},
+        candidate_options={"arm": args.candidate_arm},
+        allow_missing=args.allow_missing,
+        on_error=args.on_error,
+        policy=args.policy,
+        ci_method=args.ci_method,
+        confidence=args.confidence,
+        alpha=args.alpha,
         metric=args.metric,
         pass_threshold=args.pass_threshold,
         tolerance=args.tolerance,
@@ -370,64 +366,23 @@ def analysis_options(args: argparse.Namespace):
     )
 
 
-def load_options(args: argparse.Namespace):
-    """LoadOptions for the baseline and for the candidate (they differ only in the arm)."""
-    from dataclasses import replace
-
-    from evaltui.core.formats import LoadOptions
-
-    text_cols = tuple(args.text_cols.split(",")) if args.text_cols else None
-    common = LoadOptions(
-        metric=args.metric,
-        filter=args.filter,
-        arm=args.arm,
-        id_col=args.id_col,
-        pass_col=args.pass_col,
-        score_col=args.score_col,
-        slice_col=args.slice_col,
-        cluster_col=args.cluster_col,
-        text_cols=text_cols,
-    )
-    return (
-        replace(common, arm=args.baseline_arm or args.arm),
-        replace(common, arm=args.candidate_arm or args.arm),
-    )
-
-
-def compare_inputs(args: argparse.Namespace) -> dict:
-    """What `compare_files` (and the app's AppConfig) needs, from the command line."""
-    from evaltui.core.pairing import PairingOptions
-
-    base_load, cand_load = load_options(args)
-    return {
-        "baseline": Path(args.baseline),
-        "candidate": Path(args.candidate),
-        "input_format": args.input_format,
-        "load": base_load,
-        "candidate_load": cand_load,
-        "pairing": PairingOptions(allow_missing=args.allow_missing, on_error=args.on_error),
-        "analysis": analysis_options(args),
-        "policy": load_policy_arg(args),
-    }
-
-
 def load_analysis(args: argparse.Namespace):
     """Load, pair and analyse the two runs the arguments name."""
-    from evaltui.core.compare import compare_files
+    from evaltui.core.compare import compare
     from evaltui.progress_line import terminal_progress
 
+    spec = spec_from_args(args)
     with terminal_progress() as progress:
-        return compare_files(**compare_inputs(args), progress=progress)
+        return compare(spec, progress=progress)
 
 
 def _run_report(args: argparse.Namespace) -> int:
+    from evaltui.core.workflow import evaluate_policy_gates, start_review
+
     analysis = load_analysis(args)
     gates = None
     if analysis.policy is not None:
-        from evaltui.core.signoff import evaluate_policy_gates
-
-        session = open_session(analysis, read_only=True)
-        gates = evaluate_policy_gates(analysis, session)
+        gates = evaluate_policy_gates(analysis, start_review(analysis, read_only=True))
     if args.format == "json":
         from evaltui.core.report import report_dict
 
@@ -460,37 +415,14 @@ def demo_paths() -> tuple[Path, Path]:
     )
 
 
-def open_session(analysis, tags: str | None = None, fresh: bool = False, read_only: bool = False):
-    """The pair's review session (journal), resumed or started."""
-    from evaltui.core.review import ReviewSession, parse_tags
-
-    paired = analysis.paired
-    return ReviewSession.open(
-        Path(paired.baseline.source.path),
-        Path(paired.candidate.source.path),
-        paired.baseline.source.sha256,
-        paired.candidate.source.sha256,
-        tags=parse_tags(tags) if tags else None,
-        fresh=fresh,
-        read_only=read_only,
-    )
-
-
 def _run_signoff(args: argparse.Namespace) -> int:
-    from evaltui.core.analysis import stale_notice
     from evaltui.core.signoff import Decision, build_record, default_reviewer, write_record
+    from evaltui.core.workflow import start_review
 
     analysis = load_analysis(args)
-    session = open_session(analysis)
-    stale = stale_notice(analysis, session)
-    if stale:
-        session.notices.append(stale)
-    if analysis.policy is not None:
-        changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
-        if changed:
-            session.notices.append(changed)
+    session = start_review(analysis)
     for notice in session.notices:
-        sys.stderr.write(f"evaltui: warning: {notice}\n")
+        sys.stderr.write(f"evaltui: warning: {notice.text}\n")
     decision = Decision(
         reviewer=args.reviewer or default_reviewer(),
         decision=args.decision,
@@ -510,9 +442,9 @@ def _run_app(args: argparse.Namespace) -> int:
         raise UsageError("give two runs (BASE CAND), or none for the demo")
     if args.baseline is None:
         args.baseline, args.candidate = demo_paths()
-    if args.tags:
-        from evaltui.core.review import parse_tags
+    from evaltui.core.review import parse_tags
 
+    if args.tags:
         parse_tags(args.tags)  # refuse a bad tag set before the screen opens
     if not (sys.stdin.isatty() and (sys.stdout.isatty() or sys.stderr.isatty())):
         from evaltui.core.errors import UsageError
@@ -521,9 +453,15 @@ def _run_app(args: argparse.Namespace) -> int:
             "the review app needs a terminal (stdin is not one); for scripts and CI use "
             "`evaltui report BASE CAND` or `evaltui signoff ...`"
         )
-    from evaltui.ui.app import create_app
+    from evaltui.ui.app import AppConfig, create_app
 
-    app = create_app(args)
+    app = create_app(
+        AppConfig(
+            spec=spec_from_args(args),
+            tags=parse_tags(args.tags) if args.tags else None,
+            fresh=args.fresh,
+        )
+    )
     app.quit_without_waiting = True
     app.run()
     if app.load_error:

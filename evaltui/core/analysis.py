@@ -21,7 +21,8 @@ import numpy as np
 import polars as pl
 
 from evaltui.core.errors import UsageError
-from evaltui.core.pairing import BASE_PASS, CAND_PASS, PairedRuns
+from evaltui.core.notices import STALE_TAGS, Notice
+from evaltui.core.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
 from evaltui.core.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
 from evaltui.core.stats.binary import (
     CI_METHODS,
@@ -111,6 +112,7 @@ class Analysis:
     metrics: tuple[Any, ...] = ()
     slices: tuple[Any, ...] = ()
     policy: Any = None
+    spec: Any = None  # the CompareSpec this analysis was made from (compare.compare sets it)
     clusters_done: bool = False  # False while the app defers the cluster bootstrap
 
     @property
@@ -153,14 +155,11 @@ def item_values(analysis: Analysis, item_ids: Iterable[str] | None = None) -> di
     if item_ids is not None:
         wanted = list(item_ids)
         items = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
-    if analysis.metric == PASSED:
-        cols = ("baseline_pass", "candidate_pass")
-    else:
-        cols = (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
+    cols = arm_columns(analysis.metric)
     return {row[0]: (row[1], row[2]) for row in items.select(ITEM_ID, *cols).iter_rows()}
 
 
-def stale_notice(analysis: Analysis, session: Any) -> str | None:
+def stale_notice(analysis: Analysis, session: Any) -> Notice | None:
     """After an input file changed: which tagged items now show a different outcome."""
     if not session.inputs_changed:
         return None
@@ -172,7 +171,9 @@ def stale_notice(analysis: Analysis, session: Any) -> str | None:
         f"{i} ({_pair_text(then)} -> {_pair_text(now)})" for i, then, now in stale[:5]
     )
     more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
-    return f"{len(stale)} tagged item(s) changed outcome since tagging: {shown}{more}"
+    return Notice(
+        STALE_TAGS, f"{len(stale)} tagged item(s) changed outcome since tagging: {shown}{more}"
+    )
 
 
 def _pair_text(values: Any) -> str:
@@ -237,7 +238,7 @@ def analyze(
     if metric == PASSED:
         base_values, cand_values = items[BASE_PASS], items[CAND_PASS]
     else:
-        base_values, cand_values = items[f"baseline_{metric}"], items[f"candidate_{metric}"]
+        base_values, cand_values = (items[c] for c in arm_columns(metric))
         missing = items.filter(base_values.is_null() | cand_values.is_null())
         if missing.height:
             ids = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())

@@ -1,4 +1,4 @@
-"""The one way from two files to an Analysis, shared by the CLI, the app and the tests.
+"""The one way from a comparison spec to an Analysis, shared by the CLI, the app and verify.
 
 Each step reports progress through an optional callback, so the app can show where a slow open
 is and the headless commands stay silent.
@@ -11,11 +11,11 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from evaltui.core import meter
 from evaltui.core.analysis import (
     Analysis,
-    AnalysisOptions,
     analyze,
     apply_threshold,
     choose_metric,
@@ -24,10 +24,11 @@ from evaltui.core.analysis import (
 from evaltui.core.errors import UsageError
 from evaltui.core.family import metric_family
 from evaltui.core.formats import LoadOptions, load_run
-from evaltui.core.pairing import PairingOptions, pair_runs
-from evaltui.core.policy import Policy
+from evaltui.core.pairing import pair_runs
+from evaltui.core.policy import Policy, load_policy
 from evaltui.core.runs import PASSED, SLICE, Run, size_or_zero
 from evaltui.core.slices import slice_comparisons
+from evaltui.core.spec import POLICY_FIXED, CompareSpec
 
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
 Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
@@ -37,32 +38,37 @@ def compare_files(
     baseline: str | Path,
     candidate: str | Path,
     *,
-    input_format: str | None = None,
-    load: LoadOptions | None = None,
-    candidate_load: LoadOptions | None = None,
-    pairing: PairingOptions | None = None,
-    analysis: AnalysisOptions | None = None,
-    policy: Policy | None = None,
     progress: Progress | None = None,
     complete: bool = True,
+    **choices: Any,
+) -> Analysis:
+    """`compare` on a spec made from these choices (`CompareSpec.create` names them)."""
+    spec = CompareSpec.create(baseline, candidate, **choices)
+    return compare(spec, progress=progress, complete=complete)
+
+
+def compare(
+    spec: CompareSpec,
+    *,
+    progress: Progress | None = None,
+    complete: bool = True,
+    defer_hash_check: bool = False,
+    policy: Policy | None = None,
 ) -> Analysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
-    A policy, when given, fixes alpha, the CI method and the confidence level (it was written
-    before the results; the caller refuses command-line values that contradict it).
-    `candidate_load` differs from `load` only where one file holds several arms (promptfoo).
+    The policy the spec names is read here unless the caller passes it (`verify` replays a
+    record without its policy file: `spec.policy` is then ignored and `policy` stays None).
     `complete=False` stops after the headline analysis (no cluster bootstrap, metric family or
     slices): the app shows its first screen and calls `complete_analysis` in the background.
+    `defer_hash_check` lets a JSONL run found in the scan cache take its sha256 from the cache
+    (the app only; it must confirm the hash before anything records it).
     """
-    load = load or LoadOptions()
-    analysis = analysis or AnalysisOptions()
+    if policy is None and spec.policy is not None:
+        policy = load_policy(spec.policy)
     if policy is not None:
-        analysis = replace(
-            analysis,
-            alpha=policy.alpha,
-            ci_method=policy.ci_method,
-            confidence=policy.confidence,
-        )
+        _check_policy_options(spec, policy)
+    analysis = spec.analysis
 
     def step(index: int) -> None:
         if progress is not None:
@@ -70,7 +76,12 @@ def compare_files(
 
     step(0)
     base_run, cand_run = _load_both(
-        baseline, candidate, input_format, load, candidate_load or load, progress
+        spec.baseline,
+        spec.candidate,
+        spec.input_format,
+        spec.load_options("baseline", defer_hash_check=defer_hash_check),
+        spec.load_options("candidate", defer_hash_check=defer_hash_check),
+        progress,
     )
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
@@ -87,9 +98,9 @@ def compare_files(
     else:
         analysis = replace(analysis, metric=metric)
     step(1)
-    paired = pair_runs(base_run, cand_run, pairing or PairingOptions())
+    paired = pair_runs(base_run, cand_run, spec.pairing)
     step(2)
-    first = analyze(paired, analysis, clusters=complete)
+    first = replace(analyze(paired, analysis, clusters=complete), spec=spec)
     done = replace(first, policy=policy) if not complete else add_breakdowns(first, policy)
     # The inputs' sha256 were computed beside all this; the result carries them, never "".
     resolved = replace(
@@ -98,6 +109,18 @@ def compare_files(
         candidate=paired.candidate.resolved(),
     )
     return replace(done, paired=resolved)
+
+
+def _check_policy_options(spec: CompareSpec, policy: Policy) -> None:
+    """The spec's alpha, CI method and level are the policy's (`CompareSpec.create` folds them
+    in); a policy file edited since the spec was made is refused rather than half-applied."""
+    for name in POLICY_FIXED:
+        mine, theirs = getattr(spec.analysis, name), getattr(policy, name)
+        if mine != theirs:
+            raise UsageError(
+                f"the policy {policy.source_path} says {name} = {theirs}, but this comparison "
+                f"was set up with {mine}; the policy changed: open the pair again"
+            )
 
 
 def _load_both(
@@ -166,6 +189,17 @@ class _ByteProgress:
 def _gigabytes(done: int, total: int) -> str:
     unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
     return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"
+
+
+def reanalyse(analysis: Analysis, metric: str) -> Analysis:
+    """The same pair compared on another of its metrics (the app's metric switch); the spec
+    follows, so a sign-off made after the switch replays the metric it shows."""
+    options = replace(analysis.options, metric=metric)
+    spec = analysis.spec
+    if spec is not None:
+        spec = replace(spec, analysis=replace(spec.analysis, metric=metric))
+    again = replace(analyze(analysis.paired, options), spec=spec)
+    return add_breakdowns(again, analysis.policy)
 
 
 def complete_analysis(analysis: Analysis) -> Analysis:

@@ -44,6 +44,14 @@ BASE_STATUS = "baseline_status"
 CAND_STATUS = "candidate_status"
 
 
+def arm_columns(metric: str) -> tuple[str, str]:
+    """The (baseline, candidate) columns of `PairedRuns.items` holding `metric`: the per-item
+    pass rate for "passed", else the score column's per-item mean."""
+    if metric == PASSED:
+        return BASE_PASS, CAND_PASS
+    return f"baseline_{metric}", f"candidate_{metric}"
+
+
 @dataclass(frozen=True)
 class PairingOptions:
     allow_missing: bool = False
@@ -331,8 +339,8 @@ def _shape_items(joined: pl.DataFrame, scores: tuple[str, ...]) -> tuple[pl.Data
         cols += [pl.col("pass").alias(BASE_PASS), pl.col("pass__cand").alias(CAND_PASS)]
     for score in scores:
         cols += [
-            pl.col(score).alias(f"baseline_{score}"),
-            pl.col(f"{score}__cand").alias(f"candidate_{score}"),
+            pl.col(score).alias(arm_columns(score)[0]),
+            pl.col(f"{score}__cand").alias(arm_columns(score)[1]),
         ]
     conflicts = 0
     for col in (SLICE, CLUSTER):

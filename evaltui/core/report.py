@@ -14,7 +14,7 @@ import numpy as np
 
 from evaltui import __version__
 from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points, signed
-from evaltui.core.pairing import ArmReport
+from evaltui.core.pairing import ArmReport, arm_columns
 from evaltui.core.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
@@ -276,6 +276,7 @@ def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dic
         },
         "pairing": pairing_dict(analysis),
         "options": options_dict(analysis),
+        "spec": analysis.spec.to_dict() if analysis.spec is not None else None,
         "analysis": analysis.kind,
         "metric": analysis.metric,
         "n_paired": paired.n,
@@ -323,10 +324,7 @@ def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dic
 
 def arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
     items = analysis.paired.items
-    if analysis.metric == "passed":
-        cols = ("baseline_pass", "candidate_pass")
-    else:
-        cols = (f"baseline_{analysis.metric}", f"candidate_{analysis.metric}")
+    cols = arm_columns(analysis.metric)
     return _num(items[cols[0]].mean()), _num(items[cols[1]].mean())
 
 

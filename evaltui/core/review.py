@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import UsageError
+from evaltui.core.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
 DEFAULT_TAGS: tuple[str, ...] = (
@@ -100,7 +101,7 @@ class ReviewSession:
     path: Path
     info: SessionInfo
     items: dict[str, ItemReview] = field(default_factory=dict)
-    notices: list[str] = field(default_factory=list)  # recovered damage, changed inputs
+    notices: list[Notice] = field(default_factory=list)  # recovered damage, changed inputs
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
     _lock: _LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
@@ -169,9 +170,9 @@ class ReviewSession:
                 entry = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 last = number == len(lines) and torn
+                what = "an unfinished last write (kept on disk, ignored)" if last else "damaged"
                 self.notices.append(
-                    f"journal {self.path}: line {number} is "
-                    + ("an unfinished last write (kept on disk, ignored)" if last else "damaged")
+                    Notice(JOURNAL_DAMAGED, f"journal {self.path}: line {number} is {what}")
                 )
                 continue
             self._apply(entry)
@@ -191,8 +192,11 @@ class ReviewSession:
                 if old != new
             ]
             self.notices.append(
-                f"the {' and '.join(changed)} file changed since these tags were made "
-                "(sha256 differs): check the tagged items before signing off"
+                Notice(
+                    INPUTS_CHANGED,
+                    f"the {' and '.join(changed)} file changed since these tags were made "
+                    "(sha256 differs): check the tagged items before signing off",
+                )
             )
 
     def _apply(self, entry: dict[str, Any]) -> None:
@@ -252,16 +256,17 @@ class ReviewSession:
         self._apply(entry)
         return self.items[item_id]
 
-    def use_policy(self, policy_hash: str, path: str = "") -> str | None:
+    def use_policy(self, policy_hash: str, path: str = "") -> Notice | None:
         """Record the policy in force; return a warning when it differs from the first one."""
         first = self.policy_hashes[0] if self.policy_hashes else None
         if policy_hash not in self.policy_hashes and not self.read_only:
             self._append({"kind": "policy", "hash": policy_hash, "path": path})
             self.policy_hashes.append(policy_hash)
         if first is not None and first != policy_hash:
-            return (
+            return Notice(
+                POLICY_CHANGED,
                 f"the policy changed since this review started (hash {first[:12]} -> "
-                f"{policy_hash[:12]}): gates now follow the new file"
+                f"{policy_hash[:12]}): gates now follow the new file",
             )
         return None
 
@@ -297,7 +302,7 @@ class ReviewSession:
 
     @property
     def inputs_changed(self) -> bool:
-        return any("changed since these tags were made" in n for n in self.notices)
+        return any(notice.kind == INPUTS_CHANGED for notice in self.notices)
 
     def close(self) -> None:
         """Give up the pair's lock (also released when the process ends). A second close does

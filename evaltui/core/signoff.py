@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import polars as pl
+
 from evaltui import __version__
 from evaltui.core.analysis import Analysis
 from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import UsageError
-from evaltui.core.pairing import BASE_PASS
 from evaltui.core.report import (
     input_dict,
     options_dict,
@@ -34,6 +35,7 @@ from evaltui.core.report import (
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
 from evaltui.core.textsafe import csv_cell, md_cell
+from evaltui.core.workflow import check_override, evaluate_policy_gates, override_for
 
 SIGNOFF_SCHEMA = "evaltui.signoff/1"
 DECISIONS = ("approve", "block", "needs-more-data")
@@ -72,38 +74,14 @@ def default_reviewer() -> str:
         return ""
 
 
-def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
-    return [i for i in analysis.regressions if not session.review(i).triaged]
-
-
-def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> tuple:
-    """The policy's gates on this pair and these tags (empty without a policy)."""
-    if analysis.policy is None:
-        return ()
-    from evaltui.core.policy import evaluate_gates
-
-    return evaluate_gates(analysis.policy, analysis.paired, analysis, session)
-
-
 def build_record(analysis: Analysis, session: ReviewSession, decision: Decision) -> dict[str, Any]:
     """Assemble the record; an approval over untriaged regressions or failed gates needs an
-    override reason, which the record keeps."""
-    untriaged = untriaged_regressions(analysis, session)
+    override reason, which the record keeps (`workflow.check_override`)."""
     gates = evaluate_policy_gates(analysis, session)
-    failed = [g.name for g in gates if g.status == "failed"]
-    overriding = decision.decision == "approve" and bool(untriaged or failed)
-    if overriding and not (decision.override_reason or "").strip():
-        problems = []
-        if untriaged:
-            problems.append(
-                f"{len(untriaged)} of {len(analysis.regressions)} regressions are untriaged"
-            )
-        if failed:
-            problems.append(f"{len(failed)} release gate(s) failed ({', '.join(failed)})")
-        raise UsageError(
-            "; ".join(problems) + "; approving anyway needs an override reason "
-            "(--override-reason TEXT)"
-        )
+    override = override_for(analysis, session, gates)
+    overriding = check_override(decision.decision, decision.override_reason, override)
+    untriaged = list(override.untriaged)
+    failed = list(override.failed_gates)
     report = report_dict(analysis, gates)
     paired = analysis.paired
     if analysis.policy is not None:
@@ -150,6 +128,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
             "candidate": input_dict(paired.candidate, paired.report.candidate),
         },
         "pairing": pairing_dict(analysis),
+        "spec": analysis.spec.to_dict() if analysis.spec is not None else None,
         "policy": policy,
         "policy_hash": policy_hash,
         "results": {key: report[key] for key in RESULT_KEYS},
@@ -162,7 +141,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
         },
         "items": items,
         "gates": report["gates"] or [],
-        "review_notices": list(session.notices),
+        "review_notices": [notice.text for notice in session.notices],
         "session_journal": str(session.path),
     }
     record[HASH_FIELD] = _hash(record)
@@ -170,28 +149,33 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
 
 
 def _discordant_items(analysis: Analysis, session: ReviewSession) -> list[dict[str, Any]]:
+    """Every discordant item with its review, regressions first. Only the discordant rows are
+    read (a join on their ids), never every paired row: 300k items took 1.5 s that way."""
     items = analysis.paired.items
-    cols = [c for c in (ITEM_ID, SLICE, CLUSTER, BASE_PASS) if c in items.columns]
-    rows = {r[ITEM_ID]: r for r in items.select(cols).iter_rows(named=True)}
+    cols = [c for c in (ITEM_ID, SLICE, CLUSTER) if c in items.columns]
+    wanted = [*analysis.regressions, *analysis.improvements]
+    ids = pl.DataFrame({ITEM_ID: wanted}, schema={ITEM_ID: pl.String})
+    found = ids.join(items.select(cols), on=ITEM_ID, how="left", maintain_order="left")
+    slices = found[SLICE].to_list() if SLICE in found.columns else [None] * found.height
+    clusters = found[CLUSTER].to_list() if CLUSTER in found.columns else [None] * found.height
+    n_regressions = len(analysis.regressions)
     out = []
-    for direction, ids in (
-        ("regression", analysis.regressions),
-        ("improvement", analysis.improvements),
+    for index, (item_id, slice_name, cluster) in enumerate(
+        zip(wanted, slices, clusters, strict=True)
     ):
-        for item_id in ids:
-            review = session.review(item_id)
-            out.append(
-                {
-                    "item_id": item_id,
-                    "direction": direction,
-                    "slice": rows[item_id].get(SLICE),
-                    "cluster": rows[item_id].get(CLUSTER),
-                    "tag": review.tag,
-                    "note": review.note,
-                    "tagged_by": review.reviewer or None,
-                    "tagged_at": review.updated or None,
-                }
-            )
+        review = session.review(item_id)
+        out.append(
+            {
+                "item_id": item_id,
+                "direction": "regression" if index < n_regressions else "improvement",
+                "slice": slice_name,
+                "cluster": cluster,
+                "tag": review.tag,
+                "note": review.note,
+                "tagged_by": review.reviewer or None,
+                "tagged_at": review.updated or None,
+            }
+        )
     return out
 
 

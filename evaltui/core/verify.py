@@ -17,6 +17,7 @@ from typing import Any
 from evaltui.core.errors import InputError
 from evaltui.core.runs import sha256_of
 from evaltui.core.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash_ok
+from evaltui.core.spec import CompareSpec
 
 COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
 TOLERANCE = 1e-9  # relative: floats written to JSON and read back, or a different BLAS
@@ -69,42 +70,50 @@ def verify_record(
 
 
 def _recompute(record: dict[str, Any], baseline: Path, candidate: Path) -> dict[str, Any]:
-    """The record's results recomputed from the files with the record's own options."""
-    from evaltui.core.analysis import AnalysisOptions
-    from evaltui.core.compare import breakdowns, compare_files
-    from evaltui.core.pairing import PairingOptions
+    """The record's results recomputed from the files with the record's own comparison spec
+    (every load, pairing and analysis option it was made with). The policy file is not needed:
+    its alpha, CI method and level are in the spec, and its multiplicity and monitored metrics
+    in the record's rules."""
+    from dataclasses import replace
+
+    from evaltui.core.compare import breakdowns, compare
     from evaltui.core.report import report_dict
 
     policy = record.get("policy", {})
-    options = policy.get("options", policy)
-    threshold = options.get("pass_threshold")
-    analysis = compare_files(
-        baseline,
-        candidate,
-        pairing=PairingOptions(
-            allow_missing=bool(policy.get("allow_missing", False)),
-            on_error=policy.get("on_error", "fail"),
-        ),
-        analysis=AnalysisOptions(
-            ci_method=options["ci_method"],
-            confidence=options["confidence"],
-            alpha=options["alpha"],
-            metric=options.get("threshold_metric")
-            if threshold is not None
-            else options.get("metric"),
-            pass_threshold=threshold,
-            tolerance=options.get("tolerance", 0.0),
-            resamples=options.get("resamples", 10_000),
-            seed=options.get("seed", 0),
-            bootstrap=options.get("bootstrap", "bca"),
-        ),
-    )
+    spec = replay_spec(record).with_inputs(baseline, candidate)
+    analysis = compare(replace(spec, policy=None))
     rules = policy.get("rules")
     if rules:  # the family and slice adjustments follow the recorded policy
         analysis = breakdowns(
             analysis, rules.get("multiplicity", "holm"), tuple(rules.get("monitor", ()))
         )
     return report_dict(analysis)
+
+
+def replay_spec(record: dict[str, Any]) -> CompareSpec:
+    """The comparison spec a record was made with. Records written before the spec was stored
+    carry only the analysis and pairing options; their spec is rebuilt from those."""
+    if record.get("spec") is not None:
+        return CompareSpec.from_dict(record["spec"])
+    policy = record.get("policy", {})
+    options = policy.get("options", policy)
+    threshold = options.get("pass_threshold")
+    inputs = record.get("inputs", {})
+    return CompareSpec.create(
+        inputs.get("baseline", {}).get("path", "baseline"),
+        inputs.get("candidate", {}).get("path", "candidate"),
+        allow_missing=bool(policy.get("allow_missing", False)),
+        on_error=policy.get("on_error", "fail"),
+        ci_method=options["ci_method"],
+        confidence=options["confidence"],
+        alpha=options["alpha"],
+        metric=options.get("threshold_metric") if threshold is not None else options.get("metric"),
+        pass_threshold=threshold,
+        tolerance=options.get("tolerance", 0.0),
+        resamples=options.get("resamples", 10_000),
+        seed=options.get("seed", 0),
+        bootstrap=options.get("bootstrap", "bca"),
+    )
 
 
 def _first_difference(recorded: Any, recomputed: Any, where: str) -> str | None:

@@ -7,83 +7,83 @@ the screen says "saved".
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import gc
 import os
-import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from evaltui.core.analysis import Analysis, AnalysisOptions, item_values, stale_notice
+from evaltui.core.analysis import Analysis, item_values
+from evaltui.core.compare import STEPS as COMPARE_STEPS
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.formats import LoadOptions
 from evaltui.core.formats.scan_cache import confirm as confirm_source
-from evaltui.core.pairing import BASE_ROW, CAND_ROW, PairingOptions
-from evaltui.core.policy import Policy
+from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import ITEM_ID, SLICE
-from evaltui.core.signoff import evaluate_policy_gates
+from evaltui.core.spec import CompareSpec
+from evaltui.core.workflow import evaluate_policy_gates, start_review
 from evaltui.ui.listmodel import ListRow, ListView
+from evaltui.ui.messages import (
+    AnalysisChanged,
+    BreakdownsReady,
+    GatesUpdated,
+    InputsChanged,
+    Loaded,
+    LoadFailed,
+    LoadProgress,
+    PairLoaded,
+    PreviewsGrew,
+    ReviewChanged,
+    WorkerProblem,
+)
+
+if TYPE_CHECKING:
+    from evaltui.ui.screens.main import MainScreen
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
+# What opening a pair reports: compare's three steps, then the review session and the previews.
+LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
 
 
 @dataclass(frozen=True)
 class AppConfig:
-    """Everything the app needs to open a pair; built from the command line or by a test."""
+    """Everything the app needs to open a pair: the comparison spec and the review's own
+    choices. The CLI builds it from the command line; tests use `for_pair`."""
 
-    baseline: Path
-    candidate: Path
-    input_format: str | None = None
-    load: LoadOptions = field(default_factory=LoadOptions)
-    candidate_load: LoadOptions | None = None  # when the candidate's arm differs
-    pairing: PairingOptions = field(default_factory=PairingOptions)
-    analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
+    spec: CompareSpec
     tags: tuple[str, ...] | None = None
     fresh: bool = False
-    policy: Policy | None = None  # loaded and checked by the CLI before the screen opens
     state_root: Path | None = None  # where session journals live (None: the default place)
 
     @classmethod
-    def from_args(cls, args: argparse.Namespace) -> AppConfig:
-        from evaltui.cli import compare_inputs
-        from evaltui.core.review import parse_tags
-
-        return cls(
-            **compare_inputs(args),
-            tags=parse_tags(args.tags) if args.tags else None,
-            fresh=args.fresh,
-        )
-
-
-@dataclass(repr=False)
-class Loaded:
-    """What the loading worker hands to the UI thread."""
-
-    analysis: Analysis
-    session: ReviewSession
-    rows: dict[str, list[ListRow]]
-    gates: tuple = ()
-
-    def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
-        sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
-        return f"Loaded({sizes})"
+    def for_pair(
+        cls,
+        baseline: str | Path,
+        candidate: str | Path,
+        *,
+        tags: tuple[str, ...] | None = None,
+        fresh: bool = False,
+        state_root: Path | None = None,
+        **choices: Any,
+    ) -> AppConfig:
+        """A config for two files and the comparison choices `CompareSpec.create` takes."""
+        spec = CompareSpec.create(baseline, candidate, **choices)
+        return cls(spec=spec, tags=tags, fresh=fresh, state_root=state_root)
 
 
-def create_app(config: AppConfig | argparse.Namespace) -> EvalTuiApp:
-    """The one factory: the CLI passes its arguments, tests pass an AppConfig."""
-    if isinstance(config, argparse.Namespace):
-        config = AppConfig.from_args(config)
+def create_app(config: AppConfig) -> EvalTuiApp:
+    """The one factory for the CLI and the tests."""
     return EvalTuiApp(config)
 
 
@@ -126,11 +126,11 @@ class EvalTuiApp(App[int]):
         self.loaded: Loaded | None = None
         self.views: dict[str, ListView] = {}
         self.load_error: str | None = None
-        self.last_signoff: tuple[Path, Path] | None = None
+        self.last_signoff: tuple[Path, ...] | None = None
         self.closing = False  # set on quit, so keys typed after q open nothing new
         self.previews_ready = False  # input texts still being read: search sees ids only
+        self.main_screen: MainScreen | None = None
         self._rows_by_id: dict[str, ListRow] = {}
-        self._last_preview_redraw = 0.0
         # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
         # the sign-off waits for that (see `check_inputs_confirmed`).
         self._confirmed_paths: set[str] = set()
@@ -147,82 +147,54 @@ class EvalTuiApp(App[int]):
 
         if self.quit_without_waiting:  # before the first worker starts
             asyncio.get_running_loop().set_default_executor(_QuitNowExecutor())
-        self.push_screen(MainScreen())
+        self.main_screen = MainScreen()
+        self.push_screen(self.main_screen)
         self.load_pair()
 
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
         """Load, pair and analyse off the UI thread, reporting each step."""
-        from evaltui.core.compare import compare_files
+        from evaltui.core.compare import compare
 
         cfg = self.config
         try:
-            analysis = compare_files(
-                cfg.baseline,
-                cfg.candidate,
-                input_format=cfg.input_format,
+            analysis = compare(
+                cfg.spec,
+                progress=lambda what, step, total: self._progress(what, step),
                 # The first screen need not wait for hashing gigabytes the scan cache has seen
                 # before; `confirm_inputs` re-hashes them right after it.
-                load=replace(cfg.load or LoadOptions(), defer_hash_check=True),
-                candidate_load=(
-                    replace(cfg.candidate_load, defer_hash_check=True)
-                    if cfg.candidate_load is not None
-                    else None
-                ),
-                pairing=cfg.pairing,
-                analysis=cfg.analysis,
-                policy=cfg.policy,
-                progress=lambda what, step, total: self._progress(what, step),
+                defer_hash_check=True,
                 complete=False,  # clusters, metric family and slices come after the first screen
             )
-            baseline, candidate = analysis.paired.baseline, analysis.paired.candidate
-            self._progress("opening the review session", 3)
-            session = ReviewSession.open(
-                Path(baseline.source.path),
-                Path(candidate.source.path),
-                baseline.source.sha256,
-                candidate.source.sha256,
-                tags=cfg.tags,
-                root=cfg.state_root,
-                fresh=cfg.fresh,
+            self._progress(LOAD_STEPS[3], 3)
+            session = start_review(
+                analysis, tags=cfg.tags, fresh=cfg.fresh, state_root=cfg.state_root
             )
-            if cfg.policy is not None:
-                changed = session.use_policy(cfg.policy.hash, cfg.policy.source_path)
-                if changed:
-                    session.notices.append(changed)
-            stale = stale_notice(analysis, session)
-            if stale:
-                session.notices.append(stale)
-            self._progress("reading item previews", 4)
+            self._progress(LOAD_STEPS[4], 4)
             rows = _list_rows(analysis, session)
             gates = evaluate_policy_gates(analysis, session)
         except EvalTuiError as exc:
-            self.call_from_thread(self._load_failed, str(exc))
+            self.post_message(LoadFailed(str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, not a traceback
             if os.environ.get("EVALTUI_DEBUG"):
                 raise
             detail = " ".join(str(exc).split())
             message = f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)"
-            self.call_from_thread(self._load_failed, message, 3)
+            self.post_message(LoadFailed(message, 3))
             return
-        self.call_from_thread(self._loaded, Loaded(analysis, session, rows, gates))
-
-    LOAD_STEPS = 5
+        self.post_message(PairLoaded(Loaded(analysis, session, rows, gates)))
 
     def _progress(self, what: str, step: float) -> None:
-        self.call_from_thread(self._show_progress, what, step)
+        if self.main_screen is not None:  # posting is thread-safe; a burst is drawn once
+            self.main_screen.post_message(LoadProgress(what, step, len(LOAD_STEPS)))
 
-    def _show_progress(self, what: str, step: float) -> None:
-        screen = self._main_screen()
-        if screen is not None:
-            screen.show_progress(what, step, self.LOAD_STEPS)
+    def on_load_failed(self, message: LoadFailed) -> None:
+        self.load_error = message.text
+        self.exit(message.code, return_code=message.code)  # the CLI prints it afterwards
 
-    def _load_failed(self, message: str, code: int = 2) -> None:
-        self.load_error = message
-        self.exit(code, return_code=code)  # the CLI prints load_error on one line afterwards
-
-    def _loaded(self, loaded: Loaded) -> None:
+    def on_pair_loaded(self, message: PairLoaded) -> None:
+        loaded = message.loaded
         self.loaded = loaded
         self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
         self._rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
@@ -232,9 +204,7 @@ class EvalTuiApp(App[int]):
             self.views["improvements"].reverse = True
             for view in self.views.values():
                 view.refresh()
-        screen = self._main_screen()
-        if screen is not None:
-            screen.show_loaded()
+        self._tell_screens(lambda: AnalysisChanged(first=True))
         if not loaded.analysis.metrics:
             self.complete_pair(loaded)
         self.load_previews(loaded)
@@ -243,7 +213,20 @@ class EvalTuiApp(App[int]):
         # stall on a keypress); they live as long as the pair is open, so park them.
         gc.freeze()
         for notice in loaded.session.notices:
-            self.notify(notice, severity="warning", timeout=10)
+            self.notify(notice.text, severity="warning", timeout=10, markup=False)
+
+    def _tell_screens(self, make: Callable[[], Message]) -> None:
+        """Post a fresh message to every screen on the stack; those that care handle it."""
+        for screen in self.screen_stack:
+            screen.post_message(make())
+
+    def _replace_loaded(self, basis: Loaded, **changes: Any) -> None:
+        """Adopt a worker's result for the pair `basis` showed; drop it if the pair was
+        re-analysed meanwhile (a metric switch), so an old result never overwrites a new one."""
+        if self.loaded is not basis:
+            return
+        self.loaded = replace(basis, **changes)
+        self._tell_screens(AnalysisChanged)
 
     @work(thread=True, exclusive=True, group="confirm")
     def confirm_inputs(self, loaded: Loaded) -> None:
@@ -255,7 +238,7 @@ class EvalTuiApp(App[int]):
                 confirm_source(source)
                 self._confirmed_paths.add(source.path)
         except EvalTuiError as exc:
-            self.call_from_thread(self._inputs_changed, str(exc))
+            self.post_message(InputsChanged(str(exc)))
 
     def check_inputs_confirmed(self, loaded: Loaded) -> None:
         """Raise unless every input's sha256 is known to be its bytes' own: the sign-off
@@ -270,9 +253,12 @@ class EvalTuiApp(App[int]):
                     "(a few seconds for big files); try again shortly"
                 )
 
-    def _inputs_changed(self, message: str) -> None:
-        self.inputs_problem = message
-        self.notify(message, title="Input changed", severity="error", timeout=60)
+    def on_inputs_changed(self, message: InputsChanged) -> None:
+        self.inputs_problem = message.text
+        self.notify(message.text, title="Input changed", severity="error", timeout=60, markup=False)
+
+    def on_worker_problem(self, message: WorkerProblem) -> None:
+        self.notify(message.text, severity=message.severity, markup=False)  # type: ignore[arg-type]
 
     @work(thread=True, exclusive=True, group="gates")
     def refresh_gates(self, loaded: Loaded) -> None:
@@ -281,17 +267,13 @@ class EvalTuiApp(App[int]):
         try:
             gates = evaluate_policy_gates(loaded.analysis, loaded.session)
         except EvalTuiError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
+            self.post_message(WorkerProblem(str(exc)))
             return
         if not get_current_worker().is_cancelled:  # a newer tag's evaluation supersedes this
-            self.call_from_thread(self._gates_done, loaded, gates)
+            self.post_message(GatesUpdated(loaded, gates))
 
-    def _gates_done(self, loaded: Loaded, gates: tuple) -> None:
-        if self.loaded is loaded:
-            loaded.gates = gates
-            screen = self._main_screen()
-            if screen is not None:
-                screen.refresh_header()
+    def on_gates_updated(self, message: GatesUpdated) -> None:
+        self._replace_loaded(message.basis, gates=message.gates)
 
     @work(thread=True, exclusive=True, group="complete")
     def complete_pair(self, loaded: Loaded) -> None:
@@ -302,18 +284,12 @@ class EvalTuiApp(App[int]):
             analysis = complete_analysis(loaded.analysis)
             gates = evaluate_policy_gates(analysis, loaded.session)
         except EvalTuiError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
+            self.post_message(WorkerProblem(str(exc)))
             return
-        self.call_from_thread(self._completed, loaded, analysis, gates)
+        self.post_message(BreakdownsReady(loaded, analysis, gates))
 
-    def _completed(self, loaded: Loaded, analysis: Analysis, gates: tuple) -> None:
-        if self.loaded is not loaded:
-            return  # the pair was re-analysed meanwhile (metric switch)
-        loaded.analysis = analysis
-        loaded.gates = gates
-        screen = self._main_screen()
-        if screen is not None:
-            screen.refresh_header()
+    def on_breakdowns_ready(self, message: BreakdownsReady) -> None:
+        self._replace_loaded(message.basis, analysis=message.analysis, gates=message.gates)
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:
@@ -321,28 +297,15 @@ class EvalTuiApp(App[int]):
         rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
         self.previews_ready = False
         try:
-            fill_previews(loaded.analysis, rows, lambda: self.call_from_thread(self._previews_grew))
+            fill_previews(loaded.analysis, rows, self._previews_grew)
         except EvalTuiError as exc:
-            self.call_from_thread(self.notify, f"previews: {exc}", severity="warning")
+            self.post_message(WorkerProblem(f"previews: {exc}", severity="warning"))
         self.previews_ready = True
-        self.call_from_thread(self._previews_grew)
+        self._previews_grew()
 
     def _previews_grew(self) -> None:
-        now = time.monotonic()
-        if not self.previews_ready and now - self._last_preview_redraw < 0.25:
-            return  # a redraw per chunk would keep the UI thread busy on big lists
-        self._last_preview_redraw = now
-        screen = self._main_screen()
-        if screen is not None:
-            screen.previews_grew()
-
-    def _main_screen(self):
-        from evaltui.ui.screens.main import MainScreen
-
-        for screen in self.screen_stack:
-            if isinstance(screen, MainScreen):
-                return screen
-        return None
+        if self.main_screen is not None:  # thread-safe; queued redraws collapse into one
+            self.main_screen.post_message(PreviewsGrew())
 
     async def action_quit(self) -> None:
         self.closing = True
@@ -378,7 +341,7 @@ class EvalTuiApp(App[int]):
         review = self.loaded.session.set_tag(item_id, tag, seen=seen)  # returns after fsync
         self._after_review_change(item_id, review.tag)
         shown = tag if tag is not None else "no tag"
-        self.notify(f"saved: {item_id} → {shown}", timeout=3)
+        self.notify(f"saved: {item_id} → {shown}", timeout=3, markup=False)
 
     def action_note(self) -> None:
         from evaltui.ui.screens.note import NoteScreen
@@ -393,7 +356,7 @@ class EvalTuiApp(App[int]):
                 return
             self.loaded.session.set_note(item_id, note)
             self._after_review_change(item_id, self.loaded.session.review(item_id).tag)
-            self.notify(f"saved: note on {item_id}", timeout=3)
+            self.notify(f"saved: note on {item_id}", timeout=3, markup=False)
 
         self.push_screen(NoteScreen(item_id, current), save)
 
@@ -401,12 +364,9 @@ class EvalTuiApp(App[int]):
         if self.loaded is not None and self.loaded.analysis.policy is not None:
             self.refresh_gates(self.loaded)  # tags move gates: pending -> passed -> failed
         row = self._rows_by_id.get(item_id)
-        if row is not None:  # the lists re-filter when shown (MainScreen.review_changed)
+        if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
             row.tag = tag
-        for screen in self.screen_stack:
-            refresh = getattr(screen, "review_changed", None)
-            if refresh:
-                refresh(item_id)
+        self._tell_screens(lambda: ReviewChanged(item_id))
 
     def triaged(self) -> int:
         if self.loaded is None:
@@ -426,31 +386,27 @@ class EvalTuiApp(App[int]):
             return
         current = self.loaded.analysis.metric
         nxt = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
-        self.notify(f"switching to {nxt}…", timeout=2)
+        self.notify(f"switching to {nxt}…", timeout=2, markup=False)
         self.switch_metric(nxt)
 
     @work(thread=True, exclusive=True, group="load")
     def switch_metric(self, metric: str) -> None:
-        from dataclasses import replace
-
-        from evaltui.core.analysis import analyze
-        from evaltui.core.compare import add_breakdowns
+        from evaltui.core.compare import reanalyse
 
         loaded = self.loaded
         try:
-            options = replace(loaded.analysis.options, metric=metric)
-            analysis = add_breakdowns(analyze(loaded.analysis.paired, options), self.config.policy)
+            analysis = reanalyse(loaded.analysis, metric)
             rows = _list_rows(analysis, loaded.session)
             gates = evaluate_policy_gates(analysis, loaded.session)
         except EvalTuiError as exc:
-            self.call_from_thread(self.notify, str(exc), severity="error")
+            self.post_message(WorkerProblem(str(exc)))
             return
-        self.call_from_thread(self._loaded, Loaded(analysis, loaded.session, rows, gates))
+        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates)))
 
     def show_items(self, item_ids: tuple[str, ...], label: str, list_name: str) -> None:
         """Filter a list to these items (a failed gate's, a slice's) and show it."""
         view = self.views.get(list_name)
-        screen = self._main_screen()
+        screen = self.main_screen
         if view is None or screen is None:
             return
         view.id_filter = frozenset(item_ids)

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from evaltui.core.errors import UsageError
+from evaltui.core.notices import INPUTS_CHANGED, JOURNAL_DAMAGED
 from evaltui.core.review import DEFAULT_TAGS, ReviewSession, parse_tags, session_key
 
 
@@ -67,7 +68,9 @@ def test_torn_last_line_is_reported_and_earlier_work_kept(tmp_path):
         handle.write(b'{"kind":"tag","item_id":"q2","ta')  # killed mid-write
     again = open_session(tmp_path)
     assert again.review("q1").tag == "flaky"
-    assert any("unfinished last write" in n for n in again.notices)
+    assert any(
+        n.kind == JOURNAL_DAMAGED and "unfinished last write" in n.text for n in again.notices
+    )
     again.set_tag("q3", "acceptable")  # the next write starts on a fresh line
     assert open_session(tmp_path).review("q3").tag == "acceptable"
 
@@ -75,7 +78,10 @@ def test_torn_last_line_is_reported_and_earlier_work_kept(tmp_path):
 def test_changed_input_file_is_noticed_on_reopen(tmp_path):
     open_session(tmp_path).set_tag("q1", "flaky")
     again = open_session(tmp_path, shas=("s1", "CHANGED"))
-    assert any("candidate file changed" in n for n in again.notices)
+    assert any(
+        n.kind == INPUTS_CHANGED and "candidate file changed" in n.text for n in again.notices
+    )
+    assert again.inputs_changed
     assert again.review("q1").tag == "flaky"
 
 

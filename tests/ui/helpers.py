@@ -15,7 +15,7 @@ SAMPLE = (ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candi
 
 
 def demo_app(state: Path, **kwargs) -> EvalTuiApp:
-    return create_app(AppConfig(SAMPLE[0], SAMPLE[1], state_root=state, **kwargs))
+    return create_app(AppConfig.for_pair(SAMPLE[0], SAMPLE[1], state_root=state, **kwargs))
 
 
 async def settle(app: EvalTuiApp, pilot: Pilot) -> None:

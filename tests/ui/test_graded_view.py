@@ -11,7 +11,7 @@ from tests.ui.helpers import settle, text_of
 
 async def test_graded_header_shows_bootstrap_histogram_and_sorts_by_delta(tmp_path, write_jsonl):
     base, cand, _ = rated_pair(write_jsonl)
-    app = create_app(AppConfig(base, cand, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         header = text_of(app, "#header")
@@ -30,7 +30,7 @@ async def test_graded_header_shows_bootstrap_histogram_and_sorts_by_delta(tmp_pa
 
 
 async def test_epoch_pair_header_reports_epochs_and_within_item_variance(tmp_path):
-    app = create_app(AppConfig(GPT5, CLAUDE, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(GPT5, CLAUDE, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         header = text_of(app, "#header")

@@ -54,7 +54,7 @@ def test_transcript_text_keeps_markup_literal_and_escapes_visible():
 
 async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
     base, cand = hostile_pair(tmp_path)
-    app = create_app(AppConfig(base, cand, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         table = app.screen.query_one(ItemTable)
@@ -82,7 +82,7 @@ async def test_a_one_megabyte_output_opens_and_stays_responsive(tmp_path):
         path = tmp_path / name
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
         paths.append(path)
-    app = create_app(AppConfig(paths[0], paths[1], state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(paths[0], paths[1], state_root=tmp_path / "state"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         await pilot.press("enter")

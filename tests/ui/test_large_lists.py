@@ -30,7 +30,7 @@ def big_pair(tmp_path, n=40_000):
 
 async def test_lists_with_tens_of_thousands_of_rows_stay_usable(tmp_path):
     base, cand = big_pair(tmp_path)
-    app = create_app(AppConfig(base, cand, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         table = app.screen.query_one(ItemTable)

@@ -46,7 +46,7 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
         shown.append((base.complete, cand.complete, len(cand.messages), pane))
 
     monkeypatch.setattr(ItemScreen, "_show_transcripts", spy)
-    app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await open_first_item(app, pilot)
         final = app.screen.transcripts
@@ -67,7 +67,7 @@ async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path,
         return read(self, row)
 
     monkeypatch.setattr(ParquetTranscripts, "read", counted)
-    app = create_app(AppConfig(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(*parquet_pair(tmp_path), state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await open_first_item(app, pilot)
         screen = app.screen
@@ -94,7 +94,7 @@ async def test_a_parquet_side_against_a_side_without_messages_still_opens(tmp_pa
     base, _ = parquet_pair(tmp_path)
     flat = tmp_path / "candidate-flat.parquet"
     pl.read_ndjson(SAMPLE[1]).drop("messages").write_parquet(flat)
-    app = create_app(AppConfig(base, flat, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(base, flat, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await open_first_item(app, pilot)
         base_t, cand_t = app.screen.transcripts

@@ -3,7 +3,6 @@ the metric switcher, and gates that follow the reviewer's tags."""
 
 from __future__ import annotations
 
-from evaltui.core.policy import load_policy
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.main import MainScreen
@@ -14,9 +13,7 @@ POLICY = SAMPLE[0].parent / "policy.toml"
 
 
 def policy_app(tmp_path):
-    config = AppConfig(
-        SAMPLE[0], SAMPLE[1], state_root=tmp_path / "state", policy=load_policy(POLICY)
-    )
+    config = AppConfig.for_pair(SAMPLE[0], SAMPLE[1], state_root=tmp_path / "state", policy=POLICY)
     return create_app(config)
 
 
@@ -80,7 +77,7 @@ async def test_metric_switcher_reanalyses_on_the_next_metric(tmp_path, write_jso
         base.append({"item_id": f"m{i}", "passed": i % 3 != 0, "score:judge": 3 + i % 3})
         cand.append({"item_id": f"m{i}", "passed": i % 4 != 0, "score:judge": 2 + i % 3})
     app = create_app(
-        AppConfig(
+        AppConfig.for_pair(
             write_jsonl("b.jsonl", base),
             write_jsonl("c.jsonl", cand),
             state_root=tmp_path / "state",
@@ -107,9 +104,7 @@ async def test_changed_policy_is_warned_about_in_the_app(tmp_path):
         await settle(app, pilot)
     edited = tmp_path / "policy.toml"
     edited.write_text(POLICY.read_text().replace("min_effect = 0.02", "min_effect = 0.01"))
-    config = AppConfig(
-        SAMPLE[0], SAMPLE[1], state_root=tmp_path / "state", policy=load_policy(edited)
-    )
+    config = AppConfig.for_pair(SAMPLE[0], SAMPLE[1], state_root=tmp_path / "state", policy=edited)
     again = create_app(config)
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(again, pilot)

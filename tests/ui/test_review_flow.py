@@ -215,7 +215,7 @@ async def test_help_screen_lists_every_key(tmp_path):
 async def test_bad_input_closes_the_app_with_a_one_line_error(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"item_id": "a", "passed": "yes"}\n')
-    app = create_app(AppConfig(SAMPLE[0], bad, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(SAMPLE[0], bad, state_root=tmp_path / "state"))
     async with app.run_test() as pilot:
         await settle(app, pilot)
     assert app.return_code == 2

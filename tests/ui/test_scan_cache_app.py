@@ -46,7 +46,7 @@ async def sign_off(app, pilot, prefix):
 async def test_a_reopened_pair_shows_cached_hashes_then_confirms_them_before_signing(
     tmp_path, cached_pair
 ):
-    app = create_app(AppConfig(*cached_pair, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         paired = app.loaded.analysis.paired
@@ -70,7 +70,7 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
         if meta["path"].endswith("candidate.jsonl"):
             meta["sha256"] = "f" * 64
             (entry / scan_cache.META).write_text(json.dumps(meta))
-    app = create_app(AppConfig(*cached_pair, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.inputs_problem is not None
@@ -95,7 +95,7 @@ async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(
         return confirm(source)
 
     monkeypatch.setattr(app_module, "confirm_source", slow_confirm)
-    app = create_app(AppConfig(*cached_pair, state_root=tmp_path / "state"))
+    app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         while app.loaded is None:
             await pilot.pause(0.02)

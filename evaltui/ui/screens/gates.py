@@ -19,7 +19,7 @@ class GatesScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
-        policy = app.config.policy
+        policy = app.loaded.analysis.policy
         options = []
         for index, gate in enumerate(app.loaded.gates):
             label = Text()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -19,6 +20,7 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, Transcript
 from evaltui.ui.listmodel import ListRow
+from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
 from evaltui.ui.transcript import output_diff, transcript_text
 
@@ -99,7 +101,7 @@ class ItemScreen(Screen):
                 if not worker.is_cancelled:
                     self.read_ahead = (following.item_id, base, cand)
         except EvalTuiError as exc:
-            self.app.call_from_thread(self.app.notify, str(exc), severity="error")
+            self.app.post_message(WorkerProblem(str(exc)))
 
     def _read_item(self, item_id: str, index: int, show: bool) -> tuple[Transcript, Transcript]:
         """Both sides at once: each may be a seek and a parse, or a row-group decode. With
@@ -126,7 +128,9 @@ class ItemScreen(Screen):
                 done = [e if e.complete else None for e in early]
                 if not all(e.complete for e in early):
                     # Shown before the slow reads start: they would take both cores from it.
-                    self.app.call_from_thread(self._show_transcripts, item_id, *early)
+                    shown = threading.Event()
+                    self.post_message(TranscriptsRead(item_id, *early, shown=shown))
+                    shown.wait(timeout=1.0)
             full = [
                 pool.submit(reader.read, row) if have is None else None
                 for (reader, row), have in zip(sides, done, strict=True)
@@ -135,8 +139,15 @@ class ItemScreen(Screen):
                 f.result() if f is not None else have for f, have in zip(full, done, strict=True)
             )
         if show:
-            self.app.call_from_thread(self._show_transcripts, item_id, base, cand)
+            self.post_message(TranscriptsRead(item_id, base, cand))
         return base, cand
+
+    def on_transcripts_read(self, message: TranscriptsRead) -> None:
+        try:
+            self._show_transcripts(message.item_id, message.baseline, message.candidate)
+        finally:
+            if message.shown is not None:
+                message.shown.set()
 
     def _item_index(self, item_id: str) -> int:
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
@@ -194,8 +205,8 @@ class ItemScreen(Screen):
         meta.append_text(literal_line(review.note or "—", 200))
         self.query_one("#item-meta", Static).update(meta)
 
-    def review_changed(self, item_id: str) -> None:
-        if item_id == self.row.item_id:
+    def on_review_changed(self, message: ReviewChanged) -> None:
+        if message.item_id == self.row.item_id:
             self._update_meta()
 
     # -- actions ---------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
+from evaltui.ui.messages import AnalysisChanged, LoadProgress, PreviewsGrew, ReviewChanged
 from evaltui.ui.widgets.header_pane import HeaderPane
 from evaltui.ui.widgets.item_table import ItemTable
 
@@ -55,9 +56,18 @@ class MainScreen(Screen):
 
     # -- loading ---------------------------------------------------------------------------
 
-    def show_progress(self, what: str, step: float, total: int) -> None:
-        self.query_one("#loading-label", Static).update(f"Opening the runs: {what}…")
-        self.query_one("#loading-bar", ProgressBar).update(total=total, progress=step)
+    def on_load_progress(self, message: LoadProgress) -> None:
+        label = Text(f"Opening the runs: {message.what}…")
+        self.query_one("#loading-label", Static).update(label)
+        self.query_one("#loading-bar", ProgressBar).update(
+            total=message.total, progress=message.step
+        )
+
+    def on_analysis_changed(self, message: AnalysisChanged) -> None:
+        if message.first:
+            self.show_loaded()
+        else:
+            self.refresh_header()
 
     def show_loaded(self) -> None:
         self.query_one(ItemTable).show_delta = self.app.loaded.analysis.kind == "graded"
@@ -119,7 +129,7 @@ class MainScreen(Screen):
             self.view.refresh()
         self.show_list(self.current_list, keep_item=keep)
 
-    def previews_grew(self) -> None:
+    def on_previews_grew(self, message: PreviewsGrew) -> None:
         """More input text arrived: redraw, and re-filter when a text search is active."""
         view = self.view
         if view is not None and view.search:
@@ -128,7 +138,7 @@ class MainScreen(Screen):
             self.query_one(ItemTable).refresh()
             self._update_title()
 
-    def review_changed(self, item_id: str) -> None:
+    def on_review_changed(self, message: ReviewChanged) -> None:
         self.refresh_header()
         self._reshow()
 

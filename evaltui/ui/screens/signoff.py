@@ -6,6 +6,7 @@ import time
 from pathlib import Path
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -13,17 +14,14 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.signoff import (
-    DECISIONS,
-    Decision,
-    build_record,
-    default_reviewer,
-    untriaged_regressions,
-    write_record,
-)
+from evaltui.core.signoff import DECISIONS, Decision, build_record, default_reviewer, write_record
+from evaltui.core.workflow import OverrideRequired, override_for
+from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
 
 
 class SignoffScreen(ModalScreen[None]):
+    writing = False  # a record is being written: Ctrl+S again does nothing
+
     BINDINGS = [
         Binding("ctrl+s", "write", "Write record", priority=True, id="signoff.write"),
         Binding("escape", "cancel", "Cancel", id="signoff.cancel"),
@@ -31,7 +29,7 @@ class SignoffScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
-        untriaged = untriaged_regressions(app.loaded.analysis, app.loaded.session)
+        override = override_for(app.loaded.analysis, app.loaded.session, app.loaded.gates)
         with VerticalScroll(id="signoff-box", classes="dialog"):
             yield Static("Sign off this comparison", classes="title")
             yield Static(Text(app.loaded.analysis.headline))
@@ -43,18 +41,13 @@ class SignoffScreen(ModalScreen[None]):
                     yield RadioButton(decision, value=(i == 0), id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
-            failed = [g.name for g in app.loaded.gates if g.status == "failed"]
-            if untriaged or failed:
-                problems = []
-                if untriaged:
-                    n_reg = len(app.loaded.analysis.regressions)
-                    problems.append(f"{len(untriaged)} of {n_reg} regressions are untriaged")
-                if failed:
-                    problems.append(f"{len(failed)} release gate(s) failed")
+            if override.needed:
                 yield Static(
-                    "Override reason: "
-                    + " and ".join(problems)
-                    + "; approving anyway needs a reason (recorded)",
+                    Text(
+                        "Override reason: "
+                        + " and ".join(override.problems())
+                        + "; approving anyway needs a reason (recorded)"
+                    ),
                     classes="warning",
                 )
                 yield Input(id="override", placeholder="why approve with untriaged regressions")
@@ -80,6 +73,10 @@ class SignoffScreen(ModalScreen[None]):
             self.action_cancel()
 
     def action_write(self) -> None:
+        """Read the form here; build and write the record in a worker (seconds at 300k
+        items), so the screen keeps answering while it is written."""
+        if self.writing:
+            return
         app = self.app
         overrides = self.query("#override")
         try:
@@ -90,20 +87,51 @@ class SignoffScreen(ModalScreen[None]):
                 override_reason=overrides.first(Input).value if overrides else None,
             )
             app.check_inputs_confirmed(app.loaded)  # the record's sha256 are the bytes' own
-            analysis = app.loaded.analysis
+        except EvalTuiError as exc:
+            self._show_error(str(exc))
+            return
+        prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
+        self.writing = True
+        self.query_one("#write", Button).disabled = True
+        self.query_one("#signoff-error", Static).update(Text("Writing the record…"))
+        self.write_record(app.loaded, decision, prefix)
+
+    @work(thread=True, exclusive=True, group="signoff")
+    def write_record(self, loaded, decision: Decision, prefix: Path) -> None:
+        analysis = loaded.analysis
+        try:
             if not analysis.metrics:  # exported before the background analysis finished
                 from evaltui.core.compare import complete_analysis
+                from evaltui.core.workflow import evaluate_policy_gates
 
-                analysis = app.loaded.analysis = complete_analysis(analysis)
-            record = build_record(analysis, app.loaded.session, decision)
-            prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
-            json_path, md_path = write_record(record, analysis, prefix)
-        except (EvalTuiError, OSError) as exc:
-            self.query_one("#signoff-error", Static).update(Text(f"Not written: {exc}"))
+                analysis = complete_analysis(analysis)
+                gates = evaluate_policy_gates(analysis, loaded.session)
+                self.app.post_message(BreakdownsReady(loaded, analysis, gates))
+            record = build_record(analysis, loaded.session, decision)
+            paths = write_record(record, analysis, prefix)
+        except OverrideRequired as exc:
+            why = exc.override.refusal("fill in the override reason above")
+            self.post_message(SignoffFailed(why))
             return
-        app.last_signoff = (json_path, md_path)
-        app.notify(f"wrote {json_path} and {md_path}", timeout=8)
+        except (EvalTuiError, OSError) as exc:
+            self.post_message(SignoffFailed(str(exc)))
+            return
+        csv_path = paths[0].with_suffix(".csv")
+        self.post_message(SignoffWritten((*paths, csv_path)))
+
+    def on_signoff_failed(self, message: SignoffFailed) -> None:
+        self.writing = False
+        self.query_one("#write", Button).disabled = False
+        self._show_error(message.text)
+
+    def on_signoff_written(self, message: SignoffWritten) -> None:
+        self.app.last_signoff = message.paths
+        shown = ", ".join(str(p) for p in message.paths)
+        self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
+
+    def _show_error(self, text: str) -> None:
+        self.query_one("#signoff-error", Static).update(Text(f"Not written: {text}"))
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -5,10 +5,13 @@ It only formats numbers the core computed; nothing statistical happens here.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.widgets import Static
 
 from evaltui.core.analysis import Analysis, format_p, percent, signed
+from evaltui.core.notices import Notice
 from evaltui.core.report import arm_means, delta_histogram_line
 from evaltui.ui.safe import literal_line
 
@@ -30,7 +33,9 @@ GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
 GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…"}
 
 
-def header_text(analysis: Analysis, triaged: int, notices: list[str], gates: tuple = ()) -> Text:
+def header_text(
+    analysis: Analysis, triaged: int, notices: Sequence[Notice], gates: tuple = ()
+) -> Text:
     text = Text()
     text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
@@ -41,7 +46,7 @@ def header_text(analysis: Analysis, triaged: int, notices: list[str], gates: tup
     else:
         _graded_lines(text, analysis)
     _epoch_and_cluster_lines(text, analysis)
-    for warning in [*analysis.warnings, *notices]:
+    for warning in [*analysis.warnings, *(str(notice) for notice in notices)]:
         text.append("⚠ ", style="bold yellow")
         text.append_text(literal_line(warning, style="yellow"))
         text.append("\n")
@@ -142,5 +147,7 @@ class HeaderPane(Static):
     HeaderPane { height: auto; padding: 0 1; border-bottom: solid $primary; }
     """
 
-    def show(self, analysis: Analysis, triaged: int, notices: list[str], gates: tuple = ()) -> None:
+    def show(
+        self, analysis: Analysis, triaged: int, notices: Sequence[Notice], gates: tuple = ()
+    ) -> None:
         self.update(header_text(analysis, triaged, notices, gates))

@@ -1,0 +1,117 @@
+"""The review workflow the CLI and the app share: open a review, decide if an approval overrides.
+
+Opening a review is more than loading two files: the pair's journal is resumed (and locked),
+the policy in force is journalled (a changed policy is a notice), and tags whose items changed
+outcome since they were made are named. The override rule says what an approval would be
+approved over (untriaged regressions, failed gates) and refuses it without a reason. Both live
+here once, so the headless commands and the app cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.analysis import Analysis, stale_notice
+from evaltui.core.errors import UsageError
+from evaltui.core.review import ReviewSession
+
+
+def start_review(
+    analysis: Analysis,
+    *,
+    tags: tuple[str, ...] | None = None,
+    fresh: bool = False,
+    read_only: bool = False,
+    state_root: Path | None = None,
+) -> ReviewSession:
+    """The pair's review session, resumed or started, with its notices filled in.
+
+    `read_only` (headless reports) reads the journal if there is one and never writes or locks.
+    """
+    paired = analysis.paired
+    session = ReviewSession.open(
+        Path(paired.baseline.source.path),
+        Path(paired.candidate.source.path),
+        paired.baseline.source.sha256,
+        paired.candidate.source.sha256,
+        tags=tags,
+        root=state_root,
+        fresh=fresh,
+        read_only=read_only,
+    )
+    if analysis.policy is not None:
+        changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
+        if changed is not None:
+            session.notices.append(changed)
+    stale = stale_notice(analysis, session)
+    if stale is not None:
+        session.notices.append(stale)
+    return session
+
+
+def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> tuple:
+    """The policy's gates on this pair and these tags (empty without a policy)."""
+    if analysis.policy is None:
+        return ()
+    from evaltui.core.policy import evaluate_gates
+
+    return evaluate_gates(analysis.policy, analysis.paired, analysis, session)
+
+
+def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
+    return [i for i in analysis.regressions if not session.review(i).triaged]
+
+
+@dataclass(frozen=True)
+class Override:
+    """What approving this pair now would approve over; nothing, when `needed` is False."""
+
+    regressions: int  # all regressions of the pair
+    untriaged: tuple[str, ...]  # their ids
+    failed_gates: tuple[str, ...]  # gate names
+
+    @property
+    def needed(self) -> bool:
+        return bool(self.untriaged or self.failed_gates)
+
+    def problems(self) -> list[str]:
+        """Each thing being overridden, in plain words with its count."""
+        out = []
+        if self.untriaged:
+            out.append(f"{len(self.untriaged)} of {self.regressions} regressions are untriaged")
+        if self.failed_gates:
+            out.append(
+                f"{len(self.failed_gates)} release gate(s) failed ({', '.join(self.failed_gates)})"
+            )
+        return out
+
+    def refusal(self, how: str) -> str:
+        """Why an approval without a reason is refused; `how` says where to give the reason."""
+        return "; ".join(self.problems()) + f"; approving anyway needs an override reason ({how})"
+
+
+class OverrideRequired(UsageError):
+    """An approval over untriaged regressions or failed gates was given no reason."""
+
+    def __init__(self, override: Override) -> None:
+        super().__init__(override.refusal("--override-reason TEXT"))
+        self.override = override
+
+
+def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, ...]) -> Override:
+    return Override(
+        regressions=len(analysis.regressions),
+        untriaged=tuple(untriaged_regressions(analysis, session)),
+        failed_gates=tuple(g.name for g in gates if g.status == "failed"),
+    )
+
+
+def check_override(decision: str, override_reason: str | None, override: Override) -> bool:
+    """True when this decision overrides something (and has the reason it needs); raises
+    `OverrideRequired` when an approval overrides without one."""
+    overriding = decision == "approve" and override.needed
+    if overriding and not (override_reason or "").strip():
+        raise OverrideRequired(override)
+    return overriding

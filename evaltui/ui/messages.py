@@ -1,0 +1,159 @@
+"""What the app's workers and the app tell the screens, as Textual messages.
+
+Workers run in threads and never touch widgets: they post one of these (posting is
+thread-safe) and the app or a screen handles it on the UI thread. The app keeps the one
+`Loaded` state and replaces it whole when a worker brings a newer analysis or gates; then it
+tells every screen on the stack (`AnalysisChanged`, `ReviewChanged`) and each screen that cares
+redraws. Progress-like messages replace a queued one of their kind (`can_replace`), so a burst
+of progress costs one redraw, not one per chunk.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from evaltui.core.analysis import Analysis
+    from evaltui.core.review import ReviewSession
+    from evaltui.ui.listmodel import ListRow
+
+
+@dataclass(frozen=True, repr=False)
+class Loaded:
+    """The open pair as the UI shows it: replaced, never mutated, when a worker finishes.
+
+    `rows` are the list rows; their `tag` and `preview` fields are updated in place as the
+    reviewer tags and the previews arrive (the rows are the lists' own, shared by the views).
+    """
+
+    analysis: Analysis
+    session: ReviewSession
+    rows: dict[str, list[ListRow]]
+    gates: tuple[Any, ...] = ()
+
+    def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
+        sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
+        return f"Loaded({sizes})"
+
+
+# -- from workers -------------------------------------------------------------------------
+
+
+class LoadProgress(Message):
+    """The loading worker reached `step` of `total` (fractional while reading bytes)."""
+
+    def __init__(self, what: str, step: float, total: int) -> None:
+        super().__init__()
+        self.what, self.step, self.total = what, step, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, LoadProgress)
+
+
+class PairLoaded(Message):
+    """The first analysis, the review session and the list rows are ready."""
+
+    def __init__(self, loaded: Loaded) -> None:
+        super().__init__()
+        self.loaded = loaded
+
+
+class LoadFailed(Message):
+    """Opening the pair failed; the app ends with `code` and prints `text` on one line."""
+
+    def __init__(self, text: str, code: int = 2) -> None:
+        super().__init__()
+        self.text, self.code = text, code
+
+
+class BreakdownsReady(Message):
+    """Clusters, the metric family and the slices, computed for the pair `basis` showed."""
+
+    def __init__(self, basis: Loaded, analysis: Analysis, gates: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.basis, self.analysis, self.gates = basis, analysis, gates
+
+
+class GatesUpdated(Message):
+    """The gates re-evaluated after a tag, for the pair `basis` showed."""
+
+    def __init__(self, basis: Loaded, gates: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.basis, self.gates = basis, gates
+
+
+class InputsChanged(Message):
+    """An input's bytes no longer match the sha256 the screen's numbers came from."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class WorkerProblem(Message):
+    """A background step failed in a way the reviewer should read (the review stays open)."""
+
+    def __init__(self, text: str, severity: str = "error") -> None:
+        super().__init__()
+        self.text, self.severity = text, severity
+
+
+class PreviewsGrew(Message):
+    """More input previews arrived; the list redraws once per burst of them."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, PreviewsGrew)
+
+
+class TranscriptsRead(Message):
+    """Both sides of `item_id` were read (a quick view first, for slow nested columns).
+
+    `shown`, when given, is set once the screen has taken the text, so a worker can hold its
+    slow reads back until the quick view is on screen."""
+
+    def __init__(
+        self, item_id: str, baseline: Any, candidate: Any, shown: threading.Event | None = None
+    ) -> None:
+        super().__init__()
+        self.item_id, self.baseline, self.candidate = item_id, baseline, candidate
+        self.shown = shown
+
+
+class SignoffWritten(Message):
+    """The sign-off record's files were written."""
+
+    def __init__(self, paths: tuple[Path, ...]) -> None:
+        super().__init__()
+        self.paths = paths
+
+
+class SignoffFailed(Message):
+    """The sign-off record was not written; `text` says why."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+# -- from the app to its screens ------------------------------------------------------------
+
+
+class AnalysisChanged(Message):
+    """The app's `Loaded` was replaced (first load, breakdowns, gates): redraw from it."""
+
+    def __init__(self, first: bool = False) -> None:
+        super().__init__()
+        self.first = first
+
+
+class ReviewChanged(Message):
+    """The reviewer tagged or annotated `item_id` (already written to the journal)."""
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__()
+        self.item_id = item_id
