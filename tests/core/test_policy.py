@@ -27,6 +27,7 @@ from evaltui.core.policy import (
     load_policy,
     loads_policy,
 )
+from evaltui.core.policy.schema import GATE_KINDS_SCHEMA, SETTINGS
 from evaltui.core.review import ReviewSession
 from tests.conftest import SAMPLE_RUNS
 
@@ -258,6 +259,30 @@ def test_gates_without_regressions_in_scope_pass(demo, tmp_path):
     assert results[0].detail.startswith("no regressions in slice shipping")
 
 
+def test_items_without_a_slice_form_the_unsliced_scope(write_jsonl):
+    def records(verdicts):
+        slices = ["a", None, None, "a"]
+        return [
+            {"item_id": f"q{i}", "passed": v, **({"slice": s} if s else {})}
+            for i, (v, s) in enumerate(zip(verdicts, slices, strict=True))
+        ]
+
+    paired = pair_runs(
+        load_run(write_jsonl("b.jsonl", records([True, True, True, False]))),
+        load_run(write_jsonl("c.jsonl", records([True, False, True, True]))),
+    )
+    policy = loads_policy(
+        '[[gates]]\nkind = "no_regressions"\nslice = "(no slice)"\n'
+        '[[gates]]\nkind = "no_regressions"\nslice = "a"\n'
+        '[[gates]]\nkind = "min_pass_rate"\nslice = "(no slice)"\nrate = 0.9\n'
+    )
+    unsliced, sliced, rate = evaluate_gates(policy, paired, analyze(paired), None)
+    assert (unsliced.status, unsliced.item_ids) == ("failed", ("q1",))
+    assert "baseline 2 -> candidate 1 passes of 2" in unsliced.detail
+    assert (sliced.status, sliced.item_ids) == ("passed", ())
+    assert (rate.status, rate.item_ids) == ("failed", ("q1",))
+
+
 def test_no_gates_means_passed(demo):
     paired, analysis = demo
     assert evaluate_gates(loads_policy(""), paired, analysis, None) == ()
@@ -368,6 +393,32 @@ def test_confidence_defaults_to_one_minus_alpha():
     assert loads_policy("alpha = 0.1\nconfidence = 0.95").confidence == 0.95
 
 
+def test_every_declared_key_has_a_type_and_a_one_line_meaning():
+    tables = [SETTINGS, *(gate_kind.table for gate_kind in GATE_KINDS_SCHEMA)]
+    for table in tables:
+        assert len(set(table.names)) == len(table.names)
+        for key in table.keys:
+            assert key.meaning.strip() and "\n" not in key.meaning, key.name
+            assert not (key.required and key.default is not None), key.name
+    kinds = ("no_regressions", "min_pass_rate", "no_tag", "all_triaged", "min_effect")
+    assert tuple(gate_kind.kind for gate_kind in GATE_KINDS_SCHEMA) == kinds
+
+
+def test_a_gate_hashes_its_kind_name_and_exactly_its_declared_keys():
+    policy = loads_policy(
+        "min_effect = 0.02\n"
+        + "".join(
+            f'[[gates]]\nkind = "{kind}"\n'
+            + ("rate = 0.5\n" if kind == "min_pass_rate" else "")
+            + ('tag = "t"\n' if kind == "no_tag" else "")
+            for kind in GATE_KINDS
+        )
+    )
+    for gate, gate_kind in zip(policy.gates, GATE_KINDS_SCHEMA, strict=True):
+        declared = {"kind", "name", *(key.name for key in gate_kind.keys)}
+        assert set(gate.canonical()) == declared
+
+
 def test_canonical_form_is_plain_json():
     policy = loads_policy('min_effect = 0.02\n[[gates]]\nkind = "min_effect"\n')
     canonical = policy.canonical()
@@ -473,6 +524,118 @@ def test_inline_gates_have_no_line_but_still_an_entry(tmp_path):
     with pytest.raises(InputError, match=r"\[\[gates\]\] entry 2: unknown gate kind") as err:
         load_policy(path)
     assert err.value.line is None
+
+
+# --------------------------------------------------------------------------------------------
+# The line of an error: tomllib gives none, so it is found in the text
+# --------------------------------------------------------------------------------------------
+
+INLINE_GATES = (
+    "# gates written as inline tables, one per line\n"  # 1
+    "alpha = 0.05\n"  # 2
+    "gates = [\n"  # 3
+    '  {kind = "all_triaged"},\n'  # 4
+    "  # a comment with {braces} and [[gates]]\n"  # 5
+    "  {GATE},\n"  # 6
+    "]\n"  # 7
+)
+
+
+@pytest.mark.parametrize(
+    "gate, field, fragment",
+    [
+        ('kind = "no_regressions", slcie = "x"', "slcie", "no_regressions gates take no 'slcie'"),
+        ('kind = "no_regressions", slice = 3', "slice", "expected a non-empty string, got 3"),
+        ('kind = "no_regresion"', "kind", "unknown gate kind 'no_regresion'"),
+        ('kind = "min_pass_rate", rate = "90%"', "rate", "got '90%'"),
+    ],
+)
+def test_inline_gate_errors_name_the_line_the_gate_opens_on(tmp_path, gate, field, fragment):
+    path = write(tmp_path, INLINE_GATES.replace("GATE", gate))
+    with pytest.raises(InputError) as err:
+        load_policy(path)
+    assert err.value.line == 6
+    assert err.value.field == field
+    assert str(err.value).startswith(f"{path}:6: field '{field}': [[gates]] entry 2: ")
+    assert fragment in str(err.value)
+
+
+def test_unknown_gate_key_message_names_file_line_gate_and_the_keys_it_takes(tmp_path):
+    path = write(
+        tmp_path,
+        '[[gates]]\nkind = "all_triaged"\n\n[[gates]]\nkind = "no_regressions"\nslcie = "x"\n',
+    )
+    with pytest.raises(InputError) as err:
+        load_policy(path)
+    assert str(err.value) == (
+        f"{path}:4: field 'slcie': [[gates]] entry 2: no_regressions gates take no 'slcie'; "
+        "expected one of kind, name, slice"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, line, field",
+    [
+        # unknown top-level keys, however they are written
+        ('alpha = 0.05\n\n"alpah" = 0.05\n', 3, "alpah"),
+        ("alpha = 0.05\nthreshold.rate = 0.9\n", 2, "threshold"),
+        ('alpha = 0.05\n\n[[gate]]\nkind = "no_regressions"\n', 3, "gate"),
+        ('[[gates]]\nkind = "all_triaged"\n[extra]\nx = 1\n', 3, "extra"),
+        # wrong types
+        ("min_effect = 0.02\n[alpha]\nx = 1\n", 2, "alpha"),
+        ('min_effect = 0.02\nmonitor = [\n  "a",\n  1,\n]\n', 2, "monitor"),
+        ('alpha = 0.05\ngates = [{kind = "all_triaged"}, 1]\n', 2, "gates"),
+        # a key spelt inside a string or a comment is not the key
+        ('# alpha = 0.05\nprimary_metric = """\nalpha = 2\n"""\nalpha = 2\n', 5, "alpha"),
+    ],
+)
+def test_top_level_errors_name_the_line_of_the_key(tmp_path, text, line, field):
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as err:
+        load_policy(path)
+    assert (err.value.line, err.value.field) == (line, field)
+    assert str(err.value).startswith(f"{path}:{line}: field '{field}': ")
+
+
+def test_gate_headers_inside_strings_and_comments_do_not_shift_the_gate_lines(tmp_path):
+    text = (
+        "# [[gates]] tables follow\n"  # 1
+        "[[gates]]\n"  # 2
+        'kind = "no_regressions"\n'  # 3
+        'name = """\n'  # 4
+        "[[gates]]\n"  # 5
+        '"""  # [[gates]]\n'  # 6
+        "  [[ gates ]]  # spaced out\n"  # 7
+        'kind = "bogus"\n'  # 8
+    )
+    with pytest.raises(InputError, match=r"\[\[gates\]\] entry 2: unknown gate kind") as err:
+        load_policy(write(tmp_path, text))
+    assert err.value.line == 7
+
+
+def test_one_inline_gate_on_its_own_line_has_that_line(tmp_path):
+    path = write(tmp_path, 'alpha = 0.05\ngates = [{kind = "bogus"}]\n')
+    with pytest.raises(InputError, match=r"\[\[gates\]\] entry 1: unknown gate kind") as err:
+        load_policy(path)
+    assert err.value.line == 2
+
+
+def test_inline_gate_lines_reach_the_evaluation_errors(tmp_path, demo):
+    paired, analysis = demo
+    text = (
+        'gates = [\n  {kind = "all_triaged"},\n  {kind = "no_regressions", slice = "dosge"},\n]\n'
+    )
+    policy = load_policy(write(tmp_path, text))
+    assert [gate.line for gate in policy.gates] == [2, 3]
+    with pytest.raises(InputError, match="unknown slice 'dosge'") as err:
+        evaluate_gates(policy, paired, analysis, None)
+    assert err.value.line == 3
+
+
+def test_inline_and_table_gates_hash_the_same():
+    tables = loads_policy('[[gates]]\nkind = "no_regressions"\nslice = "x"\n')
+    inline = loads_policy('gates = [{slice = "x", kind = "no_regressions"}]\n')
+    assert tables.hash == inline.hash
 
 
 def test_unknown_slice_is_refused_at_evaluation(tmp_path, demo):
