@@ -519,6 +519,16 @@ def test_wrong_gates_name_the_entry_and_line(tmp_path, gate, field, fragment):
     assert fragment in message
 
 
+def test_an_integer_too_large_for_a_float_is_out_of_range_not_a_crash():
+    huge = "9" * 400
+    with pytest.raises(InputError, match="strictly between 0 and 1") as err:
+        loads_policy(f"alpha = {huge}\n", "p.toml")
+    assert (err.value.line, err.value.field) == (1, "alpha")
+    with pytest.raises(InputError, match=r"between 0 and 1 \(0.9 = 90%\)") as err:
+        loads_policy(f'[[gates]]\nkind = "min_pass_rate"\nrate = {huge}\n', "p.toml")
+    assert (err.value.line, err.value.field) == (1, "rate")
+
+
 def test_inline_gates_have_no_line_but_still_an_entry(tmp_path):
     path = write(tmp_path, 'gates = [{kind = "no_regressions"}, {kind = "bogus"}]\n')
     with pytest.raises(InputError, match=r"\[\[gates\]\] entry 2: unknown gate kind") as err:

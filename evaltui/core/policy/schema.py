@@ -43,7 +43,6 @@ __all__ = [
     "ARMS",
     "GATE_KINDS",
     "GATE_KINDS_SCHEMA",
-    "GATE_NAME",
     "MULTIPLICITY_METHODS",
     "POLICY_SCHEMA",
     "SETTINGS",
@@ -51,7 +50,9 @@ __all__ = [
     "Gate",
     "GateKind",
     "Key",
+    "KeyProblem",
     "Layout",
+    "Mismatch",
     "Number",
     "Policy",
     "Table",
@@ -112,9 +113,14 @@ class Number:
     a_number: str = "a number"  # what is expected when the value is no number at all
 
     def convert(self, value: object) -> float:
-        if isinstance(value, bool) or not isinstance(value, Real) or math.isnan(float(value)):
+        if isinstance(value, bool) or not isinstance(value, Real):
             raise Mismatch(self.a_number)
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # TOML integers are unbounded in tomllib; floats are not
+            raise Mismatch(self.in_range) from None
+        if math.isnan(number):
+            raise Mismatch(self.a_number)
         inside = self.low < number < self.high if self.strict else self.low <= number <= self.high
         if not inside:
             raise Mismatch(self.in_range)
