@@ -37,14 +37,13 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,question_mark,q", "close", "Close help", id="help.close")]
 
     def compose(self) -> ComposeResult:
-        from evaltui.ui.app import EvalTuiApp
         from evaltui.ui.screens.item import ItemScreen
         from evaltui.ui.screens.main import MainScreen
         from evaltui.ui.widgets.item_table import ItemTable
 
         tags = self.app.loaded.session.info.tags if self.app.loaded else ()
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
-        app_bindings = [b for b in EvalTuiApp.BINDINGS if not b.action.startswith("tag(")]
+        app_bindings = [b for b in type(self.app).BINDINGS if not b.action.startswith("tag(")]
         with VerticalScroll(id="help-box", classes="dialog"):
             yield Static("evaltui — keys", classes="title")
             yield Static(bindings_table("Everywhere", app_bindings + tag_rows))
