@@ -25,6 +25,14 @@ async def settle(app: EvalTuiApp, pilot: Pilot) -> None:
     await pilot.pause()
 
 
+async def written(app: EvalTuiApp, pilot: Pilot) -> None:
+    """Wait for the sign-off worker (the record is built and written off the UI thread) and
+    the screen's handling of its result; other workers may still run."""
+    await pilot.pause()
+    await app.workers.wait_for_complete([w for w in app.workers if w.group == "signoff"])
+    await pilot.pause()
+
+
 def text_of(app: EvalTuiApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).content)
 

@@ -15,7 +15,7 @@ from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.screens.signoff import SignoffScreen
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, text_of
+from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, text_of, written
 
 
 async def test_header_shows_the_paired_answer_and_lists_switch_by_key(tmp_path):
@@ -123,7 +123,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         screen.query_one("#reviewer").value = "dana"
         screen.query_one("#prefix").value = str(tmp_path / "signoff")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await written(again, pilot)
         assert not isinstance(again.screen, SignoffScreen)
         assert again.last_signoff is not None
 
@@ -158,13 +158,13 @@ async def test_approving_with_untriaged_regressions_is_refused_without_override(
         screen.query_one("#rationale").load_text("ship it")
         screen.query_one("#prefix").value = str(tmp_path / "so")
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await written(app, pilot)
         assert isinstance(app.screen, SignoffScreen)  # still open, with the reason shown
         assert "untriaged" in str(screen.query_one("#signoff-error").content)
         assert not (tmp_path / "so.json").exists()
         screen.query_one("#override").value = "hotfix for an outage, triage follows"
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await written(app, pilot)
     record = json.loads((tmp_path / "so.json").read_text())
     assert record["decision"] == "approve"
     assert record["override"]["reason"] == "hotfix for an outage, triage follows"

@@ -13,7 +13,7 @@ from evaltui.core.formats import LoadOptions, load_run, scan_cache
 from evaltui.ui import app as app_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.signoff import SignoffScreen
-from tests.ui.helpers import SAMPLE, settle
+from tests.ui.helpers import SAMPLE, settle, written
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ async def sign_off(app, pilot, prefix):
     screen.query_one("#rationale").load_text("checked")
     screen.query_one("#prefix").value = str(prefix)
     await pilot.press("ctrl+s")
-    await pilot.pause()
+    await written(app, pilot)
     return screen
 
 
@@ -107,6 +107,6 @@ async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(
         release.set()
         await app.workers.wait_for_complete()
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await written(app, pilot)
         assert app.last_signoff is not None
     assert (tmp_path / "early.json").exists()
