@@ -117,3 +117,73 @@ def test_arbitrary_json_records_give_a_run_or_a_load_error(tmp_path, records):
     json_path = tmp_path / "fuzz.json"
     json_path.write_text(json.dumps(records))
     _check(json_path)
+
+
+HUGE = 10**400  # a JSON integer no float holds
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "field"),
+    [
+        (
+            "samples_t.jsonl",
+            json.dumps({"doc_id": 0, "doc": {}, "resps": [], "acc": HUGE}) + "\n",
+            "acc",
+        ),
+        (
+            "display_predictions.json",
+            json.dumps(
+                [
+                    {
+                        "instance_id": "a",
+                        "predicted_text": "x",
+                        "train_trial_index": 10**30,
+                        "stats": {"exact_match": 1},
+                    }
+                ]
+            ),
+            "train_trial_index",
+        ),
+        (
+            "log.json",
+            json.dumps(
+                {
+                    "version": 2,
+                    "eval": {"task": "t"},
+                    "samples": [{"id": 1, "epoch": 10**30, "scores": {"m": {"value": "C"}}}],
+                }
+            ),
+            "epoch",
+        ),
+        (
+            "results.json",
+            json.dumps(
+                {
+                    "evalId": "e",
+                    "results": {"results": [{"provider": "p", "success": True, "score": HUGE}]},
+                }
+            ),
+            "score",
+        ),
+    ],
+)
+def test_an_integer_too_large_to_hold_is_a_load_error_naming_its_field(tmp_path, name, text, field):
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(EvalTuiError) as caught:
+        load_run(path)
+    assert f"field '{field}'" in str(caught.value) and name in str(caught.value)
+
+
+def test_an_openai_evals_event_id_too_large_for_a_float_still_orders_the_events(tmp_path):
+    path = tmp_path / "record.jsonl"
+    events = [
+        {"spec": {"run_id": "r", "eval_name": "e"}},
+        {"run_id": "r", "event_id": HUGE, "sample_id": "s.1", "type": "match",
+         "data": {"correct": True}},
+        {"run_id": "r", "event_id": 1, "sample_id": "s.0", "type": "match",
+         "data": {"correct": False}},
+    ]  # fmt: skip
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    run = load_run(path)
+    assert run.table["item_id"].to_list() == ["s.0", "s.1"]

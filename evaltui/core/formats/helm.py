@@ -20,7 +20,6 @@ reference) are read the first time a transcript is opened.
 from __future__ import annotations
 
 import json
-import math
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +30,16 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.fields import (
+    Where,
+    dotted,
+    element,
+    identifier,
+    metric_value,
+    optional_str,
+    require_dict,
+    require_int,
+)
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -136,7 +145,7 @@ class _Prediction:
 
     @property
     def record(self) -> str:
-        return f"[{self.index}]"
+        return element("", self.index)
 
 
 def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
@@ -176,89 +185,43 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
 
 
 def _default_metric(path: Path, first: Any) -> str:
+    where = Where(path, record=element("", 0))
     stats = first.get("stats") if isinstance(first, dict) else None
     if not isinstance(stats, dict):
-        raise InputError(
-            path,
-            f"expected the prediction's stats (metric name -> value), got {describe(stats)}",
-            record="[0]",
-            field="stats",
-        )
+        raise where.expected("stats", "the prediction's stats (metric name -> value)", stats)
     for name in PREFERRED_METRICS:
         if name in stats:
             return name
     candidates = [name for name in stats if name not in BOOKKEEPING_STATS]
     if not candidates:
         listing = ", ".join(map(str, stats)) or "none"
-        raise InputError(
-            path,
+        raise where.error(
+            "stats",
             f"no metric to read in the first prediction's stats (it has: {listing}); expected "
             + ", ".join(PREFERRED_METRICS[:3])
             + " or a metric named with --metric",
-            record="[0]",
-            field="stats",
         )
     return candidates[0]
 
 
 def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
-    record = f"[{index}]"
+    record = element("", index)
+    where = Where(path, record=record)
     if not isinstance(raw, dict):
-        raise InputError(path, f"expected a prediction object, got {describe(raw)}", record=record)
-    instance_id = raw.get("instance_id")
-    if isinstance(instance_id, bool) or not isinstance(instance_id, str | int) or instance_id == "":
-        raise InputError(
-            path,
-            f"expected the instance id as a non-empty string, got {describe(instance_id)}",
-            record=record,
-            field="instance_id",
-        )
-    trial = raw.get("train_trial_index", 0)
-    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
-        raise InputError(
-            path,
-            f"expected an integer >= 0, got {describe(trial)}",
-            record=record,
-            field="train_trial_index",
-        )
-    perturbation = _perturbation_name(path, raw.get("perturbation"), record)
-    predicted = raw.get("predicted_text")
-    if predicted is not None and not isinstance(predicted, str):
-        raise InputError(
-            path,
-            f"expected a string, got {describe(predicted)}",
-            record=record,
-            field="predicted_text",
-        )
-    stats = raw.get("stats")
-    if not isinstance(stats, dict):
-        raise InputError(
-            path,
-            f"expected the stats (metric name -> value), got {describe(stats)}",
-            record=record,
-            field="stats",
-        )
+        raise where.expected(None, "a prediction object", raw)
+    instance = identifier(raw, "instance_id", where, "the instance id as a non-empty string")
+    trial = require_int(raw, "train_trial_index", where, "an integer >= 0", minimum=0, default=0)
+    perturbation = _perturbation_name(raw.get("perturbation"), where)
+    optional_str(raw, "predicted_text", where)
+    stats = require_dict(raw, "stats", where, "the stats (metric name -> value)")
     if metric not in stats:
         listing = ", ".join(map(str, stats)) or "none"
-        raise InputError(
-            path,
+        raise where.error(
+            dotted("stats", metric),
             f"no value for metric '{metric}'; this prediction has: {listing} "
             "(choose one with --metric)",
-            record=record,
-            field=f"stats.{metric}",
         )
-    value = stats[metric]
-    if not isinstance(value, bool) and (
-        not isinstance(value, int | float) or not math.isfinite(value)
-    ):
-        raise InputError(
-            path,
-            f"cannot read the value {describe(value)} of metric '{metric}'; expected a finite "
-            "number (0/1 for a verdict)",
-            record=record,
-            field=f"stats.{metric}",
-        )
-    instance = str(instance_id)
+    value = metric_value(stats[metric], metric, where.inside("stats"), metric)
     item_id = instance if perturbation is None else instance + PERTURBATION_SEPARATOR + perturbation
     compact = {
         key: raw[key]
@@ -277,21 +240,14 @@ def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
     return _Prediction(index, item_id, instance, perturbation, trial, value, compact)
 
 
-def _perturbation_name(path: Path, perturbation: Any, record: str) -> str | None:
+def _perturbation_name(perturbation: Any, where: Where) -> str | None:
     if perturbation is None:
         return None
     if not isinstance(perturbation, dict) or not isinstance(perturbation.get("name"), str):
-        raise InputError(
-            path,
-            f"expected a perturbation description with a name, got {describe(perturbation)}",
-            record=record,
-            field="perturbation",
-        )
+        raise where.expected("perturbation", "a perturbation description with a name", perturbation)
     name = perturbation["name"].strip()
     if not name:
-        raise InputError(
-            path, "the perturbation has an empty name", record=record, field="perturbation.name"
-        )
+        raise where.error("perturbation.name", "the perturbation has an empty name")
     return name
 
 

@@ -14,7 +14,6 @@ Anything else is an error naming the record and the value: no guessing.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
+from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, require_int
 from evaltui.core.formats.jsontext import as_text
 from evaltui.core.runs import (
     EPOCH,
@@ -44,6 +44,7 @@ VERDICT_WORDS: dict[str, bool] = {"C": True, "I": False, "N": False}
 SCORE_WORDS: dict[str, float] = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 UNSCORED_HINT = "run `inspect score <log>` to score it first"
 MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
+QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 # The parts of a sample a transcript needs; everything else (events, store...) is dropped when a
 # whole log has to be kept in memory (the .json format).
@@ -74,39 +75,29 @@ class SampleFacts:
 
 
 def as_dict(path: Path, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
+    """`value` as the JSON object the field `what` must be."""
     if not isinstance(value, dict):
-        raise InputError(
-            path, f"expected a JSON object, got {describe(value)}", record=record, field=what
-        )
+        raise _where(path, record).expected(what, "a JSON object", value)
     return value
 
 
 def sample_facts(path: Path, sample: Any, record: str) -> SampleFacts:
     """Check the identity fields of a sample or summary and keep what the statistics need."""
     sample = as_dict(path, sample, "sample", record=record)
-    raw_id = sample.get("id")
-    if isinstance(raw_id, bool) or not isinstance(raw_id, int | str) or raw_id == "":
-        raise InputError(
-            path,
-            f"expected the sample id as an integer or a non-empty string, got {describe(raw_id)}",
-            record=record,
-            field="id",
-        )
-    epoch = sample.get("epoch")
-    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
-        raise InputError(
-            path,
-            f"expected the epoch as an integer >= 1, got {describe(epoch)}",
-            record=record,
-            field="epoch",
-        )
+    where = _where(path, record)
+    item_id = identifier(sample, "id", where, "the sample id as an integer or a non-empty string")
+    epoch = require_int(sample, "epoch", where, "the epoch as an integer >= 1", minimum=1)
     return SampleFacts(
-        item_id=str(raw_id),
+        item_id=item_id,
         epoch=epoch,
         scores=sample.get("scores"),
         error=error_message(sample.get("error")),
         record=record,
     )
+
+
+def _where(path: Path, record: str | None) -> Where:
+    return Where(path, record=record, quote=QUOTE_CHARS)
 
 
 def error_message(error: Any) -> str | None:
@@ -236,32 +227,24 @@ def build_table(path: Path, facts: Sequence[SampleFacts], scorer: str | None) ->
 
 
 def _score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:
-    field = "scores" if scorer is None else f"scores.{scorer}"
+    where = _where(path, fact.record)
     if not isinstance(fact.scores, dict):
-        raise InputError(
-            path,
+        raise where.error(
+            "scores",
             f"expected the sample's scores (an object of scorer name -> score), got "
-            f"{describe(fact.scores)} (sample id {fact.item_id}, epoch {fact.epoch})",
-            record=fact.record,
-            field="scores",
+            f"{where.quoted(fact.scores)} (sample id {fact.item_id}, epoch {fact.epoch})",
         )
+    field = dotted("scores", scorer)
     if scorer is None or scorer not in fact.scores:
         present = ", ".join(map(str, fact.scores)) or "none"
-        raise InputError(
-            path,
+        raise where.error(
+            field,
             f"expected a score from scorer '{scorer}', but this sample (id {fact.item_id}, epoch "
             f"{fact.epoch}) has scores from: {present}",
-            record=fact.record,
-            field=field,
         )
     score = fact.scores[scorer]
     if not isinstance(score, dict) or "value" not in score:
-        raise InputError(
-            path,
-            f"expected a Score object with a 'value', got {describe(score)}",
-            record=fact.record,
-            field=field,
-        )
+        raise where.expected(field, "a Score object with a 'value'", score)
     return score["value"]
 
 
@@ -273,14 +256,13 @@ def _value_kind(path: Path, fact: SampleFacts, scorer: str | None, value: Any) -
             return "verdict"
         if value == "P":
             return "partial"
-    elif isinstance(value, int | float) and math.isfinite(value):
+    elif is_finite(value):
         return "number"
-    raise InputError(
-        path,
-        f'cannot read the score value {describe(value)}; expected "C", "I", "P" or "N", '
+    where = _where(path, fact.record)
+    raise where.error(
+        dotted("scores", scorer, "value"),
+        f'cannot read the score value {where.quoted(value)}; expected "C", "I", "P" or "N", '
         "true/false, or a finite number",
-        record=fact.record,
-        field=f"scores.{scorer}.value",
     )
 
 
@@ -551,14 +533,3 @@ def _as_list(value: Any) -> list[Any]:
 
 def _short(value: Any) -> str:
     return as_text(value)[:MAX_METADATA_CHARS]
-
-
-def describe(value: Any, limit: int = 80) -> str:
-    """A value as an error message shows it: its JSON form, cut short."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return text

@@ -29,6 +29,7 @@ from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.fields import element
 from evaltui.core.formats.inspect_common import (
     SampleFacts,
     as_dict,
@@ -260,7 +261,7 @@ def _summary_list(
             f"expected a JSON list of sample summaries, got {type(data).__name__}",
             record=info.filename,
         )
-    return [(f"{info.filename}[{i}]", item) for i, item in enumerate(data)]
+    return [(element(info.filename, i), item) for i, item in enumerate(data)]
 
 
 def _header_says_unscored(header: dict[str, Any]) -> bool:

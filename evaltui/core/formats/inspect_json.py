@@ -14,6 +14,7 @@ from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.fields import element
 from evaltui.core.formats.inspect_common import (
     as_dict,
     build_table,
@@ -58,7 +59,7 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     facts = []
     first_record: dict[tuple[str, int], str] = {}
     for i, sample in enumerate(samples):
-        fact = sample_facts(path, sample, f"samples[{i}]")
+        fact = sample_facts(path, sample, element("samples", i))
         key = (fact.item_id, fact.epoch)
         if key in first_record:
             raise InputError(
@@ -89,7 +90,7 @@ class JsonTranscripts:
     def read(self, row: int) -> Transcript:
         if not 0 <= row < len(self._samples):
             raise IndexError(f"row {row} is out of range (0..{len(self._samples) - 1})")
-        return sample_transcript(self._samples[row], self._scorer, f"samples[{row}]")
+        return sample_transcript(self._samples[row], self._scorer, element("samples", row))
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         return [transcript_field(self.read(row), name) for row in rows]

@@ -17,7 +17,6 @@ Every line is parsed once for the statistics; drill-down re-reads one line by it
 from __future__ import annotations
 
 import json
-import math
 import re
 import threading
 from collections.abc import Sequence
@@ -29,10 +28,10 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.fields import Where, identifier, metric_value, require_str
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
-    describe,
     numbered_lines,
     parse_json_object_line,
 )
@@ -76,6 +75,7 @@ RECORD_KEYS = frozenset(
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
 MAX_METADATA_CHARS = 4000
+QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
 def sniff(path: Path, head: bytes) -> bool:
@@ -127,39 +127,33 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     with path.open("rb") as handle:
         for number, start, raw in numbered_lines(handle):
             record = parse_json_object_line(path, raw, number)
-            name = record.get("filter", DEFAULT_FILTER)
-            if not isinstance(name, str):
-                raise InputError(
-                    path,
-                    f"expected the filter name as a string, got {describe(name, 80)}",
-                    line=number,
-                    field="filter",
-                )
+            where = Where(path, line=number, quote=QUOTE_CHARS)
+            name = require_str(
+                record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
+            )
             filters[name] = filters.get(name, 0) + 1
             if chosen_filter is None:
                 chosen_filter = name
             if name != chosen_filter:
                 continue  # another filter's view of the same documents: not this run
-            item_id = _doc_id(path, record, number)
+            item_id = identifier(
+                record, "doc_id", where, "doc_id as an integer or a non-empty string"
+            )
             if item_id in seen:
-                raise InputError(
-                    path,
+                raise where.error(
+                    "doc_id",
                     f"doc_id {item_id} appears twice for filter '{name}' (first on line "
                     f"{seen[item_id]}); expected one line per (doc_id, filter)",
-                    line=number,
-                    field="doc_id",
                 )
             seen[item_id] = number
             if metric is None:
                 metric = _default_metric(path, record, number)
             if metric not in record:
                 available = ", ".join(_metric_names(record)) or "none"
-                raise InputError(
-                    path,
+                raise where.error(
+                    metric,
                     f"no value for metric '{metric}'; this line has: {available} "
                     "(choose one with --metric)",
-                    line=number,
-                    field=metric,
                 )
             doc_hash = record.get(DOC_HASH)
             kept.append(
@@ -191,18 +185,6 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     )
 
 
-def _doc_id(path: Path, record: dict[str, Any], number: int) -> str:
-    doc_id = record.get("doc_id")
-    if isinstance(doc_id, bool) or not isinstance(doc_id, int | str) or doc_id == "":
-        raise InputError(
-            path,
-            f"expected doc_id as an integer or a non-empty string, got {describe(doc_id, 80)}",
-            line=number,
-            field="doc_id",
-        )
-    return str(doc_id)
-
-
 def _metric_names(record: dict[str, Any]) -> list[str]:
     listed = record.get("metrics")
     if isinstance(listed, list):
@@ -231,19 +213,8 @@ def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
 def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
     numbers: list[float] = []
     for line in lines:
-        value = line.value
-        if isinstance(value, bool):
-            numbers.append(1.0 if value else 0.0)
-        elif isinstance(value, int | float) and math.isfinite(value):
-            numbers.append(float(value))
-        else:
-            raise InputError(
-                path,
-                f"cannot read the value {describe(value, 80)} of metric '{metric}'; expected a "
-                "finite number (0/1 for a verdict)",
-                line=line.number,
-                field=metric,
-            )
+        where = Where(path, line=line.number, quote=QUOTE_CHARS)
+        numbers.append(float(metric_value(line.value, metric, where, metric)))
     all_bool = all(isinstance(line.value, bool) for line in lines)
     verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
     columns: dict[str, pl.Series] = {

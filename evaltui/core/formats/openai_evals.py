@@ -31,10 +31,17 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions, NoOptions
+from evaltui.core.formats.fields import (
+    Where,
+    identifier,
+    is_finite,
+    require_bool,
+    require_dict,
+    require_str,
+)
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
-    describe,
     numbered_lines,
     parse_json_object_line,
     shorten,
@@ -82,7 +89,9 @@ def sniff(path: Path, head: bytes) -> bool:
 
 @dataclass(frozen=True)
 class _Event:
-    order: tuple[float, int]  # (event_id, line): the recorder's order, whatever the flushes did
+    # (event_id, line): the recorder's order, whatever the flushes did; an event without an id
+    # (event_id inf) sorts after those with one
+    order: tuple[int | float, int]
     line: int
     offset: int
     sample_id: str
@@ -120,31 +129,23 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     with path.open("rb") as handle:
         for number, start, raw in numbered_lines(handle):
             record = parse_json_object_line(path, raw, number)
+            where = Where(path, line=number)
             if "spec" in record:
                 if spec is not None:
-                    raise InputError(
-                        path,
+                    raise where.error(
+                        "spec",
                         f"a second spec line (the first is line {spec_line}); expected one "
                         "oaieval run per file",
-                        line=number,
-                        field="spec",
                     )
-                if not isinstance(record["spec"], dict):
-                    raise InputError(
-                        path,
-                        f"expected the run spec object, got {describe(record['spec'])}",
-                        line=number,
-                        field="spec",
-                    )
-                spec, spec_line = record["spec"], number
-                run_id = _check_run_id(path, spec.get("run_id"), run_id, number, "spec.run_id")
+                spec, spec_line = require_dict(record, "spec", where, "the run spec object"), number
+                run_id = _check_run_id(spec, run_id, where.inside("spec"))
                 continue
             if "final_report" in record and "type" not in record:
                 final_report = record["final_report"]
                 continue
-            event = _event(path, record, number, start, metric)
+            event = _event(record, where, start, metric)
             if "run_id" in record:
-                run_id = _check_run_id(path, record["run_id"], run_id, number, "run_id")
+                run_id = _check_run_id(record, run_id, where)
             kind = str(record.get("type"))
             type_counts[kind] = type_counts.get(kind, 0) + 1
             if event is None:
@@ -171,70 +172,43 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
 
 
 def _check_run_id(
-    path: Path, value: Any, seen: tuple[str, int] | None, number: int, name: str
+    record: Mapping[str, Any], seen: tuple[str, int] | None, where: Where
 ) -> tuple[str, int] | None:
-    if value is None:
+    """The run id of a spec or event (if it has one) must be the file's one run id."""
+    if record.get("run_id") is None:
         return seen
-    if not isinstance(value, str) or not value:
-        raise InputError(
-            path,
-            f"expected the run id as a string, got {describe(value)}",
-            line=number,
-            field=name,
-        )
+    value = require_str(record, "run_id", where, "the run id as a string", nonempty=True)
     if seen is not None and seen[0] != value:
-        raise InputError(
-            path,
+        raise where.error(
+            "run_id",
             f"run_id {value!r} differs from {seen[0]!r} (line {seen[1]}); expected the events "
             "of one oaieval run per file",
-            line=number,
-            field=name,
         )
-    return seen or (value, number)
+    assert where.line is not None
+    return seen or (value, where.line)
 
 
-def _event(
-    path: Path, record: dict[str, Any], number: int, offset: int, metric: str | None
-) -> _Event | None:
+def _event(record: dict[str, Any], where: Where, offset: int, metric: str | None) -> _Event | None:
     """The event on this line, or None for an event no sample owns (nothing to show)."""
-    kind = record.get("type")
-    if not isinstance(kind, str) or not kind:
-        raise InputError(
-            path,
-            f"expected the event type as a string (match, sampling, ...), got {describe(kind)}",
-            line=number,
-            field="type",
-        )
-    raw_id = record.get("sample_id")
-    if raw_id is None:
+    kind = require_str(
+        record, "type", where, "the event type as a string (match, sampling, ...)", nonempty=True
+    )
+    if record.get("sample_id") is None:
         if kind == MATCH:
-            raise InputError(
-                path, "a match event without a sample_id", line=number, field="sample_id"
-            )
+            raise where.error("sample_id", "a match event without a sample_id")
         return None
-    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or raw_id == "":
-        raise InputError(
-            path,
-            f"expected the sample id as a string, got {describe(raw_id)}",
-            line=number,
-            field="sample_id",
-        )
+    sample_id = identifier(record, "sample_id", where, "the sample id as a string")
     event_id = record.get("event_id")
     has_id = isinstance(event_id, int) and not isinstance(event_id, bool)
-    order = float(event_id) if has_id else math.inf
+    order = event_id if has_id else math.inf  # an int, not a float: exact however large
     data = record.get("data")
+    in_data = where.inside("data")
     value: Any = None
     is_result = False
     if metric is None and kind == MATCH:
-        if not isinstance(data, dict) or not isinstance(data.get("correct"), bool):
-            shown = data.get("correct") if isinstance(data, dict) else data
-            raise InputError(
-                path,
-                f"expected true or false, got {describe(shown)}",
-                line=number,
-                field="data.correct",
-            )
-        value, is_result = data["correct"], True
+        if not isinstance(data, dict):
+            raise in_data.expected("correct", "true or false", data)
+        value, is_result = require_bool(data, "correct", in_data), True
     elif (
         metric is not None
         and kind in (MATCH, METRICS)
@@ -242,16 +216,11 @@ def _event(
         and metric in data
     ):
         value, is_result = data[metric], True
-        if not isinstance(value, bool) and (
-            not isinstance(value, int | float) or not math.isfinite(value)
-        ):
-            raise InputError(
-                path,
-                f"expected true/false or a finite number, got {describe(value)}",
-                line=number,
-                field=f"data.{metric}",
-            )
-    return _Event((order, number), number, offset, str(raw_id), kind, is_result, value)
+        if not isinstance(value, bool) and not is_finite(value):
+            raise in_data.expected(metric, "true/false or a finite number", value)
+    number = where.line
+    assert number is not None
+    return _Event((order, number), number, offset, sample_id, kind, is_result, value)
 
 
 def _check_has_results(

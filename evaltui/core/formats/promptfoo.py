@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,6 +37,13 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import LoadOptions
+from evaltui.core.formats.fields import (
+    Where,
+    element,
+    optional_dict,
+    optional_number,
+    require_bool,
+)
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -151,11 +157,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     summary, prefix = _summary(path, document)
     results = summary.get("results")
     if not isinstance(results, list):
-        raise InputError(
-            path,
-            f"expected a list of results, got {describe(results)}",
-            field=f"{prefix}results" if prefix else "results",
-        )
+        raise Where(path).expected(f"{prefix}results", "a list of results", results)
     if not results:
         raise InputError(
             path, "holds no results; expected one result per test and prompt", field="results"
@@ -163,14 +165,12 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     list_name = f"{prefix}results"
     arms: dict[_Arm, list[int]] = {}
     for i, result in enumerate(results):
-        record = f"{list_name}[{i}]"
+        record = element(list_name, i)
         if not isinstance(result, dict):
-            raise InputError(
-                path, f"expected a result object, got {describe(result)}", record=record
-            )
+            raise Where(path, record=record).expected(None, "a result object", result)
         arms.setdefault(_arm_of(path, result, record), []).append(i)
     arm = _choose_arm(path, list(arms), own.arm)
-    chosen = [_result(path, results[i], i, f"{list_name}[{i}]") for i in arms[arm]]
+    chosen = [_result(path, results[i], i, element(list_name, i)) for i in arms[arm]]
     ids = _item_ids(path, chosen)
     table = _table(chosen, ids)
     metadata = _metadata(document, summary, arm, list(arms), chosen, table)
@@ -201,14 +201,13 @@ def _summary(path: Path, document: dict[str, Any]) -> tuple[dict[str, Any], str]
         return document, ""  # a bare EvaluateSummary
     if isinstance(results, dict):
         return results, "results."
-    raise InputError(
-        path,
-        f"expected the eval summary (an object with a 'results' list), got {describe(results)}",
-        field="results",
+    raise Where(path).expected(
+        "results", "the eval summary (an object with a 'results' list)", results
     )
 
 
 def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
+    where = Where(path, record=record)
     provider = result.get("provider")
     if isinstance(provider, str) and provider:
         provider_id, provider_label = provider, ""
@@ -216,12 +215,7 @@ def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
         provider_id = _str_or_empty(provider.get("id"))
         provider_label = _str_or_empty(provider.get("label"))
     else:
-        raise InputError(
-            path,
-            f"expected the provider ({{id, label}} or an id string), got {describe(provider)}",
-            record=record,
-            field="provider",
-        )
+        raise where.expected("provider", "the provider ({id, label} or an id string)", provider)
     prompt = result.get("prompt")
     if isinstance(prompt, dict):
         label = prompt.get("label") or prompt.get("display") or prompt.get("raw") or ""
@@ -231,12 +225,7 @@ def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
     elif prompt is None:
         prompt_label = ""
     else:
-        raise InputError(
-            path,
-            f"expected the prompt ({{raw, label}}), got {describe(prompt)}",
-            record=record,
-            field="prompt",
-        )
+        raise where.expected("prompt", "the prompt ({raw, label})", prompt)
     return _Arm(provider_id, provider_label, prompt_label)
 
 
@@ -294,46 +283,16 @@ def _label_matches(given: str, label: str) -> bool:
 
 
 def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Result:
-    success = result.get("success")
-    if not isinstance(success, bool):
-        raise InputError(
-            path,
-            f"expected true or false, got {describe(success)}",
-            record=record,
-            field="success",
-        )
-    score = result.get("score")
-    if score is not None and (
-        isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score)
-    ):
-        raise InputError(
-            path, f"expected a finite number, got {describe(score)}", record=record, field="score"
-        )
+    where = Where(path, record=record)
+    success = require_bool(result, "success", where)
+    score = optional_number(result, "score", where)
     failure = result.get("failureReason")
     if failure is not None and (isinstance(failure, bool) or failure not in FAILURE_REASONS):
-        raise InputError(
-            path,
-            f"expected 0, 1 or 2 (none, assertion, error), got {describe(failure)}",
-            record=record,
-            field="failureReason",
-        )
-    test_case = result.get("testCase")
-    if test_case is not None and not isinstance(test_case, dict):
-        raise InputError(
-            path,
-            f"expected the test case object, got {describe(test_case)}",
-            record=record,
-            field="testCase",
-        )
-    test_case = test_case or {}
+        raise where.expected("failureReason", "0, 1 or 2 (none, assertion, error)", failure)
+    test_case = optional_dict(result, "testCase", where, "the test case object") or {}
     description = test_case.get("description", result.get("description"))
     if description is not None and not isinstance(description, str):
-        raise InputError(
-            path,
-            f"expected a string, got {describe(description)}",
-            record=record,
-            field="testCase.description",
-        )
+        raise where.expected("testCase.description", "a string", description)
     variables = test_case.get("vars", result.get("vars"))
     if variables is None:
         variables = {}
