@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from evaltui.core.errors import UsageError
+from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats import (
     REGISTRY,
     InputFormat,
@@ -189,3 +189,29 @@ def test_column_options_reach_the_native_loaders_typed(tmp_path):
         assert run.table["item_id"].to_list()[0] == "a"
         assert run.transcripts.read(0).input == "q1"
     assert ColumnOptions().text_cols is None
+
+
+# --- the harness readers' shared checks ----------------------------------------------------
+
+HARNESS = ("inspect_eval", "inspect_json", "lm_eval", "promptfoo", "openai_evals", "helm")
+
+
+@pytest.mark.parametrize("name", HARNESS)
+def test_a_harness_reader_refuses_a_row_out_of_range_and_an_unknown_field(tmp_path, name):
+    run = load_run(one_file_per_format(tmp_path)[name])
+    with pytest.raises(IndexError, match=r"row -1 is out of range \(0\.\."):
+        run.transcripts.read(-1)
+    with pytest.raises(ValueError, match="unknown transcript field 'prompt'"):
+        run.transcripts.read_field([0], "prompt")
+
+
+@pytest.mark.parametrize("name", ["inspect_eval", "lm_eval", "openai_evals"])
+def test_a_harness_reader_refuses_a_file_rewritten_since_it_was_loaded(tmp_path, name):
+    source = one_file_per_format(tmp_path)[name]
+    path = tmp_path / source.name
+    path.write_bytes(source.read_bytes())
+    run = load_run(path)
+    with path.open("ab") as handle:
+        handle.write(b"\n")
+    with pytest.raises(InputError, match="changed on disk since it was loaded; reload the run"):
+        run.transcripts.read(0)

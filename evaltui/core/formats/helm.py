@@ -49,8 +49,8 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text
+from evaltui.core.formats.readers import check_row, check_text_field
 from evaltui.core.runs import (
-    TEXT_FIELDS,
     Message,
     Run,
     RunSource,
@@ -332,8 +332,7 @@ class HelmTranscripts:
         self._instances: dict[tuple[str, str | None], Any] | None = None
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._rows):
-            raise IndexError(f"row {row} is out of range (0..{len(self._rows) - 1})")
+        check_row(row, len(self._rows))
         prediction = self._rows[row]
         requests, instances = self._side_files()
         request = requests.get((prediction.instance_id, prediction.perturbation, prediction.trial))
@@ -343,8 +342,7 @@ class HelmTranscripts:
         return _transcript(prediction, request, instance)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        if name not in TEXT_FIELDS:
-            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        check_text_field(name)
         return [getattr(self.read(row), name) for row in rows]
 
     def _side_files(self) -> tuple[dict, dict]:
@@ -404,7 +402,7 @@ def _transcript(prediction: _Prediction, request: Any, instance: Any) -> Transcr
     stats = raw.get("stats")
     if isinstance(stats, dict):
         for name, value in stats.items():
-            metadata[f"stat.{name}"] = _short(value)
+            metadata[dotted("stat", name)] = _short(value)
     prompt: str | None = None
     messages: tuple[Message, ...] = ()
     if isinstance(request, dict):
@@ -422,7 +420,7 @@ def _transcript(prediction: _Prediction, request: Any, instance: Any) -> Transcr
                 prompt = users[-1].content
         for key in ("model", "model_deployment", "temperature", "max_tokens"):
             if request.get(key) is not None:
-                metadata[f"request.{key}"] = _short(request[key])
+                metadata[dotted("request", key)] = _short(request[key])
     target = None
     if isinstance(instance, dict):
         target = _references(instance.get("references"))

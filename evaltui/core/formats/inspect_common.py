@@ -24,6 +24,7 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, require_int
 from evaltui.core.formats.jsontext import as_text
+from evaltui.core.formats.readers import check_text_field
 from evaltui.core.runs import (
     EPOCH,
     ITEM_ID,
@@ -31,7 +32,6 @@ from evaltui.core.runs import (
     ROW,
     SCORE,
     STATUS,
-    TEXT_FIELDS,
     Message,
     Transcript,
 )
@@ -390,7 +390,7 @@ def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str
     sample_meta = sample.get("metadata")
     if isinstance(sample_meta, dict):
         for key, value in sample_meta.items():
-            metadata[f"metadata.{key}"] = _short(value)
+            metadata[dotted("metadata", key)] = _short(value)
     explanation = None
     if score is not None and score.get("explanation") is not None:
         explanation = as_text(resolve(score["explanation"], attachments))
@@ -405,8 +405,7 @@ def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str
 
 
 def transcript_field(transcript: Transcript, name: str) -> str | None:
-    if name not in TEXT_FIELDS:
-        raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+    check_text_field(name)
     return getattr(transcript, name)
 
 

@@ -44,6 +44,7 @@ from evaltui.core.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.formats.native import fingerprint
+from evaltui.core.formats.readers import check_row, ensure_same_file
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"
@@ -121,8 +122,7 @@ class EvalTranscripts:
         self._archive: zipfile.ZipFile | None = None
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._rows):
-            raise IndexError(f"row {row} is out of range (0..{len(self._rows) - 1})")
+        check_row(row, len(self._rows))
         source = self._rows[row]
         if source.member is None:
             return sample_transcript(source.summary or {}, self._scorer, source.record)
@@ -134,21 +134,21 @@ class EvalTranscripts:
 
     def close(self) -> None:
         with self._lock:
-            if self._archive is not None:
-                self._archive.close()
-                self._archive = None
+            self.close_archive()
+
+    def close_archive(self) -> None:
+        """Close the shared archive handle; the caller holds the lock."""
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
 
     def _read_member(self, member: str) -> dict[str, Any]:
         with self._lock:
-            if fingerprint(self._path) != self._stamp:
-                if self._archive is not None:
-                    self._archive.close()
-                    self._archive = None
-                raise InputError(
-                    self._path,
-                    "the file changed on disk since it was loaded; reload the run",
-                    record=member,
-                )
+            try:
+                ensure_same_file(self._path, self._stamp, record=member)
+            except InputError:
+                self.close_archive()  # its central directory is the old file's
+                raise
             if self._archive is None:
                 self._archive = _open_archive(self._path)
             try:

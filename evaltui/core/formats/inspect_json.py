@@ -28,6 +28,7 @@ from evaltui.core.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.formats.jsontext import UTF8_BOM, object_keys, read_json_file
+from evaltui.core.formats.readers import check_row
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"
@@ -88,8 +89,7 @@ class JsonTranscripts:
         self._scorer = scorer
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._samples):
-            raise IndexError(f"row {row} is out of range (0..{len(self._samples) - 1})")
+        check_row(row, len(self._samples))
         return sample_transcript(self._samples[row], self._scorer, element("samples", row))
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:

@@ -28,7 +28,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
-from evaltui.core.formats.fields import Where, identifier, metric_value, require_str
+from evaltui.core.formats.fields import Where, dotted, identifier, metric_value, require_str
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
@@ -36,6 +36,7 @@ from evaltui.core.formats.jsontext import (
     parse_json_object_line,
 )
 from evaltui.core.formats.native import fingerprint
+from evaltui.core.formats.readers import check_row, check_text_field, ensure_same_file
 from evaltui.core.runs import (
     EPOCH,
     ITEM_ID,
@@ -43,7 +44,6 @@ from evaltui.core.runs import (
     ROW,
     SCORE,
     STATUS,
-    TEXT_FIELDS,
     Run,
     RunSource,
     Transcript,
@@ -307,16 +307,10 @@ class LmEvalTranscripts:
         self._lock = threading.Lock()
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._lines):
-            raise IndexError(f"row {row} is out of range (0..{len(self._lines) - 1})")
+        check_row(row, len(self._lines))
         offset, number = self._lines[row]
         with self._lock:
-            if fingerprint(self._path) != self._stamp:
-                raise InputError(
-                    self._path,
-                    "the file changed on disk since it was loaded; reload the run",
-                    line=number,
-                )
+            ensure_same_file(self._path, self._stamp, line=number)
             try:
                 with self._path.open("rb") as handle:
                     handle.seek(offset)
@@ -326,8 +320,7 @@ class LmEvalTranscripts:
         return _transcript(parse_json_object_line(self._path, raw, number), number)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        if name not in TEXT_FIELDS:
-            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        check_text_field(name)
         return [getattr(self.read(row), name) for row in rows]
 
 
@@ -342,7 +335,7 @@ def _transcript(record: dict[str, Any], number: int) -> Transcript:
         if record.get(key) is not None:
             metadata[key] = as_text(record[key])
     for name in _metric_names(record):
-        metadata[f"metric.{name}"] = as_text(record[name])
+        metadata[dotted("metric", name)] = as_text(record[name])
     if "doc" in record:
         metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
     return Transcript(

@@ -33,6 +33,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions, NoOptions
 from evaltui.core.formats.fields import (
     Where,
+    dotted,
     identifier,
     is_finite,
     require_bool,
@@ -47,8 +48,8 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text, fingerprint
+from evaltui.core.formats.readers import check_row, check_text_field, ensure_same_file
 from evaltui.core.runs import (
-    TEXT_FIELDS,
     Message,
     Run,
     RunSource,
@@ -333,7 +334,7 @@ def _metadata(
     if isinstance(final_report, dict):
         for key, value in final_report.items():
             if _scalar(value):
-                meta[f"final_report.{key}"] = str(value)
+                meta[dotted("final_report", key)] = str(value)
     meta["metric"] = metric or "match.correct"
     meta["events"] = ", ".join(f"{kind} ({count})" for kind, count in type_counts.items())
     meta["samples"] = str(len({r.sample_id for r in rows}))
@@ -361,17 +362,11 @@ class OpenAIEvalsTranscripts:
         self._lock = threading.Lock()
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._refs):
-            raise IndexError(f"row {row} is out of range (0..{len(self._refs) - 1})")
+        check_row(row, len(self._refs))
         refs = self._refs[row]
         events: list[tuple[int, dict[str, Any]]] = []
         with self._lock:
-            if fingerprint(self._path) != self._stamp:
-                raise InputError(
-                    self._path,
-                    "the file changed on disk since it was loaded; reload the run",
-                    line=refs[0][1] if refs else None,
-                )
+            ensure_same_file(self._path, self._stamp, line=refs[0][1] if refs else None)
             try:
                 with self._path.open("rb") as handle:
                     for offset, number in refs:
@@ -384,8 +379,7 @@ class OpenAIEvalsTranscripts:
         return _transcript(events)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        if name not in TEXT_FIELDS:
-            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        check_text_field(name)
         return [getattr(self.read(row), name) for row in rows]
 
 
@@ -418,7 +412,7 @@ def _transcript(events: Sequence[tuple[int, dict[str, Any]]]) -> Transcript:
                 )
             for key, value in data.items():
                 if key not in ("expected", "sampled", "prompt"):
-                    metadata[f"match.{key}"] = _short(value)
+                    metadata[dotted(MATCH, key)] = _short(value)
             if prompt is None and "prompt" in data:
                 prompt = data["prompt"]
         elif kind == ERROR:

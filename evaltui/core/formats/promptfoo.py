@@ -39,6 +39,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.fields import (
     Where,
+    dotted,
     element,
     optional_dict,
     optional_number,
@@ -53,9 +54,9 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text
+from evaltui.core.formats.readers import check_row, check_text_field
 from evaltui.core.runs import (
     ITEM_ID,
-    TEXT_FIELDS,
     Message,
     Run,
     RunSource,
@@ -470,13 +471,11 @@ class PromptfooTranscripts:
         self._records = list(records)
 
     def read(self, row: int) -> Transcript:
-        if not 0 <= row < len(self._rows):
-            raise IndexError(f"row {row} is out of range (0..{len(self._rows) - 1})")
+        check_row(row, len(self._rows))
         return _transcript(self._rows[row], self._records[row])
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        if name not in TEXT_FIELDS:
-            raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+        check_text_field(name)
         return [getattr(self.read(row), name) for row in rows]
 
 
@@ -498,13 +497,13 @@ def _transcript(result: Mapping[str, Any], record: str) -> Transcript:
     variables = test_case.get("vars", result.get("vars"))
     if isinstance(variables, dict):
         for name, value in variables.items():
-            metadata[f"var.{name}"] = _short(value)
+            metadata[dotted("var", name)] = _short(value)
     for key in ("testIdx", "promptIdx", "failureReason", "latencyMs", "cost", "score"):
         if result.get(key) is not None:
             metadata[key] = _short(result[key])
     if isinstance(result.get("namedScores"), dict):
         for name, value in result["namedScores"].items():
-            metadata[f"namedScore.{name}"] = _short(value)
+            metadata[dotted("namedScore", name)] = _short(value)
     if error:
         metadata["error"] = _short(error)
     return Transcript(
