@@ -26,14 +26,9 @@ from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, re
 from evaltui.core.formats.jsontext import as_text
 from evaltui.core.formats.readers import check_text_field
 from evaltui.core.runs import (
-    EPOCH,
-    ITEM_ID,
-    PASSED,
-    ROW,
-    SCORE,
-    STATUS,
     Message,
     Transcript,
+    stats_table,
 )
 
 HARNESS = "inspect_ai"
@@ -202,28 +197,15 @@ def build_table(path: Path, facts: Sequence[SampleFacts], scorer: str | None) ->
         value = _score_value(path, fact, scorer)
         kinds.append(_value_kind(path, fact, scorer, value))
         values.append(value)
-    graded = any(kind in ("partial", "number") for kind in kinds)
-    columns: dict[str, pl.Series] = {
-        ITEM_ID: pl.Series(ITEM_ID, [f.item_id for f in facts], dtype=pl.String),
-        EPOCH: pl.Series(EPOCH, [f.epoch for f in facts], dtype=pl.Int64),
-    }
-    if graded:
-        scores = [
-            None if kind == "error" else _as_float(value)
-            for kind, value in zip(kinds, values, strict=True)
-        ]
-        columns[SCORE] = pl.Series(SCORE, scores, dtype=pl.Float64)
-    else:
-        passed = [
-            False if kind == "error" else _as_verdict(value)
-            for kind, value in zip(kinds, values, strict=True)
-        ]
-        columns[PASSED] = pl.Series(PASSED, passed, dtype=pl.Boolean)
-    columns[STATUS] = pl.Series(
-        STATUS, ["error" if kind == "error" else "ok" for kind in kinds], dtype=pl.String
-    )
-    columns[ROW] = pl.Series(ROW, list(range(len(facts))), dtype=pl.Int64)
-    return pl.DataFrame(columns)
+    ids = [f.item_id for f in facts]
+    epochs = [f.epoch for f in facts]
+    statuses = ["error" if kind == "error" else "ok" for kind in kinds]
+    pairs = list(zip(kinds, values, strict=True))
+    if any(kind in ("partial", "number") for kind in kinds):  # graded: C=1, I=0, P=0.5, N=0
+        scores = [None if kind == "error" else _as_float(value) for kind, value in pairs]
+        return stats_table(ids, epochs, statuses, score=scores)
+    passed = [False if kind == "error" else _as_verdict(value) for kind, value in pairs]
+    return stats_table(ids, epochs, statuses, passed=passed)
 
 
 def _score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:

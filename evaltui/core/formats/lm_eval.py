@@ -38,15 +38,10 @@ from evaltui.core.formats.jsontext import (
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.formats.readers import check_row, check_text_field, ensure_same_file
 from evaltui.core.runs import (
-    EPOCH,
-    ITEM_ID,
-    PASSED,
-    ROW,
-    SCORE,
-    STATUS,
     Run,
     RunSource,
     Transcript,
+    stats_table,
 )
 
 NAME = "lm_eval"
@@ -217,19 +212,17 @@ def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
         numbers.append(float(metric_value(line.value, metric, where, metric)))
     all_bool = all(isinstance(line.value, bool) for line in lines)
     verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
-    columns: dict[str, pl.Series] = {
-        ITEM_ID: pl.Series(ITEM_ID, [line.item_id for line in lines], dtype=pl.String),
-        EPOCH: pl.Series(EPOCH, [1] * len(lines), dtype=pl.Int64),
-    }
-    if verdicts:
-        columns[PASSED] = pl.Series(PASSED, [n == 1.0 for n in numbers], dtype=pl.Boolean)
-    else:
-        columns[SCORE] = pl.Series(SCORE, numbers, dtype=pl.Float64)
-    columns[STATUS] = pl.Series(STATUS, ["ok"] * len(lines), dtype=pl.String)
-    columns[ROW] = pl.Series(ROW, list(range(len(lines))), dtype=pl.Int64)
+    table = stats_table(
+        [line.item_id for line in lines],
+        [1] * len(lines),
+        ["ok"] * len(lines),
+        passed=[n == 1.0 for n in numbers] if verdicts else None,
+        score=None if verdicts else numbers,
+    )
     if any(line.doc_hash is not None for line in lines):
-        columns[DOC_HASH] = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
-    return pl.DataFrame(columns)
+        hashes = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
+        table = table.with_columns(hashes)
+    return table
 
 
 def _metadata(
