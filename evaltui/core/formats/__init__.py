@@ -3,9 +3,10 @@
 What a format module provides is the `InputFormat` protocol (`contract.py`): `NAME`, `Options`
 (the options only it takes), `sniff(path, head)` and `load(path, options, own)`.
 
-Detection looks at the content, not only the name, so a misnamed file still opens; `--format`
-overrides it. Formats are tried in REGISTRY order, most specific first. `load_run` also turns
-the user's format options into the format's `Options`, refusing one the format does not take.
+Detection looks at the content, not only the name, so a misnamed file still opens;
+`--input-format` overrides it. Formats are tried in REGISTRY order, most specific first.
+`load_run` also turns the user's format options into the format's `Options`, refusing one the
+format does not take rather than ignoring it.
 """
 
 from __future__ import annotations

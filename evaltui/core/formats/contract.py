@@ -64,6 +64,7 @@ class LoadOptions:
         )
 
     def format_dict(self) -> dict[str, Any]:
+        """The format options by name, as `load_run` hands them to the format's `Options`."""
         return dict(self.format_options)
 
 
