@@ -3,7 +3,9 @@
 An input format is a module that sets `NAME` (what `--input-format NAME` forces) and `Options`
 (a frozen dataclass of the options only that format takes, all with defaults; `NoOptions` when
 it takes none), and defines `sniff(path, head)` and `load(path, options, own)`. Its `load`
-returns a `Run` whose transcripts reader is the format's own, reading text only on demand.
+returns a `Run` whose transcripts reader is the format's own, reading text only on demand; the
+checks every harness reader makes on what it is asked for (`check_row`, `check_text_field`,
+`ensure_same_file`) are here, so all of them refuse a bad request in the same words.
 
 What the user chooses arrives as one `LoadOptions`: the options every format takes (`metric`,
 `defer_hash_check`) and the format options by name. `load_run` turns those names into the
@@ -18,7 +20,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from evaltui.core.runs import Run
+from evaltui.core.errors import InputError
+from evaltui.core.formats.native import fingerprint
+from evaltui.core.runs import TEXT_FIELDS, Run
 
 # How many first bytes of a file a sniffer sees (and a format may assume it saw, to tell a
 # truncated first line from a complete one).
@@ -104,3 +108,34 @@ def option_flag(name: str) -> str:
 def flags_of(names: Iterable[str]) -> str:
     """Option names as a flag listing for a message ("--id-col, --pass-col")."""
     return ", ".join(option_flag(name) for name in names)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a transcripts reader refuses
+
+
+def check_row(row: int, count: int) -> None:
+    """A row of the statistics table is an index into the reader's records (a caller's bug
+    otherwise, hence IndexError, not a user-facing error)."""
+    if not 0 <= row < count:
+        raise IndexError(f"row {row} is out of range (0..{count - 1})")
+
+
+def check_text_field(name: str) -> None:
+    """`read_field` reads one of the transcript's text fields and nothing else."""
+    if name not in TEXT_FIELDS:
+        raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
+
+
+def ensure_same_file(
+    path: Path, stamp: tuple[int, int], *, line: int | None = None, record: str | None = None
+) -> None:
+    """Refuse to read a transcript from a file rewritten since it was loaded: its offsets and
+    members would be another run's. `stamp` is `fingerprint(path)` taken at load."""
+    if fingerprint(path) != stamp:
+        raise InputError(
+            path,
+            "the file changed on disk since it was loaded; reload the run",
+            line=line,
+            record=record,
+        )

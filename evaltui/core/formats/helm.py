@@ -29,7 +29,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions, check_row, check_text_field
 from evaltui.core.formats.fields import (
     Where,
     dotted,
@@ -49,7 +49,6 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text
-from evaltui.core.formats.readers import check_row, check_text_field
 from evaltui.core.runs import (
     Message,
     Run,

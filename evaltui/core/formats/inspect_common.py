@@ -22,9 +22,9 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
+from evaltui.core.formats.contract import check_text_field
 from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, require_int
 from evaltui.core.formats.jsontext import as_text
-from evaltui.core.formats.readers import check_text_field
 from evaltui.core.runs import (
     Message,
     Transcript,

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions, check_row, ensure_same_file
 from evaltui.core.formats.fields import element
 from evaltui.core.formats.inspect_common import (
     SampleFacts,
@@ -44,7 +44,6 @@ from evaltui.core.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.formats.native import fingerprint
-from evaltui.core.formats.readers import check_row, ensure_same_file
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"

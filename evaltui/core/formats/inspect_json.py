@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import LoadOptions, NoOptions
+from evaltui.core.formats.contract import LoadOptions, NoOptions, check_row
 from evaltui.core.formats.fields import element
 from evaltui.core.formats.inspect_common import (
     as_dict,
@@ -28,7 +28,6 @@ from evaltui.core.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.formats.jsontext import UTF8_BOM, object_keys, read_json_file
-from evaltui.core.formats.readers import check_row
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"

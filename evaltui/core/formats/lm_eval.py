@@ -27,7 +27,13 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
+from evaltui.core.formats.contract import (
+    HEAD_BYTES,
+    LoadOptions,
+    check_row,
+    check_text_field,
+    ensure_same_file,
+)
 from evaltui.core.formats.fields import Where, dotted, identifier, metric_value, require_str
 from evaltui.core.formats.jsontext import (
     UTF8_BOM,
@@ -36,7 +42,6 @@ from evaltui.core.formats.jsontext import (
     parse_json_object_line,
 )
 from evaltui.core.formats.native import fingerprint
-from evaltui.core.formats.readers import check_row, check_text_field, ensure_same_file
 from evaltui.core.runs import (
     Run,
     RunSource,

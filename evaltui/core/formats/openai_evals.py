@@ -30,7 +30,14 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions, NoOptions
+from evaltui.core.formats.contract import (
+    HEAD_BYTES,
+    LoadOptions,
+    NoOptions,
+    check_row,
+    check_text_field,
+    ensure_same_file,
+)
 from evaltui.core.formats.fields import (
     Where,
     dotted,
@@ -48,7 +55,6 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text, fingerprint
-from evaltui.core.formats.readers import check_row, check_text_field, ensure_same_file
 from evaltui.core.runs import (
     Message,
     Run,

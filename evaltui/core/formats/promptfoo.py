@@ -36,7 +36,7 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.contract import LoadOptions
+from evaltui.core.formats.contract import LoadOptions, check_row, check_text_field
 from evaltui.core.formats.fields import (
     Where,
     dotted,
@@ -54,7 +54,6 @@ from evaltui.core.formats.jsontext import (
     shorten,
 )
 from evaltui.core.formats.native import content_text
-from evaltui.core.formats.readers import check_row, check_text_field
 from evaltui.core.runs import (
     ITEM_ID,
     Message,
