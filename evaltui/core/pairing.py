@@ -420,14 +420,17 @@ def _check_doc_hashes(baseline: Run, candidate: Run, joined: pl.DataFrame) -> No
     """Formats that hash each item's document (lm-eval) let us prove a shared id is one item."""
     if "doc_hash" not in baseline.table.columns or "doc_hash" not in candidate.table.columns:
         return
+    # In baseline file order: `unique` without maintain_order shuffles the ids between runs,
+    # so the error would name different items each time it is read.
     hashes = (
         baseline.table.select(ITEM_ID, "doc_hash")
-        .unique(ITEM_ID, keep="first")
+        .unique(ITEM_ID, keep="first", maintain_order=True)
         .join(
             candidate.table.select(ITEM_ID, pl.col("doc_hash").alias("cand_hash")).unique(
-                ITEM_ID, keep="first"
+                ITEM_ID, keep="first", maintain_order=True
             ),
             on=ITEM_ID,
+            maintain_order="left",
         )
         .filter(pl.col("doc_hash") != pl.col("cand_hash"))
     )

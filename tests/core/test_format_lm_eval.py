@@ -283,3 +283,20 @@ def test_sniff_rejects_other_jsonl():
     assert not lm_eval.sniff(Path("x.jsonl"), b'{"item_id": "1", "passed": true}\n')
     assert not lm_eval.sniff(Path("x.jsonl"), b'{"doc_id": 1, "doc": {}}\n')  # no responses
     assert not lm_eval.sniff(Path("x.jsonl"), b"PK\x03\x04")
+
+
+def test_doc_hash_mismatch_names_the_ids_in_baseline_order_every_time(tmp_path):
+    """Issue 16 item 10: the ids of a doc_hash error came out in a different order per run."""
+    from evaltui.core.errors import PairingError
+    from evaltui.core.pairing import pair_runs
+
+    rows = records(TINY)
+    changed = [dict(r, doc_hash=f"other-{r['doc_id']}") if r["doc_id"] % 2 else r for r in rows]
+    cand = write_records(tmp_path / "m" / "samples_copa_2026-01-01T00-00-00.jsonl", changed)
+    messages = set()
+    for _ in range(8):
+        with pytest.raises(PairingError, match="doc_hash differs") as caught:
+            pair_runs(load_run(TINY), load_run(cand))
+        messages.add(str(caught.value))
+    assert len(messages) == 1
+    assert "'1', '3', '5', '7', '9'" in messages.pop()
