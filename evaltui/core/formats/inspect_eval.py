@@ -11,7 +11,9 @@ Statistics come from the summaries when there are any, so opening a run reads a 
 not every sample body; a sample member is read only when its summary lacks what the statistics
 need, and otherwise when drill-down asks for that row. Every member read is capped
 (`MAX_MEMBER_BYTES`, checked against the declared size before a byte is inflated), and every zip
-or JSON failure becomes an `InputError` naming the file and the member.
+or JSON failure becomes an `InputError` naming the file and the member. Members may be stored,
+deflated or zstd-compressed (Inspect's default since 0.3.206; `zip_members.py` reads those on
+every supported Python).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from evaltui.core.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.formats.native import fingerprint
+from evaltui.core.formats.zip_members import MemberError, read_member
 from evaltui.core.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"
@@ -321,8 +324,11 @@ def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> A
             record=info.filename,
         )
     try:
-        with archive.open(info) as handle:
-            data = handle.read(cap + 1)
+        data = read_member(archive, info, path, cap)
+    except MemberError as exc:
+        raise InputError(
+            path, f"cannot read the member from the archive: {exc}", record=info.filename
+        ) from None
     except (
         zipfile.BadZipFile,
         zlib.error,
