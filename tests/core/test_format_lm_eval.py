@@ -300,3 +300,54 @@ def test_doc_hash_mismatch_names_the_ids_in_baseline_order_every_time(tmp_path):
         messages.add(str(caught.value))
     assert len(messages) == 1
     assert "'1', '3', '5', '7', '9'" in messages.pop()
+
+
+# --- lm-eval 0.4.0-0.4.2: one indented JSON array (tests/data/lm_eval/v0.4.2, make_layouts.py)
+
+OLD_TINY = DATA / "v0.4.2" / "pretrained__sshleifer__tiny-gpt2_copa.jsonl"
+OLD_RANDOM = DATA / "v0.4.2" / "pretrained__hf-internal-testing__tiny-random-gpt2_copa.jsonl"
+
+
+def test_indented_json_array_of_lm_eval_0_4_2_is_detected_and_loads_the_same_verdicts(tiny):
+    assert detect_format(OLD_TINY) == "lm_eval"
+    old = load_run(OLD_TINY)
+    assert old.table["item_id"].to_list() == tiny.table["item_id"].to_list()
+    assert old.table["passed"].to_list() == tiny.table["passed"].to_list()
+    assert old.metadata["layout"] == "json array (lm-eval 0.4.0-0.4.2)"
+    assert old.metadata["doc_hash"].startswith("absent")
+
+
+def test_json_array_records_are_read_back_by_offset_for_drilldown(tiny):
+    old = load_run(OLD_TINY)
+    transcript = old.transcripts.read(3)
+    assert transcript.input == tiny.transcripts.read(3).input
+    assert transcript.metadata["doc_id"] == "3"
+    assert int(transcript.metadata["line"]) > 3  # the line the object starts on, indented
+
+
+def test_json_array_pair_gives_the_real_pairs_table():
+    from evaltui.core.pairing import pair_runs
+
+    paired = pair_runs(load_run(OLD_TINY), load_run(OLD_RANDOM))
+    base, cand = paired.verdicts()
+    assert (int((base & cand).sum()), int((base & ~cand).sum())) == (10, 2)
+    assert (int((~base & cand).sum()), int((~base & ~cand).sum())) == (6, 2)
+
+
+def test_json_array_bad_value_names_the_line_and_the_element(tmp_path):
+    text = OLD_TINY.read_text().replace('"acc": 1.0', '"acc": "yes"', 1)
+    path = tmp_path / "old.jsonl"
+    path.write_text(text)
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    line = text[: text.index('"acc": "yes"')].count("\n")
+    assert caught.value.field == "acc" and caught.value.line is not None
+    assert caught.value.line <= line + 1 and "(record [" in str(caught.value)
+
+
+def test_truncated_json_array_is_one_error_naming_its_line(tmp_path):
+    text = OLD_TINY.read_text()
+    path = tmp_path / "cut.jsonl"
+    path.write_text(text[: len(text) // 2])
+    with pytest.raises(InputError, match=r"cut.jsonl:\d+: not valid JSON"):
+        load_run(path, format_name="lm_eval")

@@ -34,13 +34,16 @@ from evaltui.core.formats.contract import (
     check_text_field,
     ensure_same_file,
 )
-from evaltui.core.formats.fields import Where, dotted, identifier, metric_value, require_str
-from evaltui.core.formats.jsontext import (
-    UTF8_BOM,
-    as_text,
-    numbered_lines,
-    parse_json_object_line,
+from evaltui.core.formats.fields import (
+    Where,
+    dotted,
+    element,
+    identifier,
+    metric_value,
+    require_str,
 )
+from evaltui.core.formats.jsontext import UTF8_BOM, as_text, object_keys
+from evaltui.core.formats.lm_eval_records import is_array, read_one, read_records
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.runs import (
     Run,
@@ -79,8 +82,12 @@ QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """First line: a JSON object with doc_id, doc and resps/filtered_resps."""
+    """First line: a JSON object with doc_id, doc and resps/filtered_resps; or (lm-eval 0.4.0
+    to 0.4.2) a JSON array whose first object starts with doc_id and doc."""
     text = head.removeprefix(UTF8_BOM).lstrip()
+    if is_array(text):
+        keys = [key for where, key in object_keys(text) if where == (0,)]
+        return keys[:2] == ["doc_id", "doc"]
     if not text.startswith(b"{"):
         return False
     first, newline, _ = text.partition(b"\n")
@@ -110,7 +117,9 @@ class Options:
 @dataclass(frozen=True)
 class _Line:
     offset: int
-    number: int  # 1-based line number in the file
+    length: int  # bytes of the record at `offset`
+    number: int  # 1-based line number in the file (where the record starts)
+    record: str | None  # "[i]" in the JSON array layout
     item_id: str
     value: Any
     doc_hash: str | None
@@ -125,48 +134,53 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     kept: list[_Line] = []
     seen: dict[str, int] = {}  # item_id -> line number, for the chosen filter
     with path.open("rb") as handle:
-        for number, start, raw in numbered_lines(handle):
-            record = parse_json_object_line(path, raw, number)
-            where = Where(path, line=number, quote=QUOTE_CHARS)
-            name = require_str(
-                record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
+        head = handle.read(HEAD_BYTES)
+    layout, sample_records = read_records(path, head)
+    for sample in sample_records:
+        record, number = sample.record, sample.number
+        record_name = None if sample.index is None else element("", sample.index)
+        where = Where(path, line=number, record=record_name, quote=QUOTE_CHARS)
+        name = require_str(
+            record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
+        )
+        filters[name] = filters.get(name, 0) + 1
+        if chosen_filter is None:
+            chosen_filter = name
+        if name != chosen_filter:
+            continue  # another filter's view of the same documents: not this run
+        item_id = identifier(record, "doc_id", where, "doc_id as an integer or a non-empty string")
+        if item_id in seen:
+            raise where.error(
+                "doc_id",
+                f"doc_id {item_id} appears twice for filter '{name}' (first on line "
+                f"{seen[item_id]}); expected one line per (doc_id, filter)",
             )
-            filters[name] = filters.get(name, 0) + 1
-            if chosen_filter is None:
-                chosen_filter = name
-            if name != chosen_filter:
-                continue  # another filter's view of the same documents: not this run
-            item_id = identifier(
-                record, "doc_id", where, "doc_id as an integer or a non-empty string"
+        seen[item_id] = number
+        if metric is None:
+            metric = _default_metric(path, record, number)
+        if metric not in record:
+            available = ", ".join(_metric_names(record)) or "none"
+            raise where.error(
+                metric,
+                f"no value for metric '{metric}'; this line has: {available} "
+                "(choose one with --metric)",
             )
-            if item_id in seen:
-                raise where.error(
-                    "doc_id",
-                    f"doc_id {item_id} appears twice for filter '{name}' (first on line "
-                    f"{seen[item_id]}); expected one line per (doc_id, filter)",
-                )
-            seen[item_id] = number
-            if metric is None:
-                metric = _default_metric(path, record, number)
-            if metric not in record:
-                available = ", ".join(_metric_names(record)) or "none"
-                raise where.error(
-                    metric,
-                    f"no value for metric '{metric}'; this line has: {available} "
-                    "(choose one with --metric)",
-                )
-            doc_hash = record.get(DOC_HASH)
-            kept.append(
-                _Line(
-                    offset=start,
-                    number=number,
-                    item_id=item_id,
-                    value=record[metric],
-                    doc_hash=doc_hash if isinstance(doc_hash, str) else None,
-                )
+        doc_hash = record.get(DOC_HASH)
+        kept.append(
+            _Line(
+                offset=sample.offset,
+                length=sample.length,
+                number=number,
+                record=record_name,
+                item_id=item_id,
+                value=record[metric],
+                doc_hash=doc_hash if isinstance(doc_hash, str) else None,
             )
+        )
     if not filters:
-        raise InputError(path, "holds no samples; expected one JSON object per line")
+        raise InputError(
+            path, "holds no samples; expected one JSON object per line (or a JSON array)"
+        )
     if own.filter is not None and own.filter not in filters:
         raise InputError(
             path,
@@ -177,10 +191,11 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     assert metric is not None and chosen_filter is not None
     table = _table(path, kept, metric)
     metadata = _metadata(path, chosen_filter, metric, filters, table)
+    metadata["layout"] = layout
     return Run(
         source=source,
         table=table,
-        transcripts=LmEvalTranscripts(path, [(k.offset, k.number) for k in kept], stamp),
+        transcripts=LmEvalTranscripts(path, [(k.offset, k.length, k.number) for k in kept], stamp),
         metadata=metadata,
     )
 
@@ -213,7 +228,7 @@ def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
 def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
     numbers: list[float] = []
     for line in lines:
-        where = Where(path, line=line.number, quote=QUOTE_CHARS)
+        where = Where(path, line=line.number, record=line.record, quote=QUOTE_CHARS)
         numbers.append(float(metric_value(line.value, metric, where, metric)))
     all_bool = all(isinstance(line.value, bool) for line in lines)
     verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
@@ -298,24 +313,21 @@ def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
 class LmEvalTranscripts:
     """Seeks to a row's line and renders it; the file is opened per read."""
 
-    def __init__(self, path: Path, lines: Sequence[tuple[int, int]], stamp: tuple[int, int]):
+    def __init__(
+        self, path: Path, lines: Sequence[tuple[int, int, int]], stamp: tuple[int, int]
+    ) -> None:
         self._path = path
-        self._lines = list(lines)  # (byte offset, 1-based line number) per row
+        self._lines = list(lines)  # (byte offset, length, 1-based line number) per row
         self._stamp = stamp
         self._lock = threading.Lock()
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._lines))
-        offset, number = self._lines[row]
+        offset, length, number = self._lines[row]
         with self._lock:
             ensure_same_file(self._path, self._stamp, line=number)
-            try:
-                with self._path.open("rb") as handle:
-                    handle.seek(offset)
-                    raw = handle.readline()
-            except OSError as exc:
-                raise InputError(self._path, f"cannot read the file: {exc}", line=number) from None
-        return _transcript(parse_json_object_line(self._path, raw, number), number)
+            record = read_one(self._path, offset, length, number)
+        return _transcript(record, number)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         check_text_field(name)
