@@ -258,6 +258,7 @@ SAME_EXPERIMENT_KEYS = (
     "filter", "eval_name", "harness",
 )  # fmt: skip
 FINISHED_STATUSES = ("success", "complete", "completed", "finished")
+LOAD_WARNING_PREFIX = "warning."  # run metadata a loader sets to warn about how it read a file
 
 
 def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
@@ -271,6 +272,12 @@ def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
         status = run.metadata.get("run_status")
         if status is not None and status not in FINISHED_STATUSES:
             out.append(f"the {name} log's run status is {status!r}: it may be incomplete")
+    for name, run in (("baseline", baseline), ("candidate", candidate)):
+        # What a loader noticed and handled (repeated lines collapsed, a metric's direction):
+        # metadata keys `warning.<topic>`, said once per run so nobody signs without reading it.
+        for key, text in run.metadata.items():
+            if key.startswith(LOAD_WARNING_PREFIX):
+                out.append(f"the {name}: {text}")
     return out
 
 
