@@ -228,7 +228,7 @@ def test_acc_value_yes_names_line_field_and_value(tmp_path):
 
 def test_duplicate_doc_id_for_one_filter(tmp_path):
     rows = records(TINY)
-    rows.append(rows[7])
+    rows.append(dict(rows[7], acc=1.0 - rows[7]["acc"]))  # the same doc_id, another record
     path = write_records(tmp_path / "dup.jsonl", rows)
     with pytest.raises(InputError, match=r":21: field 'doc_id': doc_id 7 appears twice .*line 8"):
         load_run(path)
@@ -351,3 +351,40 @@ def test_truncated_json_array_is_one_error_naming_its_line(tmp_path):
     path.write_text(text[: len(text) // 2])
     with pytest.raises(InputError, match=r"cut.jsonl:\d+: not valid JSON"):
         load_run(path, format_name="lm_eval")
+
+
+# --- repeated lines (tests/data/lm_eval/repeated: the real files appended to themselves) ----
+
+REPEATED_TINY = DATA / "repeated" / TINY.parent.name / TINY.name
+REPEATED_RANDOM = DATA / "repeated" / RANDOM.parent.name / RANDOM.name
+
+
+def test_byte_identical_repeated_lines_are_collapsed_with_a_warning_saying_how_many(tiny):
+    run = load_run(REPEATED_TINY)
+    assert run.table.drop("row").equals(tiny.table.drop("row"))
+    assert run.metadata["repeated_lines"] == "20"
+    warning = run.metadata["warning.repeated_lines"]
+    assert "20 record(s) repeat an earlier one byte for byte" in warning
+    assert "first repeat on line 21" in warning
+
+
+def test_collapsed_repeats_reach_the_report_warnings(capsys):
+    from evaltui.cli import main
+
+    code = main(["report", str(REPEATED_TINY), str(REPEATED_RANDOM), "--format", "json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert report["table"] == {"both_pass": 10, "regressions": 2, "improvements": 6, "both_fail": 2}
+    said = [w for w in report["warnings"] if "repeat an earlier one byte for byte" in w]
+    assert len(said) == 2 and "40 record(s)" in said[1]
+
+
+def test_a_repeated_line_that_differs_by_one_byte_stays_an_error(tmp_path):
+    lines = TINY.read_bytes().splitlines(keepends=True)
+    changed = lines[4].replace(b'"acc": 1.0', b'"acc": 1.00')
+    assert changed != lines[4]
+    path = tmp_path / TINY.parent.name / TINY.name
+    path.parent.mkdir()
+    path.write_bytes(b"".join(lines) + changed)
+    with pytest.raises(InputError, match=r":21: field 'doc_id': doc_id 4 appears twice .*differ"):
+        load_run(path)

@@ -76,6 +76,10 @@ RECORD_KEYS = frozenset(
     }
 )
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+OLD_FILTERS_HINT = (
+    " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
+    "with several filters cannot be read from such a file)"
+)
 MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
 MAX_METADATA_CHARS = 4000
 QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
@@ -132,7 +136,8 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     metric = options.metric
     filters: dict[str, int] = {}  # filter -> line count, in order of first appearance
     kept: list[_Line] = []
-    seen: dict[str, int] = {}  # item_id -> line number, for the chosen filter
+    seen: dict[str, tuple[int, bytes]] = {}  # item_id -> (line, digest), for the chosen filter
+    repeats: list[int] = []  # lines that repeat an earlier line byte for byte
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
     layout, sample_records = read_records(path, head)
@@ -150,12 +155,17 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
             continue  # another filter's view of the same documents: not this run
         item_id = identifier(record, "doc_id", where, "doc_id as an integer or a non-empty string")
         if item_id in seen:
+            first, digest = seen[item_id]
+            if digest == sample.digest:  # lm-eval appended the same run again: not new data
+                repeats.append(number)
+                continue
             raise where.error(
                 "doc_id",
-                f"doc_id {item_id} appears twice for filter '{name}' (first on line "
-                f"{seen[item_id]}); expected one line per (doc_id, filter)",
+                f"doc_id {item_id} appears twice for filter '{name}' (first on line {first}) "
+                "and the two records differ; expected one line per (doc_id, filter)"
+                + (OLD_FILTERS_HINT if sample.index is not None else ""),
             )
-        seen[item_id] = number
+        seen[item_id] = (number, sample.digest)
         if metric is None:
             metric = _default_metric(path, record, number)
         if metric not in record:
@@ -192,6 +202,13 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     table = _table(path, kept, metric)
     metadata = _metadata(path, chosen_filter, metric, filters, table)
     metadata["layout"] = layout
+    if repeats:
+        metadata["repeated_lines"] = str(len(repeats))
+        metadata["warning.repeated_lines"] = (
+            f"{path.name}: {len(repeats)} record(s) repeat an earlier one byte for byte (lm-eval "
+            "appends to its samples file when a run is written into the same folder again); "
+            f"each item is counted once (first repeat on line {repeats[0]})"
+        )
     return Run(
         source=source,
         table=table,
