@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -26,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.errors import UsageError
+from evaltui.core.errors import EvalTuiError, UsageError
 from evaltui.core.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
@@ -46,6 +47,33 @@ def state_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "evaltui"
+
+
+class StateWriteError(EvalTuiError):
+    """A journal, lock or record that could not be written (a full disk, a read-only or
+    unwritable folder): one line naming the path and what the system said, never a traceback."""
+
+
+_WHY = {
+    errno.ENOSPC: "the disk is full",
+    errno.EDQUOT: "the disk quota is used up",
+    errno.EROFS: "the file system is read-only",
+    errno.EACCES: "permission denied",
+    errno.EPERM: "not permitted",
+}
+
+
+def os_error_text(exc: OSError) -> str:
+    """What went wrong in plain words, with the system's own text: `the disk is full (No space
+    left on device)`."""
+    said = exc.strerror or str(exc) or type(exc).__name__
+    why = _WHY.get(exc.errno or 0)
+    return f"{why} ({said})" if why else said
+
+
+def write_failure(what: str, path: str | Path, exc: OSError) -> StateWriteError:
+    """The one-line error for a failed write of `what` (e.g. "the review journal") at `path`."""
+    return StateWriteError(f"cannot write {what} {path}: {os_error_text(exc)}")
 
 
 def session_key(baseline: str | Path, candidate: str | Path) -> str:
@@ -134,33 +162,50 @@ class ReviewSession:
             if path.exists() and path.stat().st_size:
                 session._replay(baseline_sha256, candidate_sha256)
             return session
-        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise write_failure("the review folder", folder, exc) from None
         lock = _acquire_lock(folder)
-        if fresh and path.exists():
-            path.rename(folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl")
-        info = SessionInfo(
-            baseline_path=str(Path(baseline).resolve()),
-            candidate_path=str(Path(candidate).resolve()),
-            baseline_sha256=baseline_sha256,
-            candidate_sha256=candidate_sha256,
-            tags=tags or DEFAULT_TAGS,
-            created=_now(),
-        )
-        if not path.exists() or path.stat().st_size == 0:
+        try:  # a session that cannot start gives the pair back at once (a full disk, say)
+            if fresh and path.exists():
+                aside = folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl"
+                try:
+                    path.rename(aside)
+                except OSError as exc:
+                    raise StateWriteError(
+                        f"cannot set the old journal {path} aside: {os_error_text(exc)}"
+                    ) from None
+            info = SessionInfo(
+                baseline_path=str(Path(baseline).resolve()),
+                candidate_path=str(Path(candidate).resolve()),
+                baseline_sha256=baseline_sha256,
+                candidate_sha256=candidate_sha256,
+                tags=tags or DEFAULT_TAGS,
+                created=_now(),
+            )
             session = cls(path=path, info=info, _lock=lock)
-            session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
+            if not path.exists() or path.stat().st_size == 0:
+                session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
+                return session
+            session._replay(baseline_sha256, candidate_sha256)
+            if tags is not None and tags != session.info.tags:
+                session._append({"kind": "tags", "tags": list(tags)})
+                session.info = replace(session.info, tags=tags)
             return session
-        session = cls(path=path, info=info, _lock=lock)
-        session._replay(baseline_sha256, candidate_sha256)
-        if tags is not None and tags != session.info.tags:
-            session.info = replace(session.info, tags=tags)
-            session._append({"kind": "tags", "tags": list(tags)})
-        return session
+        except BaseException:
+            _release_lock(lock)
+            raise
 
     # -- reading ---------------------------------------------------------------------------
 
     def _replay(self, baseline_sha256: str, candidate_sha256: str) -> None:
-        raw = self.path.read_bytes()
+        try:
+            raw = self.path.read_bytes()
+        except OSError as exc:
+            raise EvalTuiError(
+                f"cannot read the review journal {self.path}: {os_error_text(exc)}"
+            ) from None
         lines = raw.split(b"\n")
         torn = lines[-1] != b""  # the last write did not finish its newline
         for number, line in enumerate(lines, start=1):
@@ -177,10 +222,7 @@ class ReviewSession:
                 continue
             self._apply(entry)
         if torn and not self.read_only:
-            # Finish the torn line so the next append starts on a line of its own.
-            with self.path.open("ab") as handle:
-                handle.write(b"\n")
-                _sync(handle)
+            self._write_journal(b"")  # finish the torn line: appends start on a line of their own
         first = self.info
         if first.baseline_sha256 != baseline_sha256 or first.candidate_sha256 != candidate_sha256:
             changed = [
@@ -275,9 +317,40 @@ class ReviewSession:
             raise UsageError("this review session was opened read-only")
         entry.setdefault("time", _now())
         line = json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n"
-        with self.path.open("ab") as handle:
-            handle.write(line.encode("utf-8"))
-            _sync(handle)
+        self._write_journal(line.encode("utf-8"))
+
+    def _write_journal(self, data: bytes) -> None:
+        """Append `data` on a line of its own and fsync it: all of it or none of it.
+
+        A write that fails (a full disk, an I/O error, a failed fsync) cuts the journal back to
+        its length before it, so no half line stays behind and the caller is not told "saved";
+        should even that fail, the next append starts with a newline, so one torn line never
+        swallows the next entry. Raises StateWriteError naming the journal.
+        """
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise write_failure("the review journal", self.path, exc) from None
+        try:
+            size = os.fstat(fd).st_size
+            if size and os.pread(fd, 1, size - 1) != b"\n":
+                data = b"\n" + data  # a torn last line (a killed writer, a failed cut)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, size)
+                    os.fsync(fd)
+                raise write_failure("the review journal", self.path, exc) from None
+        except OSError as exc:  # fstat/pread: the journal cannot even be looked at
+            raise write_failure("the review journal", self.path, exc) from None
+        finally:
+            os.close(fd)
+        if self._lock is not None:
+            _name_holder(self._lock)  # the disk took a write: name the holder if it could not
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -326,6 +399,7 @@ class _HeldLock:
 
     fd: int
     users: int
+    named: bool = True  # False: the holder text could not be written yet (a full disk)
 
 
 _HELD: dict[_LockKey, _HeldLock] = {}
@@ -352,7 +426,7 @@ def _acquire_lock(folder: Path) -> _LockKey:
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     except OSError as exc:
-        raise UsageError(f"cannot open the review lock {path}: {exc.strerror}") from None
+        raise UsageError(f"cannot open the review lock {path}: {os_error_text(exc)}") from None
     try:
         stat = os.fstat(fd)
         key = (stat.st_dev, stat.st_ino)
@@ -372,8 +446,7 @@ def _acquire_lock(folder: Path) -> _LockKey:
                     f"cannot lock the review session {path}: {exc.strerror}; put the state "
                     "folder on a local disk (EVALTUI_STATE_DIR)"
                 ) from None
-            _write_holder(fd)
-            _HELD[key] = _HeldLock(fd=fd, users=1)
+            _HELD[key] = _HeldLock(fd=fd, users=1, named=_write_holder(fd))
             fd = -1  # the registry owns it now
             return key
     finally:
@@ -381,15 +454,38 @@ def _acquire_lock(folder: Path) -> _LockKey:
             os.close(fd)
 
 
-def _write_holder(fd: int) -> None:
-    """Name this process in the lock file, for the refusal another instance prints."""
+def _write_holder(fd: int) -> bool:
+    """Name this process in the lock file, for the refusal another instance prints; False
+    when the text could not be written.
+
+    The flock is the lock; a failed write (a full disk) only costs the other side the holder's
+    name ("holder unknown"), and the journal's own write reports the disk. The text is written
+    over the old one, then the file is cut to its length (a file a killed holder left holds
+    its blocks, so this works even on a full disk); a failed write leaves the file empty,
+    which blocks nothing, never a half-written or a former holder's name.
+    """
     text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": _now()})
-    # The flock is the lock; a failed write (a full disk) only costs the other side the
-    # holder's name, and the journal's own fsync reports the disk.
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text.encode("utf-8"), 0)
+    data = text.encode("utf-8")
+    try:
+        if os.pwrite(fd, data, 0) != len(data):
+            raise OSError(errno.ENOSPC, "short write")
+        os.ftruncate(fd, len(data))
         os.fsync(fd)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)  # never a torn or another holder's name
+        return False
+    return True
+
+
+def _name_holder(key: _LockKey) -> None:
+    """Write the holder text that could not be written when the lock was taken (the disk was
+    full then and has taken a journal write since)."""
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is None or held.named:
+            return
+        held.named = _write_holder(held.fd)
 
 
 def _holder(fd: int) -> str:
@@ -478,11 +574,6 @@ def _forget_locks_in_child() -> None:
 
 atexit.register(_release_all_locks)
 os.register_at_fork(after_in_child=_forget_locks_in_child)
-
-
-def _sync(handle: Any) -> None:
-    handle.flush()
-    os.fsync(handle.fileno())
 
 
 def _now() -> str:
