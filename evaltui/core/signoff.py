@@ -243,32 +243,97 @@ def record_csv(record: dict[str, Any]) -> str:
     return out.getvalue()
 
 
+RENAMING = "evaltui: failed while renaming the record's files into place"
+
+
 def write_record(
     record: dict[str, Any], analysis: Analysis, prefix: str | Path
 ) -> tuple[Path, Path]:
-    """Write PREFIX.json, PREFIX.md and PREFIX.csv atomically (temp file + rename), so no half
-    record lands. Returns the JSON and Markdown paths (the CSV sits beside them)."""
+    """Write PREFIX.json, PREFIX.md and PREFIX.csv together: the three texts are made
+    first, written to temporary names beside the targets and fsynced, and only then renamed
+    over them, the JSON (the record `verify` reads) last. An existing record at PREFIX is
+    replaced whole; a failed write (a full disk, a read-only folder) leaves it as it was and
+    nothing behind. A target that is a folder or a symbolic link is refused (a link is never
+    written through). Returns the JSON and Markdown paths (the CSV sits beside them)."""
+    from evaltui.core.review import StateWriteError, os_error_text
+
     prefix = Path(prefix)
     if prefix.suffix in (".json", ".md"):
         prefix = prefix.with_suffix("")
-    if prefix.parent and not prefix.parent.exists():
-        raise UsageError(f"cannot write the sign-off: folder {prefix.parent} does not exist")
-    json_path = prefix.parent / (prefix.name + ".json")
-    md_path = prefix.parent / (prefix.name + ".md")
-    _atomic_write(json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-    _atomic_write(md_path, record_markdown(record, analysis))
-    _atomic_write(prefix.parent / (prefix.name + ".csv"), record_csv(record))
+    folder = prefix.parent
+    if not folder.exists():
+        raise UsageError(f"cannot write the sign-off: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise UsageError(f"cannot write the sign-off: {folder} is not a folder")
+    json_path, md_path, csv_path = (
+        folder / (prefix.name + ext) for ext in (".json", ".md", ".csv")
+    )
+    for path in (json_path, md_path, csv_path):
+        if path.is_symlink():
+            raise UsageError(
+                f"cannot write the sign-off: {path} is a symbolic link (to {os.readlink(path)}); "
+                "remove it or choose another --output"
+            )
+        if path.is_dir():
+            raise UsageError(f"cannot write the sign-off: {path} is a folder")
+    texts = [
+        (csv_path, record_csv(record)),
+        (md_path, record_markdown(record, analysis)),
+        (json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n"),
+    ]
+    try:
+        _atomic_write(texts)
+    except OSError as exc:
+        left = (
+            "the record may be incomplete: write it again"
+            if RENAMING in getattr(exc, "__notes__", ())
+            else "nothing was written (a record already there is unchanged)"
+        )
+        raise StateWriteError(
+            f"cannot write the sign-off record {exc.filename or json_path}: "
+            f"{os_error_text(exc)}; {left}"
+        ) from None
     return json_path, md_path
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+def _atomic_write(texts: list[tuple[Path, str]]) -> None:
+    """Each (path, text) to a temporary file beside its path, fsynced; then every rename, in
+    order, and an fsync of the folder. A failure removes the temporary files left; one before
+    the renames (the likely kind: a full disk, a read-only folder) leaves every target as it
+    was. The renames need no space and `write_record` has checked their targets first."""
+    temps: list[tuple[str, Path]] = []
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        for path, text in texts:
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+                temps.append((tmp, path))
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+            except OSError as exc:
+                exc.filename = str(path)  # the target, not the temporary name
+                raise
+        while temps:
+            tmp, path = temps[0]
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                exc.filename = str(path)
+                exc.add_note(RENAMING)  # an earlier file of the record may be the new one
+                raise
+            temps.pop(0)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)
         raise
+    try:  # the renames themselves on disk: a crash now keeps the new record
+        folder = os.open(texts[-1][0].parent, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return  # an unreadable folder cannot be fsynced; the files themselves are
+    try:
+        os.fsync(folder)
+    except OSError:
+        pass  # some file systems cannot fsync a folder
+    finally:
+        os.close(folder)
