@@ -321,6 +321,13 @@ def _fail(exc: Exception) -> int:
     if isinstance(exc, EvalTuiError):
         sys.stderr.write(f"evaltui: error: {exc}\n")
         return EXIT_USAGE
+    if isinstance(exc, OSError) and exc.filename is not None:
+        # The environment, not a bug: a file that cannot be read or written (permissions, a
+        # full or read-only disk) that no more specific check caught. One line, the path.
+        from evaltui.core.review import os_error_text
+
+        sys.stderr.write(f"evaltui: error: {exc.filename}: {os_error_text(exc)}\n")
+        return EXIT_USAGE
     if os.environ.get("EVALTUI_DEBUG"):
         raise exc
     sys.stderr.write(
