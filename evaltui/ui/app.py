@@ -29,7 +29,7 @@ from evaltui.core.compare import STEPS as COMPARE_STEPS
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.formats.scan_cache import confirm as confirm_source
 from evaltui.core.pairing import BASE_ROW, CAND_ROW
-from evaltui.core.review import ReviewSession
+from evaltui.core.review import ReviewSession, os_error_text
 from evaltui.core.runs import ITEM_ID, SLICE
 from evaltui.core.spec import CompareSpec
 from evaltui.core.workflow import evaluate_policy_gates, start_review
@@ -177,6 +177,10 @@ class EvalTuiApp(App[int]):
             self.post_message(LoadFailed(str(exc)))
             return
         except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, not a traceback
+            if isinstance(exc, OSError) and exc.filename is not None:
+                # The environment, not a bug (permissions, a full disk): one line, exit 2.
+                self.post_message(LoadFailed(f"{exc.filename}: {os_error_text(exc)}"))
+                return
             if os.environ.get("EVALTUI_DEBUG"):
                 raise
             detail = " ".join(str(exc).split())
@@ -338,10 +342,25 @@ class EvalTuiApp(App[int]):
         if not self._can_act() or item_id is None:
             return
         seen = item_values(self.loaded.analysis, [item_id]).get(item_id)
-        review = self.loaded.session.set_tag(item_id, tag, seen=seen)  # returns after fsync
-        self._after_review_change(item_id, review.tag)
         shown = tag if tag is not None else "no tag"
+        try:
+            review = self.loaded.session.set_tag(item_id, tag, seen=seen)  # returns after fsync
+        except EvalTuiError as exc:  # a full disk: the tag is not kept, and the screen says so
+            self._not_saved(f"{item_id} → {shown}", exc)
+            return
+        self._after_review_change(item_id, review.tag)
         self.notify(f"saved: {item_id} → {shown}", timeout=3, markup=False)
+
+    def _not_saved(self, what: str, exc: EvalTuiError) -> None:
+        """Say on screen that a tag or note was not written (the review stays open; the next
+        try writes again once the disk takes it)."""
+        self.notify(
+            f"NOT saved: {what}: {exc}",
+            title="Not saved (the review stays open; try again once the disk takes it)",
+            severity="error",
+            timeout=30,
+            markup=False,
+        )
 
     def action_note(self) -> None:
         from evaltui.ui.screens.note import NoteScreen
@@ -354,7 +373,13 @@ class EvalTuiApp(App[int]):
         def save(note: str | None) -> None:
             if note is None or self.loaded is None:
                 return
-            self.loaded.session.set_note(item_id, note)
+            try:
+                self.loaded.session.set_note(item_id, note)
+            except EvalTuiError as exc:  # not written: reopen the editor with the typed text
+                self._not_saved(f"note on {item_id}", exc)
+                if not self.closing:
+                    self.push_screen(NoteScreen(item_id, note), save)
+                return
             self._after_review_change(item_id, self.loaded.session.review(item_id).tag)
             self.notify(f"saved: note on {item_id}", timeout=3, markup=False)
 
