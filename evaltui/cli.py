@@ -53,6 +53,13 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         help="lm-eval: which filter's lines to use when a task has several (default: the first)",
     )
     fmt = parser.add_argument_group("input formats")
+    fmt.add_argument(
+        "--exclude-nonfinite",
+        action="store_true",
+        default=None,
+        help="lm-eval: a record whose metric is NaN or infinite becomes an errored item "
+        "(counted; --on-error decides) instead of refusing the file",
+    )
     fmt.add_argument("--arm", default=None, help="promptfoo: the provider/prompt of both runs")
     fmt.add_argument("--baseline-arm", default=None, help="promptfoo: the baseline's arm")
     fmt.add_argument("--candidate-arm", default=None, help="promptfoo: the candidate's arm")
@@ -348,6 +355,7 @@ def spec_from_args(args: argparse.Namespace):
         input_format=args.input_format,
         format_options={
             "filter": args.filter,
+            "exclude_nonfinite": args.exclude_nonfinite,
             "arm": args.arm,
             "id_col": args.id_col,
             "pass_col": args.pass_col,
