@@ -388,3 +388,48 @@ def test_a_repeated_line_that_differs_by_one_byte_stays_an_error(tmp_path):
     path.write_bytes(b"".join(lines) + changed)
     with pytest.raises(InputError, match=r":21: field 'doc_id': doc_id 4 appears twice .*differ"):
         load_run(path)
+
+
+# --- non-finite values (an edited copy of the real tiny-gpt2 file) --------------------------
+
+
+def with_infinity(tmp_path: Path, doc_ids=(6,)) -> Path:
+    lines = TINY.read_text().splitlines(keepends=True)
+    for i in doc_ids:
+        assert '"acc": ' in lines[i]
+        lines[i] = lines[i].rsplit('"acc": ', 1)[0] + '"acc": Infinity}\n'
+    path = tmp_path / TINY.parent.name / TINY.name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text("".join(lines))
+    return path
+
+
+def test_one_infinite_value_is_an_error_naming_its_line_and_field_and_the_option(tmp_path):
+    with pytest.raises(InputError) as caught:
+        load_run(with_infinity(tmp_path))
+    assert (caught.value.line, caught.value.field) == (7, "acc")
+    assert "Infinity" in str(caught.value) and "--exclude-nonfinite" in str(caught.value)
+
+
+def test_exclude_nonfinite_makes_them_errored_items_with_a_count(tmp_path):
+    run = load_run(with_infinity(tmp_path, (6, 11)), options=LoadOptions.of(exclude_nonfinite=True))
+    assert run.table.height == 20
+    errored = run.table.filter(pl.col("status") == "error")
+    assert errored["item_id"].to_list() == ["6", "11"]
+    assert errored["passed"].to_list() == [False, False]
+    assert run.metadata["nonfinite_records"] == "2"
+    assert "2 record(s) with a non-finite acc" in run.metadata["warning.nonfinite"]
+    assert "lines 7, 12" in run.metadata["warning.nonfinite"]
+
+
+def test_exclude_nonfinite_from_the_command_line_counts_them_like_errors(tmp_path, capsys):
+    from evaltui.cli import main
+
+    bad = with_infinity(tmp_path, (6,))
+    args = ["report", str(RANDOM), str(bad), "--format", "json", "--exclude-nonfinite"]
+    assert main([*args, "--on-error", "exclude"]) in (0, 1)
+    report = json.loads(capsys.readouterr().out)
+    assert report["pairing"]["paired"] == 19
+    assert any("non-finite acc" in w for w in report["warnings"])
+    assert main(["report", str(RANDOM), str(bad)]) == 2
+    assert "--exclude-nonfinite" in capsys.readouterr().err

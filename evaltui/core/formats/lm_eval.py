@@ -17,6 +17,7 @@ Every line is parsed once for the statistics; drill-down re-reads one line by it
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 from collections.abc import Sequence
@@ -113,9 +114,13 @@ def sniff(path: Path, head: bytes) -> bool:
 
 @dataclass(frozen=True)
 class Options:
-    """lm-eval's own option: which filter's lines are the run (default: the first seen)."""
+    """lm-eval's own options: which filter's lines are the run (default: the first seen), and
+    whether a non-finite value is an errored item rather than an error."""
 
     filter: str | None = None
+    # A record whose metric value is NaN or infinite becomes an errored item instead of
+    # refusing the file (`--exclude-nonfinite`); how errors count is then --on-error's choice.
+    exclude_nonfinite: bool | None = None  # None: not given (refused)
 
 
 @dataclass(frozen=True)
@@ -199,9 +204,16 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
             field="filter",
         )
     assert metric is not None and chosen_filter is not None
-    table = _table(path, kept, metric)
+    table, nonfinite = _table(path, kept, metric, bool(own.exclude_nonfinite))
     metadata = _metadata(path, chosen_filter, metric, filters, table)
     metadata["layout"] = layout
+    if nonfinite:
+        lines = ", ".join(map(str, nonfinite[:5])) + (", ..." if len(nonfinite) > 5 else "")
+        metadata["nonfinite_records"] = str(len(nonfinite))
+        metadata["warning.nonfinite"] = (
+            f"{path.name}: {len(nonfinite)} record(s) with a non-finite {metric} (NaN or "
+            f"infinite; lines {lines}) are counted as errored items (--exclude-nonfinite)"
+        )
     if repeats:
         metadata["repeated_lines"] = str(len(repeats))
         metadata["warning.repeated_lines"] = (
@@ -242,24 +254,47 @@ def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
     return names[0]
 
 
-def _table(path: Path, lines: Sequence[_Line], metric: str) -> pl.DataFrame:
-    numbers: list[float] = []
+def _table(
+    path: Path, lines: Sequence[_Line], metric: str, exclude_nonfinite: bool
+) -> tuple[pl.DataFrame, list[int]]:
+    """The statistics table, and the lines whose value was NaN or infinite: with
+    `exclude_nonfinite` those records are errored items (status "error", no value), otherwise
+    the first one is an error naming its line."""
+    numbers: list[float | None] = []
+    nonfinite: list[int] = []
     for line in lines:
+        if exclude_nonfinite and _is_nonfinite(line.value):
+            nonfinite.append(line.number)
+            numbers.append(None)
+            continue
         where = Where(path, line=line.number, record=line.record, quote=QUOTE_CHARS)
+        if _is_nonfinite(line.value):
+            raise where.error(
+                metric,
+                f"the value {where.quoted(line.value)} of metric '{metric}' is not a finite "
+                "number; pass --exclude-nonfinite to count such records as errored items "
+                "(then --on-error decides: failures, or excluded from both runs)",
+            )
         numbers.append(float(metric_value(line.value, metric, where, metric)))
-    all_bool = all(isinstance(line.value, bool) for line in lines)
-    verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in numbers))
+    finite = [n for n in numbers if n is not None]
+    all_bool = all(isinstance(line.value, bool) for line in lines if line.number not in nonfinite)
+    verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in finite))
     table = stats_table(
         [line.item_id for line in lines],
         [1] * len(lines),
-        ["ok"] * len(lines),
+        ["ok" if n is not None else "error" for n in numbers],
         passed=[n == 1.0 for n in numbers] if verdicts else None,
         score=None if verdicts else numbers,
     )
     if any(line.doc_hash is not None for line in lines):
         hashes = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
         table = table.with_columns(hashes)
-    return table
+    return table, nonfinite
+
+
+def _is_nonfinite(value: Any) -> bool:
+    """NaN or an infinity (Python's json reads `NaN`, `Infinity` and `-Infinity`)."""
+    return isinstance(value, float) and not math.isfinite(value)
 
 
 def _metadata(
