@@ -9,7 +9,7 @@ epochs are averaged within its arm, and only the per-item means are paired.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Literal
 
@@ -27,6 +27,7 @@ from evaltui.core.runs import (
     SLICE,
     STATUS,
     Run,
+    is_score_column,
 )
 
 OnError = Literal["fail", "exclude"]
@@ -187,6 +188,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
     options = options or PairingOptions()
     for run in (baseline, candidate):
         _check_duplicates(run)
+    baseline, candidate = _crashed_takes_the_others_shape(baseline, candidate)
     if baseline.has_verdicts != candidate.has_verdicts:
         missing = candidate if baseline.has_verdicts else baseline
         raise InputError(
@@ -279,6 +281,26 @@ def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
             if key.startswith(LOAD_WARNING_PREFIX):
                 out.append(f"the {name}: {text}")
     return out
+
+
+def _all_errored(run: Run) -> bool:
+    return run.table.height > 0 and bool(run.table[STATUS].is_in(list(FAILURE_STATUSES)).all())
+
+
+def _crashed_takes_the_others_shape(baseline: Run, candidate: Run) -> tuple[Run, Run]:
+    """A run in which every record errored has no verdict or score of its own (its loader
+    cannot know whether the scorer gives verdicts or numbers), so it takes the other run's
+    columns: every verdict false and every score 0, a failure, as errored records count. It is
+    a result to compare, not a pair that cannot be made; the loader's warning says so."""
+    runs = [baseline, candidate]
+    for i, (run, other) in enumerate(((baseline, candidate), (candidate, baseline))):
+        if not _all_errored(run) or _all_errored(other):
+            continue
+        table = run.table.drop([c for c in run.table.columns if c == PASSED or is_score_column(c)])
+        fills = [pl.lit(False).alias(PASSED)] if other.has_verdicts else []
+        fills += [pl.lit(0.0).alias(c) for c in other.score_columns]
+        runs[i] = replace(run, table=table.with_columns(fills))
+    return runs[0], runs[1]
 
 
 def _check_duplicates(run: Run) -> None:
