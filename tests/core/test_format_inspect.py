@@ -526,3 +526,42 @@ def test_sniffers_reject_each_other():
     assert not inspect_eval.sniff(CANCELLED, CANCELLED.read_bytes()[:65536])
     assert not inspect_json.sniff(Path("x.json"), b'{"item_id": "1", "passed": true}\n')
     assert not inspect_json.sniff(Path("x.json"), b'{"eval": {"version": 2}}')
+
+
+# --- a crashed candidate (tests/data/inspect_ai/variants, make_variants.py) ------------------
+
+VARIANTS = DATA / "variants"
+CRASHED = VARIANTS / "crashed_gpt5_all_errored.eval"
+
+
+def test_a_log_whose_every_sample_errored_loads_as_failures_whatever_scorer_is_asked():
+    run = load_eval(CRASHED, metric="includes")
+    assert run.table.height == 50
+    assert set(run.table["status"]) == {"error"} and not run.table["passed"].any()
+    assert run.metadata["scorer"] == "includes" and run.metadata["run_status"] == "error"
+    assert "every one of its 50 samples errored" in run.metadata["warning.all_errored"]
+
+
+@pytest.mark.parametrize(
+    ("baseline", "metric", "column"),
+    [("claude_two_scorers.eval", "includes", "passed"), ("claude_numeric.eval", None, "score")],
+)
+def test_a_crashed_candidate_is_compared_as_all_failures_not_refused(baseline, metric, column):
+    from evaltui.core.compare import compare_files
+
+    analysis = compare_files(VARIANTS / baseline, CRASHED, metric=metric)
+    assert analysis.metric == column
+    cand = analysis.paired.items["candidate_pass" if column == "passed" else "candidate_score"]
+    assert cand.to_list() == [0.0] * 10
+    assert len(analysis.regressions) == 7  # every item the baseline passed at least once
+    assert analysis.improvements == ()
+    assert any("every one of its 50 samples errored" in w for w in analysis.warnings)
+    assert "errors/timeouts counted as failures: baseline 0, candidate 50" in analysis.warnings
+
+
+def test_a_crashed_candidate_report_is_a_result_with_its_exit_code(capsys):
+    from evaltui.cli import main
+
+    code = main(["report", str(VARIANTS / "claude_numeric.eval"), str(CRASHED)])
+    out, err = capsys.readouterr()
+    assert code in (0, 1) and err == "" and "errored" in out

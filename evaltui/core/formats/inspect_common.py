@@ -169,6 +169,10 @@ def choose_scorer(
 ) -> str | None:
     """The scorer whose values become the verdicts: the requested one, else the header's first."""
     available = available_scorers(facts)
+    if facts and all(f.error is not None for f in facts):
+        # A crashed run: no sample got as far as a scorer, so there is nothing to check the
+        # name against. Every sample is a failure whatever the scorer; keep the name asked for.
+        return requested if requested is not None else next(iter(scorer_candidates(header)), None)
     if requested is not None:
         if requested in available:
             return requested
@@ -324,6 +328,12 @@ def run_metadata(
     errors = sum(1 for f in facts if f.error is not None)
     meta["samples"] = str(len(facts))
     meta["sample_errors"] = str(errors)
+    if facts and errors == len(facts):
+        meta["warning.all_errored"] = (
+            f"every one of its {errors} samples errored (the run crashed?), so no sample has a "
+            "score: each counts as a failure (--on-error fail), or is excluded with "
+            "--on-error exclude"
+        )
     return meta
 
 
