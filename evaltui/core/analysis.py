@@ -31,7 +31,12 @@ from evaltui.core.stats.binary import (
     PairedTable,
     compare_binary,
 )
-from evaltui.core.stats.clusters import FEW_CLUSTERS, ClusteredComparison, clustered_delta
+from evaltui.core.stats.clusters import (
+    FEW_CLUSTERS,
+    MIN_CLUSTERS,
+    ClusteredComparison,
+    clustered_delta,
+)
 from evaltui.core.stats.graded import (
     EpochSummary,
     GradedComparison,
@@ -127,26 +132,93 @@ class Analysis:
     @property
     def flags(self) -> tuple[str, ...]:
         own = self.binary.flags if self.binary is not None else self.graded.flags
-        extra = ("few_clusters",) if self.clusters and "few_clusters" in self.clusters.flags else ()
-        return own + extra
+        mine = self.clusters.flags if self.clusters is not None else ()
+        return own + tuple(f for f in ("few_clusters", "too_few_clusters") if f in mine)
 
     @property
-    def verdict(self) -> str:
+    def item_level_verdict(self) -> str:
+        """The verdict the item-level interval gives, as if the items were independent."""
         if self.binary is not None:
             return self.binary.verdict
         g = self.graded
         if "small_n" in g.flags or "all_zero" in g.flags:
             return "insufficient_data"
-        if g.ci[1] < 0:
-            return "regressed"
-        if g.ci[0] > 0:
-            return "improved"
-        return "no_significant_difference"
+        return _verdict_of(g.ci)
+
+    @property
+    def clustered(self) -> bool:
+        """The verdict rests on the cluster-aware interval (the items carry clusters)."""
+        return self.clusters is not None
+
+    @property
+    def verdict(self) -> str:
+        """improved / regressed / no_significant_difference / insufficient_data.
+
+        With clusters, the cluster-aware interval decides (`decision_ci`); with too few
+        clusters for any cluster interval to be trusted there is no verdict.
+        """
+        verdict = self.own_verdict
+        row = self.family_row
+        if verdict in ("improved", "regressed") and row is not None:
+            return row.verdict  # "no_significant_difference" when the adjusted p is too big
+        return verdict
+
+    @property
+    def own_verdict(self) -> str:
+        """The verdict of this metric's interval alone, before any multiplicity adjustment."""
+        own = self.item_level_verdict
+        if own == "insufficient_data" or not self.clustered:
+            return own
+        if "too_few_clusters" in self.clusters.flags:
+            return "insufficient_data"
+        return _verdict_of(self.clusters.verdict_ci)
+
+    @property
+    def family_row(self) -> Any:
+        """This metric's row in the family table, when the family has other members."""
+        family = [r for r in self.metrics if r.in_family]
+        if len(family) < 2:
+            return None
+        return next((r for r in family if r.metric == self.metric), None)
+
+    @property
+    def decision_ci(self) -> tuple[float, float]:
+        """The interval the verdict and the effect gates rest on, in the metric's units."""
+        if self.clustered:
+            return self.clusters.verdict_ci
+        return _headline_ci(self)
+
+    @property
+    def decision_ci_label(self) -> str:
+        """What `decision_ci` is, for a reader: "Newcombe 95%", "wild cluster bootstrap-t 95%"."""
+        level = f"{self.options.confidence * 100:g}%"
+        if self.clustered:
+            method = CLUSTER_METHOD_LABELS.get(self.clusters.verdict_method, "no cluster interval")
+            return f"{method} {level}, {self.clusters.labelled_clusters} clusters"
+        if self.binary is not None:
+            return f"{CI_METHOD_LABELS[self.binary.ci_method]} {level}"
+        g = self.graded
+        return f"{'BCa' if g.method == 'bca' else g.method} bootstrap {level}"
 
     @property
     def in_points(self) -> bool:
         """Pass rates are read in percentage points; scores in their own units."""
         return self.metric == PASSED
+
+
+def _verdict_of(ci: tuple[float, float]) -> str:
+    if ci[1] < 0:
+        return "regressed"
+    if ci[0] > 0:
+        return "improved"
+    return "no_significant_difference"
+
+
+CLUSTER_METHOD_LABELS = {
+    "wild-cluster-t": "wild cluster bootstrap-t",
+    "cluster-t": "cluster-robust t",
+    "exact": "exact (all deltas equal)",
+}
 
 
 def item_values(analysis: Analysis, item_ids: Iterable[str] | None = None) -> dict[str, tuple]:
@@ -278,7 +350,7 @@ def analyze(
         regressions, improvements, "", (),
     )  # fmt: skip
     partial = replace(partial, headline=headline(partial))
-    return with_clusters(partial) if clusters else replace(partial, warnings=_warnings(partial))
+    return with_clusters(partial) if clusters else replace(partial, warnings=warnings_of(partial))
 
 
 def with_clusters(analysis: Analysis) -> Analysis:
@@ -286,7 +358,8 @@ def with_clusters(analysis: Analysis) -> Analysis:
     that depend on them."""
     clustered = _clusters(analysis.paired.items, analysis.deltas, analysis.options)
     done = replace(analysis, clusters=clustered, clusters_done=True)
-    return replace(done, warnings=_warnings(done))
+    done = replace(done, headline=headline(done))
+    return replace(done, warnings=warnings_of(done))
 
 
 def _epochs(paired: PairedRuns, metric: str) -> dict[str, EpochSummary]:
@@ -323,23 +396,46 @@ def _clusters(
         resamples=options.resamples,
         confidence=options.confidence,
         seed=options.seed,
+        unlabelled_items=items[CLUSTER].null_count(),
     )
 
 
-def _warnings(a: Analysis) -> tuple[str, ...]:
+def warnings_of(a: Analysis) -> tuple[str, ...]:
     out: list[str] = []
     if a.binary is not None:
         out += [FLAG_TEXT[f] for f in a.binary.flags]
     else:
         out += [GRADED_FLAG_TEXT[f] for f in a.graded.flags if f in GRADED_FLAG_TEXT]
-    if a.clusters is not None and a.clusters.n_clusters < FEW_CLUSTERS:
+    c = a.clusters
+    if c is not None and "too_few_clusters" in c.flags:
         out.append(
-            f"only {a.clusters.n_clusters} clusters (fewer than {FEW_CLUSTERS}): "
-            "the clustered intervals are themselves unreliable"
+            f"only {c.labelled_clusters} clusters (fewer than {MIN_CLUSTERS}): no cluster "
+            "interval can be trusted, so there is no verdict"
         )
-    if a.clusters is not None and _crosses_zero(a.clusters.ci) != _crosses_zero(_headline_ci(a)):
-        word = "includes" if _crosses_zero(a.clusters.ci) else "excludes"
-        out.append(f"the cluster CI {word} zero, the item-level CI does not: weigh the clusters")
+    elif c is not None and c.labelled_clusters < FEW_CLUSTERS:
+        out.append(
+            f"only {c.labelled_clusters} clusters (fewer than {FEW_CLUSTERS}): the clustered "
+            "intervals are themselves unreliable"
+        )
+    if c is not None and c.unlabelled_items:
+        out.append(
+            f"{c.unlabelled_items:,} item(s) carry no cluster label: each counts as a cluster "
+            f"of its own, beside the {c.labelled_clusters:,} labelled clusters"
+        )
+    row = a.family_row
+    if row is not None and a.own_verdict != a.verdict:
+        family = sum(1 for r in a.metrics if r.in_family)
+        out.append(
+            f"{a.own_verdict} on its own, but its p adjusted over the {family} metrics "
+            f"({format_p(row.p_adjusted)}) is not below alpha {a.options.alpha:g}: no verdict "
+            "of a difference"
+        )
+    own = a.item_level_verdict
+    if c is not None and own != "insufficient_data" and own != a.own_verdict:
+        out.append(
+            f"the item-level interval says {own.replace('_', ' ')}, but the items are "
+            "clustered: the verdict follows the cluster-aware interval"
+        )
     note = underpowered_note(a)
     if note:
         out.append(note)
@@ -405,7 +501,12 @@ def format_p(p: float | None) -> str:
 
 
 def headline(a: Analysis) -> str:
-    """One sentence with the effect, its interval and the test, as the reading list writes it."""
+    """One sentence with the effect, its interval and the test, as the reading list writes it.
+
+    With clusters the interval is the cluster-aware one; the item-level interval and test are
+    named as what they are, a reading that ignores the clusters."""
+    if a.clustered and a.item_level_verdict != "insufficient_data":
+        return clustered_headline(a)
     if a.binary is not None:
         return binary_headline(a.binary)
     g = a.graded
@@ -423,6 +524,38 @@ def headline(a: Analysis) -> str:
         f"({'BCa' if g.method == 'bca' else g.method} bootstrap {level}, "
         f"{g.resamples:,} resamples) in {what} over {g.n} items ({counts})."
     )
+
+
+def clustered_headline(a: Analysis) -> str:
+    c = a.clusters
+    unit = " pts" if a.in_points else ""
+    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
+    what = "Candidate" if a.binary is not None else "Candidate mean Δ"
+    if "too_few_clusters" in c.flags:
+        effect = (
+            f"{what} {signed(estimate, a.in_points)}{unit} over {c.labelled_clusters} "
+            f"clusters: too few for a cluster-aware interval, no verdict"
+        )
+    else:
+        lo, hi = c.verdict_ci
+        effect = (
+            f"{what} {signed(estimate, a.in_points)}{unit} "
+            f"[{signed(lo, a.in_points)}, {signed(hi, a.in_points)}] ({a.decision_ci_label})"
+        )
+    if a.binary is not None:
+        b = a.binary
+        t = b.table
+        own = (
+            f"{CI_METHOD_LABELS[b.ci_method]} [{points(b.delta_ci.lower)}, "
+            f"{points(b.delta_ci.upper)}] and exact McNemar p = {format_p(b.mcnemar.exact_p)}"
+        )
+        counts = f"{t.discordant} discordant items ({t.regressions} regressions, "
+        counts += f"{t.improvements} improvements)"
+    else:
+        g = a.graded
+        own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
+        counts = f"{g.n} items ({len(a.regressions)} regressed, {len(a.improvements)} improved)"
+    return f"{effect} on {counts}; item-level {own} ignore the clusters."
 
 
 def binary_headline(c: BinaryComparison) -> str:

@@ -19,6 +19,7 @@ from evaltui.core.analysis import (
     analyze,
     apply_threshold,
     choose_metric,
+    warnings_of,
     with_clusters,
 )
 from evaltui.core.errors import UsageError
@@ -229,4 +230,5 @@ def breakdowns(analysis: Analysis, multiplicity: str, monitor: tuple[str, ...]) 
             alpha=analysis.options.alpha,
             adjust=multiplicity,
         )
-    return replace(analysis, metrics=metrics, slices=slices)
+    done = replace(analysis, metrics=metrics, slices=slices)
+    return replace(done, warnings=warnings_of(done))  # the family may change the verdict

@@ -4,13 +4,20 @@ A run that scores correctness, faithfulness and a pass/fail check offers several
 "find" a difference; the ones that can decide a release form a family and their p-values are
 adjusted together (Holm by default). Metrics the policy lists under `monitor` are shown, with
 their raw p only, and stay out of the family.
+
+A verdict follows the adjusted p: a family member whose adjusted p is not below alpha is
+"no significant difference" whatever its own interval says (its own verdict is kept beside it).
+Each p tests what the row's interval describes: exact McNemar for pass/fail, the paired t test
+of the mean for graded scores (Wilcoxon, which tests another location, is a labelled
+reference), and with clusters the cluster-aware test the verdict interval inverts.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
-from evaltui.core.analysis import Analysis, AnalysisOptions, analyze
+from evaltui.core.analysis import CLUSTER_METHOD_LABELS, Analysis, AnalysisOptions, analyze
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.pairing import PairedRuns
 from evaltui.core.runs import PASSED
@@ -31,7 +38,10 @@ class MetricRow:
     p_test: str  # which test gave p_raw
     p_adjusted: float | None  # None outside the family, or when p is undefined
     in_family: bool
-    verdict: str
+    verdict: str  # after the adjustment (see the module docstring)
+    unadjusted_verdict: str = ""  # what the row's own interval says
+    p_reference: float | None = None  # graded: Wilcoxon signed-rank, for reference only
+    p_reference_test: str | None = None
 
 
 def metric_names(paired: PairedRuns) -> tuple[str, ...]:
@@ -39,35 +49,59 @@ def metric_names(paired: PairedRuns) -> tuple[str, ...]:
 
 
 def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
+    lo, hi = analysis.decision_ci
+    common = {
+        "metric": analysis.metric,
+        "in_family": in_family,
+        "verdict": analysis.verdict,
+        "unadjusted_verdict": analysis.verdict,
+        "p_adjusted": None,
+    }
     if analysis.binary is not None:
         c = analysis.binary
-        return MetricRow(
-            metric=analysis.metric,
+        row = MetricRow(
             kind="binary",
             n=c.table.n,
             delta=c.delta,
-            ci=(c.delta_ci.lower, c.delta_ci.upper),
+            ci=(lo, hi),
             ci_method=c.ci_method,
             p_raw=c.mcnemar.exact_p,
             p_test="exact McNemar",
-            p_adjusted=None,
-            in_family=in_family,
-            verdict=analysis.verdict,
+            **common,
         )
-    g = analysis.graded
-    return MetricRow(
-        metric=analysis.metric,
-        kind="graded",
-        n=g.n,
-        delta=g.mean_delta,
-        ci=g.ci,
-        ci_method=f"bootstrap-{g.method}",
-        p_raw=g.wilcoxon_p,
-        p_test="Wilcoxon signed-rank",
-        p_adjusted=None,
-        in_family=in_family,
-        verdict=analysis.verdict,
-    )
+    else:
+        g = analysis.graded
+        row = MetricRow(
+            kind="graded",
+            n=g.n,
+            delta=g.mean_delta,
+            ci=(lo, hi),
+            ci_method=f"bootstrap-{g.method}",
+            p_raw=g.t_p,
+            p_test="paired t",
+            p_reference=g.wilcoxon_p,
+            p_reference_test="Wilcoxon signed-rank",
+            **common,
+        )
+    c = analysis.clusters
+    if c is not None:  # the cluster-aware test the verdict interval inverts
+        p = c.verdict_p
+        return replace(
+            row,
+            ci_method=c.verdict_method,
+            p_raw=None if p is None or math.isnan(p) else p,
+            p_test=CLUSTER_METHOD_LABELS.get(c.verdict_method, c.verdict_method),
+        )
+    return row
+
+
+def _adjusted_verdict(row: MetricRow, alpha: float, family_size: int) -> str:
+    own = row.unadjusted_verdict
+    if not row.in_family or family_size < 2 or own not in ("improved", "regressed"):
+        return own
+    if row.p_adjusted is None or row.p_adjusted >= alpha:
+        return "no_significant_difference"
+    return own
 
 
 def metric_family(
@@ -92,4 +126,5 @@ def metric_family(
     adjusted = adjust_pvalues([rows[i].p_raw for i in family], multiplicity)
     for i, p in zip(family, adjusted, strict=True):
         rows[i] = replace(rows[i], p_adjusted=p)
-    return tuple(rows)
+    alpha = primary.options.alpha
+    return tuple(replace(r, verdict=_adjusted_verdict(r, alpha, len(family))) for r in rows)

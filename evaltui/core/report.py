@@ -203,8 +203,11 @@ def metrics_list(analysis: Analysis) -> list[dict[str, Any]]:
             "p_raw": _num(r.p_raw),
             "p_test": r.p_test,
             "p_adjusted": _num(r.p_adjusted),
+            "p_reference": _num(r.p_reference),
+            "p_reference_test": r.p_reference_test,
             "in_family": r.in_family,
             "verdict": r.verdict,
+            "unadjusted_verdict": r.unadjusted_verdict,
         }
         for r in analysis.metrics
     ]
@@ -232,6 +235,7 @@ def slices_list(analysis: Analysis) -> list[dict[str, Any]]:
                 "p_raw": _num(s.p_raw),
                 "p_adjusted": _num(s.p_adjusted),
                 "adjust": s.adjust,
+                "verdict": s.verdict,
                 "flags": list(c.flags),
             }
         )

@@ -47,6 +47,19 @@ class SliceResult:
     p_adjusted: float | None
     adjust: str
     is_overall: bool = False
+    alpha: float = 0.05
+
+    @property
+    def verdict(self) -> str:
+        """The slice's verdict, after the multiplicity adjustment: a slice whose adjusted p is
+        not below alpha is never "improved" or "regressed", whatever its own interval says.
+        The overall row is the primary comparison and keeps its own verdict."""
+        own = self.comparison.verdict
+        if self.is_overall or own not in ("improved", "regressed"):
+            return own
+        if self.p_adjusted is None or self.p_adjusted >= self.alpha:
+            return "no_significant_difference"
+        return own
 
     def __repr__(self) -> str:
         t = self.table
@@ -126,6 +139,7 @@ def slice_comparisons(
             p_raw=p,
             p_adjusted=p_adj,
             adjust=adjust,
+            alpha=alpha,
         )
         for (name, table, comparison), p, p_adj in zip(rows, raw, adjusted, strict=True)
     ]
@@ -141,6 +155,7 @@ def slice_comparisons(
             p_adjusted=overall.mcnemar.exact_p,
             adjust=adjust,
             is_overall=True,
+            alpha=alpha,
         )
     )
     return tuple(results)

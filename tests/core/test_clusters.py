@@ -58,7 +58,7 @@ def test_clustered_se_equals_hand_computation_on_six_items_in_three_clusters():
     assert res.design_effect**2 == pytest.approx(62 / 36, rel=1e-12)  # Kish's deff
     z = 1.959963984540054
     assert res.naive_ci == pytest.approx((1 / 3 - z / 3, 1 / 3 + z / 3), rel=1e-12)
-    assert {"few_clusters"} == set(res.flags)
+    assert {"few_clusters", "too_few_clusters"} == set(res.flags)
 
 
 def test_clustered_se_equals_miller_formula_and_differs_from_sandwich_only_by_the_diagonal():

@@ -35,6 +35,7 @@ __all__ = [
     "epoch_summary",
     "graded_regressions",
     "paired_bootstrap",
+    "paired_t_p",
     "wilcoxon_signed_rank_p",
 ]
 
@@ -215,6 +216,9 @@ class GradedComparison:
     wilcoxon_p: float | None
     n_distinct: int
     flags: tuple[str, ...]
+    # The paired t test of "mean delta = 0": the p-value that answers the question the
+    # interval describes (Wilcoxon tests a median-like location shift, not the mean).
+    t_p: float | None = None
 
 
 def paired_bootstrap(
@@ -282,6 +286,7 @@ def paired_bootstrap(
             wilcoxon_p=None if values[0] == 0.0 else wilcoxon_signed_rank_p(x),
             n_distinct=1,
             flags=tuple(flags),
+            t_p=paired_t_p(x),
         )
 
     rng = np.random.default_rng(seed)
@@ -307,6 +312,7 @@ def paired_bootstrap(
         wilcoxon_p=wilcoxon_signed_rank_p(x),
         n_distinct=k,
         flags=tuple(flags),
+        t_p=paired_t_p(x),
     )
 
 
@@ -389,6 +395,24 @@ def paired_t_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[flo
     lo = float(special.stdtrit(n - 1, tail)) * se + mean
     hi = float(special.stdtrit(n - 1, 1.0 - tail)) * se + mean
     return (lo, hi)
+
+
+def paired_t_p(deltas: np.ndarray) -> float | None:
+    """Two-sided p of the paired t test of mean delta = 0, as scipy.stats.ttest_1samp gives it.
+
+    None for a single item; with zero variance the mean is exactly known: p is 1 when it is
+    0 and 0 otherwise (scipy returns NaN there, which no reader can act on).
+    """
+    x = check_sample("deltas", deltas)
+    n = x.size
+    if n < 2:
+        return None
+    mean = float(np.mean(x))
+    var = float(np.var(x, ddof=1))
+    if var == 0.0:
+        return 1.0 if mean == 0.0 else 0.0
+    t = mean / math.sqrt(var / n)
+    return float(2.0 * special.stdtr(n - 1, -abs(t)))
 
 
 def wilcoxon_signed_rank_p(deltas: np.ndarray) -> float | None:
