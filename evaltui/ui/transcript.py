@@ -1,9 +1,20 @@
-"""Drawing one side of an item (its transcript) and the diff of the two outputs, inertly."""
+"""Drawing the two sides of an item (their transcripts) and the diff of the two outputs, inertly.
+
+The two transcripts are drawn as one renderable of aligned rows, one row per section (each
+message, the output, the target, the grader's explanation), so the same turn of both sides
+starts on the same line and one scroll offset moves both: they cannot drift apart.
+"""
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 
 from evaltui.core.runs import Transcript
@@ -18,43 +29,215 @@ ROLE_STYLE = {
 
 
 MAX_SHOWN = 100_000  # characters per section: a 1 MB output must not freeze the screen
+MATCH_STYLE = Style(reverse=True, bold=True)  # search matches: an attribute, not a colour
 
 
-def _section(text: Text, title: str, body: str | None, style: str = "bold") -> None:
-    text.append(f"── {title} ", style=style)
+@dataclass(frozen=True)
+class Section:
+    """One titled part of a transcript: a message, the output, the target, the explanation."""
+
+    key: str  # how the two sides' sections are aligned: "m0", "m1", ..., "output", "target"
+    title: str
+    body: str | None
+    style: str = "bold"
+    role: str = ""  # the message's role ("" for the other sections)
+    note: bool = False  # a status line of ours, not text from the run
+
+
+def sections(t: Transcript) -> list[Section]:
+    """The whole conversation by role when there is one; input/output otherwise; then the rest."""
+    out: list[Section] = []
+    if t.messages:
+        for i, message in enumerate(t.messages):
+            style = ROLE_STYLE.get(message.role, "bold")
+            out.append(Section(f"m{i}", message.role, message.content, style, message.role))
+        if t.output and t.output != t.messages[-1].content:
+            out.append(Section("output", "output", t.output, "bold green"))
+    else:
+        out.append(Section("m0", "input", t.input, "bold cyan", "user"))
+        out.append(Section("output", "output", t.output, "bold green"))
+    if t.target is not None:
+        out.append(Section("target", "target", t.target, "bold blue"))
+    if t.explanation is not None:
+        out.append(Section("grader", "grader", t.explanation, "bold yellow"))
+    if t.metadata:
+        body = "\n".join(f"{k}: {v}" for k, v in t.metadata.items())
+        out.append(Section("metadata", "metadata", body, "dim"))
+    if not t.complete:
+        out.append(Section("status", "", "(reading the messages…)", "dim", note=True))
+    elif not (t.messages or t.input or t.output or t.target or t.explanation):
+        body = "(this run recorded no transcript for the item)"
+        out.append(Section("status", "", body, "dim", note=True))
+    return out
+
+
+def final_answer_key(t: Transcript) -> str | None:
+    """The section holding the final answer: the output, else the last assistant message."""
+    keys = [s.key for s in sections(t)]
+    if "output" in keys:
+        return "output"
+    for i in range(len(t.messages) - 1, -1, -1):
+        if t.messages[i].role == "assistant":
+            return f"m{i}"
+    return None
+
+
+def section_text(section: Section, needle: str = "") -> Text:
+    """One section as inert Text: our header line, then the run's text literally."""
+    text = Text()
+    if section.note:
+        text.append(section.body or "", style=section.style)
+        return text
+    text.append(f"── {section.title} ", style=section.style)
     text.append("─" * 8 + "\n", style="dim")
-    body = body if body else "(empty)"
-    text.append_text(literal(body[:MAX_SHOWN]))
+    body = section.body if section.body else "(empty)"
+    content = literal(body[:MAX_SHOWN])
+    if needle:
+        content.highlight_words([needle], MATCH_STYLE, case_sensitive=False)
+    text.append_text(content)
     if len(body) > MAX_SHOWN:
         text.append(f"\n… {len(body) - MAX_SHOWN:,} more characters not shown", style="bold yellow")
-    text.append("\n\n")
+    return text
 
 
 def transcript_text(t: Transcript, title: str = "") -> Text:
-    """The whole conversation by role when there is one; input/output otherwise; then the rest."""
+    """One side as a single Text (the sections one after another)."""
     text = Text()
     if title:
         text.append(f" {title} ", style="bold reverse")
         text.append("\n\n")
-    if t.messages:
-        for message in t.messages:
-            _section(text, message.role, message.content, ROLE_STYLE.get(message.role, "bold"))
-        if t.output and t.output != t.messages[-1].content:
-            _section(text, "output", t.output, "bold green")
-    else:
-        _section(text, "input", t.input, "bold cyan")
-        _section(text, "output", t.output, "bold green")
-    if t.target is not None:
-        _section(text, "target", t.target, "bold blue")
-    if t.explanation is not None:
-        _section(text, "grader", t.explanation, "bold yellow")
-    if t.metadata:
-        _section(text, "metadata", "\n".join(f"{k}: {v}" for k, v in t.metadata.items()), "dim")
-    if not t.complete:
-        text.append("(reading the messages…)", style="dim")
-    elif not (t.messages or t.input or t.output or t.target or t.explanation):
-        text.append("(this run recorded no transcript for the item)", style="dim")
+    for section in sections(t):
+        text.append_text(section_text(section))
+        text.append("\n" if section.note else "\n\n")
     return text
+
+
+def aligned_keys(left: Sequence[Section], right: Sequence[Section]) -> list[str]:
+    """Row keys for two sides: messages by position, then output, target, grader, metadata."""
+    keys: list[str] = []
+    for side in (left, right):
+        for section in side:
+            if section.key not in keys:
+                keys.append(section.key)
+    order = {"output": 1, "target": 2, "grader": 3, "metadata": 4, "status": 5}
+
+    def rank(key: str) -> tuple[int, int]:
+        if key.startswith("m") and key[1:].isdigit():
+            return (0, int(key[1:]))
+        return (order.get(key, 6), 0)
+
+    return sorted(keys, key=rank)
+
+
+DIVIDER = " │ "
+
+
+@dataclass(eq=False)
+class SideBySide:
+    """Rows of two cells drawn in two equal columns, each row as tall as its taller cell.
+
+    Rendered by Rich at whatever width the widget has; the line each row starts on is kept
+    per width (`row_starts`), so the screen can jump to a row exactly.
+    """
+
+    rows: list[tuple[RenderableType | None, RenderableType | None]]
+    keys: list[str] = field(default_factory=list)
+    row_gap: int = 1  # blank lines after each row
+    divider_style: Style = field(default_factory=lambda: Style(color="blue"))
+    _cache: dict[int, tuple[list[list[Segment]], list[int]]] = field(default_factory=dict)
+
+    def split(self, width: int) -> tuple[int, int]:
+        left = max((width - len(DIVIDER)) // 2, 1)
+        return left, max(width - len(DIVIDER) - left, 1)
+
+    def lines(self, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        width = options.max_width
+        if width in self._cache:
+            return self._cache[width][0]
+        left_w, right_w = self.split(width)
+        out: list[list[Segment]] = []
+        starts: list[int] = []
+        blank_style = Style()
+        for number, (left, right) in enumerate(self.rows):
+            starts.append(len(out))
+            cells = []
+            for cell, w in ((left, left_w), (right, right_w)):
+                rendered = console.render_lines(
+                    cell if cell is not None else Text(""),
+                    options.update(width=w, height=None),
+                    pad=True,
+                )
+                cells.append(rendered)
+            gap = self.row_gap if number < len(self.rows) - 1 else 0
+            height = max(len(cells[0]), len(cells[1])) + gap
+            for i in range(height):
+                row: list[Segment] = []
+                for j, (cell, w) in enumerate(zip(cells, (left_w, right_w), strict=True)):
+                    if i < len(cell):
+                        row.extend(cell[i])
+                    else:
+                        row.append(Segment(" " * w, blank_style))
+                    if j == 0:
+                        row.append(Segment(DIVIDER, self.divider_style))
+                out.append(row)
+        self._cache = {width: (out, starts)}
+        return out
+
+    def row_starts(self, width: int) -> list[int]:
+        """The first line of each row at `width` (empty until drawn at that width)."""
+        entry = self._cache.get(width)
+        return entry[1] if entry else []
+
+    @property
+    def drawn_width(self) -> int | None:
+        return next(iter(self._cache), None)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        new_line = Segment.line()
+        for row in self.lines(console, options):
+            yield from row
+            yield new_line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(len(DIVIDER) + 2, options.max_width)
+
+    def plain(self, column: int) -> str:
+        """The text of one column (0 left, 1 right), for tests and search."""
+        parts = []
+        for row in self.rows:
+            cell = row[column]
+            parts.append(_plain(cell))
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.plain(0) + "\n" + self.plain(1)
+
+
+def _plain(cell: RenderableType | None) -> str:
+    if cell is None:
+        return ""
+    if isinstance(cell, Text):
+        return cell.plain
+    return str(cell)
+
+
+def side_by_side(
+    base: Transcript, cand: Transcript, needle: str = ""
+) -> tuple[SideBySide, list[tuple[Section | None, Section | None]]]:
+    """Both transcripts as aligned rows; also each row's two sections (None: that side has none)."""
+    left, right = sections(base), sections(cand)
+    by_key = [{s.key: s for s in left}, {s.key: s for s in right}]
+    keys = aligned_keys(left, right)
+    pairs = [(by_key[0].get(k), by_key[1].get(k)) for k in keys]
+    rows = [
+        tuple(section_text(s, needle) if s is not None else None for s in pair) for pair in pairs
+    ]
+    return SideBySide(rows=rows, keys=keys), pairs  # type: ignore[arg-type]
+
+
+def labels(left: Text, right: Text) -> SideBySide:
+    """The fixed line above the panes, split exactly like them."""
+    return SideBySide(rows=[(left, right)], keys=["labels"], row_gap=0)
 
 
 def output_diff(baseline: Transcript, candidate: Transcript) -> Text:
@@ -87,3 +270,15 @@ def output_diff(baseline: Transcript, candidate: Transcript) -> Text:
 
 def _last(t: Transcript) -> str | None:
     return t.messages[-1].content if t.messages else None
+
+
+def matching_rows(pairs: Iterable[tuple[Section | None, Section | None]], needle: str) -> list[int]:
+    """The rows whose text (either side) holds `needle`, case-insensitively."""
+    needle = needle.lower()
+    if not needle:
+        return []
+    out = []
+    for i, pair in enumerate(pairs):
+        if any(s is not None and needle in (s.body or "").lower() for s in pair):
+            out.append(i)
+    return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual import events
 from textual.pilot import Pilot
 from textual.widgets import Static
 
@@ -37,5 +38,25 @@ def text_of(app: EvalTuiApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).content)
 
 
+def side_text(app: EvalTuiApp, arm: str) -> str:
+    """One side of the item screen as plain text: its label line, then its sections."""
+    return app.screen.side_plain(0 if arm == "baseline" else 1)
+
+
 def listed_ids(app: EvalTuiApp) -> list[str]:
     return [row.item_id for row in app.screen.query_one(ItemTable).rows]
+
+
+def screen_lines(app: EvalTuiApp) -> list[str]:
+    """The terminal as the reviewer sees it, one string per line."""
+    update = app.screen._compositor.render_full_update()
+    return ["".join(strip.text for strip in line) for line in update.strips]
+
+
+def burst(app: EvalTuiApp, key: str, times: int) -> None:
+    """Queue `times` presses of `key` at once, as a terminal over SSH delivers a burst: no
+    refresh runs between them (Pilot's `press` waits for the app after every key)."""
+    for _ in range(times):
+        event = events.Key(key, key if len(key) == 1 else None)
+        event.set_sender(app)
+        app._driver.send_message(event)

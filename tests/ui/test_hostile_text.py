@@ -8,7 +8,7 @@ from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.transcript import transcript_text
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.ui.helpers import settle, text_of
+from tests.ui.helpers import settle, side_text
 
 HOSTILE = (
     "[bold red]ALARM[/bold red] "
@@ -64,7 +64,7 @@ async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen)
-        shown = text_of(app, "#candidate-text")
+        shown = side_text(app, "candidate")
         assert "[bold red]ALARM[/bold red]" in shown
         assert "\x1b" not in shown and "\u202e" not in shown
         svg = app.export_screenshot()
@@ -87,7 +87,7 @@ async def test_a_one_megabyte_output_opens_and_stays_responsive(tmp_path):
         await settle(app, pilot)
         await pilot.press("enter")
         await settle(app, pilot)
-        shown = text_of(app, "#candidate-text")
+        shown = side_text(app, "candidate")
         assert "more characters not shown" in shown
         assert len(shown) < 200_000
         await pilot.press("d", "j", "j", "pagedown", "escape")  # still answers keys

@@ -7,7 +7,7 @@ import json
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.ui.helpers import listed_ids, settle
+from tests.ui.helpers import listed_ids, settle, side_text
 
 
 def big_pair(tmp_path, n=40_000):
@@ -52,7 +52,7 @@ async def test_lists_with_tens_of_thousands_of_rows_stay_usable(tmp_path):
         assert app.screen.row.item_id == listed_ids_from(app.screen)
         await pilot.press("p")
         await settle(app, pilot)
-        assert "warfarin" in str(app.screen.query_one("#baseline-text").content)
+        assert "warfarin" in side_text(app, "baseline")
 
 
 def listed_ids_from(screen: ItemScreen) -> str:

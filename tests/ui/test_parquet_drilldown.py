@@ -42,7 +42,7 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
 
     def spy(self, item_id, base, cand):
         show(self, item_id, base, cand)
-        pane = str(self.query_one("#candidate-text").content)
+        pane = self.side_plain(1)
         shown.append((base.complete, cand.complete, len(cand.messages), pane))
 
     monkeypatch.setattr(ItemScreen, "_show_transcripts", spy)

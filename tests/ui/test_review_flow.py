@@ -15,7 +15,7 @@ from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.screens.signoff import SignoffScreen
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, text_of, written
+from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, side_text, text_of, written
 
 
 async def test_header_shows_the_paired_answer_and_lists_switch_by_key(tmp_path):
@@ -73,8 +73,8 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen)
         assert app.screen.row.item_id == regressions[0]
-        baseline_text = text_of(app, "#baseline-text")
-        candidate_text = text_of(app, "#candidate-text")
+        baseline_text = side_text(app, "baseline")
+        candidate_text = side_text(app, "candidate")
         assert "BASELINE" in baseline_text and "── user" in baseline_text
         assert "CANDIDATE" in candidate_text and "── assistant" in candidate_text
         # Tag it, step to the next without going back, toggle the diff, tag again.

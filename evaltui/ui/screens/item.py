@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
@@ -22,7 +22,18 @@ from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
-from evaltui.ui.transcript import output_diff, transcript_text
+from evaltui.ui.transcript import (
+    SideBySide,
+    final_answer_key,
+    labels,
+    output_diff,
+    side_by_side,
+)
+
+
+class Pane(VerticalScroll, can_focus=False):
+    """A scrolling pane the screen's keys drive (it never takes focus, so no key of its own
+    can move it alone); the mouse wheel scrolls it where the pointer is."""
 
 
 class ItemScreen(Screen):
@@ -35,8 +46,14 @@ class ItemScreen(Screen):
         Binding("d", "toggle_diff", "Diff", id="item.diff"),
         Binding("j,down", "scroll(1)", "Scroll down", show=False, id="item.down"),
         Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="item.up"),
-        Binding("pagedown,space", "scroll(10)", "Page down", show=False, id="item.pagedown"),
-        Binding("pageup", "scroll(-10)", "Page up", show=False, id="item.pageup"),
+        Binding("pagedown,space,ctrl+f", "page(1)", "Page down", show=False, id="item.pagedown"),
+        Binding("pageup,ctrl+b", "page(-1)", "Page up", show=False, id="item.pageup"),
+        Binding("home", "edge(0)", "Top", show=False, id="item.top"),
+        Binding("end,G", "edge(1)", "Bottom", show=False, id="item.bottom"),
+        Binding("J", "jump_section(1)", "Next message", show=False, id="item.nextmsg"),
+        Binding("K", "jump_section(-1)", "Previous message", show=False, id="item.prevmsg"),
+        Binding("a", "jump_answer", "Final answer", show=False, id="item.answer"),
+        Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
     ]
 
     def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
@@ -46,18 +63,18 @@ class ItemScreen(Screen):
         self.list_name = list_name
         self.show_diff = False
         self.transcripts: tuple[Transcript, Transcript] | None = None
+        self.sides: SideBySide | None = None  # what the side-by-side pane draws
+        self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it
         # The next item's transcripts, read while the reviewer reads this one (n is the usual
         # next key): (item_id, baseline, candidate).
         self.read_ahead: tuple[str, Transcript, Transcript] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-meta")
-        with Horizontal(id="sides"):
-            with VerticalScroll(id="baseline-pane", classes="side"):
-                yield Static(id="baseline-text")
-            with VerticalScroll(id="candidate-pane", classes="side"):
-                yield Static(id="candidate-text")
-        with VerticalScroll(id="diff-pane"):
+        yield Static(id="side-labels")
+        with Pane(id="sides-pane"):
+            yield Static(id="sides-text")
+        with Pane(id="diff-pane"):
             yield Static(id="diff-text")
         yield Footer(compact=True)
 
@@ -74,11 +91,13 @@ class ItemScreen(Screen):
 
     def show_item(self) -> None:
         self.transcripts = None
+        self.sides = None
         self._update_meta()
-        for pane in ("#baseline-text", "#candidate-text", "#diff-text"):
+        self._update_labels()
+        for pane in ("#sides-text", "#diff-text"):
             self.query_one(pane, Static).update(Text("loading…", style="dim"))
-        for pane in ("#baseline-pane", "#candidate-pane", "#diff-pane"):
-            self.query_one(pane, VerticalScroll).scroll_home(animate=False)
+        for pane in ("#sides-pane", "#diff-pane"):
+            self.query_one(pane, Pane).scroll_home(animate=False, immediate=True)
         ahead, self.read_ahead = self.read_ahead, None
         if ahead is not None and ahead[0] == self.row.item_id:
             self._show_transcripts(*ahead)
@@ -159,9 +178,20 @@ class ItemScreen(Screen):
         if item_id != self.row.item_id:
             return  # the reviewer already moved on
         self.transcripts = (base, cand)
-        self.query_one("#baseline-text", Static).update(transcript_text(base, "BASELINE"))
-        self.query_one("#candidate-text", Static).update(transcript_text(cand, "CANDIDATE"))
+        self.sides, _ = side_by_side(base, cand)
+        self.query_one("#sides-text", Static).update(self.sides)
         self.query_one("#diff-text", Static).update(output_diff(base, cand))
+
+    def _update_labels(self) -> None:
+        left = Text(" BASELINE ", style="bold reverse")
+        right = Text(" CANDIDATE ", style="bold reverse")
+        self.labels = labels(left, right)
+        self.query_one("#side-labels", Static).update(self.labels)
+
+    def side_plain(self, column: int) -> str:
+        """What one side shows, as plain text: its label line, then its sections."""
+        body = self.sides.plain(column) if self.sides is not None else "loading…"
+        return self.labels.plain(column) + "\n" + body
 
     def _update_meta(self) -> None:
         app = self.app
@@ -209,6 +239,83 @@ class ItemScreen(Screen):
         if message.item_id == self.row.item_id:
             self._update_meta()
 
+    # -- scrolling: one offset for both sides ------------------------------------------------
+
+    @property
+    def pane(self) -> Pane:
+        return self.query_one("#diff-pane" if self.show_diff else "#sides-pane", Pane)
+
+    def action_scroll(self, lines: int) -> None:
+        # immediate: a burst of keys (ten j at once over SSH) moves ten lines, not one
+        self.pane.scroll_relative(y=lines, animate=False, immediate=True)
+
+    def action_page(self, direction: int) -> None:
+        pane = self.pane
+        page = max(pane.scrollable_content_region.height - 1, 1)
+        pane.scroll_relative(y=direction * page, animate=False, immediate=True)
+
+    def action_edge(self, end: int) -> None:
+        pane = self.pane
+        pane.scroll_to(y=pane.max_scroll_y if end else 0, animate=False, immediate=True)
+
+    def _row_starts(self) -> list[int]:
+        sides = self.sides
+        if sides is None or sides.drawn_width is None:
+            return []
+        return sides.row_starts(sides.drawn_width)
+
+    def _scroll_to_row(self, row: int) -> None:
+        starts = self._row_starts()
+        if 0 <= row < len(starts):
+            self.query_one("#sides-pane", Pane).scroll_to(
+                y=starts[row], animate=False, immediate=True
+            )
+
+    def _side_by_side(self) -> bool:
+        """Switch to the side-by-side view (the section keys act on it)."""
+        if self.show_diff:
+            self.action_toggle_diff()
+        return self.sides is not None
+
+    def action_jump_section(self, step: int) -> None:
+        """Next/previous message (any section: a turn, the output, the target, the grader)."""
+        if not self._side_by_side():
+            return
+        top = int(self.query_one("#sides-pane", Pane).scroll_y)
+        starts = self._row_starts()
+        if step > 0:
+            later = [i for i, s in enumerate(starts) if s > top]
+            if later:
+                self._scroll_to_row(later[0])
+            else:
+                self.notify("no later message", timeout=2)
+        else:
+            earlier = [i for i, s in enumerate(starts) if s < top]
+            if earlier:
+                self._scroll_to_row(earlier[-1])
+            else:
+                self.notify("this is the first message", timeout=2)
+
+    def _jump_to_keys(self, wanted: list[str], missing: str) -> None:
+        if not self._side_by_side() or self.sides is None:
+            return
+        for i, key in enumerate(self.sides.keys):
+            if key in wanted:
+                self._scroll_to_row(i)
+                return
+        self.notify(missing, timeout=3)
+
+    def action_jump_answer(self) -> None:
+        """The final assistant answer (the output, else the last assistant message)."""
+        if self.transcripts is None:
+            return
+        keys = [k for k in (final_answer_key(t) for t in self.transcripts) if k]
+        self._jump_to_keys(keys, "neither run recorded an answer for this item")
+
+    def action_jump_grader(self) -> None:
+        """The grader's explanation, with the target just above it."""
+        self._jump_to_keys(["target", "grader"], "neither run recorded a grader explanation")
+
     # -- actions ---------------------------------------------------------------------------
 
     def action_back(self) -> None:
@@ -225,13 +332,9 @@ class ItemScreen(Screen):
 
     def action_toggle_diff(self) -> None:
         self.show_diff = not self.show_diff
-        self.query_one("#sides").display = not self.show_diff
+        self.query_one("#sides-pane").display = not self.show_diff
+        self.query_one("#side-labels").display = not self.show_diff
         self.query_one("#diff-pane").display = self.show_diff
-
-    def action_scroll(self, lines: int) -> None:
-        panes = ("#diff-pane",) if self.show_diff else ("#baseline-pane", "#candidate-pane")
-        for pane in panes:  # both sides move together, so the turns stay aligned
-            self.query_one(pane, VerticalScroll).scroll_relative(y=lines, animate=False)
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -243,4 +346,18 @@ class ItemScreen(Screen):
         yield SystemCommand(
             "Toggle diff", "Side by side / unified diff of outputs (d)", self.action_toggle_diff
         )
+        yield SystemCommand(
+            "Next message", "Scroll both sides to the next message (J)",
+            lambda: self.action_jump_section(1),
+        )  # fmt: skip
+        yield SystemCommand(
+            "Previous message", "Scroll both sides to the previous message (K)",
+            lambda: self.action_jump_section(-1),
+        )  # fmt: skip
+        yield SystemCommand("Final answer", "Jump to the final answer (a)", self.action_jump_answer)
+        yield SystemCommand(
+            "Grader's explanation", "Jump to the target and grader (v)", self.action_jump_grader
+        )
+        yield SystemCommand("Top", "Both sides to the top (Home)", lambda: self.action_edge(0))
+        yield SystemCommand("Bottom", "Both sides to the bottom (End)", lambda: self.action_edge(1))
         yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)
