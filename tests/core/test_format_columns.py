@@ -134,7 +134,8 @@ def test_files_own_canonical_column_is_replaced_by_the_mapped_one(tmp_path):
 # --- errors name the user's column -----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("value", "shown"), [('"yes"', '"yes"'), ("1", "1")])
+# 1 was refused here before issue 16 (item 11): --pass-col takes 0/1 now, so 2 stands for it.
+@pytest.mark.parametrize(("value", "shown"), [('"yes"', '"yes"'), ("2", "2")])
 def test_jsonl_bad_verdict_names_the_users_column_and_line(tmp_path, value, shown):
     lines = [json.dumps(r) for r in ROWS]
     lines[2] = lines[2].replace('"is_correct": true', f'"is_correct": {value}')
@@ -170,8 +171,9 @@ def test_csv_bad_verdict_names_the_users_column_and_row(tmp_path):
 
 def test_parquet_bad_verdict_names_the_users_column(tmp_path):
     path = tmp_path / "run.parquet"
-    pl.DataFrame({"qid": ["a", "b"], "is_correct": [1, 0]}).write_parquet(path)
-    with pytest.raises(InputError, match=r"field 'is_correct': expected true or false, got 1"):
+    # [1, 0] was refused here before issue 16 (item 11): --pass-col takes 0/1 now.
+    pl.DataFrame({"qid": ["a", "b"], "is_correct": [2, 0]}).write_parquet(path)
+    with pytest.raises(InputError, match=r"field 'is_correct': expected true or false.*, got 2"):
         load_run(path, options=LoadOptions.of(id_col="qid", pass_col="is_correct"))
 
 
@@ -280,3 +282,44 @@ def test_native_files_still_detect_as_native(tmp_path):
     assert detect_format(csv) == "csv"
     parquet = write_parquet(tmp_path / "run.parquet", ROWS)
     assert detect_format(parquet) == "parquet"
+
+
+def test_pass_col_takes_0_and_1_in_every_native_file_type_and_says_so(tmp_path):
+    """Issue 16 item 11: exported tables mostly hold 0/1 verdicts; --pass-col takes them."""
+    import json
+
+    import polars as pl
+
+    from evaltui.core.errors import InputError
+    from evaltui.core.formats import LoadOptions, load_run
+
+    (tmp_path / "a.csv").write_text("qid,correct\nq1,1\nq2,0\nq3,true\n")
+    (tmp_path / "a.jsonl").write_text(
+        "".join(
+            json.dumps({"qid": f"q{i + 1}", "correct": v}) + "\n"
+            for i, v in enumerate((1, 0, True))
+        )
+    )
+    pl.DataFrame({"qid": ["q1", "q2", "q3"], "correct": [1, 0, 1]}).write_parquet(
+        tmp_path / "a.parquet"
+    )
+    options = LoadOptions.of(id_col="qid", pass_col="correct")
+    for name in ("a.csv", "a.jsonl", "a.parquet"):
+        run = load_run(tmp_path / name, options=options)
+        assert run.table["passed"].to_list()[:2] == [True, False], name
+    (tmp_path / "bad.csv").write_text("qid,correct\nq1,1\nq2,2\n")
+    with pytest.raises(InputError) as caught:
+        load_run(tmp_path / "bad.csv", options=options)
+    assert caught.value.field == "correct"
+    assert "expected true or false (or 0/1, which --pass-col takes too), got '2'" in str(
+        caught.value
+    )
+
+
+def test_the_run_format_itself_still_refuses_0_and_1_for_passed(tmp_path):
+    from evaltui.core.errors import InputError
+    from evaltui.core.formats import load_run
+
+    (tmp_path / "a.csv").write_text("item_id,passed\nq1,1\n")
+    with pytest.raises(InputError, match="expected true or false"):
+        load_run(tmp_path / "a.csv")

@@ -433,3 +433,42 @@ def test_exclude_nonfinite_from_the_command_line_counts_them_like_errors(tmp_pat
     assert any("non-finite acc" in w for w in report["warnings"])
     assert main(["report", str(RANDOM), str(bad)]) == 2
     assert "--exclude-nonfinite" in capsys.readouterr().err
+
+
+# --- honest refusals (tests/data/lm_eval/results: a results_<date>.json beside the samples) -
+
+RESULTS_DIR = DATA / "results" / TINY.parent.name
+RESULTS = RESULTS_DIR / "results_2026-10-01T23-15-32.942677.json"
+
+
+@pytest.mark.parametrize("forced", [None, "lm_eval"])
+def test_the_results_file_is_refused_saying_what_it_is_and_which_file_to_open(forced):
+    with pytest.raises(InputError) as caught:
+        load_run(RESULTS, format_name=forced)
+    message = str(caught.value)
+    assert "lm-eval's results file" in message and "no per-item data" in message
+    assert "cannot tell" not in message and "not valid JSON" not in message
+    assert f"beside it: {TINY.name}" in message
+
+
+def test_a_corpus_level_metric_says_there_is_no_per_item_value(tmp_path):
+    rows = records(TINY)
+    for row in rows:
+        row["metrics"] = ["f1"]
+        row["f1"] = [row["doc"]["label"], int(row.pop("acc"))]  # (gold, pred), as lm-eval logs
+    path = write_records(tmp_path / "m" / "samples_cb_2026-01-01T00-00-00.jsonl", rows)
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    message = str(caught.value)
+    assert caught.value.field == "f1" and caught.value.line == 1
+    assert "computes f1 over the whole corpus" in message and "no per-item f1" in message
+
+
+def test_a_per_item_metric_is_chosen_over_a_corpus_level_one(tmp_path):
+    rows = records(TINY)
+    for row in rows:
+        row["metrics"] = ["f1", "acc"]
+        row["f1"] = [row["doc"]["label"], int(row["acc"])]
+    path = write_records(tmp_path / "m" / "samples_cb_2026-01-01T00-00-00.jsonl", rows)
+    run = load_run(path)
+    assert run.metadata["metric"] == "acc" and run.table["passed"].sum() == 12

@@ -27,6 +27,7 @@ from evaltui.core.formats.contract import (
     option_flag,
     option_names,
 )
+from evaltui.core.formats.refusals import explain
 from evaltui.core.runs import Run
 
 __all__ = [
@@ -84,6 +85,9 @@ def detect_format(path: Path) -> str:
         module = format_module(name)
         if module is not None and module.sniff(path, head):
             return module.NAME
+    reason = explain(path, head)  # a file we know, that holds no per-item data
+    if reason is not None:
+        raise InputError(path, reason)
     raise InputError(
         path,
         "cannot tell the file's format from its content; expected one of "

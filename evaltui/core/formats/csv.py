@@ -68,7 +68,11 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         return None, f"data row {row + 1}"
 
     return StatsRead(
-        frame=_parse_verdicts(plan.renamed(raw), path, plan.mapping.user_name(PASSED)),
+        frame=(
+            plan.renamed(raw)  # --pass-col: 0/1 too, parsed by load_native
+            if plan.loose_verdicts
+            else _parse_verdicts(plan.renamed(raw), path, plan.mapping.user_name(PASSED))
+        ),
         locate=locate,
         transcripts=CsvTranscripts(path, plan.text_columns, plan.mapping),
     )

@@ -46,6 +46,7 @@ from evaltui.core.formats.fields import (
 from evaltui.core.formats.jsontext import UTF8_BOM, as_text, object_keys
 from evaltui.core.formats.lm_eval_records import is_array, read_one, read_records
 from evaltui.core.formats.native import fingerprint
+from evaltui.core.formats.refusals import explain
 from evaltui.core.runs import (
     Run,
     RunSource,
@@ -145,6 +146,9 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     repeats: list[int] = []  # lines that repeat an earlier line byte for byte
     with path.open("rb") as handle:
         head = handle.read(HEAD_BYTES)
+    reason = None if sniff(path, head) else explain(path, head)
+    if reason is not None:  # forced with --input-format lm_eval on the results file
+        raise InputError(path, reason)
     layout, sample_records = read_records(path, head)
     for sample in sample_records:
         record, number = sample.record, sample.number
@@ -239,10 +243,15 @@ def _metric_names(record: dict[str, Any]) -> list[str]:
 
 
 def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
-    for name in PREFERRED_METRICS:
-        if name in record:
-            return name
+    """The first preferred metric with a per-item value, else any such metric; a corpus-level
+    metric (a list per record) only when there is nothing else, so its error explains it."""
     names = _metric_names(record)
+    per_item = [n for n in names if not isinstance(record[n], list)]
+    for name in PREFERRED_METRICS:
+        if name in record and not isinstance(record[name], list):
+            return name
+    if per_item:
+        return per_item[0]
     if not names:
         raise InputError(
             path,
@@ -275,6 +284,8 @@ def _table(
                 "number; pass --exclude-nonfinite to count such records as errored items "
                 "(then --on-error decides: failures, or excluded from both runs)",
             )
+        if isinstance(line.value, list):
+            raise where.error(metric, _corpus_level(metric, where.quoted(line.value), lines))
         numbers.append(float(metric_value(line.value, metric, where, metric)))
     finite = [n for n in numbers if n is not None]
     all_bool = all(isinstance(line.value, bool) for line in lines if line.number not in nonfinite)
@@ -290,6 +301,15 @@ def _table(
         hashes = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
         table = table.with_columns(hashes)
     return table, nonfinite
+
+
+def _corpus_level(metric: str, quoted: str, lines: Sequence[_Line]) -> str:
+    return (
+        f"metric '{metric}' holds a list per record ({quoted}): lm-eval computes {metric} over "
+        "the whole corpus from these (reference, prediction) pairs, so there is no per-item "
+        f"{metric} to pair; choose a per-item metric with --metric, or compare the runs' "
+        "results_*.json numbers by hand"
+    )
 
 
 def _is_nonfinite(value: Any) -> bool:

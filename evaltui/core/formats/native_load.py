@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.columns import TEXT_TARGETS, ColumnMap, ColumnOptions, column_map
 from evaltui.core.formats.contract import LoadOptions
+from evaltui.core.formats.jsontext import describe
 from evaltui.core.formats.native import (
     Locator,
     canonical_stats,
@@ -27,7 +29,7 @@ from evaltui.core.formats.native import (
     polars_stat_schema,
     stat_columns,
 )
-from evaltui.core.runs import Run, RunSource, TranscriptReader
+from evaltui.core.runs import PASSED, Run, RunSource, TranscriptReader
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,9 @@ class StatsPlan:
     mapping: ColumnMap
     columns: list[str]  # every column of the file, canonical names (see ColumnMap)
     wanted: list[str]  # the statistics columns among them, canonical names
+    # True when the verdicts come from the user's `--pass-col`: exported tables mostly hold
+    # 0/1 there, so the column is read as it is and 0/1 taken beside true/false (`loose_verdicts`)
+    loose_verdicts: bool = False
 
     @property
     def text_columns(self) -> list[str]:
@@ -45,8 +50,12 @@ class StatsPlan:
 
     @property
     def schema(self) -> dict[str, pl.DataType]:
-        """The strict schema of the statistics columns, by canonical name."""
-        return polars_stat_schema(self.wanted)
+        """The strict schema of the statistics columns, by canonical name (verdicts from
+        `--pass-col` as text, parsed by `loose_verdicts`)."""
+        schema = polars_stat_schema(self.wanted)
+        if self.loose_verdicts and PASSED in schema:
+            schema[PASSED] = pl.String()
+        return schema
 
     @property
     def reads(self) -> list[tuple[str, str]]:
@@ -97,10 +106,20 @@ def load_native(path: Path, options: LoadOptions, own: ColumnOptions, file: Nati
     mapping.check_present(path, file_columns)
     columns = mapping.canonical_columns(file_columns)
     check_columns(path, columns)
-    plan = StatsPlan(mapping=mapping, columns=columns, wanted=stat_columns(columns))
+    plan = StatsPlan(
+        mapping=mapping,
+        columns=columns,
+        wanted=stat_columns(columns),
+        loose_verdicts=own.pass_col is not None,
+    )
     read = file.read_stats(path, plan, options)
+    frame = read.frame
+    if plan.loose_verdicts:
+        # a JSON file's values are quoted as JSON, a CSV cell or Parquet value as Python does
+        quote = describe if file.name == "jsonl" else repr
+        frame = loose_verdicts(frame, path, read.locate, mapping.user_name(PASSED), quote)
     try:
-        table = canonical_stats(read.frame, path, read.locate)
+        table = canonical_stats(frame, path, read.locate)
     except InputError as exc:
         raise mapping.translate(exc) from None
     if read.accepted is not None:
@@ -113,3 +132,42 @@ def load_native(path: Path, options: LoadOptions, own: ColumnOptions, file: Nati
     return Run(
         source=unhashed, pending_source=pending_source, table=table, transcripts=read.transcripts
     )
+
+
+TRUE_WORDS = ("true", "1", "1.0")
+FALSE_WORDS = ("false", "0", "0.0")
+
+
+def loose_verdicts(
+    frame: pl.DataFrame,
+    path: Path,
+    locate: Locator,
+    field: str,
+    quote: Callable[[Any], str] = repr,
+) -> pl.DataFrame:
+    """Verdicts from a `--pass-col` column: true/false or 0/1 (as numbers, or as text in CSV);
+    anything else is an error naming the record and the user's column. The run format itself
+    stays strict (true/false only): there the column's name promises a boolean."""
+    if PASSED not in frame.columns or frame.schema[PASSED] == pl.Boolean:
+        return frame
+    column = pl.col(PASSED)
+    if frame.schema[PASSED].is_numeric():
+        bad = column.is_not_null() & ~column.is_in([0, 1])
+        verdict = column == 1
+    else:
+        text = column.cast(pl.String).str.strip_chars().str.to_lowercase()
+        bad = text.is_not_null() & (text != "") & ~text.is_in([*TRUE_WORDS, *FALSE_WORDS])
+        verdict = pl.when(text.is_in(TRUE_WORDS)).then(True).when(text.is_in(FALSE_WORDS))
+        verdict = verdict.then(False)
+    hit = frame.select(bad.arg_true().first()).item()
+    if hit is not None:
+        line, record = locate(int(hit))
+        value = frame[PASSED][int(hit)]
+        raise InputError(
+            path,
+            f"expected true or false (or 0/1, which --pass-col takes too), got {quote(value)}",
+            line=line,
+            record=record,
+            field=field,
+        )
+    return frame.with_columns(verdict.alias(PASSED))
