@@ -333,3 +333,48 @@ def test_sniff_is_specific():
     ]
     assert all(promptfoo.sniff(Path("x.json"), head) for head in yes)
     assert not any(promptfoo.sniff(Path("x.json"), head) for head in no)
+
+
+# --- prompt labels with newlines (issue 16, item 9): an edited copy of eval-two-providers.json
+
+
+def two_multiline_prompts(tmp_path: Path) -> tuple[Path, str, str]:
+    """The same file with the gpt-4o-mini results under two prompts whose labels span lines,
+    as promptfoo labels an inline prompt with its own text."""
+    document = json.loads(TWO.read_text())
+    first = "You are a support agent.\nAnswer: {{question}}"
+    second = "You are a support agent.\n\tBe brief.\nAnswer: {{question}}"
+    mini = [r for r in document["results"]["results"] if r["provider"]["id"] == MINI]
+    kept = []
+    for label in (first, second):
+        for result in copy.deepcopy(mini):
+            result["prompt"] = {"raw": label, "label": label}
+            kept.append(result)
+    document["results"]["results"] = kept
+    path = tmp_path / "multiline.json"
+    path.write_text(json.dumps(document))
+    return path, first, second
+
+
+def test_a_multiline_label_is_listed_on_one_line_and_the_listed_form_picks_the_arm(tmp_path):
+    path, first, second = two_multiline_prompts(tmp_path)
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    message = str(caught.value)
+    shown = "prompt=You are a support agent.\\n\\tBe brief.\\nAnswer: {{question}}"
+    assert f"'{shown}'" in message
+    run = load_run(path, options=LoadOptions.of(arm=shown))  # pasted from the listing
+    assert run.metadata["prompt_label"] == second
+    assert (
+        load_run(path, options=LoadOptions.of(arm=f"prompt={first}")).metadata["prompt_label"]
+        == first
+    )  # the label itself still matches
+
+
+def test_a_label_that_matches_no_arm_is_shown_as_typed_beside_the_listing(tmp_path):
+    path, _, _ = two_multiline_prompts(tmp_path)
+    with pytest.raises(InputError) as caught:
+        load_run(path, options=LoadOptions.of(arm="prompt=You are a support agent.\nAnswer:"))
+    message = str(caught.value)
+    assert "--arm 'prompt=You are a support agent.\\nAnswer:'" in message
+    assert "\x1b" not in message

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,7 +138,7 @@ class _Arm:
 
     @property
     def short_label(self) -> str:
-        label = self.prompt_label
+        label = listed(self.prompt_label)
         return label if len(label) <= MAX_ARM_LABEL else label[: MAX_ARM_LABEL - 3] + "..."
 
     def display(self) -> str:
@@ -230,7 +231,7 @@ def _arm_of(path: Path, result: Mapping[str, Any], record: str) -> _Arm:
 
 
 def _choose_arm(path: Path, arms: list[_Arm], wanted: str | None) -> _Arm:
-    listing = "; ".join(repr(arm.spec(arms)) for arm in arms)
+    listing = "; ".join(f"'{arm.spec(arms)}'" for arm in arms)
     if wanted is None:
         if len(arms) == 1:
             return arms[0]
@@ -245,13 +246,15 @@ def _choose_arm(path: Path, arms: list[_Arm], wanted: str | None) -> _Arm:
         return matches[0]
     if not matches:
         raise InputError(
-            path, f"no arm matches --arm '{wanted}'; arms in this file: {listing}", field="provider"
+            path,
+            f"no arm matches --arm '{listed(wanted)}'; arms in this file: {listing}",
+            field="provider",
         )
-    shown = "; ".join(repr(arm.spec(arms)) for arm in matches)
+    shown = "; ".join(f"'{arm.spec(arms)}'" for arm in matches)
     raise InputError(
         path,
-        f"--arm '{wanted}' matches {len(matches)} arms: {shown}; name both the provider and the "
-        "prompt as 'provider=ID, prompt=LABEL'",
+        f"--arm '{listed(wanted)}' matches {len(matches)} arms: {shown}; name both the provider "
+        "and the prompt as 'provider=ID, prompt=LABEL'",
         field="provider",
     )
 
@@ -271,15 +274,29 @@ def _arm_matches(arm: _Arm, wanted: str) -> bool:
 
 
 def _label_matches(given: str, label: str) -> bool:
-    """Exact, or the shortened form an arm listing shows ("first characters...")."""
-    if given == label:
+    """The label itself, or as a listing shows it (`listed`: one line, pasteable), whole or
+    shortened ("first characters...")."""
+    shown = listed(label)
+    if given in (label, shown):
         return True
     return (
-        len(label) > MAX_ARM_LABEL
+        len(shown) > MAX_ARM_LABEL
         and given.endswith("...")
         and len(given) > 3
-        and label.startswith(given[:-3])
+        and shown.startswith(given[:-3])
     )
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def listed(text: str) -> str:
+    """A label on one line as listings and messages show it: newline, tab and carriage return
+    as \\n \\t \\r and other control characters as \\xNN, so what is listed can be pasted
+    back as `--arm` (which takes this form or the label itself) and nothing in it acts on the
+    terminal."""
+    return _CONTROL.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}"), text)
 
 
 def _result(path: Path, result: dict[str, Any], index: int, record: str) -> _Result:
