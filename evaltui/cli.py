@@ -479,6 +479,10 @@ def _run_app(args: argparse.Namespace) -> int:
     )
     app.quit_without_waiting = True
     app.run()
+    if app.hung_up:  # the terminal is gone: nothing to print to; give the pair back and end
+        if app.loaded is not None:
+            app.loaded.session.close()
+        os._exit(app.return_code or 0)
     if app.load_error:
         sys.stderr.write(f"evaltui: error: {app.load_error}\n")
     code = app.return_code or 0

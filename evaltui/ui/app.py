@@ -8,8 +8,12 @@ the screen says "saved".
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
+import signal
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -52,6 +56,9 @@ if TYPE_CHECKING:
     from evaltui.ui.screens.main import MainScreen
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
+HANGUP_CODE = 128 + signal.SIGHUP  # the exit status when the terminal went away
+TERMINAL_CHECK = 0.25  # seconds between checks that the terminal is still there
+HANGUP_GRACE = 0.5  # seconds the normal shutdown may take before the process just ends
 # What opening a pair reports: compare's three steps, then the review session and the previews.
 LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
 
@@ -135,6 +142,7 @@ class EvalTuiApp(App[int]):
         # the sign-off waits for that (see `check_inputs_confirmed`).
         self._confirmed_paths: set[str] = set()
         self.inputs_problem: str | None = None
+        self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -149,7 +157,45 @@ class EvalTuiApp(App[int]):
             asyncio.get_running_loop().set_default_executor(_QuitNowExecutor())
         self.main_screen = MainScreen()
         self.push_screen(self.main_screen)
+        if not self.is_headless:
+            self._watch_terminal()
         self.load_pair()
+
+    # -- the terminal going away -----------------------------------------------------------
+
+    def _watch_terminal(self) -> None:
+        """End the app when its terminal goes away, so it never holds the pair with no one at
+        the keys: on SIGHUP (a closed tmux pane, a dropped SSH session), and when the terminal
+        stops answering without one (a pty closed under a process that ignores SIGHUP or is
+        not its session's): reads then return nothing and every terminal call fails with EIO.
+        """
+        ttys = [f.fileno() for f in (sys.__stdin__, sys.__stdout__, sys.__stderr__) if f]
+        self._ttys = [fd for fd in ttys if os.isatty(fd)]
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            # (no signals on this platform or loop: the polling below still notices)
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.hang_up)
+        self.set_interval(TERMINAL_CHECK, self._check_terminal, name="terminal check")
+
+    def _check_terminal(self) -> None:
+        import termios
+
+        for fd in self._ttys:
+            try:
+                termios.tcgetattr(fd)
+            except (termios.error, OSError):
+                self.hang_up()
+                return
+
+    def hang_up(self) -> None:
+        """The terminal is gone: end as q does (every tag and note is already on disk; a note
+        being typed is not, see the note editor). Textual's shutdown writes to the terminal
+        that is gone; if that takes longer than HANGUP_GRACE, the process just ends: the
+        kernel drops the pair's lock either way."""
+        if self.hung_up:
+            return
+        self.hung_up = self.closing = True
+        self.exit(HANGUP_CODE, return_code=HANGUP_CODE)
+        threading.Thread(target=_end_after_grace, daemon=True, name="hangup").start()
 
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
@@ -491,6 +537,12 @@ class EvalTuiApp(App[int]):
         commands = getattr(screen, "palette_commands", None)
         if commands:
             yield from commands()
+
+
+def _end_after_grace() -> None:
+    """The hang-up's backstop: end the process if the normal shutdown has not by now."""
+    threading.Event().wait(HANGUP_GRACE)
+    os._exit(HANGUP_CODE)
 
 
 def _list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
