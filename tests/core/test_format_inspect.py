@@ -565,3 +565,45 @@ def test_a_crashed_candidate_report_is_a_result_with_its_exit_code(capsys):
     code = main(["report", str(VARIANTS / "claude_numeric.eval"), str(CRASHED)])
     out, err = capsys.readouterr()
     assert code in (0, 1) and err == "" and "errored" in out
+
+
+# --- dict-valued scores (variants/*_dict_scores.eval: SciCode's shape) -----------------------
+
+DICT_GPT5 = VARIANTS / "gpt5_dict_scores.eval"
+DICT_CLAUDE = VARIANTS / "claude_dict_scores.eval"
+PROBLEM = "score:scicode_scorer/Problem Correctness"
+SUBPROBLEM = "score:scicode_scorer/Subproblem Correctness"
+
+
+def test_a_dict_valued_scorer_gives_one_score_column_per_key():
+    run = load_run(DICT_GPT5)
+    assert run.score_columns == [PROBLEM, SUBPROBLEM]
+    assert run.metadata["scorer"] == "scicode_scorer"
+    assert run.metadata["scorer_keys"] == "Problem Correctness, Subproblem Correctness"
+    problem = run.table.sort("item_id", "epoch")[PROBLEM].to_list()
+    assert sum(problem) == 30 and set(problem) == {0.0, 1.0}  # gpt-5: 30 C of 50
+
+
+@pytest.mark.parametrize(
+    ("metric", "compared"),
+    [
+        (None, PROBLEM),
+        ("Problem Correctness", PROBLEM),
+        ("scicode_scorer/Subproblem Correctness", SUBPROBLEM),
+    ],
+)
+def test_metric_picks_a_key_and_every_key_joins_the_family(metric, compared):
+    from evaltui.core.compare import compare_files
+
+    analysis = compare_files(DICT_GPT5, DICT_CLAUDE, metric=metric)
+    assert analysis.metric == compared
+    assert analysis.improvements == ("5",) and analysis.regressions == ()
+    assert {row.metric for row in analysis.metrics} == {PROBLEM, SUBPROBLEM}
+
+
+@pytest.mark.parametrize("metric", ["scicode_scorer/nope", "nope"])
+def test_an_unknown_key_or_scorer_lists_the_keys_to_choose_from(metric):
+    with pytest.raises(InputError) as caught:
+        load_eval(DICT_GPT5, metric=metric)
+    message = str(caught.value)
+    assert "scicode_scorer/Problem Correctness, scicode_scorer/Subproblem Correctness" in message

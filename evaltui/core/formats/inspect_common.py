@@ -26,6 +26,7 @@ from evaltui.core.formats.contract import check_text_field
 from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, require_int
 from evaltui.core.formats.jsontext import as_text
 from evaltui.core.runs import (
+    SCORE_PREFIX,
     Message,
     Transcript,
     stats_table,
@@ -176,11 +177,18 @@ def choose_scorer(
     if requested is not None:
         if requested in available:
             return requested
-        listing = ", ".join(available) if available else "none"
+        keys = scorer_keys(facts)
+        scorer, slash, key = requested.partition(KEY_SEPARATOR)
+        if slash and scorer in keys:  # "scorer/key": the key is checked by build_table
+            return scorer
+        owners = [name for name, names in keys.items() if requested in names]
+        if len(owners) == 1:  # a key of one dict-valued scorer, named alone
+            return owners[0]
+        listing = ", ".join(_with_keys(name, keys) for name in available) if available else "none"
         raise InputError(
             path,
             f"no scorer named '{requested}' in this log; available scorers: {listing} "
-            "(choose one with --metric)",
+            "(choose one with --metric, a key of a dict-valued scorer as SCORER/KEY)",
             field="scores",
         )
     for name in scorer_candidates(header):
@@ -189,8 +197,47 @@ def choose_scorer(
     return available[0] if available else None
 
 
-def build_table(path: Path, facts: Sequence[SampleFacts], scorer: str | None) -> pl.DataFrame:
-    """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`)."""
+KEY_SEPARATOR = "/"  # --metric SCORER/KEY: one key of a scorer whose value is a dict
+
+
+def scorer_keys(facts: Iterable[SampleFacts]) -> dict[str, list[str]]:
+    """The keys of each dict-valued scorer (SciCode's returns {"Problem Correctness": ...,
+    "Subproblem Correctness": ...}), in order of first appearance."""
+    found: dict[str, dict[str, None]] = {}
+    for fact in facts:
+        if not isinstance(fact.scores, dict):
+            continue
+        for name, score in fact.scores.items():
+            value = score.get("value") if isinstance(score, dict) else None
+            if isinstance(value, dict):
+                names = found.setdefault(str(name), {})
+                for key in value:
+                    names.setdefault(str(key), None)
+    return {name: list(names) for name, names in found.items()}
+
+
+def _with_keys(name: str, keys: Mapping[str, list[str]]) -> str:
+    if name not in keys:
+        return name
+    return f"{name} (keys: {', '.join(f'{name}{KEY_SEPARATOR}{k}' for k in keys[name])})"
+
+
+def key_column(scorer: str, key: str) -> str:
+    """The score column of one key of a dict-valued scorer: `score:<scorer>/<key>`."""
+    return f"{SCORE_PREFIX}{scorer}{KEY_SEPARATOR}{key}"
+
+
+def build_table(
+    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+) -> pl.DataFrame:
+    """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).
+
+    A scorer whose values are dicts gives one score column per key (`key_column`), the key
+    `requested` names (SCORER/KEY or KEY) first, so it is the metric compared by default and
+    the others join the metric family."""
+    keys = scorer_keys(facts).get(scorer or "")
+    if keys:
+        return _keyed_table(path, facts, scorer, keys, requested)
     kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
     values: list[Any] = []
     for fact in facts:
@@ -210,6 +257,69 @@ def build_table(path: Path, facts: Sequence[SampleFacts], scorer: str | None) ->
         return stats_table(ids, epochs, statuses, score=scores)
     passed = [False if kind == "error" else _as_verdict(value) for kind, value in pairs]
     return stats_table(ids, epochs, statuses, passed=passed)
+
+
+def _keyed_table(
+    path: Path,
+    facts: Sequence[SampleFacts],
+    scorer: str,
+    keys: list[str],
+    requested: str | None,
+) -> pl.DataFrame:
+    chosen = _chosen_key(path, scorer, keys, requested)
+    ordered = [chosen, *(k for k in keys if k != chosen)] if chosen else keys
+    columns: dict[str, list[float | None]] = {key: [] for key in ordered}
+    for fact in facts:
+        if fact.error is not None:
+            for key in ordered:
+                columns[key].append(None)
+            continue
+        value = _score_value(path, fact, scorer)
+        where = _where(path, fact.record)
+        if not isinstance(value, dict):
+            raise where.expected(
+                dotted("scores", scorer, "value"),
+                f"a dict of values, as in the log's other samples (keys {', '.join(keys)})",
+                value,
+            )
+        for key in ordered:
+            if key not in value:
+                present = ", ".join(map(str, value)) or "none"
+                raise where.error(
+                    dotted("scores", scorer, "value", key),
+                    f"this sample (id {fact.item_id}, epoch {fact.epoch}) has no value for key "
+                    f"'{key}' of scorer '{scorer}' (its keys: {present})",
+                )
+            item = value[key]
+            if not (isinstance(item, bool) or item in SCORE_WORDS or is_finite(item)):
+                raise where.error(
+                    dotted("scores", scorer, "value", key),
+                    f'cannot read the value {where.quoted(item)}; expected "C", "I", '
+                    '"P" or "N", true/false, or a finite number',
+                )
+            columns[key].append(_as_float(item))
+    statuses = ["error" if f.error is not None else "ok" for f in facts]
+    table = stats_table([f.item_id for f in facts], [f.epoch for f in facts], statuses)
+    return table.with_columns(
+        pl.Series(key_column(scorer, key), values, dtype=pl.Float64)
+        for key, values in columns.items()
+    )
+
+
+def _chosen_key(path: Path, scorer: str, keys: list[str], requested: str | None) -> str | None:
+    if requested is None or requested == scorer:
+        return None
+    name, slash, key = requested.partition(KEY_SEPARATOR)
+    wanted = key if slash and name == scorer else requested
+    if wanted in keys:
+        return wanted
+    raise InputError(
+        path,
+        f"scorer '{scorer}' has no key '{wanted}'; its keys: "
+        + ", ".join(f"{scorer}{KEY_SEPARATOR}{k}" for k in keys)
+        + " (choose one with --metric SCORER/KEY)",
+        field=dotted("scores", scorer, "value"),
+    )
 
 
 def _score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:
@@ -325,6 +435,9 @@ def run_metadata(
     available = available_scorers(facts)
     if available:
         meta["scorers"] = ", ".join(available)
+    keys = scorer_keys(facts).get(scorer or "")
+    if keys:
+        meta["scorer_keys"] = ", ".join(keys)
     errors = sum(1 for f in facts if f.error is not None)
     meta["samples"] = str(len(facts))
     meta["sample_errors"] = str(errors)

@@ -90,7 +90,7 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(path, header, facts, options.metric)
-    table = build_table(path, facts, scorer)
+    table = build_table(path, facts, scorer, options.metric)
     metadata = run_metadata(header, scorer, facts, default_status=default_status)
     metadata["sample_source"] = sample_source
     return Run(

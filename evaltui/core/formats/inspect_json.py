@@ -74,7 +74,7 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(path, header, facts, options.metric)
-    table = build_table(path, facts, scorer)
+    table = build_table(path, facts, scorer, options.metric)
     metadata = run_metadata(header, scorer, facts, default_status="unknown")
     transcripts = JsonTranscripts([compact_sample(s) for s in samples], scorer)
     return Run(source=source, table=table, transcripts=transcripts, metadata=metadata)
