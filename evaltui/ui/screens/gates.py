@@ -11,11 +11,15 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
 from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
 
 
-class GatesScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,g", "close", "Close", id="gates.close")]
+class GatesScreen(ListKeys, ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,g", "close", "Close", id="gates.close"),
+        *LIST_KEYS,
+    ]
 
     def compose(self) -> ComposeResult:
         app = self.app

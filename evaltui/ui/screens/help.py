@@ -34,11 +34,18 @@ def bindings_table(title: str, bindings: list[Binding]) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,question_mark,q", "close", "Close help", id="help.close")]
+    BINDINGS = [
+        Binding("escape,question_mark,q", "close", "Close help", id="help.close"),
+        Binding("j", "scroll(1)", "Scroll down", show=False, id="help.down"),
+        Binding("k", "scroll(-1)", "Scroll up", show=False, id="help.up"),
+    ]
 
     def compose(self) -> ComposeResult:
+        from evaltui.ui.screens.gates import GatesScreen
         from evaltui.ui.screens.item import ItemScreen
         from evaltui.ui.screens.main import MainScreen
+        from evaltui.ui.screens.note import NoteScreen
+        from evaltui.ui.screens.slices import SlicesScreen
         from evaltui.ui.widgets.item_table import ItemTable
 
         tags = self.app.loaded.session.info.tags if self.app.loaded else ()
@@ -50,10 +57,21 @@ class HelpScreen(ModalScreen[None]):
             yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
             yield Static(bindings_table("An item", ItemScreen.BINDINGS))
             yield Static(
+                bindings_table(
+                    "Gates (g) and slices (l)", [*GatesScreen.BINDINGS, *SlicesScreen.BINDINGS]
+                )
+            )
+            yield Static(bindings_table("The note editor (e)", NoteScreen.BINDINGS))
+            yield Static(
                 GENERAL_NOTES.format(state=self.app.config.state_root or state_dir()),
                 classes="hint",
             )
         yield Footer(compact=True)
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one("#help-box", VerticalScroll).scroll_relative(
+            y=lines, animate=False, immediate=True
+        )
 
     def action_close(self) -> None:
         self.dismiss(None)

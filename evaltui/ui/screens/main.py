@@ -32,7 +32,12 @@ class MainScreen(Screen):
         Binding("s", "sort", "Sort column", show=False, id="main.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
+        Binding("tab,right", "other_list(1)", "Next list", show=False, id="main.nextlist"),
+        Binding("shift+tab,left", "other_list(-1)", "Previous list", show=False, id="main.prev"),
     ]
+    # Nothing takes focus by itself: while the pair loads, the first focusable widget would be
+    # the hidden search box, which swallowed q (and every other key) until the list appeared.
+    AUTO_FOCUS = ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -98,8 +103,22 @@ class MainScreen(Screen):
         if view is None:
             return
         table = self.query_one(ItemTable)
+        table.empty_text = self._empty_text(name, view)
         table.set_rows(view.visible, keep_item=keep_item)
         self._update_title()
+
+    def _empty_text(self, name: str, view: ListView) -> tuple[str, ...]:
+        """Why the list shows nothing, and the way back."""
+        if not view.rows:
+            other = "improvements" if name == "regressions" else "regressions"
+            return (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
+        filters = view.describe_filters()
+        if not self.app.previews_ready and view.search:
+            filters += " (the input texts are still being read)"
+        return (
+            f"None of the {len(view.rows)} {name} match: {filters}.",
+            "Esc clears the search and every filter.",
+        )
 
     def _update_title(self) -> None:
         title = Text()
@@ -154,6 +173,16 @@ class MainScreen(Screen):
             view.refresh()  # tags may have changed while the other list was shown
         self.show_list(name)
         self.query_one(ItemTable).focus()
+
+    def action_other_list(self, step: int) -> None:
+        """Tab / arrows: the other list (the search box hands the keys back to the list)."""
+        if self.app.loaded is None:
+            return
+        if self.query_one("#search", Input).has_focus:
+            self.query_one(ItemTable).focus()
+            return
+        index = (LISTS.index(self.current_list) + step) % len(LISTS)
+        self.action_show_list(LISTS[index])
 
     def action_search(self) -> None:
         search = self.query_one("#search", Input)

@@ -1,7 +1,12 @@
-"""The note editor: a modal text area; Ctrl+S saves to the journal, Esc cancels."""
+"""The note editor: a modal text area; Ctrl+S saves to the journal, Esc cancels.
+
+It opens with the cursor after the existing note (a reviewer adds to a note more often than
+rewriting it), and Esc over typed text asks first: a second Esc discards it.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -9,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
 from evaltui.ui.safe import literal_line
+
+HINT = "Ctrl+S saves (written to disk at once) · Esc cancels"
 
 
 class NoteScreen(ModalScreen[str | None]):
@@ -21,20 +28,41 @@ class NoteScreen(ModalScreen[str | None]):
         super().__init__()
         self.item_id = item_id
         self.note = note
+        self.asked_to_discard = False  # Esc was pressed once over changed text
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="dialog"):
             title = literal_line(f"Note on {self.item_id}", 70, style="bold")
             yield Static(title)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
-            yield Static("Ctrl+S saves (written to disk at once) · Esc cancels", classes="hint")
+            yield Static(HINT, id="note-hint", classes="hint")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one(TextArea).focus()
+        area = self.query_one(TextArea)
+        area.focus()
+        area.move_cursor(area.document.end)
+
+    @property
+    def changed(self) -> bool:
+        return self.query_one(TextArea).text != self.note
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if self.asked_to_discard:  # typing again: the next Esc asks again
+            self.asked_to_discard = False
+            self.query_one("#note-hint", Static).update(HINT)
+            self.query_one("#note-hint").remove_class("warning")
 
     def action_save(self) -> None:
         self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
+        if self.changed and not self.asked_to_discard:
+            self.asked_to_discard = True
+            hint = self.query_one("#note-hint", Static)
+            hint.update(
+                Text("Discard what you typed? Esc again discards it · Ctrl+S saves it", "bold")
+            )
+            hint.add_class("warning")
+            return
         self.dismiss(None)

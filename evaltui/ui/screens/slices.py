@@ -16,10 +16,14 @@ from textual.widgets.option_list import Option
 from evaltui.core.analysis import format_p, points
 from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
 
 
-class SlicesScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,l", "close", "Close", id="slices.close")]
+class SlicesScreen(ListKeys, ModalScreen[None]):
+    BINDINGS = [
+        Binding("escape,l", "close", "Close", id="slices.close"),
+        *LIST_KEYS,
+    ]
 
     def compose(self) -> ComposeResult:
         slices = sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)

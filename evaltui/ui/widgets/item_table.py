@@ -24,6 +24,11 @@ from evaltui.ui.listmodel import ListRow
 HEADER_LINES = 1
 
 
+def line_style_for_note(base: Style) -> Style:
+    """An empty list's explanation: italic, so it reads as ours and not as a row."""
+    return base + Style(italic=True)
+
+
 class ItemTable(ScrollView, can_focus=True):
     """Rows: number, item id, slice, tag, input preview (and delta for graded metrics)."""
 
@@ -71,8 +76,16 @@ class ItemTable(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.rows: list[ListRow] = []
         self.show_delta = show_delta
+        # What an empty list says instead of rows: why it is empty, and how to clear that.
+        self.empty_text: tuple[str, ...] = ()
         self._id_width = 7
         self._slice_width = 5
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # The rows never scroll sideways: left/right belong to the screen (the other list).
+        if action in ("scroll_left", "scroll_right"):
+            return False
+        return super().check_action(action, parameters)
 
     # -- data ------------------------------------------------------------------------------
 
@@ -168,6 +181,12 @@ class ItemTable(ScrollView, can_focus=True):
             line_style = base_style + self.get_component_rich_style("item-table--header")
             return self._strip(cells, widths, line_style, width)
         index = y - HEADER_LINES + int(self.scroll_y)
+        if not self.rows and 0 < y <= len(self.empty_text):
+            style = line_style_for_note(base_style)
+            text = Text(self.empty_text[y - 1], style=style, no_wrap=True, overflow="ellipsis")
+            rendered = text.render(self.app.console)
+            segments = [Segment(seg.text, seg.style or style) for seg in rendered]
+            return Strip(segments).adjust_cell_length(width, base_style)
         if index >= len(self.rows):
             return Strip.blank(width, base_style)
         line_style = base_style
