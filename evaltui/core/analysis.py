@@ -341,6 +341,11 @@ def analyze(
             method=options.bootstrap,
         )
         regressed, improved = graded_regressions(deltas, options.tolerance)
+        # A loss (mae, a distance) that the runs' metadata marks lower-is-better: a drop is
+        # the improvement (the loader names the source and warns; see docs/run-format.md).
+        runs = (paired.baseline, paired.candidate)
+        if metric != PASSED and any(r.metadata.get("higher_is_better") == "false" for r in runs):
+            regressed, improved = improved, regressed
     regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
     improvements = tuple(ids.filter(pl.Series(improved)).to_list())
 
