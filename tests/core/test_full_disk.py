@@ -342,3 +342,64 @@ def test_a_signoff_whose_second_file_hits_enospc_leaves_the_old_record_whole(
         "(No space left on device); nothing was written (a record already there is unchanged)\n"
     )
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+# -- the app ---------------------------------------------------------------------------------
+
+
+async def test_the_app_opened_on_a_full_disk_ends_with_one_line_naming_the_journal(small_disk):
+    from tests.ui.helpers import demo_app
+
+    state = small_disk.root / "state"
+    small_disk.fill()
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(400):  # bounded: the load fails within moments, then the app exits
+            if app.load_error is not None:
+                break
+            await pilot.pause(0.05)
+    journal = state / "sessions" / session_key(BASE, CAND) / "journal.jsonl"
+    assert app.return_code == 2
+    assert app.load_error == (
+        f"cannot write the review journal {journal}: the disk is full (No space left on device)"
+    )
+
+
+async def test_a_note_the_disk_refuses_keeps_its_text_in_the_reopened_editor(tmp_path, monkeypatch):
+    from textual.widgets import TextArea
+
+    from evaltui.ui.screens.note import NoteScreen
+    from tests.ui.helpers import demo_app, settle
+
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("the fake writer tells the journal's descriptor by /proc/self/fd")
+    real_write = os.write
+
+    def full(fd, data):
+        if _is_journal(fd):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_write(fd, data)
+
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        item_id = app.current_item()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press(*"half an hour of reading")
+        monkeypatch.setattr(os, "write", full)
+        app.clear_notifications()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        monkeypatch.undo()
+        said = [n.message for n in app._notifications]
+        assert len(said) == 1 and said[0].startswith(f"NOT saved: note on {item_id}: "), said
+        assert isinstance(app.screen, NoteScreen)  # the editor is back, with the text
+        assert app.screen.query_one(TextArea).text == "half an hour of reading"
+        assert app.loaded.session.review(item_id).note == ""
+        app.clear_notifications()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert [n.message for n in app._notifications] == [f"saved: note on {item_id}"]
+        assert not isinstance(app.screen, NoteScreen)
+        assert app.loaded.session.review(item_id).note == "half an hour of reading"
