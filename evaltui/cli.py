@@ -54,6 +54,13 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
     )
     fmt = parser.add_argument_group("input formats")
     fmt.add_argument(
+        "--higher-is-better",
+        choices=("true", "false"),
+        default=None,
+        help="lm-eval: whether more of the metric is better, when the results file beside the "
+        "samples does not say (false: a rise is a regression)",
+    )
+    fmt.add_argument(
         "--exclude-nonfinite",
         action="store_true",
         default=None,
@@ -356,6 +363,7 @@ def spec_from_args(args: argparse.Namespace):
         format_options={
             "filter": args.filter,
             "exclude_nonfinite": args.exclude_nonfinite,
+            "higher_is_better": {"true": True, "false": False}.get(args.higher_is_better or ""),
             "arm": args.arm,
             "id_col": args.id_col,
             "pass_col": args.pass_col,
