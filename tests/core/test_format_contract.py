@@ -27,7 +27,7 @@ COLUMN_OPTIONS = ("id_col", "pass_col", "score_col", "slice_col", "cluster_col",
 OWN_OPTIONS = {
     "inspect_eval": (),
     "inspect_json": (),
-    "lm_eval": ("filter", "exclude_nonfinite"),
+    "lm_eval": ("filter", "exclude_nonfinite", "higher_is_better"),
     "promptfoo": ("arm",),
     "openai_evals": (),
     "helm": (),
@@ -152,7 +152,7 @@ def test_a_column_option_on_a_harness_log_is_refused_not_ignored():
         load_run(LM_EVAL, options=LoadOptions.of(id_col="qid"))
     assert str(caught.value) == (
         f"--id-col is an option of parquet, jsonl and csv; {LM_EVAL} is read as lm_eval "
-        "(its options: --filter, --exclude-nonfinite)"
+        "(its options: --filter, --exclude-nonfinite, --higher-is-better)"
     )
     helm = DATA / "helm" / "mmlu-anatomy-pythia-1b-v0" / "display_predictions.json"
     with pytest.raises(UsageError, match=r"--arm is an option of promptfoo; .* as helm "):

@@ -78,6 +78,10 @@ RECORD_KEYS = frozenset(
     }
 )
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+DIRECTION_PREFIX = "higher_is_better."  # the results file's per-metric directions, in passing
+# lm-eval's `perplexity` (loglikelihood tasks) is declared lower-is-better for its aggregate,
+# exp(-mean ll), but each record holds the log-likelihood itself, for which higher is better.
+PER_RECORD_LOGLIKELIHOOD = frozenset({"perplexity"})
 OLD_FILTERS_HINT = (
     " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
     "with several filters cannot be read from such a file)"
@@ -122,6 +126,9 @@ class Options:
     # A record whose metric value is NaN or infinite becomes an errored item instead of
     # refusing the file (`--exclude-nonfinite`); how errors count is then --on-error's choice.
     exclude_nonfinite: bool | None = None  # None: not given (refused)
+    # Whether more of the metric is better (`--higher-is-better true|false`), for runs whose
+    # results file does not say (None: the results file's word, else higher).
+    higher_is_better: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +218,10 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     table, nonfinite = _table(path, kept, metric, bool(own.exclude_nonfinite))
     metadata = _metadata(path, chosen_filter, metric, filters, table)
     metadata["layout"] = layout
+    if "score" in table.columns:  # a verdict has no direction to get wrong
+        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+    for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
+        del metadata[key]
     if nonfinite:
         lines = ", ".join(map(str, nonfinite[:5])) + (", ..." if len(nonfinite) > 5 else "")
         metadata["nonfinite_records"] = str(len(nonfinite))
@@ -343,6 +354,30 @@ def _metadata(
     return meta
 
 
+def _direction(path: Path, metric: str, flag: bool | None, meta: dict[str, str]) -> dict[str, str]:
+    """Whether more of `metric` is better: `--higher-is-better` when given, else what the
+    results file beside the samples declares; stated in the metadata, and warned about when
+    lower is better, since the list of regressions turns on it."""
+    declared = meta.get(f"{DIRECTION_PREFIX}{metric}")
+    if flag is not None:
+        higher, source = flag, "--higher-is-better"
+        if declared is not None and (declared == "true") != flag:
+            source += f" (the results file says {declared})"
+    elif metric in PER_RECORD_LOGLIKELIHOOD:
+        higher, source = True, f"per-record {metric} values are log-likelihoods"
+    elif declared is not None:
+        higher, source = declared == "true", meta.get("results_file", "results file")
+    else:
+        return {"higher_is_better": "unknown (assumed true; set --higher-is-better)"}
+    out = {"higher_is_better": "true" if higher else "false", "direction_source": source}
+    if not higher:
+        out["warning.direction"] = (
+            f"{path.name}: {metric} is lower-is-better ({source}): an item whose {metric} rose "
+            f"is a regression; the mean delta is candidate minus baseline, so below zero is better"
+        )
+    return out
+
+
 def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
     """Model and versions from the results file lm-eval writes beside the samples, if any."""
     try:
@@ -368,6 +403,11 @@ def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
     versions = results.get("versions")
     if isinstance(versions, dict) and task in versions:
         meta["task_version"] = str(versions[task])
+    directions = results.get("higher_is_better")
+    if isinstance(directions, dict) and isinstance(directions.get(task), dict):
+        for name, higher in directions[task].items():
+            if isinstance(higher, bool):  # lm-eval writes null when subtasks disagree
+                meta[f"{DIRECTION_PREFIX}{name}"] = "true" if higher else "false"
     n_shot = results.get("n-shot")
     if isinstance(n_shot, dict) and task in n_shot:
         meta["n_shot"] = str(n_shot[task])
