@@ -225,3 +225,57 @@ def test_sniff_is_specific():
     assert not helm.sniff(Path("x"), b'[{"a": {"instance_id": 1, "predicted_text": 2}}]')
     head = b'[{"instance_id": "id1", "train_trial_index": 0, "predicted_text": " B", "sta'
     assert helm.sniff(Path("x"), head)  # the head may end anywhere
+
+
+# --- suite v4 run directories (tests/data/helm/benchmark_output, make_v4.py) ----------------
+
+V4 = DATA / "benchmark_output" / "runs" / "v4"
+V4_SMALL = V4 / "mmlu_subject=anatomy_model=eleutherai_pythia-1b-v0"
+V4_LARGE = V4 / "mmlu_subject=anatomy_model=eleutherai_pythia-6.9b"
+
+
+def test_per_instance_stats_is_detected_and_read():
+    path = V4_SMALL / "per_instance_stats.json"
+    assert detect_format(path) == "helm"
+    run = load_run(path)
+    assert run.metadata["metric"] == "exact_match" and run.table["passed"].sum() == 5
+    assert run.table.height == 13 and "id41/dialect" in run.table["item_id"].to_list()
+
+
+def test_a_run_directory_is_a_run_read_from_its_per_instance_stats():
+    run = load_run(V4_SMALL)
+    assert Path(run.source.path).name == "per_instance_stats.json"
+    assert run.metadata["metrics_from"] == "per_instance_stats.json"
+    transcript = run.transcripts.read(0)
+    assert transcript.output == " B"  # predicted_text, from display_predictions.json beside it
+    assert transcript.input.startswith("The following are multiple choice questions")
+
+
+def test_display_predictions_without_a_correctness_stat_take_it_from_beside():
+    run = load_run(V4_SMALL / "display_predictions.json")
+    assert run.metadata["metrics_from"] == "per_instance_stats.json"
+    assert run.table["passed"].sum() == 5
+
+
+def test_display_predictions_without_correctness_and_nothing_beside_say_where_it_is(tmp_path):
+    shutil.copy(V4_SMALL / "display_predictions.json", tmp_path / "display_predictions.json")
+    with pytest.raises(
+        InputError, match="per_instance_stats.json beside this file, which is absent"
+    ):
+        load_run(tmp_path / "display_predictions.json")
+
+
+def test_two_run_directories_pair_like_their_hand_built_originals():
+    from evaltui.core.compare import compare_files
+
+    v4 = compare_files(V4_SMALL, V4_LARGE)
+    old = compare_files(DATA / "mmlu-anatomy-pythia-1b-v0", DATA / "mmlu-anatomy-pythia-6.9b")
+    assert v4.binary.table == old.binary.table
+    assert (v4.binary.table.both_pass, v4.binary.table.regressions) == (4, 1)
+
+
+def test_a_directory_that_is_no_run_and_helms_stats_json_are_refused_saying_why():
+    with pytest.raises(InputError, match="is a directory, not a run.*evaltui DIR"):
+        load_run(V4)
+    with pytest.raises(InputError, match="HELM's stats.json.*per_instance_stats.json"):
+        load_run(V4_SMALL / "stats.json")

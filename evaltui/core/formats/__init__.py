@@ -108,8 +108,11 @@ def load_run(
     `wait_for_hash=False` may return a run whose sha256 is still being computed (see
     `Run.pending_source`); the caller must call `.resolved()` before using the source."""
     path = Path(path)
-    _check_readable(path)
-    name = format_name or detect_format(path)
+    if path.is_dir():  # a HELM run directory is a run; anything else is refused here
+        name = _directory_format(path, format_name)
+    else:
+        _check_readable(path)
+        name = format_name or detect_format(path)
     if name not in available_formats():
         raise UsageError(
             f"unknown input format '{name}'; expected one of {', '.join(available_formats())}"
@@ -157,6 +160,21 @@ def _not_taken(name: str, module: InputFormat, path: Path) -> str:
 
 def _joined(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _directory_format(path: Path, forced: str | None) -> str:
+    from evaltui.core.formats import helm
+
+    if forced not in (None, helm.NAME):
+        raise InputError(path, f"is a directory; --input-format {forced} reads a file")
+    if helm.is_run_directory(path):
+        return helm.NAME
+    raise InputError(
+        path,
+        f"is a directory, not a run: a HELM run directory holds {helm.PER_INSTANCE_FILE} or "
+        f"{helm.PREDICTIONS_FILE}; a log directory (Inspect, lm-eval, HELM benchmark_output) "
+        "opens with `evaltui DIR`, or `evaltui report DIR --baseline RUN --candidate RUN`",
+    )
 
 
 def _check_readable(path: Path) -> None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from evaltui.core.formats.fields import (
     dotted,
     element,
     identifier,
+    is_finite,
     metric_value,
     optional_str,
     require_dict,
@@ -60,6 +61,8 @@ from evaltui.core.runs import (
 NAME = "helm"
 Options = NoOptions  # no options of its own: only the common --metric
 HARNESS = "helm"
+PREDICTIONS_FILE = "display_predictions.json"
+PER_INSTANCE_FILE = "per_instance_stats.json"
 REQUESTS_FILE = "display_requests.json"
 INSTANCES_FILE = "instances.json"
 RUN_SPEC_FILE = "run_spec.json"
@@ -67,6 +70,13 @@ MAX_SIDE_FILE_BYTES = 1 << 30  # requests/instances files larger than this are n
 MAX_RUN_SPEC_BYTES = 16 << 20
 MAX_METADATA_CHARS = 2000
 PERTURBATION_SEPARATOR = "/"
+# What a transcript takes from display_predictions.json when the stats came from elsewhere.
+TRANSCRIPT_PREDICTION_KEYS = (
+    "predicted_text",
+    "truncated_predicted_text",
+    "mapped_output",
+    "reference_index",
+)
 # Preferred metrics, most common first (HELM's metric names).
 PREFERRED_METRICS = (
     "exact_match",
@@ -124,12 +134,55 @@ BOOKKEEPING_STATS = frozenset(
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """A JSON list whose first object has `instance_id` and `predicted_text`."""
+    """A JSON list whose first object has `instance_id` and `predicted_text` (display
+    predictions) or `instance_id` and a `stats` list (per-instance stats)."""
+    return _kind(head) is not None
+
+
+def _kind(head: bytes) -> str | None:
     text = head.removeprefix(UTF8_BOM).lstrip()
     if not text.startswith(b"["):
-        return False
-    keys = {key for where, key in object_keys(text) if where == (0,)}
-    return "instance_id" in keys and "predicted_text" in keys
+        return None
+    keys: set[str] = set()
+    stats_list = False
+    for where, key in object_keys(text):
+        if where == (0,):
+            keys.add(key)
+        elif where[:2] == (0, "stats") and len(where) == 3 and isinstance(where[2], int):
+            stats_list = True  # stats is a list of Stat objects, not a name -> value map
+    if "instance_id" not in keys:
+        return None
+    if "predicted_text" in keys:
+        return PREDICTIONS_FILE
+    if "stats" in keys and stats_list and "request" not in keys:
+        return PER_INSTANCE_FILE
+    return None
+
+
+def run_files(path: Path) -> tuple[Path, Path | None]:
+    """The file a HELM run is read from and its per-instance stats (None when absent): a run
+    directory gives its `per_instance_stats.json` (the correctness stats of every suite) or
+    else its `display_predictions.json`; a file gives itself."""
+    if path.is_dir():
+        stats = path / PER_INSTANCE_FILE
+        if stats.is_file():
+            return stats, stats
+        predictions = path / PREDICTIONS_FILE
+        if predictions.is_file():
+            return predictions, None
+        raise InputError(
+            path,
+            f"is a directory without {PER_INSTANCE_FILE} or {PREDICTIONS_FILE}; expected an "
+            "eval run file, a HELM run directory or a log directory",
+        )
+    beside = path.parent / PER_INSTANCE_FILE
+    return path, (beside if beside.is_file() else None)
+
+
+def is_run_directory(path: Path) -> bool:
+    return path.is_dir() and any(
+        (path / name).is_file() for name in (PER_INSTANCE_FILE, PREDICTIONS_FILE)
+    )
 
 
 @dataclass(frozen=True)
@@ -148,6 +201,7 @@ class _Prediction:
 
 
 def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
+    path, per_instance = run_files(path)
     source = RunSource.of(path, NAME)
     predictions = read_json_file(path)
     if not isinstance(predictions, list):
@@ -156,11 +210,22 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
         )
     if not predictions:
         raise InputError(path, "holds no predictions; expected one per instance and trial")
-    metric = options.metric or _default_metric(path, predictions[0])
+    stats_mode = path.name == PER_INSTANCE_FILE or _stats_is_a_list(predictions[0])
+    if not stats_mode and per_instance is not None and not _has_metric(predictions[0], options):
+        # Suites v3/v4 keep correctness out of display_predictions.json: read it beside.
+        path, stats_mode = per_instance, True
+        source = RunSource.of(path, NAME)
+        predictions = read_json_file(path)
+        if not isinstance(predictions, list) or not predictions:
+            raise InputError(path, "expected a non-empty list of per-instance stats")
+    first = _flat_stats(path, predictions[0], 0) if stats_mode else predictions[0]
+    metric = options.metric or _default_metric(path, first, stats_mode)
     rows: list[_Prediction] = []
     first_seen: dict[tuple[str, int], str] = {}
     for i, raw in enumerate(predictions):
-        prediction = _prediction(path, raw, i, metric)
+        if stats_mode:
+            raw = _flat_stats(path, raw, i)
+        prediction = _prediction(path, raw, i, metric, stats_mode)
         key = (prediction.item_id, prediction.trial)
         if key in first_seen:
             raise InputError(
@@ -174,7 +239,8 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
         first_seen[key] = prediction.record
         rows.append(prediction)
     table = _table(path, rows, metric)
-    metadata = _metadata(path, metric, predictions[0], rows)
+    metadata = _metadata(path, metric, first, rows)
+    metadata["metrics_from"] = path.name
     return Run(
         source=source,
         table=table,
@@ -183,7 +249,49 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     )
 
 
-def _default_metric(path: Path, first: Any) -> str:
+def _stats_is_a_list(first: Any) -> bool:
+    return isinstance(first, dict) and isinstance(first.get("stats"), list)
+
+
+def _has_metric(first: Any, options: LoadOptions) -> bool:
+    """Whether a display prediction carries the metric asked for, or any correctness stat."""
+    stats = first.get("stats") if isinstance(first, dict) else None
+    if not isinstance(stats, dict):
+        return False
+    if options.metric is not None:
+        return options.metric in stats
+    return any(name not in BOOKKEEPING_STATS for name in stats)
+
+
+def _flat_stats(path: Path, raw: Any, index: int) -> Any:
+    """A `PerInstanceStats` record with its `stats` list ([Stat {name: {name, split,
+    perturbation?}, mean, sum, count...}]) as a name -> value map, like a display prediction's
+    (a metric computed on several splits keeps its first)."""
+    if not isinstance(raw, dict):
+        return raw
+    where = Where(path, record=element("", index))
+    stats = raw.get("stats")
+    if not isinstance(stats, list):
+        raise where.expected("stats", "a list of Stat objects", stats)
+    flat: dict[str, Any] = {}
+    for j, entry in enumerate(stats):
+        at = where.inside(element("stats", j))
+        if not isinstance(entry, dict):
+            raise at.expected(None, "a Stat object", entry)
+        name = entry.get("name")
+        label = name.get("name") if isinstance(name, dict) else None
+        if not isinstance(label, str) or not label:
+            raise at.expected("name", "a MetricName with a name", name)
+        if label in flat:
+            continue
+        value = entry.get("mean")
+        if value is None and is_finite(entry.get("sum")) and is_finite(entry.get("count")):
+            value = entry["sum"] / entry["count"] if entry["count"] else None
+        flat[label] = value
+    return {**raw, "stats": flat}
+
+
+def _default_metric(path: Path, first: Any, stats_mode: bool = False) -> str:
     where = Where(path, record=element("", 0))
     stats = first.get("stats") if isinstance(first, dict) else None
     if not isinstance(stats, dict):
@@ -194,20 +302,29 @@ def _default_metric(path: Path, first: Any) -> str:
     candidates = [name for name in stats if name not in BOOKKEEPING_STATS]
     if not candidates:
         listing = ", ".join(map(str, stats)) or "none"
+        hint = (
+            ""
+            if stats_mode
+            else f"; suites v3/v4 keep correctness in {PER_INSTANCE_FILE} beside this file, "
+            "which is absent: open the run directory with it"
+        )
         raise where.error(
             "stats",
             f"no metric to read in the first prediction's stats (it has: {listing}); expected "
             + ", ".join(PREFERRED_METRICS[:3])
-            + " or a metric named with --metric",
+            + f" or a metric named with --metric{hint}",
         )
     return candidates[0]
 
 
-def _prediction(path: Path, raw: Any, index: int, metric: str) -> _Prediction:
+def _prediction(
+    path: Path, raw: Any, index: int, metric: str, stats_mode: bool = False
+) -> _Prediction:
     record = element("", index)
     where = Where(path, record=record)
     if not isinstance(raw, dict):
-        raise where.expected(None, "a prediction object", raw)
+        what = "a per-instance stats object" if stats_mode else "a prediction object"
+        raise where.expected(None, what, raw)
     instance = identifier(raw, "instance_id", where, "the instance id as a non-empty string")
     trial = require_int(raw, "train_trial_index", where, "an integer >= 0", minimum=0, default=0)
     perturbation = _perturbation_name(raw.get("perturbation"), where)
@@ -329,16 +446,34 @@ class HelmTranscripts:
         self._lock = threading.Lock()
         self._requests: dict[tuple[str, str | None, int], Any] | None = None
         self._instances: dict[tuple[str, str | None], Any] | None = None
+        self._shown: dict[tuple[str, str | None, int], Any] | None = None
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))
         prediction = self._rows[row]
         requests, instances = self._side_files()
-        request = requests.get((prediction.instance_id, prediction.perturbation, prediction.trial))
+        key = (prediction.instance_id, prediction.perturbation, prediction.trial)
+        request = requests.get(key)
         instance = instances.get((prediction.instance_id, prediction.perturbation))
         if instance is None:  # perturbed copies may be listed under the original only
             instance = instances.get((prediction.instance_id, None))
+        if self._path.name == PER_INSTANCE_FILE:  # the model's output is in the predictions
+            shown = self._predictions().get(key)
+            if isinstance(shown, dict):
+                extra = {k: shown[k] for k in TRANSCRIPT_PREDICTION_KEYS if k in shown}
+                prediction = replace(prediction, compact={**prediction.compact, **extra})
         return _transcript(prediction, request, instance)
+
+    def _predictions(self) -> dict[tuple[str, str | None, int], Any]:
+        with self._lock:
+            if self._shown is None:
+                self._shown = {}
+                for entry in _side_list(self._path.parent / PREDICTIONS_FILE):
+                    key = _side_key(entry)
+                    trial = entry.get("train_trial_index", 0) if key is not None else None
+                    if isinstance(trial, int) and not isinstance(trial, bool):
+                        self._shown.setdefault((*key, trial), entry)
+            return self._shown
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         check_text_field(name)
