@@ -72,6 +72,7 @@ class AppConfig:
     tags: tuple[str, ...] | None = None
     fresh: bool = False
     state_root: Path | None = None  # where session journals live (None: the default place)
+    log_directory: Path | None = None  # `evaltui DIR`: the picker chooses the pair first
 
     @classmethod
     def for_pair(
@@ -159,6 +160,18 @@ class EvalTuiApp(App[int]):
         self.push_screen(self.main_screen)
         if not self.is_headless:
             self._watch_terminal()
+        if self.config.log_directory is not None:  # `evaltui DIR`: pick the pair first
+            from evaltui.ui.screens.picker import PickerScreen
+
+            self.push_screen(PickerScreen(self.config.log_directory, self.open_picked))
+            return
+        self.load_pair()
+
+    def open_picked(self, baseline: Path, candidate: Path) -> None:
+        """The pair picked in a log directory, compared as if named on the command line."""
+        spec = self.config.spec.with_inputs(baseline, candidate)
+        self.config = replace(self.config, spec=spec, log_directory=None)
+        self.pop_screen()
         self.load_pair()
 
     # -- the terminal going away -----------------------------------------------------------
