@@ -35,7 +35,27 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("baseline", type=Path, help="the baseline run (what ships today)")
-    parser.add_argument("candidate", type=Path, help="the candidate run")
+    parser.add_argument(
+        "candidate",
+        type=Path,
+        nargs="?",
+        help="the candidate run (none when BASE is a log directory: see --baseline/--candidate)",
+    )
+    parser.add_argument(
+        "--baseline",
+        dest="baseline_run",
+        default=None,
+        metavar="RUN",
+        help="with a log directory: the baseline run, by its number in the listing, its path "
+        "or a unique part of it (default: of the two latest runs of one task, the older)",
+    )
+    parser.add_argument(
+        "--candidate",
+        dest="candidate_run",
+        default=None,
+        metavar="RUN",
+        help="with a log directory: the candidate run (default: the latest)",
+    )
     parser.add_argument(
         "--input-format",
         default=None,
@@ -218,6 +238,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
+    """`evaltui [report] DIR`: a log directory in place of the two runs. With both selectors
+    (or `pick_now`, the headless commands: the default pair for what is not named) the pair
+    is chosen here and becomes BASE and CAND; otherwise the app's picker chooses, and the
+    directory is returned for it."""
+    from evaltui.core.errors import UsageError
+    from evaltui.core.logdir import choose_pair, is_log_directory, list_runs
+
+    selectors = (args.baseline_run, args.candidate_run)
+    if args.candidate is not None or args.baseline is None or not is_log_directory(args.baseline):
+        if any(s is not None for s in selectors):
+            raise UsageError(
+                "--baseline and --candidate pick runs from a log directory: evaltui DIR"
+            )
+        if args.baseline is not None and args.candidate is None:
+            raise UsageError("give two runs (BASE CAND), or a log directory")
+        return None
+    directory = args.baseline
+    if pick_now or all(s is not None for s in selectors):
+        base, cand = choose_pair(list_runs(directory), *selectors)
+        args.baseline, args.candidate = base.path, cand.path
+        return None
+    args.candidate = directory  # a placeholder until the picker names the pair
+    return directory
+
+
 def _run_verify(args: argparse.Namespace) -> int:
     from evaltui.core.errors import UsageError
     from evaltui.core.verify import read_record, verify_record
@@ -394,6 +440,7 @@ def load_analysis(args: argparse.Namespace):
     from evaltui.core.compare import compare
     from evaltui.progress_line import terminal_progress
 
+    _log_directory(args, pick_now=True)
     spec = spec_from_args(args)
     with terminal_progress() as progress:
         return compare(spec, progress=progress)
@@ -459,6 +506,7 @@ def _run_signoff(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    directory = _log_directory(args, pick_now=False)
     if (args.baseline is None) != (args.candidate is None):
         from evaltui.core.errors import UsageError
 
@@ -482,6 +530,7 @@ def _run_app(args: argparse.Namespace) -> int:
         AppConfig(
             spec=spec_from_args(args),
             tags=parse_tags(args.tags) if args.tags else None,
+            log_directory=directory,
             fresh=args.fresh,
         )
     )
