@@ -62,3 +62,41 @@ def test_runs_of_different_tasks_are_warned_about(capsys):
     _, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
     assert "the runs differ in task: baseline 'popularity', candidate 'copa'" in r["warnings"]
     assert "the baseline log's run status is 'cancelled': it may be incomplete" in r["warnings"]
+
+
+# --- a log directory in place of the two runs (issue 16, item 12) ----------------------------
+
+HELM_OUTPUT = DATA / "helm" / "benchmark_output"
+HELM_RUN = HELM_OUTPUT / "runs" / "v4" / "mmlu_subject=anatomy_model=eleutherai_pythia-1b-v0"
+
+
+def test_report_on_a_log_directory_compares_the_runs_its_selectors_name(capsys):
+    code, r, err = report(
+        capsys, HELM_OUTPUT, "--baseline", "pythia-6.9b", "--candidate", "pythia-1b-v0"
+    )
+    assert code != 2, err
+    assert r["table"] == {"both_pass": 4, "regressions": 4, "improvements": 1, "both_fail": 4}
+    assert r["inputs"]["baseline"]["metadata"]["model"] == "eleutherai/pythia-6.9b"
+
+
+def test_report_on_a_log_directory_defaults_to_the_two_latest_runs_of_one_task(capsys):
+    code, r, err = report(capsys, HELM_OUTPUT)
+    assert code != 2, err
+    assert r["table"] == {"both_pass": 4, "regressions": 1, "improvements": 4, "both_fail": 4}
+
+
+def test_two_helm_run_directories_are_two_runs_not_a_log_directory(capsys):
+    other = HELM_RUN.parent / "mmlu_subject=anatomy_model=eleutherai_pythia-6.9b"
+    code, r, err = report(capsys, HELM_RUN, other)
+    assert code != 2, err
+    assert r["table"]["improvements"] == 4
+
+
+def test_a_selector_naming_no_run_is_one_line_exit_2(capsys):
+    code, _, err = report(capsys, HELM_OUTPUT, "--baseline", "gpt-7")
+    assert code == 2 and err.count("\n") == 1 and "names no run" in err
+
+
+def test_selectors_without_a_log_directory_are_refused(capsys):
+    code, _, err = report(capsys, LM_TINY, LM_RANDOM, "--baseline", "1")
+    assert code == 2 and "pick runs from a log directory" in err

@@ -1,0 +1,118 @@
+"""`evaltui DIR`: the log-directory picker, driven with Pilot and in a real terminal (tmux).
+
+The directory is the HELM v4 benchmark_output fixture (tests/data/helm/README.md) plus, for the
+real-terminal test, an Inspect log directory made of the real popularity pair
+(tests/data/inspect_ai/README.txt).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+from textual.widgets import DataTable, Static
+
+from evaltui.core.spec import CompareSpec
+from evaltui.ui.app import AppConfig, create_app
+from evaltui.ui.screens.main import MainScreen
+from evaltui.ui.screens.picker import PickerScreen
+from tests.ui.helpers import settle, text_of
+
+ROOT = Path(__file__).resolve().parents[2]
+HELM = ROOT / "tests" / "data" / "helm" / "benchmark_output"
+INSPECT = ROOT / "tests" / "data" / "inspect_ai"
+
+
+def picker_app(directory: Path, state: Path):
+    spec = CompareSpec.create(directory, directory)  # the picker names the pair
+    return create_app(AppConfig(spec=spec, log_directory=directory, state_root=state))
+
+
+async def listed(app, pilot) -> None:
+    """Wait for the listing worker and the table it fills."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_the_picker_lists_the_runs_marks_the_default_pair_and_opens_it(tmp_path):
+    app = picker_app(HELM, tmp_path / "state")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await listed(app, pilot)
+        assert isinstance(app.screen, PickerScreen)
+        table = app.screen.query_one(DataTable)
+        assert table.row_count == 2
+        status = str(app.screen.query_one("#picker-status", Static).content)
+        assert "2 run(s), sorted by task then date" in status
+        pair = str(app.screen.query_one("#picker-pair", Static).content)
+        assert "baseline: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-1b-v0" in pair
+        assert "candidate: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-6.9b" in pair
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen)
+        header = text_of(app, "#header")
+        assert "both pass 4" in header and "regressions 1" in header
+        assert app.config.spec.baseline.name.endswith("pythia-1b-v0")
+
+
+async def test_b_and_c_mark_the_run_under_the_cursor(tmp_path):
+    app = picker_app(HELM, tmp_path / "state")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await listed(app, pilot)
+        await pilot.press("k", "c", "j", "b")  # swap: the 6.9b run becomes the baseline
+        pair = str(app.screen.query_one("#picker-pair", Static).content)
+        assert "baseline: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-6.9b" in pair
+        assert "candidate: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-1b-v0" in pair
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "regressions 4" in text_of(app, "#header")
+
+
+async def test_the_same_run_twice_is_refused_in_place(tmp_path):
+    app = picker_app(HELM, tmp_path / "state")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await listed(app, pilot)
+        await pilot.press("b")  # the cursor is on the candidate: both are now that run
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PickerScreen)
+
+
+def test_the_installed_command_lists_a_log_directory_and_opens_the_pair_picked(tmp_path):
+    from tests.ui.test_real_terminal import _capture, _stop, _tmux, _wait_for
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for name in (
+        "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
+        "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval",
+    ):
+        shutil.copy(INSPECT / name, logs / name)
+    shutil.copy(
+        INSPECT / "zstd" / "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
+        logs / "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval",
+    )
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    command = (
+        f"cd {ROOT} && EVALTUI_STATE_DIR={tmp_path / 'state'} TERM=xterm-256color "
+        f"{script} {logs}; echo EXIT=$?; sleep 30"
+    )
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "30", command], check=True
+    )
+    try:
+        screen = _wait_for(tmux, session, "3 run(s), sorted by task then date", "BASELINE")
+        assert "openai/gpt-5" in screen and "anthropic/claude-sonnet-4" in screen
+        subprocess.run([*tmux, "send-keys", "-t", session, "Enter"], check=True)
+        screen = _wait_for(tmux, session, "Triage:")
+        assert "popularity" in screen or "regressions" in screen
+        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
+        _wait_for(tmux, session, "EXIT=0")
+    finally:
+        _capture(tmux, session)
+        _stop(tmux)
