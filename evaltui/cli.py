@@ -112,6 +112,12 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         help="pair on the items both runs have and report the attrition per arm",
     )
     parser.add_argument(
+        "--accept-mismatch",
+        action="store_true",
+        help="the runs' metadata differ (task, dataset, scorer...) and the comparison is "
+        "intended: report the mismatch instead of refusing a verdict",
+    )
+    parser.add_argument(
         "--on-error",
         choices=("fail", "exclude"),
         default="fail",
@@ -175,8 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     report = sub.add_parser(
         "report",
         help="print the paired comparison (text, markdown or json)",
-        description="Print the paired comparison. Exit 0: not regressed; 1: regressed; "
-        "2: bad input or usage.",
+        description="Print the paired comparison, led by the decision line. Exit 0: ready to "
+        "approve or needs review; 1: blocked (a gate failed, a confirmed regression, or the "
+        "candidate regressed); 2: bad input or usage; 4: no verdict (not enough data, or the "
+        "runs are not comparable).",
     )
     _add_pairing_args(report)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
@@ -191,7 +199,11 @@ def build_parser() -> argparse.ArgumentParser:
     signoff.add_argument(
         "--decision", required=True, choices=("approve", "block", "needs-more-data")
     )
-    signoff.add_argument("--reviewer", default=None, help="default: your login name")
+    signoff.add_argument(
+        "--reviewer",
+        default=None,
+        help="default: $EVALTUI_REVIEWER, else git config user.name, else your login name",
+    )
     signoff.add_argument("--rationale", required=True, help="why, in a sentence")
     signoff.add_argument(
         "--output", required=True, metavar="PREFIX", help="writes PREFIX.json and PREFIX.md"
@@ -327,6 +339,12 @@ def _add_session_args(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="start a new review session for this pair (the old journal is kept beside it)",
     )
+    parser.add_argument(
+        "--reviewer",
+        default=None,
+        help="who is reviewing, recorded with every tag and note (default: $EVALTUI_REVIEWER, "
+        "else git config user.name, else your login name)",
+    )
 
 
 def _app_parser() -> argparse.ArgumentParser:
@@ -423,6 +441,7 @@ def spec_from_args(args: argparse.Namespace):
         allow_missing=args.allow_missing,
         on_error=args.on_error,
         policy=args.policy,
+        accept_mismatch=args.accept_mismatch,
         ci_method=args.ci_method,
         confidence=args.confidence,
         alpha=args.alpha,
@@ -447,28 +466,29 @@ def load_analysis(args: argparse.Namespace):
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    from evaltui.core.workflow import evaluate_policy_gates, start_review
+    """Print the report; the exit code is the decision's (0 ready or needs review, 1 blocked,
+    4 no verdict: not enough data or not comparable)."""
+    from evaltui.core.workflow import decide_review, evaluate_policy_gates, start_review
 
     analysis = load_analysis(args)
-    gates = None
-    if analysis.policy is not None:
-        gates = evaluate_policy_gates(analysis, start_review(analysis, read_only=True))
+    session = start_review(analysis, read_only=True)
+    gates = evaluate_policy_gates(analysis, session) if analysis.policy is not None else None
+    decision = decide_review(analysis, gates or (), session)
     if args.format == "json":
         from evaltui.core.report import report_dict
 
-        sys.stdout.write(json.dumps(report_dict(analysis, gates), indent=2, ensure_ascii=False))
+        report = report_dict(analysis, gates, decision)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
         sys.stdout.write("\n")
     elif args.format == "markdown":
         from evaltui.core.report import report_markdown
 
-        sys.stdout.write(report_markdown(analysis, gates=gates))
+        sys.stdout.write(report_markdown(analysis, gates=gates, decision=decision))
     else:
         from evaltui.render import print_report
 
-        print_report(analysis, gates=gates)
-    if analysis.verdict == "regressed" or any(g.status == "failed" for g in gates or ()):
-        return EXIT_REGRESSED
-    return EXIT_OK
+        print_report(analysis, gates=gates, decision=decision)
+    return decision.exit_code
 
 
 def demo_paths() -> tuple[Path, Path]:
@@ -486,14 +506,14 @@ def demo_paths() -> tuple[Path, Path]:
 
 
 def _run_signoff(args: argparse.Namespace) -> int:
-    from evaltui.core.signoff import Decision, build_record, default_reviewer, write_record
+    from evaltui.core.signoff import ReviewerDecision, build_record, default_reviewer, write_record
     from evaltui.core.workflow import start_review
 
     analysis = load_analysis(args)
-    session = start_review(analysis)
+    session = start_review(analysis, reviewer=args.reviewer)
     for notice in session.notices:
         sys.stderr.write(f"evaltui: warning: {notice.text}\n")
-    decision = Decision(
+    decision = ReviewerDecision(
         reviewer=args.reviewer or default_reviewer(),
         decision=args.decision,
         rationale=args.rationale,
@@ -532,6 +552,7 @@ def _run_app(args: argparse.Namespace) -> int:
             tags=parse_tags(args.tags) if args.tags else None,
             log_directory=directory,
             fresh=args.fresh,
+            reviewer=args.reviewer,
         )
     )
     app.quit_without_waiting = True

@@ -7,7 +7,6 @@ id like "[bold red]x" prints as written.
 from __future__ import annotations
 
 from rich.console import Console, Group
-from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
@@ -30,9 +29,23 @@ VERDICT_STYLE = {
 MAX_IDS = 30
 
 
-def build_report(analysis: Analysis, gates: tuple | None = None, width: int = 80) -> Group:
-    d = report_dict(analysis, gates)
-    parts = [
+STATUS_STYLE = {
+    "blocked": "bold red",
+    "not_comparable": "bold magenta",
+    "not_enough_data": "bold magenta",
+    "needs_review": "bold yellow",
+    "ready": "bold green",
+}
+
+
+def build_report(
+    analysis: Analysis, gates: tuple | None = None, width: int = 80, decision=None
+) -> Group:
+    d = report_dict(analysis, gates, decision)
+    decided = d["decision"]
+    parts = [Text(decided["line"], style=STATUS_STYLE[decided["status"]])]
+    parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
+    parts += [
         Text(analysis.headline, style="bold"),
         Text.assemble("Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
     ]
@@ -164,8 +177,8 @@ def _slice_parts(d: dict, width: int = 80) -> list:
 
 
 def print_report(
-    analysis: Analysis, console: Console | None = None, gates: tuple | None = None
+    analysis: Analysis, console: Console | None = None, gates: tuple | None = None, decision=None
 ) -> None:
+    """The report as text; its first line is the decision line (no frame above it)."""
     console = console or Console(highlight=False)
-    report = build_report(analysis, gates, console.width)
-    console.print(Panel(report, title="evaltui report", expand=False))
+    console.print(build_report(analysis, gates, console.width, decision))

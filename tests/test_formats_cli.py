@@ -25,7 +25,8 @@ def test_two_arms_of_one_promptfoo_file_are_compared_with_per_side_arms(capsys):
         "--baseline-arm", "provider=openai:gpt-4o-mini",
         "--candidate-arm", "provider=claude-3.5-haiku",
     )  # fmt: skip
-    assert code == 0
+    assert code == 4  # 12 tests: counts only, no verdict (the decision's exit code)
+    assert r["decision"]["status"] == "not_enough_data"
     assert r["table"] == {"both_pass": 6, "regressions": 3, "improvements": 1, "both_fail": 2}
 
 
@@ -52,16 +53,23 @@ def test_other_column_names_are_mapped_by_flags(capsys, tmp_path):
         capsys, tmp_path / "b.csv", tmp_path / "c.csv",
         "--id-col", "qid", "--pass-col", "correct", "--slice-col", "topic",
     )  # fmt: skip
-    assert code == 0, err
+    assert code == 4, err  # four items: no verdict
     assert r["table"] == {"both_pass": 1, "regressions": 1, "improvements": 2, "both_fail": 0}
     code, _, err = report(capsys, tmp_path / "b.csv", tmp_path / "c.csv", "--id-col", "nope")
     assert code == 2 and "nope" in err and "qid" in err
 
 
 def test_runs_of_different_tasks_are_warned_about(capsys):
-    _, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
+    code, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
     assert "the runs differ in task: baseline 'popularity', candidate 'copa'" in r["warnings"]
     assert "the baseline log's run status is 'cancelled': it may be incomplete" in r["warnings"]
+    # Different tasks are not a comparison: no verdict, unless the user says it is intended.
+    assert code == 4 and r["decision"]["status"] == "not_comparable"
+    assert r["decision"]["line"].startswith("NOT COMPARABLE · runs differ in task")
+    code, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing", "--accept-mismatch")
+    assert r["decision"]["status"] != "not_comparable"
+    assert any(x["kind"] == "mismatch_accepted" for x in r["decision"]["reasons"])
+    assert r["spec"]["accept_mismatch"] is True
 
 
 # --- a log directory in place of the two runs (issue 16, item 12) ----------------------------

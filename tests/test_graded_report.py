@@ -19,12 +19,15 @@ CLAUDE = INSPECT / "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.
 def report(capsys, *args):
     code = main(["report", *map(str, args), "--format", "json"])
     out, err = capsys.readouterr()
-    assert code in (0, 1), err
-    return code, json.loads(out)
+    assert code in (0, 1, 4), err  # ready/needs review, blocked, no verdict
+    result = json.loads(out)
+    assert code == result["decision"]["exit_code"]
+    return code, result
 
 
-def rated_pair(write_jsonl, n=120, seed=3):
-    """Judge ratings 1-5; the candidate drops one point on a tenth of the items."""
+def rated_pair(write_jsonl, n=120, seed=3, clustered=True):
+    """Judge ratings 1-5; the candidate drops one point on a tenth of the items (the first
+    12, which are the first two of 20 clusters of 6 when `clustered`)."""
     rng = np.random.default_rng(seed)
     base = rng.integers(2, 6, size=n)
     cand = base.copy()
@@ -38,6 +41,9 @@ def rated_pair(write_jsonl, n=120, seed=3):
         {"item_id": f"r{i}", "score:judge": int(c), "cluster": f"doc{i // 6}"}
         for i, c in enumerate(cand)
     ]
+    if not clustered:
+        for record in (*records_b, *records_c):
+            del record["cluster"]
     return (
         write_jsonl("b.jsonl", records_b),
         write_jsonl("c.jsonl", records_c),
@@ -47,7 +53,7 @@ def rated_pair(write_jsonl, n=120, seed=3):
 
 def test_inspect_epochs_pair_is_analysed_on_per_item_pass_rates(capsys):
     code, r = report(capsys, GPT5, CLAUDE)
-    assert code == 0
+    assert code == 4  # ten items: no verdict, and the exit code says so
     assert r["analysis"] == "graded" and r["metric"] == "passed"
     assert r["n_paired"] == 10
     assert r["pairing"]["epochs"] == {"baseline": [5, 5], "candidate": [5, 5]}
@@ -63,7 +69,7 @@ def test_inspect_epochs_pair_is_analysed_on_per_item_pass_rates(capsys):
 
 
 def test_graded_report_has_bootstrap_t_and_wilcoxon(capsys, write_jsonl):
-    base, cand, deltas = rated_pair(write_jsonl)
+    base, cand, deltas = rated_pair(write_jsonl, clustered=False)
     code, r = report(capsys, base, cand, "--seed", "7")
     g = r["graded"]
     assert r["analysis"] == "graded" and r["metric"] == "score:judge"
@@ -102,7 +108,18 @@ def test_clusters_report_design_effect_and_keep_the_naive_interval(capsys, sampl
     assert c["design_effect"] == pytest.approx(c["clustered_se"] / c["naive_se"])
     assert c["design_effect"] > 1.0
     assert c["naive_ci"][0] < c["naive_ci"][1] and c["ci"][0] < c["ci"][1]
-    assert any("cluster CI includes zero" in w for w in r["warnings"])
+    assert any("the verdict follows the cluster-aware interval" in w for w in r["warnings"])
+
+
+def test_a_graded_drop_bunched_in_two_clusters_is_not_called_a_regression(capsys, write_jsonl):
+    """The same drop in 12 items: a regression when the items are independent, not when the
+    12 are two of 20 clusters (the wild cluster bootstrap-t interval includes zero)."""
+    base, cand, _ = rated_pair(write_jsonl)
+    code, r = report(capsys, base, cand)
+    assert r["graded"]["ci"][1] < 0  # the item-level bootstrap interval
+    assert r["verdict"] == "no_significant_difference" and code == 0
+    lo, hi = r["clusters"]["verdict_ci"]
+    assert lo < 0 < hi
 
 
 def test_few_clusters_are_warned_about(capsys, write_jsonl):
@@ -125,7 +142,8 @@ def test_graded_markdown_shows_histogram_and_reference_tests(capsys, write_jsonl
     base, cand, _ = rated_pair(write_jsonl)
     code = main(["report", str(base), str(cand), "--format", "markdown"])
     out = capsys.readouterr().out
-    assert code == 1
+    assert code == 0  # needs review: the drop sits in two of 20 clusters (see above)
+    assert out.startswith("## NEEDS REVIEW · 12 of 12 untriaged · overall mean Δ -0.100")
     assert "bootstrap CI" in out and "paired t CI" in out and "Wilcoxon" in out
     assert "Per-item deltas: −1 " in out and "│" in out
     assert "Clusters: 20 over 120 items" in out

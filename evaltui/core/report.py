@@ -21,7 +21,7 @@ from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.graded import EpochSummary, GradedComparison
 from evaltui.core.textsafe import md_cell
 
-REPORT_SCHEMA = "evaltui.report/1"
+REPORT_SCHEMA = "evaltui.report/2"
 
 
 def _num(value: float | None) -> float | None:
@@ -188,6 +188,11 @@ def clusters_dict(c: ClusteredComparison | None) -> dict[str, Any] | None:
         "resamples": c.resamples,
         "seed": c.seed,
         "flags": list(c.flags),
+        "labelled_clusters": c.labelled_clusters,
+        "unlabelled_items": c.unlabelled_items,
+        "verdict_ci": _pair(c.verdict_ci),
+        "verdict_method": c.verdict_method,
+        "verdict_p": _num(c.verdict_p),
     }
 
 
@@ -268,12 +273,23 @@ def policy_dict(analysis: Analysis) -> dict[str, Any] | None:
     return {"path": p.source_path, "sha256": p.sha256, "hash": p.hash, "rules": p.canonical()}
 
 
-def report_dict(analysis: Analysis, gates: tuple[Any, ...] | None = None) -> dict[str, Any]:
-    """The report as plain data; the keys are documented in the README."""
+def report_dict(
+    analysis: Analysis, gates: tuple[Any, ...] | None = None, decision: Any = None
+) -> dict[str, Any]:
+    """The report as plain data; the keys are documented in docs/report.md.
+
+    `decision` is the pair's decision (`workflow.decide_review`, which knows the reviewer's
+    tags); without one it is decided from the analysis and the gates alone (no tags)."""
     paired = analysis.paired
+    if decision is None:
+        from evaltui.core.workflow import decide_review
+
+        plain = tuple(g for g in gates or () if not isinstance(g, dict))
+        decision = decide_review(analysis, plain, None)
     out: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
+        "decision": decision if isinstance(decision, dict) else decision.to_dict(),
         "inputs": {
             "baseline": input_dict(paired.baseline, paired.report.baseline),
             "candidate": input_dict(paired.candidate, paired.report.candidate),
@@ -337,14 +353,24 @@ def report_json(analysis: Analysis) -> str:
 
 
 def report_markdown(
-    analysis: Analysis, max_ids: int = 50, gates: tuple[Any, ...] | None = None
+    analysis: Analysis,
+    max_ids: int = 50,
+    gates: tuple[Any, ...] | None = None,
+    decision: Any = None,
+    heading: str | None = None,
 ) -> str:
-    """A PR-comment rendering of the same facts; every value from a file is escaped."""
-    d = report_dict(analysis, gates)
-    lines = [
-        "## evaltui paired comparison",
-        "",
-        f"**{d['headline']}**",  # built by us from numbers; ids only appear escaped below
+    """A PR-comment rendering of the same facts; every value from a file is escaped.
+
+    It opens with the decision line (as a heading), then the reasons behind it; `heading`
+    replaces that opening (the sign-off Markdown has already said it)."""
+    d = report_dict(analysis, gates, decision)
+    lines = [heading] if heading else [f"## {md_cell(d['decision']['line'])}"]
+    lines.append("")
+    if not heading:
+        lines += [f"- {md_cell(r['text'])}" for r in d["decision"]["reasons"]]
+        lines.append("")
+    lines += [
+        f"**{md_cell(d['headline'])}**",
         "",
         f"Verdict: **{d['verdict']}** ({VERDICT_TEXT[d['verdict']]})",
         "",

@@ -132,6 +132,7 @@ class ReviewSession:
     notices: list[Notice] = field(default_factory=list)  # recovered damage, changed inputs
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
+    reviewer: str = ""  # who is at the keys: every tag and note is journalled with this name
     _lock: _LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
@@ -284,6 +285,7 @@ class ReviewSession:
         """
         if tag is not None and tag not in self.info.tags:
             raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
+        by = by or self.reviewer
         entry: dict[str, Any] = {"kind": "tag", "item_id": item_id, "tag": tag, "by": by}
         if seen is not None:
             entry["seen"] = list(seen)
@@ -293,7 +295,7 @@ class ReviewSession:
 
     def set_note(self, item_id: str, note: str, by: str = "") -> ItemReview:
         """Replace an item's note. Returns only after the journal line is on disk."""
-        entry = {"kind": "note", "item_id": item_id, "note": note, "by": by}
+        entry = {"kind": "note", "item_id": item_id, "note": note, "by": by or self.reviewer}
         self._append(entry)
         self._apply(entry)
         return self.items[item_id]
@@ -383,6 +385,64 @@ class ReviewSession:
         lock, self._lock = self._lock, None
         if lock is not None:
             _release_lock(lock)
+
+    def set_tags(
+        self,
+        item_ids: Iterable[str],
+        tag: str | None,
+        by: str = "",
+        seen: dict[str, tuple[Any, Any]] | None = None,
+    ) -> list[ItemReview]:
+        """Tag many items at once (a bulk tag; None clears them). Journalled like `set_tag`, one
+        `tag` line per item (marked `"bulk"` with the count), all in one append and one fsync:
+        returns only after every line is on disk, and a failed write leaves none of them.
+
+        `seen` maps an item to its (baseline, candidate) values as the reviewer saw them.
+        """
+        if tag is not None and tag not in self.info.tags:
+            raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
+        ids = list(dict.fromkeys(item_ids))
+        by = by or self.reviewer
+        entries: list[dict[str, Any]] = []
+        for item_id in ids:
+            entry: dict[str, Any] = {
+                "kind": "tag", "item_id": item_id, "tag": tag, "by": by, "bulk": len(ids),
+            }  # fmt: skip
+            if seen is not None and item_id in seen:
+                entry["seen"] = list(seen[item_id])
+            entries.append(entry)
+        return self._append_tag_entries(entries)
+
+    def restore_tags(self, previous: Iterable[ItemReview], by: str = "") -> list[ItemReview]:
+        """Undo a tag or a bulk tag: put each item's tag (and the outcome seen when it was made)
+        back as `previous` held it, taken just before the change. Journalled like `set_tags`
+        (the journal only grows: an undo is new `tag` lines, marked `"undo": true`)."""
+        by = by or self.reviewer
+        entries: list[dict[str, Any]] = []
+        for review in previous:
+            entry: dict[str, Any] = {
+                "kind": "tag", "item_id": review.item_id, "tag": review.tag, "by": by,
+                "undo": True,
+            }  # fmt: skip
+            if review.seen is not None:
+                entry["seen"] = list(review.seen)
+            entries.append(entry)
+        return self._append_tag_entries(entries)
+
+    def _append_tag_entries(self, entries: list[dict[str, Any]]) -> list[ItemReview]:
+        if not entries:
+            return []
+        if self.read_only:
+            raise UsageError("this review session was opened read-only")
+        now = _now()
+        lines = []
+        for entry in entries:
+            entry.setdefault("time", now)
+            lines.append(json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._write_journal("".join(lines).encode("utf-8"))  # all of it or none, fsynced
+        for entry in entries:
+            self._apply(entry)
+        return [self.items[entry["item_id"]] for entry in entries]
 
 
 LOCK_NAME = "lock"

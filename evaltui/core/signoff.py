@@ -9,7 +9,6 @@ which the record keeps.
 from __future__ import annotations
 
 import csv
-import getpass
 import io
 import json
 import os
@@ -35,9 +34,17 @@ from evaltui.core.report import (
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
 from evaltui.core.textsafe import csv_cell, md_cell
-from evaltui.core.workflow import check_override, evaluate_policy_gates, override_for
+from evaltui.core.workflow import (
+    check_override,
+    decide_review,
+    evaluate_policy_gates,
+    override_for,
+    reviewer_identity,
+    tag_meanings,
+)
 
-SIGNOFF_SCHEMA = "evaltui.signoff/1"
+SIGNOFF_SCHEMA = "evaltui.signoff/2"
+READABLE_SCHEMAS = ("evaltui.signoff/1", SIGNOFF_SCHEMA)  # verify reads both
 DECISIONS = ("approve", "block", "needs-more-data")
 HASH_FIELD = "content_hash"
 RESULT_KEYS = (
@@ -48,7 +55,7 @@ RESULT_KEYS = (
 
 
 @dataclass(frozen=True)
-class Decision:
+class ReviewerDecision:
     """What the reviewer decided, in their words."""
 
     reviewer: str
@@ -68,13 +75,13 @@ class Decision:
 
 
 def default_reviewer() -> str:
-    try:
-        return getpass.getuser()
-    except Exception:  # noqa: BLE001 - no login name in some containers
-        return ""
+    """The reviewer a sign-off names when none is given (see `workflow.reviewer_identity`)."""
+    return reviewer_identity()
 
 
-def build_record(analysis: Analysis, session: ReviewSession, decision: Decision) -> dict[str, Any]:
+def build_record(
+    analysis: Analysis, session: ReviewSession, decision: ReviewerDecision
+) -> dict[str, Any]:
     """Assemble the record; an approval over untriaged regressions or failed gates needs an
     override reason, which the record keeps (`workflow.check_override`)."""
     gates = evaluate_policy_gates(analysis, session)
@@ -82,7 +89,8 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
     overriding = check_override(decision.decision, decision.override_reason, override)
     untriaged = list(override.untriaged)
     failed = list(override.failed_gates)
-    report = report_dict(analysis, gates)
+    assessment = decide_review(analysis, gates, session)
+    report = report_dict(analysis, gates, assessment)
     paired = analysis.paired
     if analysis.policy is not None:
         policy = {
@@ -111,14 +119,18 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
         "schema": SIGNOFF_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "decision": report["decision"],
         "reviewer": decision.reviewer,
-        "decision": decision.decision,
+        "reviewer_decision": decision.decision,
         "rationale": decision.rationale,
         "override": (
             {
                 "reason": decision.override_reason,
+                "overrides": override.problems(),
                 "untriaged_regressions": untriaged,
                 "failed_gates": failed,
+                "confirmed_regressions": list(override.confirmed),
+                "regressed": override.regressed,
             }
             if overriding
             else None
@@ -138,6 +150,7 @@ def build_record(analysis: Analysis, session: ReviewSession, decision: Decision)
             "untriaged": untriaged,
             "by_tag": by_tag,
             "tags": list(session.info.tags),
+            "meanings": tag_meanings(analysis).canonical(),
         },
         "items": items,
         "gates": report["gates"] or [],
@@ -193,36 +206,42 @@ def record_hash_ok(record: dict[str, Any]) -> bool:
 def record_markdown(record: dict[str, Any], analysis: Analysis) -> str:
     """The same facts for a PR or a ticket. Every reviewer- or file-supplied string is escaped."""
     triage = record["triage"]
+    decision = record["decision"]
+    by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
     lines = [
-        f"# Sign-off: **{record['decision']}**",
+        f"# {md_cell(decision['line'])}",
         "",
-        f"- Reviewer: {md_cell(record['reviewer'])}",
-        f"- Date: {record['created']}",
+        *[f"- {md_cell(r['text'])}" for r in decision["reasons"]],
+        "",
+        f"- Reviewer's decision: **{record['reviewer_decision']}** by "
+        f"{md_cell(record['reviewer'])}, {record['created']}",
         f"- Rationale: {md_cell(record['rationale'])}",
-        f"- Regressions triaged: {triage['triaged']} of {triage['regressions']}",
+        f"- Regressions triaged: {triage['triaged']} of {triage['regressions']}"
+        + (f" (by tag: {by_tag})" if by_tag else ""),
     ]
     if record["override"]:
+        over = "; ".join(md_cell(p) for p in record["override"]["overrides"])
         lines.append(
-            f"- **Override**: approved with {len(record['override']['untriaged_regressions'])} "
-            f"untriaged regressions. Reason: {md_cell(record['override']['reason'])}"
+            f"- **Override**: approved over {over}. Reason: {md_cell(record['override']['reason'])}"
         )
+    if record["policy"].get("rules") is not None:
+        lines.append(f"- Policy hash: `{record['policy_hash']}`")
     lines += [
-        f"- Policy hash: `{record['policy_hash']}`",
         f"- Record hash: `{record[HASH_FIELD]}`",
         "",
-        report_markdown(analysis, gates=record["gates"] or None).replace(
-            "## evaltui paired comparison", "## Results", 1
+        report_markdown(
+            analysis, gates=record["gates"] or None, decision=decision, heading="## Results"
         ),
         "## Discordant items",
         "",
-        "| item | direction | slice | tag | note |",
-        "|---|---|---|---|---|",
+        "| item | direction | slice | tag | tagged by | note |",
+        "|---|---|---|---|---|---|",
     ]
     for item in record["items"]:
         lines.append(
             f"| `{md_cell(item['item_id'], code=True)}` | {item['direction']} | "
             f"{md_cell(item['slice'] or '')} | {md_cell(item['tag'] or 'untriaged')} | "
-            f"{md_cell(item['note'] or '')} |"
+            f"{md_cell(item['tagged_by'] or '')} | {md_cell(item['note'] or '')} |"
         )
     lines.append("")
     return "\n".join(lines)

@@ -58,6 +58,9 @@ class CompareSpec:
     pairing: PairingOptions = field(default_factory=PairingOptions)
     analysis: AnalysisOptions = field(default_factory=AnalysisOptions)
     policy: Path | None = None  # the release policy file, when one was given
+    # The runs' metadata differ (task, dataset, scorer…) and the user says the comparison is
+    # intended: the decision then reports the mismatch instead of refusing a verdict.
+    accept_mismatch: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "baseline", Path(self.baseline))
@@ -82,6 +85,7 @@ class CompareSpec:
         allow_missing: bool = False,
         on_error: str = "fail",
         policy: str | Path | None = None,
+        accept_mismatch: bool = False,
         **analysis: Any,
     ) -> CompareSpec:
         """A spec from the user's choices (None: not given). With a policy, its alpha, CI
@@ -116,6 +120,7 @@ class CompareSpec:
             pairing=PairingOptions(allow_missing=allow_missing, on_error=on_error),
             analysis=replace(defaults, **given),
             policy=Path(policy) if policy is not None else None,
+            accept_mismatch=accept_mismatch,
         )
 
     def load_options(self, arm: str, *, defer_hash_check: bool = False) -> LoadOptions:
@@ -151,6 +156,7 @@ class CompareSpec:
             },
             "analysis": analysis,
             "policy": str(self.policy) if self.policy is not None else None,
+            "accept_mismatch": self.accept_mismatch,
         }
 
     @classmethod
@@ -181,6 +187,7 @@ class CompareSpec:
                 ),
                 analysis=AnalysisOptions(**analysis),
                 policy=Path(data["policy"]) if data.get("policy") else None,
+                accept_mismatch=bool(data.get("accept_mismatch", False)),
                 **options,
             )
         except KeyError as exc:

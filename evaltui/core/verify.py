@@ -16,7 +16,7 @@ from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.runs import sha256_of
-from evaltui.core.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash_ok
+from evaltui.core.signoff import READABLE_SCHEMAS, RESULT_KEYS, record_hash_ok
 from evaltui.core.spec import CompareSpec
 
 COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
@@ -37,8 +37,9 @@ def read_record(path: str | Path) -> dict[str, Any]:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(path, f"is not a JSON sign-off record: {exc}") from None
-    if not isinstance(record, dict) or record.get("schema") != SIGNOFF_SCHEMA:
-        raise InputError(path, f"is not a sign-off record (schema {SIGNOFF_SCHEMA} expected)")
+    if not isinstance(record, dict) or record.get("schema") not in READABLE_SCHEMAS:
+        expected = " or ".join(READABLE_SCHEMAS)
+        raise InputError(path, f"is not a sign-off record (schema {expected} expected)")
     return record
 
 
@@ -61,10 +62,17 @@ def verify_record(
                 f"(sha256 {actual[:16]}… instead of {expected[:16]}…)",
             )
     recomputed = _recompute(record, Path(baseline), Path(candidate))
+    current = record.get("schema") == READABLE_SCHEMAS[-1]
     for key in COMPARED_RESULTS:
-        where = _first_difference(record["results"].get(key), recomputed.get(key), key)
+        where = _first_difference(record["results"].get(key), recomputed.get(key), key, current)
         if where is not None:
-            return Verification(False, f"recomputed statistics differ from the record at {where}")
+            why = f"recomputed statistics differ from the record at {where}"
+            if record.get("schema") != READABLE_SCHEMAS[-1]:
+                why += (
+                    f" (the record is {record.get('schema')}, written before the verdict "
+                    "rules for clustered items and metric families changed)"
+                )
+            return Verification(False, why)
     return Verification(True, "the record is intact, the files are the ones reviewed and the "
                               "statistics recompute to the recorded values")  # fmt: skip
 
@@ -116,10 +124,17 @@ def replay_spec(record: dict[str, Any]) -> CompareSpec:
     )
 
 
-def _first_difference(recorded: Any, recomputed: Any, where: str) -> str | None:
+def _first_difference(
+    recorded: Any, recomputed: Any, where: str, strict: bool = True
+) -> str | None:
+    """The first place the two differ. Not `strict` (an older record): keys the record does
+    not have are not claims it made, so only its own keys are compared."""
     if isinstance(recorded, dict) and isinstance(recomputed, dict):
-        for key in sorted(set(recorded) | set(recomputed)):
-            found = _first_difference(recorded.get(key), recomputed.get(key), f"{where}.{key}")
+        keys = set(recorded) | set(recomputed) if strict else set(recorded)
+        for key in sorted(keys):
+            found = _first_difference(
+                recorded.get(key), recomputed.get(key), f"{where}.{key}", strict
+            )
             if found:
                 return found
         return None
@@ -127,7 +142,7 @@ def _first_difference(recorded: Any, recomputed: Any, where: str) -> str | None:
         if len(recorded) != len(recomputed):
             return where
         for i, (a, b) in enumerate(zip(recorded, recomputed, strict=True)):
-            found = _first_difference(a, b, f"{where}[{i}]")
+            found = _first_difference(a, b, f"{where}[{i}]", strict)
             if found:
                 return found
         return None

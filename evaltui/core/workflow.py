@@ -9,13 +9,18 @@ here once, so the headless commands and the app cannot drift apart.
 
 from __future__ import annotations
 
+import getpass
+import os
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis import Analysis, stale_notice
+from evaltui.core.decision import Decision, decide
 from evaltui.core.errors import UsageError
 from evaltui.core.review import ReviewSession
+from evaltui.core.tags import CONFIRMED, DEFAULT_MEANINGS, TagMeanings
 
 
 def start_review(
@@ -25,10 +30,12 @@ def start_review(
     fresh: bool = False,
     read_only: bool = False,
     state_root: Path | None = None,
+    reviewer: str | None = None,
 ) -> ReviewSession:
     """The pair's review session, resumed or started, with its notices filled in.
 
     `read_only` (headless reports) reads the journal if there is one and never writes or locks.
+    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s.
     """
     paired = analysis.paired
     session = ReviewSession.open(
@@ -41,6 +48,7 @@ def start_review(
         fresh=fresh,
         read_only=read_only,
     )
+    session.reviewer = reviewer_identity(reviewer)
     if analysis.policy is not None:
         changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
         if changed is not None:
@@ -49,6 +57,34 @@ def start_review(
     if stale is not None:
         session.notices.append(stale)
     return session
+
+
+REVIEWER_VARIABLE = "EVALTUI_REVIEWER"
+
+
+def reviewer_identity(explicit: str | None = None) -> str:
+    """Who is reviewing: `--reviewer`, else $EVALTUI_REVIEWER, else `git config user.name`,
+    else the login name; "" when none of them says (a container with no user)."""
+    for candidate in (explicit, os.environ.get(REVIEWER_VARIABLE)):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    try:
+        done = subprocess.run(
+            ["git", "config", "user.name"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass  # no git here: the login name follows
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return ""
 
 
 def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> tuple:
@@ -60,8 +96,36 @@ def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> 
     return evaluate_gates(analysis.policy, analysis.paired, analysis, session)
 
 
+def decide_review(
+    analysis: Analysis, gates: tuple[Any, ...], session: ReviewSession | None
+) -> Decision:
+    """The decision for this pair now: its analysis, gates, tags and notices (see decision.py)."""
+    spec = analysis.spec
+    return decide(
+        analysis,
+        gates,
+        session,
+        tag_meanings(analysis),
+        accept_mismatch=bool(spec is not None and spec.accept_mismatch),
+    )
+
+
+def judge_review(analysis: Analysis, session: ReviewSession) -> tuple[tuple[Any, ...], Decision]:
+    """The gates and the decision for this analysis and these tags (seconds at a million
+    items: the app calls it in a worker)."""
+    gates = evaluate_policy_gates(analysis, session)
+    return gates, decide_review(analysis, gates, session)
+
+
+def tag_meanings(analysis: Analysis) -> TagMeanings:
+    """What the tags mean for this pair: its policy's `[tags]`, else the defaults."""
+    return analysis.policy.tag_meanings if analysis.policy is not None else DEFAULT_MEANINGS
+
+
 def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
-    return [i for i in analysis.regressions if not session.review(i).triaged]
+    """Regressions with no tag, or with a tag that leaves them open ("needs investigation")."""
+    meanings = tag_meanings(analysis)
+    return [i for i in analysis.regressions if not meanings.triaged(session.review(i).tag)]
 
 
 @dataclass(frozen=True)
@@ -71,20 +135,26 @@ class Override:
     regressions: int  # all regressions of the pair
     untriaged: tuple[str, ...]  # their ids
     failed_gates: tuple[str, ...]  # gate names
+    confirmed: tuple[str, ...] = ()  # regressions tagged as confirmed
+    regressed: bool = False  # the verdict itself says the candidate regressed
 
     @property
     def needed(self) -> bool:
-        return bool(self.untriaged or self.failed_gates)
+        return bool(self.untriaged or self.failed_gates or self.confirmed or self.regressed)
 
     def problems(self) -> list[str]:
         """Each thing being overridden, in plain words with its count."""
         out = []
-        if self.untriaged:
-            out.append(f"{len(self.untriaged)} of {self.regressions} regressions are untriaged")
         if self.failed_gates:
             out.append(
                 f"{len(self.failed_gates)} release gate(s) failed ({', '.join(self.failed_gates)})"
             )
+        if self.confirmed:
+            out.append(f"{len(self.confirmed)} regression(s) are tagged as confirmed")
+        if self.regressed:
+            out.append("the candidate regressed (the interval lies below zero)")
+        if self.untriaged:
+            out.append(f"{len(self.untriaged)} of {self.regressions} regressions are untriaged")
         return out
 
     def refusal(self, how: str) -> str:
@@ -101,10 +171,16 @@ class OverrideRequired(UsageError):
 
 
 def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, ...]) -> Override:
+    meanings = tag_meanings(analysis)
+    confirmed = tuple(
+        i for i in analysis.regressions if meanings.meaning(session.review(i).tag) == CONFIRMED
+    )
     return Override(
         regressions=len(analysis.regressions),
         untriaged=tuple(untriaged_regressions(analysis, session)),
         failed_gates=tuple(g.name for g in gates if g.status == "failed"),
+        confirmed=confirmed,
+        regressed=analysis.verdict == "regressed",
     )
 
 

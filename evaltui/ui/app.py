@@ -36,7 +36,8 @@ from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.review import ReviewSession, os_error_text
 from evaltui.core.runs import ITEM_ID, SLICE
 from evaltui.core.spec import CompareSpec
-from evaltui.core.workflow import evaluate_policy_gates, start_review
+from evaltui.core.workflow import judge_review as judge
+from evaltui.core.workflow import start_review, untriaged_regressions
 from evaltui.ui.listmodel import ListRow, ListView
 from evaltui.ui.messages import (
     AnalysisChanged,
@@ -51,6 +52,7 @@ from evaltui.ui.messages import (
     ReviewChanged,
     WorkerProblem,
 )
+from evaltui.ui.triage import Triage
 
 if TYPE_CHECKING:
     from evaltui.ui.screens.main import MainScreen
@@ -59,6 +61,7 @@ PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
 HANGUP_CODE = 128 + signal.SIGHUP  # the exit status when the terminal went away
 TERMINAL_CHECK = 0.25  # seconds between checks that the terminal is still there
 HANGUP_GRACE = 0.5  # seconds the normal shutdown may take before the process just ends
+MAX_RECOVERED_ERRORS = 20  # unexpected errors one session survives; more, and the app ends
 # What opening a pair reports: compare's three steps, then the review session and the previews.
 LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
 
@@ -73,6 +76,7 @@ class AppConfig:
     fresh: bool = False
     state_root: Path | None = None  # where session journals live (None: the default place)
     log_directory: Path | None = None  # `evaltui DIR`: the picker chooses the pair first
+    reviewer: str | None = None  # None: workflow.reviewer_identity finds who is at the keys
 
     @classmethod
     def for_pair(
@@ -83,11 +87,12 @@ class AppConfig:
         tags: tuple[str, ...] | None = None,
         fresh: bool = False,
         state_root: Path | None = None,
+        reviewer: str | None = None,
         **choices: Any,
     ) -> AppConfig:
         """A config for two files and the comparison choices `CompareSpec.create` takes."""
         spec = CompareSpec.create(baseline, candidate, **choices)
-        return cls(spec=spec, tags=tags, fresh=fresh, state_root=state_root)
+        return cls(spec=spec, tags=tags, fresh=fresh, state_root=state_root, reviewer=reviewer)
 
 
 def create_app(config: AppConfig) -> EvalTuiApp:
@@ -122,6 +127,7 @@ class EvalTuiApp(App[int]):
         Binding("l", "slices", "Slices", show=False, id="app.slices"),
         Binding("m", "next_metric", "Next metric", show=False, id="app.metric"),
         Binding("0", "clear_tag", "Untag", show=False, id="app.untag"),
+        Binding("z", "undo", "Undo the last tag or bulk tag", show=False, id="app.undo"),
         *[
             Binding(str(n), f"tag({n})", f"Tag {n}", show=False, id=f"app.tag{n}")
             for n in range(1, 10)
@@ -138,12 +144,14 @@ class EvalTuiApp(App[int]):
         self.closing = False  # set on quit, so keys typed after q open nothing new
         self.previews_ready = False  # input texts still being read: search sees ids only
         self.main_screen: MainScreen | None = None
+        self.triage = Triage()  # what z undoes: the session's tag changes, newest last
         self._rows_by_id: dict[str, ListRow] = {}
         # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
         # the sign-off waits for that (see `check_inputs_confirmed`).
         self._confirmed_paths: set[str] = set()
         self.inputs_problem: str | None = None
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
+        self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -227,11 +235,15 @@ class EvalTuiApp(App[int]):
             )
             self._progress(LOAD_STEPS[3], 3)
             session = start_review(
-                analysis, tags=cfg.tags, fresh=cfg.fresh, state_root=cfg.state_root
+                analysis,
+                tags=cfg.tags,
+                fresh=cfg.fresh,
+                state_root=cfg.state_root,
+                reviewer=cfg.reviewer,
             )
             self._progress(LOAD_STEPS[4], 4)
             rows = _list_rows(analysis, session)
-            gates = evaluate_policy_gates(analysis, session)
+            gates, decision = judge(analysis, session)
         except EvalTuiError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
@@ -246,7 +258,7 @@ class EvalTuiApp(App[int]):
             message = f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)"
             self.post_message(LoadFailed(message, 3))
             return
-        self.post_message(PairLoaded(Loaded(analysis, session, rows, gates)))
+        self.post_message(PairLoaded(Loaded(analysis, session, rows, gates, decision)))
 
     def _progress(self, what: str, step: float) -> None:
         if self.main_screen is not None:  # posting is thread-safe; a burst is drawn once
@@ -324,19 +336,19 @@ class EvalTuiApp(App[int]):
         self.notify(message.text, severity=message.severity, markup=False)  # type: ignore[arg-type]
 
     @work(thread=True, exclusive=True, group="gates")
-    def refresh_gates(self, loaded: Loaded) -> None:
-        """Re-evaluate the gates off the UI thread (0.7 s at a million items); a newer tag
-        cancels an older evaluation, so a burst of tags costs one."""
+    def refresh_decision(self, loaded: Loaded) -> None:
+        """Re-evaluate the gates and the decision off the UI thread (0.7 s at a million items);
+        a newer tag cancels an older evaluation, so a burst of tags costs one."""
         try:
-            gates = evaluate_policy_gates(loaded.analysis, loaded.session)
+            gates, decision = judge(loaded.analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
         if not get_current_worker().is_cancelled:  # a newer tag's evaluation supersedes this
-            self.post_message(GatesUpdated(loaded, gates))
+            self.post_message(GatesUpdated(loaded, gates, decision))
 
     def on_gates_updated(self, message: GatesUpdated) -> None:
-        self._replace_loaded(message.basis, gates=message.gates)
+        self._replace_loaded(message.basis, gates=message.gates, decision=message.decision)
 
     @work(thread=True, exclusive=True, group="complete")
     def complete_pair(self, loaded: Loaded) -> None:
@@ -345,14 +357,19 @@ class EvalTuiApp(App[int]):
 
         try:
             analysis = complete_analysis(loaded.analysis)
-            gates = evaluate_policy_gates(analysis, loaded.session)
+            gates, decision = judge(analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        self.post_message(BreakdownsReady(loaded, analysis, gates))
+        self.post_message(BreakdownsReady(loaded, analysis, gates, decision))
 
     def on_breakdowns_ready(self, message: BreakdownsReady) -> None:
-        self._replace_loaded(message.basis, analysis=message.analysis, gates=message.gates)
+        self._replace_loaded(
+            message.basis,
+            analysis=message.analysis,
+            gates=message.gates,
+            decision=message.decision,
+        )
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:
@@ -369,6 +386,123 @@ class EvalTuiApp(App[int]):
     def _previews_grew(self) -> None:
         if self.main_screen is not None:  # thread-safe; queued redraws collapse into one
             self.main_screen.post_message(PreviewsGrew())
+
+    # -- unexpected errors -----------------------------------------------------------------
+
+    async def run_action(
+        self, action: Any, default_namespace: Any = None, namespaces: Any = None
+    ) -> bool:
+        """Every key binding runs its action here. A key for a screen that is not (or no
+        longer) the one on top, still being built or already torn down (a key typed while the
+        next item loads or the screen closes), is ignored. A bug in an action is reported by
+        `report_unexpected` and the review stays open."""
+        target = default_namespace
+        if isinstance(target, Screen) and not (
+            target.is_mounted
+            and target.is_attached
+            and not target._closing
+            and target is self.screen
+        ):
+            return False
+        try:
+            return await super().run_action(action, default_namespace, namespaces)
+        except Exception as error:  # noqa: BLE001 - reported on screen and in the log
+            if not self.report_unexpected(error, f"the {_action_name(action)} key"):
+                raise
+            return True
+
+    def _handle_exception(self, error: Exception) -> None:
+        """Textual's one place for an error no handler caught; by default it ends the app with
+        a traceback. Here a failed background task, or a failure inside a screen other than
+        the main one (that screen is closed: its message loop has stopped), is reported and
+        the review stays open. Anything else (the app itself or the main screen failing, or
+        a report refused) ends the app with one line naming the error and the log."""
+        from textual._context import active_message_pump
+        from textual.worker import WorkerFailed
+
+        if isinstance(error, WorkerFailed):
+            where: str | None = "a background task"
+        else:
+            screen = _screen_of(active_message_pump.get(None))
+            where = None
+            if screen is not None and screen is not self.main_screen:
+                where = f"the {type(screen).__name__.removesuffix('Screen').lower()} screen"
+                if screen in self.screen_stack:
+                    self.call_later(self._close_broken_screen, screen)
+        if where is not None and self.report_unexpected(error, where):
+            return
+        cause = error.error if isinstance(error, WorkerFailed) else error
+        logged = self._log_unexpected(cause, "ended the app")
+        self.load_error = f"internal error: {_error_text(cause)} ({logged})"  # the CLI prints it
+        super()._handle_exception(error)
+        self._return_code = 3  # the CLI's internal-error exit code
+
+    def _fatal_error(self) -> None:
+        """End after an error nothing recovered: the CLI prints one line (`load_error`), and
+        the traceback is in the log; EVALTUI_DEBUG=1 prints Textual's traceback as well."""
+        if os.environ.get("EVALTUI_DEBUG"):
+            super()._fatal_error()
+            return
+        self.bell()
+        self._close_messages_no_wait()
+
+    def report_unexpected(self, error: BaseException, where: str) -> bool:
+        """The one handler for a bug inside the running app: the traceback goes to the log,
+        the screen says what failed in red, the review stays open. Returns False (the caller
+        lets the error end the app) under EVALTUI_DEBUG=1, while closing, or once
+        MAX_RECOVERED_ERRORS have been survived. Every report is kept in `unexpected_errors`,
+        and the first is also left where Pilot's `run_test` re-raises it at the end, so a test
+        never passes over a bug the app survived."""
+        from textual.worker import WorkerFailed
+
+        if (
+            os.environ.get("EVALTUI_DEBUG")
+            or self.closing
+            or len(self.unexpected_errors) >= MAX_RECOVERED_ERRORS
+        ):
+            return False
+        cause = error.error if isinstance(error, WorkerFailed) else error
+        text = _error_text(cause)
+        self.unexpected_errors.append(f"{where}: {text}")
+        if self._exception is None and isinstance(cause, Exception):
+            self._exception = cause
+        logged = self._log_unexpected(cause, where)
+        self.notify(
+            f"internal error in {where}: {text}. The review is still open; every tag and note "
+            f"shown as saved is on disk ({logged}; please report it).",
+            title="evaltui bug",
+            severity="error",
+            timeout=30,
+            markup=False,
+        )
+        return True
+
+    def _close_broken_screen(self, screen: Screen) -> None:
+        """Close a screen whose message loop stopped on an error, and every one above it."""
+        stack = self.screen_stack
+        if screen in stack and stack.index(screen) > 0:
+            for _ in range(len(stack) - stack.index(screen)):
+                self.pop_screen()
+
+    def error_log(self) -> Path:
+        from evaltui.core.review import state_dir
+
+        return (self.config.state_root or state_dir()) / "errors.log"
+
+    def _log_unexpected(self, error: BaseException, where: str) -> str:
+        """Append the traceback to the error log; what to tell the reviewer about it."""
+        import time
+        import traceback
+
+        path = self.error_log()
+        text = "".join(traceback.format_exception(error))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with path.open("a", encoding="utf-8") as log:
+                log.write(f"--- {time.strftime('%Y-%m-%dT%H:%M:%S%z')} in {where}\n{text}")
+        except OSError as exc:
+            return f"the traceback could not be written to {path}: {os_error_text(exc)}"
+        return f"traceback in {path}"
 
     async def action_quit(self) -> None:
         self.closing = True
@@ -396,10 +530,18 @@ class EvalTuiApp(App[int]):
     def action_clear_tag(self) -> None:
         self._set_tag(None)
 
+    def action_undo(self) -> None:
+        """Undo the last tag or bulk tag (journalled: an undo appends, never rewrites)."""
+        from evaltui.ui.triage import undo
+
+        if self._can_act():
+            undo(self)
+
     def _set_tag(self, tag: str | None) -> None:
         item_id = self.current_item()
         if not self._can_act() or item_id is None:
             return
+        previous = self.loaded.session.review(item_id)
         seen = item_values(self.loaded.analysis, [item_id]).get(item_id)
         shown = tag if tag is not None else "no tag"
         try:
@@ -407,6 +549,7 @@ class EvalTuiApp(App[int]):
         except EvalTuiError as exc:  # a full disk: the tag is not kept, and the screen says so
             self._not_saved(f"{item_id} → {shown}", exc)
             return
+        self.triage.remember(f"{item_id} → {shown}", [previous])
         self._after_review_change(item_id, review.tag)
         self.notify(f"saved: {item_id} → {shown}", timeout=3, markup=False)
 
@@ -445,17 +588,19 @@ class EvalTuiApp(App[int]):
         self.push_screen(NoteScreen(item_id, current), save)
 
     def _after_review_change(self, item_id: str, tag: str | None) -> None:
-        if self.loaded is not None and self.loaded.analysis.policy is not None:
-            self.refresh_gates(self.loaded)  # tags move gates: pending -> passed -> failed
+        if self.loaded is not None:  # tags move gates and the decision: pending -> passed…
+            self.refresh_decision(self.loaded)
         row = self._rows_by_id.get(item_id)
         if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
             row.tag = tag
         self._tell_screens(lambda: ReviewChanged(item_id))
 
     def triaged(self) -> int:
+        """Regressions closed by a tag (a tag that leaves an item open does not count)."""
         if self.loaded is None:
             return 0
-        return self.loaded.session.triaged_count(self.loaded.analysis.regressions)
+        analysis = self.loaded.analysis
+        return len(analysis.regressions) - len(untriaged_regressions(analysis, self.loaded.session))
 
     def action_next_metric(self) -> None:
         """Compare the pair on the next metric it carries (re-analysed off the UI thread)."""
@@ -481,11 +626,11 @@ class EvalTuiApp(App[int]):
         try:
             analysis = reanalyse(loaded.analysis, metric)
             rows = _list_rows(analysis, loaded.session)
-            gates = evaluate_policy_gates(analysis, loaded.session)
+            gates, decision = judge(analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates)))
+        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision)))
 
     def show_items(self, item_ids: tuple[str, ...], label: str, list_name: str) -> None:
         """Filter a list to these items (a failed gate's, a slice's) and show it."""
@@ -537,6 +682,7 @@ class EvalTuiApp(App[int]):
         yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
         yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
         yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
+        yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)
         yield SystemCommand("Release gates", "Each gate's status and items (g)", self.action_gates)
         yield SystemCommand("Slices", "Per-slice table and forest plot (l)", self.action_slices)
         yield SystemCommand(
@@ -550,6 +696,23 @@ class EvalTuiApp(App[int]):
         commands = getattr(screen, "palette_commands", None)
         if commands:
             yield from commands()
+
+
+def _error_text(error: BaseException) -> str:
+    """`Type: message` on one line, bounded."""
+    return f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
+
+
+def _action_name(action: Any) -> str:
+    """An action as the reviewer's key named it: `scroll(1)`, `tag(3)`."""
+    return action if isinstance(action, str) else repr(action)
+
+
+def _screen_of(node: Any) -> Screen | None:
+    """The screen a message pump (a widget, a screen) belongs to; None for the app."""
+    while node is not None and not isinstance(node, Screen):
+        node = getattr(node, "parent", None)
+    return node
 
 
 def _end_after_grace() -> None:

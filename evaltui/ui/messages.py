@@ -35,6 +35,7 @@ class Loaded:
     session: ReviewSession
     rows: dict[str, list[ListRow]]
     gates: tuple[Any, ...] = ()
+    decision: Any = None  # core.decision.Decision: what the header's first line says
 
     def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
         sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
@@ -72,19 +73,22 @@ class LoadFailed(Message):
 
 
 class BreakdownsReady(Message):
-    """Clusters, the metric family and the slices, computed for the pair `basis` showed."""
+    """Clusters, the metric family and the slices, computed for the pair `basis` showed,
+    with the gates and the decision they imply."""
 
-    def __init__(self, basis: Loaded, analysis: Analysis, gates: tuple[Any, ...]) -> None:
+    def __init__(
+        self, basis: Loaded, analysis: Analysis, gates: tuple[Any, ...], decision: Any
+    ) -> None:
         super().__init__()
-        self.basis, self.analysis, self.gates = basis, analysis, gates
+        self.basis, self.analysis, self.gates, self.decision = basis, analysis, gates, decision
 
 
 class GatesUpdated(Message):
-    """The gates re-evaluated after a tag, for the pair `basis` showed."""
+    """The gates and the decision re-evaluated after a tag, for the pair `basis` showed."""
 
-    def __init__(self, basis: Loaded, gates: tuple[Any, ...]) -> None:
+    def __init__(self, basis: Loaded, gates: tuple[Any, ...], decision: Any) -> None:
         super().__init__()
-        self.basis, self.gates = basis, gates
+        self.basis, self.gates, self.decision = basis, gates, decision
 
 
 class InputsChanged(Message):

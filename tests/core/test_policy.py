@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -163,14 +164,15 @@ def test_demo_without_a_session(policy, demo):
     assert triaged.detail.startswith("9 of 9 regressions untriaged")
     assert triaged.item_ids == ALL_REGRESSIONS
 
-    # Newcombe 95% for 141/9/21/29 is [+0.0059, +0.1147] (see test_binary_published): the
-    # lower bound, about +0.6 points, is below the 2-point minimum effect, so the gate FAILS
-    # even though the interval excludes zero and the overall verdict is "improved".
+    # Newcombe 95% for 141/9/21/29 is [+0.0059, +0.1147] (see test_binary_published), but the
+    # demo's items come from 31 source documents: the gate reads the cluster-aware interval
+    # the verdict rests on, whose lower bound is below zero, let alone the 2-point minimum.
     effect = by_kind(results, "min_effect")
     assert analysis.binary.delta_ci.lower == pytest.approx(0.0059, abs=1e-4)
     assert effect.status == "failed"
-    assert "+0.59 pts < minimum effect +2.00 pts" in effect.detail
-    assert "+6.00 pts" in effect.detail and "Newcombe" in effect.detail
+    assert "-0.67 pts < minimum effect +2.00 pts" in effect.detail
+    assert "+6.00 pts" in effect.detail
+    assert "wild cluster bootstrap-t 95%, 31 clusters" in effect.detail
 
     assert gates_status(results) == "failed"
 
@@ -204,8 +206,26 @@ def test_demo_partly_triaged_with_one_confirmed_regression(policy, demo, tmp_pat
     assert "pharm-0103" not in triaged.item_ids and len(triaged.item_ids) == 7
 
 
-def test_min_effect_follows_the_lower_bound(demo):
-    paired, analysis = demo
+@pytest.fixture(scope="module")
+def unclustered():
+    """The demo pair without its cluster column: the item-level interval decides."""
+    runs = [load_run(SAMPLE_RUNS / name) for name in ("baseline.jsonl", "candidate.jsonl")]
+    runs = [replace(run, table=run.table.drop("cluster")) for run in runs]
+    paired = pair_runs(*runs)
+    return paired, analyze(paired)
+
+
+def test_min_effect_on_clustered_items_reads_the_cluster_interval(demo, unclustered):
+    policy = loads_policy('min_effect = -0.005\n[[gates]]\nkind = "min_effect"\n')
+    (clustered,) = evaluate_gates(policy, *demo, None)
+    (items,) = evaluate_gates(policy, *unclustered, None)
+    assert items.status == "passed"  # Newcombe lower bound +0.59 >= -0.5
+    assert clustered.status == "failed"  # the cluster-aware lower bound -0.67 < -0.5
+    assert "wild cluster bootstrap-t" in clustered.detail
+
+
+def test_min_effect_follows_the_lower_bound(unclustered):
+    paired, analysis = unclustered
     loose = loads_policy('min_effect = 0.005\n[[gates]]\nkind = "min_effect"\n')
     (result,) = evaluate_gates(loose, paired, analysis, None)
     assert result.status == "passed"  # +0.0059 >= +0.005

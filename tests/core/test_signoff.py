@@ -11,7 +11,8 @@ from evaltui.core.errors import UsageError
 from evaltui.core.formats import load_run
 from evaltui.core.pairing import pair_runs
 from evaltui.core.review import ReviewSession
-from evaltui.core.signoff import Decision, build_record, record_hash_ok, write_record
+from evaltui.core.signoff import ReviewerDecision, build_record, record_hash_ok, write_record
+from evaltui.core.textsafe import md_cell
 
 
 @pytest.fixture
@@ -35,9 +36,9 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
     session.set_note(first, "misses the warfarin interaction | <b>serious</b>")
     session.set_tag(second, "grader error")
     record = build_record(
-        analysis, session, Decision("dana", "block", "drug interactions regressed")
+        analysis, session, ReviewerDecision("dana", "block", "drug interactions regressed")
     )
-    assert record["schema"] == "evaltui.signoff/1"
+    assert record["schema"] == "evaltui.signoff/2"
     assert record["results"]["table"] == {
         "both_pass": 141,
         "regressions": 9,
@@ -52,7 +53,16 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
         "untriaged": list(analysis.regressions[2:]),
         "by_tag": {"confirmed regression": 1, "grader error": 1},
         "tags": list(session.info.tags),
+        "meanings": {
+            "confirmed": ["confirmed regression"],
+            "grader_error": ["grader error"],
+            "open": ["needs investigation"],
+        },
     }
+    decision = record["decision"]
+    assert decision["status"] == "blocked"  # one regression is tagged as confirmed
+    assert decision["by_tag"] == {"confirmed regression": 1, "grader error": 1}
+    assert decision["sensitivity"]["removed"] == [analysis.regressions[1]]
     items = {i["item_id"]: i for i in record["items"]}
     assert len(items) == 30
     assert items[first]["note"].startswith("misses the warfarin")
@@ -61,17 +71,23 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
     json_path, md_path = write_record(record, analysis, tmp_path / "so")
     assert json.loads(json_path.read_text()) == record
     markdown = md_path.read_text()
-    assert "# Sign-off: **block**" in markdown
+    assert markdown.startswith("# BLOCKED · 1 confirmed regression (drug\\_interactions) · ")
+    assert markdown.splitlines()[0] == "# " + md_cell(record["decision"]["line"])
+    assert "- Reviewer's decision: **block** by dana" in markdown
     assert "\\<b\\>serious\\</b\\>" in markdown and "\\|" in markdown  # escaped, not HTML/table
-    assert "Regressions triaged: 2 of 9" in markdown
+    assert (
+        "Regressions triaged: 2 of 9 (by tag: confirmed regression 1, grader error 1)" in markdown
+    )
 
 
 def test_approving_with_untriaged_regressions_needs_an_override_reason(reviewed):
     analysis, session = reviewed
     with pytest.raises(UsageError, match="9 of 9 regressions are untriaged"):
-        build_record(analysis, session, Decision("dana", "approve", "looks fine"))
+        build_record(analysis, session, ReviewerDecision("dana", "approve", "looks fine"))
     record = build_record(
-        analysis, session, Decision("dana", "approve", "looks fine", override_reason="hotfix")
+        analysis,
+        session,
+        ReviewerDecision("dana", "approve", "looks fine", override_reason="hotfix"),
     )
     assert record["override"]["reason"] == "hotfix"
     assert len(record["override"]["untriaged_regressions"]) == 9
@@ -81,14 +97,14 @@ def test_approval_after_full_triage_needs_no_override(reviewed):
     analysis, session = reviewed
     for item in analysis.regressions:
         session.set_tag(item, "acceptable")
-    record = build_record(analysis, session, Decision("dana", "approve", "all acceptable"))
+    record = build_record(analysis, session, ReviewerDecision("dana", "approve", "all acceptable"))
     assert record["override"] is None
     assert record["triage"]["triaged"] == 9
 
 
 def test_any_edit_to_the_record_breaks_its_hash(reviewed):
     analysis, session = reviewed
-    record = build_record(analysis, session, Decision("dana", "block", "no"))
+    record = build_record(analysis, session, ReviewerDecision("dana", "block", "no"))
     record["results"]["table"]["regressions"] = 8
     assert not record_hash_ok(record)
 
@@ -104,12 +120,12 @@ def test_any_edit_to_the_record_breaks_its_hash(reviewed):
 def test_incomplete_decisions_are_refused(kwargs, message):
     values = {"reviewer": "dana", "decision": "block", "rationale": "why", **kwargs}
     with pytest.raises(UsageError, match=message):
-        Decision(**values)
+        ReviewerDecision(**values)
 
 
 def test_writing_into_a_missing_folder_is_a_clear_error(reviewed, tmp_path):
     analysis, session = reviewed
-    record = build_record(analysis, session, Decision("dana", "block", "no"))
+    record = build_record(analysis, session, ReviewerDecision("dana", "block", "no"))
     with pytest.raises(UsageError, match="does not exist"):
         write_record(record, analysis, tmp_path / "nope" / "so")
 
@@ -122,7 +138,7 @@ def test_csv_beside_the_record_neutralises_formulas(reviewed, tmp_path):
     session.set_note(first, '=HYPERLINK("http://evil","x")')
     session.set_tag(analysis.regressions[1], "flaky")
     session.set_note(analysis.regressions[1], "+1 more like this; @mention")
-    record = build_record(analysis, session, Decision("dana", "block", "no"))
+    record = build_record(analysis, session, ReviewerDecision("dana", "block", "no"))
     write_record(record, analysis, tmp_path / "so")
     rows = list(csv.DictReader((tmp_path / "so.csv").open()))
     assert len(rows) == 30

@@ -77,15 +77,20 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         candidate_text = side_text(app, "candidate")
         assert "BASELINE" in baseline_text and "── user" in baseline_text
         assert "CANDIDATE" in candidate_text and "── assistant" in candidate_text
-        # Tag it, step to the next without going back, toggle the diff, tag again.
+        # Tag it: tag-and-advance opens the next untriaged item without going back; toggle the
+        # diff, tag again (on to the third), and step back to the second with p.
         await pilot.press("1")
-        await pilot.press("n")
         await settle(app, pilot)
         assert app.screen.row.item_id == regressions[1]
         await pilot.press("d")
         assert app.screen.query_one("#diff-pane").display
         assert "--- baseline output" in text_of(app, "#diff-text")
         await pilot.press("d", "3")
+        await settle(app, pilot)
+        assert app.screen.row.item_id == regressions[2]
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert app.screen.row.item_id == regressions[1]
         # Write a note on it.
         await pilot.press("e")
         assert isinstance(app.screen, NoteScreen)
@@ -128,7 +133,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         assert again.last_signoff is not None
 
     record = json.loads((tmp_path / "signoff.json").read_text())
-    assert record["decision"] == "block" and record["reviewer"] == "dana"
+    assert record["reviewer_decision"] == "block" and record["reviewer"] == "dana"
     assert record["results"]["table"] == {
         "both_pass": 141,
         "regressions": 9,
@@ -166,7 +171,7 @@ async def test_approving_with_untriaged_regressions_is_refused_without_override(
         await pilot.press("ctrl+s")
         await written(app, pilot)
     record = json.loads((tmp_path / "so.json").read_text())
-    assert record["decision"] == "approve"
+    assert record["reviewer_decision"] == "approve"
     assert record["override"]["reason"] == "hotfix for an outage, triage follows"
 
 

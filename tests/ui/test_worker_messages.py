@@ -91,4 +91,4 @@ async def test_the_signoff_record_is_built_and_written_off_the_ui_thread(tmp_pat
         assert not isinstance(app.screen, SignoffScreen)
     assert threads and all(t != ui_thread for t in threads)
     assert app.last_signoff == tuple(tmp_path / f"so.{ext}" for ext in ("json", "md", "csv"))
-    assert json.loads((tmp_path / "so.json").read_text())["decision"] == "block"
+    assert json.loads((tmp_path / "so.json").read_text())["reviewer_decision"] == "block"

@@ -12,6 +12,7 @@ its computation.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from evaltui.core.policy.schema import Gate, Policy, percent
 from evaltui.core.runs import ITEM_ID, PASSED, SLICE
 from evaltui.core.slices import UNSLICED, slice_names
 from evaltui.core.stats.binary import PairedTable, paired_delta_interval
+from evaltui.core.tags import TagMeanings
 
 if TYPE_CHECKING:  # only for hints: the gates read the session, they never build one
     from evaltui.core.analysis import Analysis
@@ -92,9 +94,11 @@ def evaluate_gates(
         elif gate.kind == "min_pass_rate":
             result = _min_pass_rate(gate, scope)
         elif gate.kind == "no_tag":
-            result = _no_tag(gate, scope, session)
+            result = _no_tag(gate, scope, session, policy.tag_meanings)
         elif gate.kind == "all_triaged":
-            result = _all_triaged(gate, scope, session)
+            result = _all_triaged(gate, scope, session, policy.tag_meanings)
+        elif gate.slice is None and analysis.clustered:
+            result = _min_effect_clustered(gate, policy, analysis)
         else:
             result = _min_effect(gate, scope, policy)
         results.append(result)
@@ -235,7 +239,9 @@ def _min_pass_rate(gate: Gate, scope: _Scope) -> GateResult:
     return _result(gate, "failed", detail, failures)
 
 
-def _no_tag(gate: Gate, scope: _Scope, session: ReviewSession | None) -> GateResult:
+def _no_tag(
+    gate: Gate, scope: _Scope, session: ReviewSession | None, meanings: TagMeanings
+) -> GateResult:
     regs = scope.regressions
     if session is None:
         detail = (
@@ -250,7 +256,7 @@ def _no_tag(gate: Gate, scope: _Scope, session: ReviewSession | None) -> GateRes
             f"'{gate.tag}': {_ids(tagged)}"
         )
         return _result(gate, "failed", detail, tagged)
-    untriaged = sum(1 for i in regs if not session.review(i).triaged)
+    untriaged = sum(1 for i in regs if not meanings.triaged(session.review(i).tag))
     note = f" ({untriaged} still untriaged)" if untriaged else ""
     detail = (
         f"none of the {_plural(len(regs), 'regression')} in {scope.label} is tagged "
@@ -259,17 +265,48 @@ def _no_tag(gate: Gate, scope: _Scope, session: ReviewSession | None) -> GateRes
     return _result(gate, "passed", detail)
 
 
-def _all_triaged(gate: Gate, scope: _Scope, session: ReviewSession | None) -> GateResult:
+def _all_triaged(
+    gate: Gate, scope: _Scope, session: ReviewSession | None, meanings: TagMeanings
+) -> GateResult:
     regs = scope.regressions
     if not regs:
         return _result(gate, "passed", f"no regressions to triage in {scope.label}")
-    untriaged = tuple(i for i in regs if session is None or not session.review(i).triaged)
+    untriaged = tuple(
+        i for i in regs if session is None or not meanings.triaged(session.review(i).tag)
+    )
     if untriaged:
         detail = f"{len(untriaged)} of {len(regs)} regressions untriaged in {scope.label}"
         if session is None:
             detail += " (no review session)"
         return _result(gate, "pending", detail, untriaged)
     return _result(gate, "passed", f"all {len(regs)} regressions in {scope.label} are tagged")
+
+
+def _min_effect_clustered(gate: Gate, policy: Policy, analysis: Analysis) -> GateResult:
+    """The overall effect gate on clustered items: the cluster-aware interval the verdict
+    rests on, not the item-level one (which is too narrow for clustered items)."""
+    minimum = policy.min_effect if policy.min_effect is not None else 0.0
+    if analysis.options.confidence != policy.confidence:  # the policy's level, as always
+        from dataclasses import replace
+
+        from evaltui.core.analysis import with_clusters
+
+        options = replace(analysis.options, confidence=policy.confidence)
+        analysis = with_clusters(replace(analysis, options=options))
+    lower = analysis.decision_ci[0]
+    if math.isnan(lower):
+        detail = (
+            f"{analysis.decision_ci_label}: too few clusters for a cluster-aware interval, "
+            "so the effect cannot be shown"
+        )
+        return _result(gate, "failed", detail)
+    ok = lower >= minimum
+    detail = (
+        f"delta on all items {points(analysis.binary.delta, 2)} pts; {analysis.decision_ci_label} "
+        f"lower bound {points(lower, 2)} pts {'>=' if ok else '<'} minimum effect "
+        f"{points(minimum, 2)} pts"
+    )
+    return _result(gate, "passed" if ok else "failed", detail)
 
 
 def _min_effect(gate: Gate, scope: _Scope, policy: Policy) -> GateResult:

@@ -38,6 +38,7 @@ from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError
 from evaltui.core.runs import PASSED
 from evaltui.core.stats.binary import CI_METHODS
+from evaltui.core.tags import DEFAULT_MEANINGS, MEANINGS, TagMeanings
 
 __all__ = [
     "ARMS",
@@ -166,6 +167,29 @@ class Tables:
         return tuple(value)
 
 
+@dataclass(frozen=True)
+class TagTable:
+    """The ``[tags]`` table: for each meaning (see ``core/tags.py``), a list of tag names."""
+
+    def convert(self, value: object) -> TagMeanings:
+        if not isinstance(value, dict):
+            raise Mismatch("a table of tag lists (confirmed, grader_error, open)")
+        unknown = sorted(set(value) - set(MEANINGS))
+        if unknown:
+            raise Mismatch(
+                f"a table with the keys {', '.join(MEANINGS)} (not {', '.join(unknown)})"
+            )
+        lists = {}
+        for meaning, tags in value.items():
+            if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+                raise Mismatch(f"tags.{meaning} as a list of tag names")
+            lists[meaning] = tuple(tags)
+        try:
+            return TagMeanings(**lists)  # a meaning not given keeps its default tags
+        except ValueError as exc:
+            raise Mismatch(str(exc)) from None
+
+
 # --------------------------------------------------------------------------------------------
 # The declaration
 # --------------------------------------------------------------------------------------------
@@ -266,6 +290,11 @@ SETTINGS = Table(
             Tables("[[gates]] tables (an array of tables)"),
             "the rules, evaluated in file order",
             default=(),
+        ),
+        Key(
+            "tags",
+            TagTable(),
+            "what the review's tags mean: confirmed regressions, grader errors, still open",
         ),
     ),
     unknown="unknown setting; expected one of {keys}",
@@ -407,6 +436,11 @@ class Policy:
     sha256: str
     hash: str
     monitor: tuple[str, ...] = ()  # metrics shown but kept out of the multiplicity family
+    tags: TagMeanings | None = None  # the file's [tags] table; None: the defaults hold
+
+    @property
+    def tag_meanings(self) -> TagMeanings:
+        return self.tags if self.tags is not None else DEFAULT_MEANINGS
 
     def canonical(self) -> dict[str, Any]:
         """Everything that defines the decision rule, as plain JSON values."""
@@ -419,6 +453,7 @@ class Policy:
             self.min_effect,
             self.gates,
             self.monitor,
+            self.tags,
         )
 
 
@@ -431,9 +466,12 @@ def _canonical(
     min_effect: float | None,
     gates: tuple[Gate, ...],
     monitor: tuple[str, ...],
+    tags: TagMeanings | None = None,
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
-    return {
+    # `tags` enters only when the file states it, so every policy written before [tags]
+    # existed keeps the hash its records cite.
+    out = {
         "monitor": sorted(monitor),
         "schema": POLICY_SCHEMA,
         "primary_metric": primary_metric,
@@ -444,6 +482,9 @@ def _canonical(
         "min_effect": min_effect,
         "gates": [gate.canonical() for gate in gates],
     }
+    if tags is not None:
+        out["tags"] = tags.canonical()
+    return out
 
 
 # --------------------------------------------------------------------------------------------
@@ -527,6 +568,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         settings["min_effect"],
         gates,
         settings["monitor"],
+        settings["tags"],
     )
     return Policy(
         primary_metric=settings["primary_metric"],
@@ -540,6 +582,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         sha256=sha256,
         hash=canonical_sha256(rules),
         monitor=settings["monitor"],
+        tags=settings["tags"],
     )
 
 

@@ -13,6 +13,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
 from evaltui.ui.messages import AnalysisChanged, LoadProgress, PreviewsGrew, ReviewChanged
+from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.widgets.header_pane import HeaderPane
 from evaltui.ui.widgets.item_table import ItemTable
 
@@ -32,6 +33,7 @@ class MainScreen(Screen):
         Binding("s", "sort", "Sort column", show=False, id="main.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
+        Binding("T", "bulk_tag", "Tag every item shown", show=False, id="main.bulktag"),
         Binding("tab,right", "other_list(1)", "Next list", show=False, id="main.nextlist"),
         Binding("shift+tab,left", "other_list(-1)", "Previous list", show=False, id="main.prev"),
     ]
@@ -88,7 +90,11 @@ class MainScreen(Screen):
         if app.loaded is None:
             return
         self.query_one(HeaderPane).show(
-            app.loaded.analysis, app.triaged(), app.loaded.session.notices, app.loaded.gates
+            app.loaded.analysis,
+            app.triaged(),
+            app.loaded.session.notices,
+            app.loaded.gates,
+            app.loaded.decision,
         )
 
     # -- the list --------------------------------------------------------------------------
@@ -242,6 +248,19 @@ class MainScreen(Screen):
         self._reshow()
         self.query_one(ItemTable).focus()
 
+    def action_bulk_tag(self) -> None:
+        """Tag every item of the list as filtered (search, slice, tag, gate), after a
+        confirmation naming how many and a few of their ids."""
+        view, app = self.view, self.app
+        if view is None or app.loaded is None or app.closing:
+            return
+        rows = list(view.visible)
+        if not rows:
+            self.notify("nothing to tag: the list is empty", timeout=3)
+            return
+        what = f"{self.current_list} · {view.describe_filters()}"
+        bulk_tag(app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
+
     def on_item_table_opened(self, event: ItemTable.Opened) -> None:
         from evaltui.ui.screens.item import ItemScreen
 
@@ -268,3 +287,6 @@ class MainScreen(Screen):
         yield SystemCommand("Sort", "Cycle the sort column (s)", self.action_sort)
         yield SystemCommand("Reverse sort", "Reverse the order (S)", self.action_reverse)
         yield SystemCommand("Clear filters", "Clear search and filters (Esc)", self.action_clear)
+        yield SystemCommand(
+            "Tag every item shown", "Bulk tag the list as filtered (T)", self.action_bulk_tag
+        )

@@ -14,7 +14,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.signoff import DECISIONS, Decision, build_record, default_reviewer, write_record
+from evaltui.core.signoff import (
+    DECISIONS,
+    ReviewerDecision,
+    build_record,
+    default_reviewer,
+    write_record,
+)
 from evaltui.core.workflow import OverrideRequired, override_for
 from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
 
@@ -80,7 +86,7 @@ class SignoffScreen(ModalScreen[None]):
         app = self.app
         overrides = self.query("#override")
         try:
-            decision = Decision(
+            decision = ReviewerDecision(
                 reviewer=self.query_one("#reviewer", Input).value,
                 decision=self._decision(),
                 rationale=self.query_one("#rationale", TextArea).text,
@@ -97,16 +103,16 @@ class SignoffScreen(ModalScreen[None]):
         self.write_record(app.loaded, decision, prefix)
 
     @work(thread=True, exclusive=True, group="signoff")
-    def write_record(self, loaded, decision: Decision, prefix: Path) -> None:
+    def write_record(self, loaded, decision: ReviewerDecision, prefix: Path) -> None:
         analysis = loaded.analysis
         try:
             if not analysis.metrics:  # exported before the background analysis finished
                 from evaltui.core.compare import complete_analysis
-                from evaltui.core.workflow import evaluate_policy_gates
+                from evaltui.core.workflow import judge_review
 
                 analysis = complete_analysis(analysis)
-                gates = evaluate_policy_gates(analysis, loaded.session)
-                self.app.post_message(BreakdownsReady(loaded, analysis, gates))
+                gates, verdict = judge_review(analysis, loaded.session)
+                self.app.post_message(BreakdownsReady(loaded, analysis, gates, verdict))
             record = build_record(analysis, loaded.session, decision)
             paths = write_record(record, analysis, prefix)
         except OverrideRequired as exc:

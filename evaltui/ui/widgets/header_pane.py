@@ -6,11 +6,13 @@ It only formats numbers the core computed; nothing statistical happens here.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from evaltui.core.analysis import Analysis, format_p, percent, signed
+from evaltui.core.decision import STATUS_WORDS
 from evaltui.core.notices import Notice
 from evaltui.core.report import arm_means, delta_histogram_line
 from evaltui.ui.safe import literal_line
@@ -33,10 +35,37 @@ GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
 GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…"}
 
 
+STATUS_STYLE = {
+    "blocked": "bold reverse red",
+    "not_comparable": "bold reverse magenta",
+    "not_enough_data": "bold reverse magenta",
+    "needs_review": "bold reverse yellow",
+    "ready": "bold reverse green",
+}
+
+
+def decision_text(decision: Any) -> Text:
+    """The decision line: its status word in reverse video (so it reads without colour), then
+    the reasons and the effect, exactly as the reports and the sign-off print them."""
+    word = STATUS_WORDS[decision.status]
+    text = Text()
+    text.append(f" {word} ", style=STATUS_STYLE[decision.status])
+    rest = decision.line[len(word) :]
+    text.append_text(literal_line(rest, 600, style="bold"))
+    return text
+
+
 def header_text(
-    analysis: Analysis, triaged: int, notices: Sequence[Notice], gates: tuple = ()
+    analysis: Analysis,
+    triaged: int,
+    notices: Sequence[Notice],
+    gates: tuple = (),
+    decision: Any = None,
 ) -> Text:
     text = Text()
+    if decision is not None:
+        text.append_text(decision_text(decision))
+        text.append("\n")
     text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
     text.append(analysis.headline, style="bold")
@@ -64,6 +93,10 @@ def header_text(
     n_reg = len(analysis.regressions)
     style = "bold green" if triaged == n_reg else "bold"
     text.append(f"Triage: {triaged} of {n_reg} regressions triaged", style=style)
+    if decision is not None and decision.by_tag:
+        counts = ", ".join(f"{tag} {n}" for tag, n in decision.by_tag.items())
+        text.append(" · by tag: ")
+        text.append_text(literal_line(counts, 200))
     if len(analysis.metrics) > 1:
         names = " ".join(
             f"[{m.metric}]" if m.metric == analysis.metric else m.metric for m in analysis.metrics
@@ -148,6 +181,11 @@ class HeaderPane(Static):
     """
 
     def show(
-        self, analysis: Analysis, triaged: int, notices: Sequence[Notice], gates: tuple = ()
+        self,
+        analysis: Analysis,
+        triaged: int,
+        notices: Sequence[Notice],
+        gates: tuple = (),
+        decision: Any = None,
     ) -> None:
-        self.update(header_text(analysis, triaged, notices, gates))
+        self.update(header_text(analysis, triaged, notices, gates, decision))

@@ -1,0 +1,410 @@
+"""The decision: everything the tool knows about a pair, folded into one status and one line.
+
+The numbers are one input among several. A reviewer reads the first line and decides in five
+seconds, so that line must already say what blocks the release (failed gates, confirmed
+regressions, a regression the interval shows), what is still open (untriaged regressions,
+pending gates, inputs that changed) and what makes a verdict impossible (too few items or
+clusters, two runs that measure different things). Computed once here and shown word for word
+by the app's header, the text and Markdown reports, the sign-off Markdown and both JSON forms.
+
+Statuses, in the order they win:
+
+- ``not_comparable``: the runs' metadata say different tasks, datasets or scorers, and the
+  user did not say the comparison is intended (`--accept-mismatch`);
+- ``blocked``: a release gate failed, a regression is tagged as confirmed, or the verdict is
+  "regressed";
+- ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters);
+- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, the cluster
+  analysis still running, inputs or the policy changed since the tags were made;
+- ``ready``: nothing of the above: the reviewer may approve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.analysis import Analysis, analyze, signed
+from evaltui.core.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
+from evaltui.core.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
+from evaltui.core.review import ReviewSession
+from evaltui.core.runs import ITEM_ID, SLICE
+from evaltui.core.tags import CONFIRMED, GRADER_ERROR, OPEN, TagMeanings
+
+STATUSES = ("not_comparable", "blocked", "not_enough_data", "needs_review", "ready")
+STATUS_WORDS = {
+    "not_comparable": "NOT COMPARABLE",
+    "blocked": "BLOCKED",
+    "not_enough_data": "NOT ENOUGH DATA",
+    "needs_review": "NEEDS REVIEW",
+    "ready": "READY TO APPROVE",
+}
+EXIT_READY = 0  # ready, or needs review: nothing blocks, reviewer work may be pending
+EXIT_BLOCKED = 1
+EXIT_NO_VERDICT = 4  # not enough data, or not comparable: a CI job must not pass on it
+EXIT_CODES = {
+    "not_comparable": EXIT_NO_VERDICT,
+    "blocked": EXIT_BLOCKED,
+    "not_enough_data": EXIT_NO_VERDICT,
+    "needs_review": EXIT_READY,
+    "ready": EXIT_READY,
+}
+VERDICT_SHORT = {
+    "improved": "improved",
+    "regressed": "regressed",
+    "no_significant_difference": "no significant difference",
+    "insufficient_data": "no verdict",
+}
+SHOWN_REASONS = 4  # on the first line; every reason is listed in full below it
+SHOWN_SLICES = 2
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One thing the decision rests on: plain words with the numbers, and the items."""
+
+    kind: str
+    text: str  # the full sentence, for the lines below the first
+    short: str  # the few words the first line carries
+    blocking: bool = False
+    item_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Sensitivity:
+    """The same analysis with the items tagged as grader errors removed from both arms."""
+
+    removed: tuple[str, ...]
+    analysis: Analysis | None  # None when too few items remain to analyse
+
+    @property
+    def line(self) -> str:
+        n = len(self.removed)
+        what = f"without the {n} grader-error item{'s' if n != 1 else ''}"
+        if self.analysis is None:
+            return f"{what}: too few items remain to compare"
+        return f"{what}: {effect_text(self.analysis)}"
+
+
+@dataclass(frozen=True, eq=False)
+class Decision:
+    """See the module docstring. `line` is the first line on every surface."""
+
+    status: str
+    line: str
+    reasons: tuple[Reason, ...]
+    exit_code: int
+    verdict: str
+    effect: str
+    by_tag: dict[str, int]  # regressions per tag
+    confirmed_by_slice: dict[str, int]
+    untriaged: int
+    sensitivity: Sensitivity | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "line": self.line,
+            "exit_code": self.exit_code,
+            "verdict": self.verdict,
+            "effect": self.effect,
+            "reasons": [
+                {
+                    "kind": r.kind,
+                    "text": r.text,
+                    "blocking": r.blocking,
+                    "item_ids": list(r.item_ids),
+                }
+                for r in self.reasons
+            ],
+            "by_tag": dict(self.by_tag),
+            "confirmed_by_slice": dict(self.confirmed_by_slice),
+            "untriaged_regressions": self.untriaged,
+            "sensitivity": (
+                None
+                if self.sensitivity is None
+                else {
+                    "removed": list(self.sensitivity.removed),
+                    "line": self.sensitivity.line,
+                    "verdict": (
+                        self.sensitivity.analysis.verdict
+                        if self.sensitivity.analysis is not None
+                        else None
+                    ),
+                }
+            ),
+        }
+
+
+def effect_text(analysis: Analysis) -> str:
+    """The overall effect with the interval the verdict rests on, and the verdict in words."""
+    estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
+    unit = " pts" if analysis.in_points else ""
+    what = "" if analysis.binary is not None else "mean Δ "
+    value = f"{what}{signed(estimate, analysis.in_points)}{unit}"
+    lo, hi = analysis.decision_ci
+    verdict = VERDICT_SHORT[analysis.verdict]
+    if analysis.verdict == "insufficient_data" or math.isnan(lo) or math.isnan(hi):
+        return f"{value}, {verdict}"
+    interval = f"[{signed(lo, analysis.in_points)}, {signed(hi, analysis.in_points)}]"
+    clustered = " (clusters)" if analysis.clustered else ""
+    if analysis.clusters_pending:
+        clustered = " (item-level; clusters pending)"
+    return f"{value} {interval}{clustered}, {verdict}"
+
+
+def decide(
+    analysis: Analysis,
+    gates: tuple[Any, ...],
+    session: ReviewSession | None,
+    meanings: TagMeanings,
+    *,
+    accept_mismatch: bool = False,
+) -> Decision:
+    """Fold the analysis, the gates, the reviewer's tags and the notices into one decision."""
+    reasons: list[Reason] = []
+    reasons += _comparability(analysis, accept_mismatch)
+    failed = [g for g in gates if g.status == "failed"]
+    if failed:
+        names = "; ".join(g.name for g in failed)
+        reasons.append(
+            Reason(
+                "gates_failed",
+                f"{_n(len(failed), 'release gate')} failed: {names}",
+                f"{_n(len(failed), 'gate')} failed",
+                blocking=True,
+                item_ids=tuple(i for g in failed for i in g.item_ids),
+            )
+        )
+    tags = _regression_tags(analysis, session)
+    confirmed = tuple(i for i, tag in tags.items() if meanings.meaning(tag) == CONFIRMED)
+    by_slice = _by_slice(analysis, confirmed)
+    if confirmed:
+        where = ", ".join(f"{name} {count}" for name, count in list(by_slice.items()))
+        shown = ", ".join(list(by_slice)[:SHOWN_SLICES])
+        more = "…" if len(by_slice) > SHOWN_SLICES else ""
+        reasons.append(
+            Reason(
+                "confirmed_regressions",
+                f"{_n(len(confirmed), 'regression')} tagged as confirmed"
+                + (f" (by slice: {where})" if by_slice else ""),
+                f"{_n(len(confirmed), 'confirmed regression')}"
+                + (f" ({shown}{more})" if by_slice else ""),
+                blocking=True,
+                item_ids=confirmed,
+            )
+        )
+    if analysis.verdict == "regressed":
+        reasons.append(
+            Reason(
+                "regressed",
+                f"the candidate regressed: {effect_text(analysis)}",
+                "regressed",
+                blocking=True,
+            )
+        )
+    if analysis.verdict == "insufficient_data":
+        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
+    untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
+    still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
+    if untriaged:
+        text = f"{len(untriaged)} of {_n(len(analysis.regressions), 'regression')} untriaged"
+        if still_open:
+            text += f" ({len(still_open)} tagged as still open)"
+        reasons.append(
+            Reason(
+                "untriaged",
+                text,
+                f"{len(untriaged)} of {len(analysis.regressions)} untriaged",
+                item_ids=untriaged,
+            )
+        )
+    pending = [g for g in gates if g.status == "pending"]
+    if pending:
+        reasons.append(
+            Reason(
+                "gates_pending",
+                f"{_n(len(pending), 'gate')} pending: " + "; ".join(g.name for g in pending),
+                f"{_n(len(pending), 'gate')} pending",
+            )
+        )
+    if analysis.clusters_pending:
+        reasons.append(
+            Reason(
+                "clusters_pending",
+                "the cluster-aware interval is still being computed: the verdict may change",
+                "clusters pending",
+            )
+        )
+    reasons += _notices(session)
+    reasons += _incomplete_runs(analysis)
+    sensitivity = _sensitivity(analysis, session, meanings)
+    if sensitivity is not None:
+        reasons.append(
+            Reason(
+                "grader_errors",
+                f"{_n(len(sensitivity.removed), 'item')} tagged as grader errors; "
+                f"sensitivity analysis {sensitivity.line}",
+                f"{_n(len(sensitivity.removed), 'grader error')}",
+                item_ids=sensitivity.removed,
+            )
+        )
+    status = _status(reasons)
+    effect = effect_text(analysis)
+    shorts = [r.short for r in sorted(reasons, key=lambda r: not r.blocking)]
+    if len(shorts) > SHOWN_REASONS:
+        shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
+    if not reasons and analysis.regressions:
+        shorts = [f"all {_n(len(analysis.regressions), 'regression')} triaged"]
+    line = " · ".join([STATUS_WORDS[status], *shorts, f"overall {effect}"])
+    by_tag: dict[str, int] = {}
+    for tag in tags.values():
+        if tag is not None:
+            by_tag[tag] = by_tag.get(tag, 0) + 1
+    return Decision(
+        status=status,
+        line=line,
+        reasons=tuple(reasons),
+        exit_code=EXIT_CODES[status],
+        verdict=analysis.verdict,
+        effect=effect,
+        by_tag=by_tag,
+        confirmed_by_slice=by_slice,
+        untriaged=len(untriaged),
+        sensitivity=sensitivity,
+    )
+
+
+def _status(reasons: list[Reason]) -> str:
+    kinds = {r.kind for r in reasons}
+    if "not_comparable" in kinds:
+        return "not_comparable"
+    if any(r.blocking for r in reasons):
+        return "blocked"
+    if "no_verdict" in kinds:
+        return "not_enough_data"
+    if reasons and kinds != {"grader_errors"}:
+        return "needs_review"
+    return "ready"
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def _comparability(analysis: Analysis, accept_mismatch: bool) -> list[Reason]:
+    base, cand = analysis.paired.baseline.metadata, analysis.paired.candidate.metadata
+    differ = [
+        f"{key} ({base[key]!r} vs {cand[key]!r})"
+        for key in SAME_EXPERIMENT_KEYS
+        if base.get(key) is not None and cand.get(key) is not None and base[key] != cand[key]
+    ]
+    if not differ:
+        return []
+    text = "the runs measure different things: they differ in " + ", ".join(differ)
+    if accept_mismatch:
+        return [Reason("mismatch_accepted", text + " (accepted as intended)", "mismatch accepted")]
+    keys = ", ".join(d.split(" ", 1)[0] for d in differ)
+    return [
+        Reason(
+            "not_comparable",
+            text + "; if this comparison is intended, say so with --accept-mismatch",
+            f"runs differ in {keys}",
+        )
+    ]
+
+
+def _incomplete_runs(analysis: Analysis) -> list[Reason]:
+    out = []
+    for arm, run in (
+        ("baseline", analysis.paired.baseline),
+        ("candidate", analysis.paired.candidate),
+    ):
+        status = run.metadata.get("run_status")
+        if status is not None and status not in FINISHED_STATUSES:
+            out.append(
+                Reason(
+                    "run_incomplete",
+                    f"the {arm} log's run status is {status!r}: it may be incomplete",
+                    f"{arm} run {status}",
+                )
+            )
+    return out
+
+
+def _notices(session: ReviewSession | None) -> list[Reason]:
+    if session is None:
+        return []
+    words = {
+        INPUTS_CHANGED: "input changed",
+        STALE_TAGS: "tags stale",
+        POLICY_CHANGED: "policy changed",
+    }
+    return [
+        Reason(notice.kind, notice.text, words[notice.kind])
+        for notice in session.notices
+        if notice.kind in words
+    ]
+
+
+def _no_verdict_text(analysis: Analysis) -> str:
+    flags = set(analysis.flags)
+    if "too_few_clusters" in flags:
+        c = analysis.clusters
+        return (
+            f"only {c.labelled_clusters} clusters: too few for any cluster-aware interval "
+            "to be trusted, so there is no verdict"
+        )
+    if "no_discordant" in flags or "all_zero" in flags:
+        return "no item changed: nothing to weigh, so there is no verdict"
+    return f"only {analysis.paired.n} paired items: counts only, no verdict"
+
+
+def _regression_tags(analysis: Analysis, session: ReviewSession | None) -> dict[str, str | None]:
+    """Each regression's tag (None: untagged), in the regression list's order."""
+    if session is None:
+        return dict.fromkeys(analysis.regressions)
+    items = session.items
+    return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
+
+
+def _by_slice(analysis: Analysis, item_ids: tuple[str, ...]) -> dict[str, int]:
+    """How many of `item_ids` fall in each slice, most first (empty without slices)."""
+    items = analysis.paired.items
+    if not item_ids or SLICE not in items.columns:
+        return {}
+    wanted = pl.Series(list(item_ids), dtype=pl.String).implode()
+    counts = (
+        items.filter(pl.col(ITEM_ID).is_in(wanted))
+        .group_by(pl.col(SLICE).fill_null("(no slice)"))
+        .len()
+        .sort(["len", SLICE], descending=[True, False])
+    )
+    return dict(zip(counts[SLICE].to_list(), counts["len"].to_list(), strict=True))
+
+
+def _sensitivity(
+    analysis: Analysis, session: ReviewSession | None, meanings: TagMeanings
+) -> Sensitivity | None:
+    """The analysis without the discordant items tagged as grader errors (both arms)."""
+    if session is None:
+        return None
+    discordant = (*analysis.regressions, *analysis.improvements)
+    removed = tuple(
+        i
+        for i in discordant
+        if i in session.items and meanings.meaning(session.items[i].tag) == GRADER_ERROR
+    )
+    if not removed:
+        return None
+    paired = analysis.paired
+    keep = paired.items.filter(
+        ~pl.col(ITEM_ID).is_in(pl.Series(list(removed), dtype=pl.String).implode())
+    )
+    if keep.height < 2:
+        return Sensitivity(removed, None)
+    again = analyze(replace(paired, items=keep), analysis.options, clusters=analysis.clusters_done)
+    return Sensitivity(removed, again)
