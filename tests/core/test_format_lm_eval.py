@@ -539,3 +539,14 @@ def test_the_direction_is_in_the_report_inputs_and_warnings(capsys):
     meta = report["inputs"]["candidate"]["metadata"]
     assert meta["higher_is_better"] == "true"
     assert meta["direction_source"] == "--higher-is-better (the results file says false)"
+
+
+@pytest.mark.parametrize("path", [TINY, MAE_TINY, RESULTS_DIR / TINY.name])
+def test_the_one_pass_polars_read_gives_what_the_line_by_line_reader_gives(path, monkeypatch):
+    fast = load_run(path)
+    monkeypatch.setattr(lm_eval, "_fast_load", lambda *args: None)
+    slow = load_run(path)
+    assert fast.table.equals(slow.table)
+    assert dict(fast.metadata) == dict(slow.metadata)
+    assert fast.source == slow.source
+    assert fast.transcripts.read(7) == slow.transcripts.read(7)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from evaltui.core.errors import InputError
@@ -40,11 +41,13 @@ from evaltui.core.formats.fields import (
     dotted,
     element,
     identifier,
+    is_finite,
     metric_value,
     require_str,
 )
+from evaltui.core.formats.jsonl_scan import scan_jsonl
 from evaltui.core.formats.jsontext import UTF8_BOM, as_text, object_keys
-from evaltui.core.formats.lm_eval_records import is_array, read_one, read_records
+from evaltui.core.formats.lm_eval_records import JSONL, is_array, read_one, read_records
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.formats.refusals import explain
 from evaltui.core.runs import (
@@ -78,6 +81,7 @@ RECORD_KEYS = frozenset(
     }
 )
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+FAST_KEYS = frozenset({"filter", DOC_HASH})  # read beside the metric by the fast path
 DIRECTION_PREFIX = "higher_is_better."  # the results file's per-metric directions, in passing
 # lm-eval's `perplexity` (loglikelihood tasks) is declared lower-is-better for its aggregate,
 # exp(-mean ll), but each record holds the log-likelihood itself, for which higher is better.
@@ -156,6 +160,10 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     reason = None if sniff(path, head) else explain(path, head)
     if reason is not None:  # forced with --input-format lm_eval on the results file
         raise InputError(path, reason)
+    if not is_array(head):
+        fast = _fast_load(path, head, options, own, stamp)
+        if fast is not None:
+            return fast
     layout, sample_records = read_records(path, head)
     for sample in sample_records:
         record, number = sample.record, sample.number
@@ -240,6 +248,85 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         source=source,
         table=table,
         transcripts=LmEvalTranscripts(path, [(k.offset, k.length, k.number) for k in kept], stamp),
+        metadata=metadata,
+    )
+
+
+def _fast_load(
+    path: Path, head: bytes, options: LoadOptions, own: Options, stamp: tuple[int, int]
+) -> Run | None:
+    """The common case in one polars pass (`scan_jsonl`: the statistics keys, sha256 and line
+    index): finite numeric values, one line per doc_id of the chosen filter. Anything else
+    (booleans, lists, a missing key, a repeat, a NaN) returns None, and the line-by-line
+    reader below gives its precise answer or error."""
+    first, newline, _ = head.removeprefix(UTF8_BOM).partition(b"\n")
+    if not newline:
+        return None
+    try:
+        record = json.loads(first)
+        if not isinstance(record, dict):
+            return None
+        metric = options.metric or _default_metric(path, record, 1)
+    except (ValueError, InputError, RecursionError):
+        return None
+    if metric in (FAST_KEYS | {"doc_id"}):
+        return None
+    if isinstance(record.get(metric), bool) or not is_finite(record.get(metric)):
+        return None
+    schema = {"doc_id": pl.String(), "filter": pl.String(), metric: pl.Float64()}
+    schema[DOC_HASH] = pl.String()
+    try:
+        scan = scan_jsonl(path, schema)
+    except Exception:  # noqa: BLE001 - polars says what, not where: the slow path says where
+        return None
+    frame = scan.frame.with_columns(pl.col("filter").fill_null(DEFAULT_FILTER))
+    if frame.height == 0 or frame["doc_id"].null_count() or frame.height != len(scan.lines):
+        return None
+    counts = frame.group_by("filter", maintain_order=True).len()
+    filters = dict(zip(counts["filter"].to_list(), counts["len"].to_list(), strict=True))
+    chosen = own.filter if own.filter is not None else next(iter(filters))
+    if chosen not in filters:
+        return None
+    positions = frame.with_row_index("at").filter(pl.col("filter") == chosen)
+    values = positions[metric]
+    if positions["doc_id"].is_duplicated().any() or values.null_count():
+        return None
+    if not values.is_finite().all() or (positions["doc_id"] == "").any():
+        return None
+    rows = positions["at"].to_numpy()
+    starts = scan.lines.starts
+    ends = np.append(starts[1:], path.stat().st_size)
+    numbers = scan.lines.line_numbers
+    lines = list(
+        zip(
+            starts[rows].tolist(),
+            (ends - starts)[rows].tolist(),
+            numbers[rows].tolist(),
+            strict=True,
+        )
+    )
+    numeric = values.to_list()
+    verdicts = metric in VERDICT_METRICS and values.is_in([0.0, 1.0]).all()
+    table = stats_table(
+        positions["doc_id"].to_list(),
+        [1] * positions.height,
+        ["ok"] * positions.height,
+        passed=[n == 1.0 for n in numeric] if verdicts else None,
+        score=None if verdicts else numeric,
+    )
+    if positions[DOC_HASH].null_count() < positions.height:
+        table = table.with_columns(positions[DOC_HASH].alias(DOC_HASH))
+    metadata = _metadata(path, chosen, metric, filters, table)
+    metadata["layout"] = JSONL
+    if "score" in table.columns:
+        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+    for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
+        del metadata[key]
+    source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
+    return Run(
+        source=source,
+        table=table,
+        transcripts=LmEvalTranscripts(path, lines, stamp),
         metadata=metadata,
     )
 
