@@ -167,3 +167,40 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
         saved = sum(1 for r in reopened.items.values() if r.tag is not None)
         lost += max(0, shown_count - saved)
     assert lost == 0
+
+
+def test_sigkill_right_after_a_bulk_tag_loses_none_of_its_tags(tmp_path):
+    """Bulk-tag a slice's regressions, kill -9 the moment the screen says saved, reopen: every
+    one of them carries the tag."""
+    import signal
+
+    from evaltui.core.review import ReviewSession
+    from evaltui.core.runs import sha256_of
+
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
+    state = tmp_path / "state"
+    command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
+    )
+    try:
+        _wait_for(tmux, session, "Triage: 0 of 9")
+        pid = _pane_pid(tmux, session)
+        subprocess.run([*tmux, "send-keys", "-t", session, "f", "f"], check=True)
+        _wait_for(tmux, session, "slice=drug_interactions")
+        subprocess.run([*tmux, "send-keys", "-t", session, "T"], check=True)
+        _wait_for(tmux, session, "Tag 7 items at once", "pharm-0020, pharm-0103")
+        subprocess.run([*tmux, "send-keys", "-t", session, "2", "y"], check=True)
+        _wait_for(tmux, session, "saved: 7 items")
+        os.kill(pid, signal.SIGKILL)
+    finally:
+        _stop(tmux)
+    reopened = ReviewSession.open(
+        base, cand, sha256_of(base), sha256_of(cand), root=state, read_only=True
+    )
+    tagged = {i: r.tag for i, r in reopened.items.items()}
+    drug = ["0020", "0103", "0112", "0130", "0156", "0172", "0187"]
+    assert tagged == {f"pharm-{n}": "acceptable" for n in drug}, tagged

@@ -28,8 +28,15 @@ def bindings_table(title: str, bindings: list[Binding]) -> Table:
     table = Table(title=title, title_justify="left", show_header=False, box=None, expand=True)
     table.add_column("key", style="bold cyan", width=22)
     table.add_column("action")
+    rows: list[tuple[list[str], str]] = []
     for binding in bindings:
-        table.add_row(_keys(binding), binding.description)
+        if rows and rows[-1][1] == binding.description:  # 1-9 doing one thing: one row
+            rows[-1][0].append(_keys(binding))
+        else:
+            rows.append(([_keys(binding)], binding.description))
+    for keys, description in rows:
+        digits = all(k.isdigit() for k in keys) and len(keys) > 2
+        table.add_row(f"{keys[0]}-{keys[-1]}" if digits else ", ".join(keys), description)
     return table
 
 

@@ -29,6 +29,7 @@ from evaltui.ui.transcript import (
     output_diff,
     side_by_side,
 )
+from evaltui.ui.triage import ReviewsChanged, undo
 
 
 class Pane(VerticalScroll, can_focus=False):
@@ -54,6 +55,18 @@ class ItemScreen(Screen):
         Binding("K", "jump_section(-1)", "Previous message", show=False, id="item.prevmsg"),
         Binding("a", "jump_answer", "Final answer", show=False, id="item.answer"),
         Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
+        *[
+            Binding(
+                str(n),
+                f"tag_next({n})",
+                f"Tag {n}, then the next untriaged item",
+                show=False,
+                id=f"item.tag{n}",
+            )
+            for n in range(1, 10)
+        ],  # fmt: skip
+        Binding("A", "toggle_advance", "Tag-and-advance on/off", show=False, id="item.advance"),
+        Binding("z", "undo", "Undo the last tag (back to its item)", show=False, id="item.undo"),
     ]
 
     def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
@@ -68,6 +81,8 @@ class ItemScreen(Screen):
         # The next item's transcripts, read while the reviewer reads this one (n is the usual
         # next key): (item_id, baseline, candidate).
         self.read_ahead: tuple[str, Transcript, Transcript] | None = None
+        # After tag-and-advance: the item just tagged and its tag, shown until the next move.
+        self.just_tagged: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-meta")
@@ -91,6 +106,7 @@ class ItemScreen(Screen):
 
     def show_item(self) -> None:
         self.transcripts = None
+        self.just_tagged = None
         self.sides = None
         self._update_meta()
         self._update_labels()
@@ -230,14 +246,70 @@ class ItemScreen(Screen):
         meta.append("tag: ", style="bold")
         meta.append(review.tag or "untriaged", style="green" if review.tag else "yellow")
         n_tags = len(app.loaded.session.info.tags)
-        meta.append(f"  (keys 1-{n_tags}, 0 clears)", style="dim")
+        then = " & next" if app.triage.advance else ""
+        _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)
         meta.append("\nnote: ", style="bold")
-        meta.append_text(literal_line(review.note or "—", 200))
+        meta.append_text(literal_line(review.note or "—", 60))
+        if self.just_tagged is not None:
+            item_id, tag = self.just_tagged
+            meta.append("   ✓ ", style="bold")
+            meta.append_text(literal_line(item_id, 30))
+            meta.append(f" tag: {tag}", style="bold")
+            _append_if_fits(meta, " (z undoes)", self.size.width - 2)
         self.query_one("#item-meta", Static).update(meta)
 
     def on_review_changed(self, message: ReviewChanged) -> None:
         if message.item_id == self.row.item_id:
             self._update_meta()
+
+    def on_reviews_changed(self, message: ReviewsChanged) -> None:
+        if self.row.item_id in message.item_ids:
+            self._update_meta()
+
+    # -- triage ----------------------------------------------------------------------------
+
+    def action_tag_next(self, number: int) -> None:
+        """Tag this item; with tag-and-advance on, open the next untriaged item of the list."""
+        app = self.app
+        item_id = self.row.item_id
+        app.action_tag(number)
+        tag = app.loaded.session.review(item_id).tag if app.loaded is not None else None
+        if tag is None or not app.triage.advance:
+            return  # not saved (or advance is off): stay
+        following = self._next_untriaged()
+        if following is None:
+            self.notify("every item of this list is triaged", timeout=3)
+            return
+        self.index = following
+        self.show_item()
+        self.just_tagged = (item_id, tag)
+        self._update_meta()
+
+    def _next_untriaged(self) -> int | None:
+        """The next untagged item after this one, wrapping round the list; None if none."""
+        n = len(self.rows)
+        for step in range(1, n):
+            position = (self.index + step) % n
+            if self.rows[position].tag is None:
+                return position
+        return None
+
+    def action_toggle_advance(self) -> None:
+        triage = self.app.triage
+        triage.advance = not triage.advance
+        state = "on: a tag opens the next untriaged item" if triage.advance else "off"
+        self.notify(f"tag-and-advance {state}", timeout=3)
+        self._update_meta()
+
+    def action_undo(self) -> None:
+        """Undo the last tag; when it was one item of this list, show that item again."""
+        restored = undo(self.app)
+        if len(restored) == 1:
+            for position, row in enumerate(self.rows):
+                if row.item_id == restored[0] and position != self.index:
+                    self.index = position
+                    self.show_item()
+                    break
 
     # -- scrolling: one offset for both sides ------------------------------------------------
 
@@ -360,4 +432,15 @@ class ItemScreen(Screen):
         )
         yield SystemCommand("Top", "Both sides to the top (Home)", lambda: self.action_edge(0))
         yield SystemCommand("Bottom", "Both sides to the bottom (End)", lambda: self.action_edge(1))
+        yield SystemCommand(
+            "Tag-and-advance on/off", "Whether a tag opens the next untriaged item (A)",
+            self.action_toggle_advance,
+        )  # fmt: skip
         yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)
+
+
+def _append_if_fits(text: Text, hint: str, width: int) -> None:
+    """A dim hint at the end of the last line, only when the line still fits on screen."""
+    last = text.plain.rsplit("\n", 1)[-1]
+    if len(last) + len(hint) <= width:
+        text.append(hint, style="dim")

@@ -16,12 +16,14 @@ from textual.widgets.option_list import Option
 from evaltui.core.analysis import format_p, points
 from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
 
 
 class SlicesScreen(ListKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,l", "close", "Close", id="slices.close"),
+        Binding("T", "bulk_tag", "Tag the slice's regressions", id="slices.bulktag"),
         *LIST_KEYS,
     ]
 
@@ -55,7 +57,10 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
                 )
             )
             yield OptionList(*options, id="slice-list")
-            yield Static("Enter: show this slice's regressions · Esc: close", classes="hint")
+            yield Static(
+                "Enter: show this slice's regressions · T: tag them all · Esc: close",
+                classes="hint",
+            )
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -65,6 +70,19 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
         name = event.option.id
         ids = tuple(r.item_id for r in self.app.views["regressions"].rows if r.slice == name)
         self.app.show_items(ids, f"slice {name}", "regressions")
+
+    def action_bulk_tag(self) -> None:
+        """Tag every regression of the highlighted slice (asks first, names how many)."""
+        options = self.query_one(OptionList)
+        if options.highlighted is None:
+            return
+        name = options.get_option_at_index(options.highlighted).id
+        rows = [r for r in self.app.views["regressions"].rows if r.slice == name]
+        if not rows:
+            self.notify("this slice has no regressions to tag", timeout=3)
+            return
+        what = f"regressions · slice {name}"
+        bulk_tag(self.app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,0 +1,131 @@
+"""`T`: tag every item of the current filter or slice at once, after a confirmation that names
+how many items it touches and shows a few of their ids.
+
+A digit (or Enter on a tag) chooses the tag; `y` or Enter then writes it; Esc steps back. The
+tags are written by core in one fsynced append (`ReviewSession.set_tags`), and `z` undoes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
+from evaltui.ui.triage import describe_ids, tag_items, tag_name
+
+if TYPE_CHECKING:
+    from evaltui.ui.app import EvalTuiApp
+
+CLEAR = "\0clear"  # the option that clears the tags (no tag name can hold a NUL)
+
+
+class BulkTagScreen(ListKeys, ModalScreen[str | None | bool]):
+    """Dismisses with the chosen tag (None: clear the tags), or False when cancelled."""
+
+    BINDINGS = [
+        Binding("escape", "back", "Back / cancel", id="bulk.back"),
+        Binding("y", "confirm", "Yes, tag them all", id="bulk.yes"),
+        *[
+            Binding(str(n), f"choose({n})", f"Choose tag {n}", show=False, id=f"bulk.tag{n}")
+            for n in range(10)
+        ],
+        *LIST_KEYS,
+    ]
+
+    def __init__(
+        self, item_ids: Sequence[str], what: str, tags: Sequence[str], tagged: int
+    ) -> None:
+        super().__init__()
+        self.item_ids = list(item_ids)
+        self.what = what  # e.g. "regressions · slice=dosage"
+        self.tags = list(tags)
+        self.tagged = tagged  # how many of them already carry a tag
+        self.chosen: str | None | bool = False  # False: nothing chosen yet
+
+    def compose(self) -> ComposeResult:
+        n = len(self.item_ids)
+        with Vertical(id="bulk-box", classes="dialog"):
+            title = Text(f"Tag {n:,} item{'s' if n != 1 else ''} at once", style="bold")
+            yield Static(title)
+            summary = Text()
+            summary.append("the list as shown: ", style="dim")
+            summary.append_text(literal_line(self.what, 70))
+            summary.append("\n")
+            summary.append_text(literal_line(describe_ids(self.item_ids), 200))
+            if self.tagged:
+                summary.append(
+                    f"\n{self.tagged:,} of them already have a tag: it is replaced "
+                    "(z undoes the whole bulk tag)",
+                    style="bold",
+                )
+            yield Static(summary, id="bulk-summary")
+            options = [
+                Option(Text(f"{i}  {tag}"), id=tag) for i, tag in enumerate(self.tags, start=1)
+            ]
+            options.append(Option(Text("0  clear their tags"), id=CLEAR))
+            yield OptionList(*options, id="bulk-tags")
+            yield Static(
+                "a digit or Enter chooses the tag · Esc cancels", id="bulk-hint", classes="hint"
+            )
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one(OptionList).focus()
+
+    def action_choose(self, number: int) -> None:
+        if number == 0:
+            self._chose(None)
+        elif number <= len(self.tags):
+            self._chose(self.tags[number - 1])
+        else:
+            self.notify(f"no tag on key {number} (tags: 1-{len(self.tags)})", severity="warning")
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        if self.chosen is not False:  # Enter again: the confirmation
+            self.action_confirm()
+            return
+        self._chose(None if event.option.id == CLEAR else event.option.id)
+
+    def _chose(self, tag: str | None) -> None:
+        self.chosen = tag
+        n = len(self.item_ids)
+        verb = f"as “{tag_name(tag)}”" if tag is not None else "with no tag (cleared)"
+        ask = Text(f"Tag all {n:,} {verb}? ", style="bold")
+        ask.append("y or Enter: yes · Esc: choose again", style="")
+        hint = self.query_one("#bulk-hint", Static)
+        hint.update(ask)
+        hint.add_class("warning")
+
+    def action_confirm(self) -> None:
+        if self.chosen is not False:
+            self.dismiss(self.chosen)
+
+    def action_back(self) -> None:
+        if self.chosen is not False:
+            self.chosen = False
+            hint = self.query_one("#bulk-hint", Static)
+            hint.update("a digit or Enter chooses the tag · Esc cancels")
+            hint.remove_class("warning")
+            return
+        self.dismiss(False)
+
+
+def bulk_tag(app: EvalTuiApp, item_ids: Sequence[str], what: str, tagged: int) -> None:
+    """Ask, then tag `item_ids` with the chosen tag (journalled, fsynced, undoable)."""
+    ids = list(item_ids)
+
+    def done(choice: str | None | bool) -> None:
+        if choice is not False:
+            tag_items(app, ids, choice)  # type: ignore[arg-type]
+
+    tags = app.loaded.session.info.tags if app.loaded is not None else ()
+    app.push_screen(BulkTagScreen(ids, what, tags, tagged), done)
