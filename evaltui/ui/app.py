@@ -39,7 +39,6 @@ from evaltui.core.spec import CompareSpec
 from evaltui.core.workflow import judge_review as judge
 from evaltui.core.workflow import start_review, untriaged_regressions
 from evaltui.ui.listmodel import ListRow, ListView
-from evaltui.ui.triage import Triage
 from evaltui.ui.messages import (
     AnalysisChanged,
     BreakdownsReady,
@@ -129,7 +128,6 @@ class EvalTuiApp(App[int]):
         Binding("m", "next_metric", "Next metric", show=False, id="app.metric"),
         Binding("0", "clear_tag", "Untag", show=False, id="app.untag"),
         Binding("z", "undo", "Undo the last tag or bulk tag", show=False, id="app.undo"),
-        Binding("z", "undo", "Undo the last tag or bulk tag", show=False, id="app.undo"),
         *[
             Binding(str(n), f"tag({n})", f"Tag {n}", show=False, id=f"app.tag{n}")
             for n in range(1, 10)
@@ -146,7 +144,6 @@ class EvalTuiApp(App[int]):
         self.closing = False  # set on quit, so keys typed after q open nothing new
         self.previews_ready = False  # input texts still being read: search sees ids only
         self.main_screen: MainScreen | None = None
-        self.triage = Triage()  # what z undoes: the session's tag changes, newest last
         self.triage = Triage()  # what z undoes: the session's tag changes, newest last
         self._rows_by_id: dict[str, ListRow] = {}
         # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
@@ -540,18 +537,10 @@ class EvalTuiApp(App[int]):
         if self._can_act():
             undo(self)
 
-    def action_undo(self) -> None:
-        """Undo the last tag or bulk tag (journalled: an undo appends, never rewrites)."""
-        from evaltui.ui.triage import undo
-
-        if self._can_act():
-            undo(self)
-
     def _set_tag(self, tag: str | None) -> None:
         item_id = self.current_item()
         if not self._can_act() or item_id is None:
             return
-        previous = self.loaded.session.review(item_id)
         previous = self.loaded.session.review(item_id)
         seen = item_values(self.loaded.analysis, [item_id]).get(item_id)
         shown = tag if tag is not None else "no tag"
@@ -560,7 +549,6 @@ class EvalTuiApp(App[int]):
         except EvalTuiError as exc:  # a full disk: the tag is not kept, and the screen says so
             self._not_saved(f"{item_id} → {shown}", exc)
             return
-        self.triage.remember(f"{item_id} → {shown}", [previous])
         self.triage.remember(f"{item_id} → {shown}", [previous])
         self._after_review_change(item_id, review.tag)
         self.notify(f"saved: {item_id} → {shown}", timeout=3, markup=False)
@@ -694,7 +682,6 @@ class EvalTuiApp(App[int]):
         yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
         yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
         yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
-        yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)
         yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)
         yield SystemCommand("Release gates", "Each gate's status and items (g)", self.action_gates)
         yield SystemCommand("Slices", "Per-slice table and forest plot (l)", self.action_slices)
