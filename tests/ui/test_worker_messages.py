@@ -61,7 +61,7 @@ async def test_the_loaded_state_is_replaced_not_mutated_when_gates_change(tmp_pa
         assert app.loaded.session is before.session
         # A result computed for a pair that is no longer shown is dropped.
         current = app.loaded
-        app.post_message(GatesUpdated(before, ()))
+        app.post_message(GatesUpdated(before, (), None))
         await pilot.pause()
         assert app.loaded is current
 
