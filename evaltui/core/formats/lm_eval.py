@@ -51,6 +51,12 @@ from evaltui.core.formats.lm_eval_records import JSONL, is_array, read_one, read
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.formats.refusals import explain
 from evaltui.core.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
     Run,
     RunSource,
     Transcript,
@@ -295,24 +301,16 @@ def _fast_load(
         return None
     rows = positions["at"].to_numpy()
     starts = scan.lines.starts
-    ends = np.append(starts[1:], path.stat().st_size)
-    numbers = scan.lines.line_numbers
-    lines = list(
-        zip(
-            starts[rows].tolist(),
-            (ends - starts)[rows].tolist(),
-            numbers[rows].tolist(),
-            strict=True,
-        )
-    )
-    numeric = values.to_list()
-    verdicts = metric in VERDICT_METRICS and values.is_in([0.0, 1.0]).all()
-    table = stats_table(
-        positions["doc_id"].to_list(),
-        [1] * positions.height,
-        ["ok"] * positions.height,
-        passed=[n == 1.0 for n in numeric] if verdicts else None,
-        score=None if verdicts else numeric,
+    lengths = np.append(starts[1:], path.stat().st_size) - starts
+    lines = _LineTable(starts[rows], lengths[rows], scan.lines.line_numbers[rows])
+    verdicts = metric in VERDICT_METRICS and bool(values.is_in([0.0, 1.0]).all())
+    value = (pl.col(metric) == 1.0).alias(PASSED) if verdicts else pl.col(metric).alias(SCORE)
+    table = positions.select(  # the columns and types of runs.stats_table, built in polars
+        pl.col("doc_id").alias(ITEM_ID),
+        pl.lit(1, dtype=pl.Int64).alias(EPOCH),
+        value,
+        pl.lit("ok", dtype=pl.String).alias(STATUS),
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
     )
     if positions[DOC_HASH].null_count() < positions.height:
         table = table.with_columns(positions[DOC_HASH].alias(DOC_HASH))
@@ -509,6 +507,21 @@ def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
     return meta
 
 
+class _LineTable(Sequence[tuple[int, int, int]]):
+    """(offset, length, line) per row, kept as three numpy arrays: 200,000 rows as Python
+    tuples cost the first screen a quarter of a second of the GIL."""
+
+    def __init__(self, offsets: np.ndarray, lengths: np.ndarray, numbers: np.ndarray) -> None:
+        self._columns = (offsets, lengths, numbers)
+
+    def __len__(self) -> int:
+        return int(self._columns[0].shape[0])
+
+    def __getitem__(self, row):  # type: ignore[override]
+        offsets, lengths, numbers = self._columns
+        return int(offsets[row]), int(lengths[row]), int(numbers[row])
+
+
 class LmEvalTranscripts:
     """Seeks to a row's line and renders it; the file is opened per read."""
 
@@ -516,7 +529,8 @@ class LmEvalTranscripts:
         self, path: Path, lines: Sequence[tuple[int, int, int]], stamp: tuple[int, int]
     ) -> None:
         self._path = path
-        self._lines = list(lines)  # (byte offset, length, 1-based line number) per row
+        # (byte offset, length, 1-based line number) per row
+        self._lines = lines if isinstance(lines, _LineTable) else list(lines)
         self._stamp = stamp
         self._lock = threading.Lock()
 
