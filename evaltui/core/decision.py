@@ -60,6 +60,7 @@ VERDICT_SHORT = {
 }
 SHOWN_REASONS = 4  # on the first line; every reason is listed in full below it
 SHOWN_SLICES = 2
+SHOWN_GATES = 2  # failed gates named on the first line
 
 
 @dataclass(frozen=True)
@@ -170,11 +171,13 @@ def decide(
     failed = [g for g in gates if g.status == "failed"]
     if failed:
         names = "; ".join(g.name for g in failed)
+        shown = "; ".join(g.name for g in failed[:SHOWN_GATES])
+        shown += "; …" if len(failed) > SHOWN_GATES else ""
         reasons.append(
             Reason(
                 "gates_failed",
                 f"{_n(len(failed), 'release gate')} failed: {names}",
-                f"{_n(len(failed), 'gate')} failed",
+                f"{_n(len(failed), 'gate')} failed ({shown})",
                 blocking=True,
                 item_ids=tuple(i for g in failed for i in g.item_ids),
             )

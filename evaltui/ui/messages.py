@@ -137,11 +137,11 @@ class SignoffWritten(Message):
 
 
 class SignoffFailed(Message):
-    """The sign-off record was not written; `text` says why."""
+    """The sign-off record was not written; `text` says why, `focus` the field to fix."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, focus: str | None = None) -> None:
         super().__init__()
-        self.text = text
+        self.text, self.focus = text, focus
 
 
 # -- from the app to its screens ------------------------------------------------------------

@@ -23,6 +23,7 @@ from evaltui.core.signoff import (
 )
 from evaltui.core.workflow import OverrideRequired, override_for
 from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
+from evaltui.ui.widgets.header_pane import decision_text
 
 
 class SignoffScreen(ModalScreen[None]):
@@ -35,28 +36,28 @@ class SignoffScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         app = self.app
-        override = override_for(app.loaded.analysis, app.loaded.session, app.loaded.gates)
+        loaded = app.loaded
+        override = override_for(loaded.analysis, loaded.session, loaded.gates)
         with VerticalScroll(id="signoff-box", classes="dialog"):
             yield Static("Sign off this comparison", classes="title")
-            yield Static(Text(app.loaded.analysis.headline))
+            if loaded.decision is not None:
+                yield Static(decision_text(loaded.decision), id="signoff-decision")
             yield Label("Reviewer")
             yield Input(default_reviewer(), id="reviewer")
-            yield Label("Decision")
+            yield Label("Your decision (none chosen yet: pick one)")
             with RadioSet(id="decision"):
-                for i, decision in enumerate(DECISIONS):
-                    yield RadioButton(decision, value=(i == 0), id=f"decision-{decision}")
+                for decision in DECISIONS:
+                    yield RadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
             if override.needed:
+                yield Label("Override reason (needed to approve)")
                 yield Static(
-                    Text(
-                        "Override reason: "
-                        + " and ".join(override.problems())
-                        + "; approving anyway needs a reason (recorded)"
-                    ),
+                    Text("Approving overrides: " + "; ".join(override.problems())),
                     classes="warning",
+                    id="override-what",
                 )
-                yield Input(id="override", placeholder="why approve with untriaged regressions")
+                yield Input(id="override", placeholder="why approve over these (recorded)")
             yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
             yield Input(f"signoff-{time.strftime('%Y%m%d-%H%M%S')}", id="prefix")
             yield Static(id="signoff-error", classes="error")
@@ -66,11 +67,13 @@ class SignoffScreen(ModalScreen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#rationale", TextArea).focus()
+        # Open at the top: the title, the decision line and the reviewer field first.
+        self.query_one("#signoff-box", VerticalScroll).scroll_home(animate=False)
+        self.query_one("#decision", RadioSet).focus(scroll_visible=False)
 
-    def _decision(self) -> str:
+    def _decision(self) -> str | None:
         pressed = self.query_one(RadioSet).pressed_button
-        return str(pressed.label) if pressed is not None else DECISIONS[0]
+        return str(pressed.label) if pressed is not None else None
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "write":
@@ -85,10 +88,16 @@ class SignoffScreen(ModalScreen[None]):
             return
         app = self.app
         overrides = self.query("#override")
+        chosen = self._decision()
+        if chosen is None:
+            self._show_error(
+                "choose your decision first (approve, block or needs-more-data)", "#decision"
+            )
+            return
         try:
             decision = ReviewerDecision(
                 reviewer=self.query_one("#reviewer", Input).value,
-                decision=self._decision(),
+                decision=chosen,
                 rationale=self.query_one("#rationale", TextArea).text,
                 override_reason=overrides.first(Input).value if overrides else None,
             )
@@ -116,8 +125,8 @@ class SignoffScreen(ModalScreen[None]):
             record = build_record(analysis, loaded.session, decision)
             paths = write_record(record, analysis, prefix)
         except OverrideRequired as exc:
-            why = exc.override.refusal("fill in the override reason above")
-            self.post_message(SignoffFailed(why))
+            why = exc.override.refusal("fill in the override reason in this dialog")
+            self.post_message(SignoffFailed(why, focus="#override"))
             return
         except (EvalTuiError, OSError) as exc:
             self.post_message(SignoffFailed(str(exc)))
@@ -128,7 +137,7 @@ class SignoffScreen(ModalScreen[None]):
     def on_signoff_failed(self, message: SignoffFailed) -> None:
         self.writing = False
         self.query_one("#write", Button).disabled = False
-        self._show_error(message.text)
+        self._show_error(message.text, message.focus)
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
         self.app.last_signoff = message.paths
@@ -136,8 +145,15 @@ class SignoffScreen(ModalScreen[None]):
         self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
 
-    def _show_error(self, text: str) -> None:
-        self.query_one("#signoff-error", Static).update(Text(f"Not written: {text}"))
+    def _show_error(self, text: str, focus: str | None = None) -> None:
+        """Say why beside the buttons the reviewer just used, and move to the field that
+        needs them (the decision, the override reason), scrolled into view."""
+        error = self.query_one("#signoff-error", Static)
+        error.update(Text(f"Not written: {text}"))
+        target = self.query(focus).first() if focus and self.query(focus) else None
+        if target is not None:
+            target.focus()
+        error.scroll_visible(animate=False)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

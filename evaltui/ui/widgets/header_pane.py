@@ -70,6 +70,10 @@ def header_text(
     text.append("  ")
     text.append(analysis.headline, style="bold")
     text.append("\n")
+    if decision is not None and decision.sensitivity is not None:
+        text.append("sensitivity ", style="bold")  # beside the headline, never instead of it
+        text.append_text(literal_line(decision.sensitivity.line, 300, style="italic"))
+        text.append("\n")
     if analysis.binary is not None:
         _binary_lines(text, analysis)
     else:
@@ -189,3 +193,43 @@ class HeaderPane(Static):
         decision: Any = None,
     ) -> None:
         self.update(header_text(analysis, triaged, notices, gates, decision))
+
+
+def collapsed_header_text(
+    analysis: Analysis,
+    triaged: int,
+    notices: Sequence[Notice],
+    gates: tuple = (),
+    decision: Any = None,
+    width: int = 80,
+) -> Text:
+    """The header folded to two lines (`h` in the app): the decision line (or the verdict and
+    headline), then the verdict, the discordant counts, triage, gates and how many warnings the
+    full header holds. Each line is cut to `width`; nothing here is in colour alone."""
+    first = Text(no_wrap=True, overflow="ellipsis")
+    if decision is not None:
+        first.append_text(decision_text(decision))
+    else:
+        first.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
+        first.append("  ")
+        first.append_text(literal_line(analysis.headline, 600, style="bold"))
+    second = Text(no_wrap=True, overflow="ellipsis")
+    if decision is not None:
+        second.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
+        second.append(" · ")
+    n_reg = len(analysis.regressions)
+    second.append(f"regressions {n_reg}", style="red")
+    second.append(" · ")
+    second.append(f"improvements {len(analysis.improvements)}", style="green")
+    second.append(f" · triaged {triaged} of {n_reg}", style="bold" if triaged < n_reg else "")
+    for status in ("failed", "pending"):
+        count = sum(1 for g in gates if g.status == status)
+        if count:
+            second.append(f" · {GATE_ICON[status]} {count} gate(s) {status}", GATE_STYLE[status])
+    warnings = len(analysis.warnings) + len(notices)
+    if warnings:
+        second.append(f" · ⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold yellow")
+    second.append(" · h: full header", style="dim")
+    for line in (first, second):
+        line.truncate(max(width, 10), overflow="ellipsis")
+    return Text("\n").join([first, second])
