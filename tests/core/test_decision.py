@@ -148,3 +148,19 @@ def test_policy_tags_table_is_parsed_and_keeps_old_hashes():
     assert tagged.hash != plain.hash
     with pytest.raises(Exception, match="tags"):
         loads_policy('[tags]\nconfirmd = ["x"]\n')
+
+
+def test_the_reviewer_is_the_flag_then_the_variable_then_git_or_the_login(monkeypatch):
+    from evaltui.core.workflow import reviewer_identity
+
+    monkeypatch.setenv("EVALTUI_REVIEWER", "from-env")
+    assert reviewer_identity("from-flag") == "from-flag"
+    assert reviewer_identity(None) == "from-env"
+    monkeypatch.delenv("EVALTUI_REVIEWER")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")  # no git name: the login name
+    monkeypatch.setenv("GIT_CONFIG_SYSTEM", "/dev/null")
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.chdir("/")
+    import getpass
+
+    assert reviewer_identity(None) == getpass.getuser()
