@@ -389,8 +389,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        return _reader_went_away()
     except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
         return _fail(exc)
+
+
+EXIT_SIGPIPE = 141  # what a shell reports for a writer whose reader closed the pipe
+
+
+def _reader_went_away() -> int:
+    """`evaltui report A B | head`: the reader stopped reading. Nothing to say; stdout is
+    pointed at /dev/null so the interpreter's final flush does not complain either."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
+    return EXIT_SIGPIPE
 
 
 def _fail(exc: Exception) -> int:

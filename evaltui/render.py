@@ -27,6 +27,7 @@ VERDICT_STYLE = {
     "insufficient_data": "bold magenta",
 }
 MAX_IDS = 30
+PIPE_WIDTH = 10_000  # into a pipe: lines are as long as they are
 
 
 STATUS_STYLE = {
@@ -55,8 +56,9 @@ def build_report(
     if d["table"] is not None:
         parts += _binary_parts(d)
     else:
-        parts += [Text(line.removeprefix("- ")) for line in graded_lines(analysis, d) if line]
-    parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d) if line]
+        lines = graded_lines(analysis, d, md=False)
+        parts += [Text(line.removeprefix("- ")) for line in lines if line]
+    parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d, md=False) if line]
     parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(d, width)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
@@ -90,7 +92,7 @@ def _binary_parts(d: dict) -> list:
         a = d[arm]
         rates.add_row(
             arm,
-            f"{a['passes']}/{d['n_paired']}",
+            f"{a['passes']:,}/{d['n_paired']:,}",
             percent(a["rate"]),
             f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}]",
         )
@@ -168,7 +170,7 @@ def _slice_parts(d: dict, width: int = 80) -> list:
             str(r["n"]),
             f"{t['regressions']}/{t['improvements']}",
             points(r["delta"]),
-            f"[{points(r['ci'][0], 0)}, {points(r['ci'][1], 0)}]",
+            f"[{points(r['ci'][0])}, {points(r['ci'][1])}]",
             forest_bar(r["ci"][0], r["delta"], r["ci"][1], span, bar),
             format_p(r["p_adjusted"]),
             style="bold" if r["overall"] else "",
@@ -179,6 +181,11 @@ def _slice_parts(d: dict, width: int = 80) -> list:
 def print_report(
     analysis: Analysis, console: Console | None = None, gates: tuple | None = None, decision=None
 ) -> None:
-    """The report as text; its first line is the decision line (no frame above it)."""
-    console = console or Console(highlight=False)
+    """The report as text; its first line is the decision line (no frame above it). Into a
+    pipe or a file the lines keep their natural width: nothing is wrapped or cut."""
+    if console is None:
+        import sys
+
+        piped = not sys.stdout.isatty()
+        console = Console(highlight=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None)
     console.print(build_report(analysis, gates, console.width, decision))

@@ -13,6 +13,7 @@ summary of how much of the variance sits inside items.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -491,9 +492,23 @@ def percent(value: float, digits: int = 1) -> str:
     return f"{value * 100:.{digits}f}%"
 
 
-def signed(value: float, in_points: bool) -> str:
-    """A delta in the metric's own units: points for pass rates, three decimals for scores."""
-    return f"{points(value)}" if in_points else f"{value:+.3f}"
+def signed(value: float, in_points: bool, digits: int | None = None) -> str:
+    """A delta in the metric's own units: points for pass rates (one decimal), three decimals
+    for scores, or `digits` decimals (see `interval_digits`)."""
+    if in_points:
+        return points(value, 1 if digits is None else digits)
+    return f"{value:+.{3 if digits is None else digits}f}"
+
+
+def interval_digits(lo: float, hi: float, in_points: bool) -> int:
+    """Decimals enough to read an interval: one in points, three for scores, more when the
+    interval is narrower (at a million items "+0.0 pts [-0.0, +0.0]" says nothing; two
+    significant digits of its width always show)."""
+    base = 1 if in_points else 3
+    width = abs(hi - lo) * (100.0 if in_points else 1.0)
+    if not math.isfinite(width) or width <= 0.0:
+        return base
+    return min(base + 4, max(base, 1 - math.floor(math.log10(width))))
 
 
 def format_p(p: float | None) -> str:
@@ -543,9 +558,10 @@ def clustered_headline(a: Analysis) -> str:
         )
     else:
         lo, hi = c.verdict_ci
+        k = interval_digits(lo, hi, a.in_points)
         effect = (
-            f"{what} {signed(estimate, a.in_points)}{unit} "
-            f"[{signed(lo, a.in_points)}, {signed(hi, a.in_points)}] ({a.decision_ci_label})"
+            f"{what} {signed(estimate, a.in_points, k)}{unit} "
+            f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}] ({a.decision_ci_label})"
         )
     if a.binary is not None:
         b = a.binary
@@ -575,9 +591,10 @@ def binary_headline(c: BinaryComparison) -> str:
         return f"Only {t.n} paired items ({counts}): counts only, no verdict."
     label = CI_METHOD_LABELS[c.ci_method]
     level = f"{c.confidence * 100:g}%"
-    ci = f"[{points(c.delta_ci.lower)}, {points(c.delta_ci.upper)}]"
+    k = interval_digits(c.delta_ci.lower, c.delta_ci.upper, True)
+    ci = f"[{points(c.delta_ci.lower, k)}, {points(c.delta_ci.upper, k)}]"
     return (
-        f"Candidate {points(c.delta)} pts {ci} ({label} {level}), exact McNemar "
+        f"Candidate {points(c.delta, k)} pts {ci} ({label} {level}), exact McNemar "
         f"p = {format_p(c.mcnemar.exact_p)} on {t.discordant} discordant items ({counts})."
     )
 

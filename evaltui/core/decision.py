@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from evaltui.core.analysis import Analysis, analyze, signed
+from evaltui.core.analysis import Analysis, analyze, interval_digits, signed
 from evaltui.core.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
 from evaltui.core.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.review import ReviewSession
@@ -145,12 +145,13 @@ def effect_text(analysis: Analysis) -> str:
     estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
     unit = " pts" if analysis.in_points else ""
     what = "" if analysis.binary is not None else "mean Δ "
-    value = f"{what}{signed(estimate, analysis.in_points)}{unit}"
     lo, hi = analysis.decision_ci
+    k = interval_digits(lo, hi, analysis.in_points)
+    value = f"{what}{signed(estimate, analysis.in_points, k)}{unit}"
     verdict = VERDICT_SHORT[analysis.verdict]
     if analysis.verdict == "insufficient_data" or math.isnan(lo) or math.isnan(hi):
         return f"{value}, {verdict}"
-    interval = f"[{signed(lo, analysis.in_points)}, {signed(hi, analysis.in_points)}]"
+    interval = f"[{signed(lo, analysis.in_points, k)}, {signed(hi, analysis.in_points, k)}]"
     clustered = " (clusters)" if analysis.clustered else ""
     if analysis.clusters_pending:
         clustered = " (item-level; clusters pending)"

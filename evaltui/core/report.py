@@ -19,7 +19,7 @@ from evaltui.core.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.graded import EpochSummary, GradedComparison
-from evaltui.core.textsafe import md_cell
+from evaltui.core.textsafe import md_cell, one_line
 
 REPORT_SCHEMA = "evaltui.report/2"
 
@@ -411,7 +411,7 @@ def _binary_markdown(d: dict[str, Any]) -> list[str]:
     for arm in ("baseline", "candidate"):
         a = d[arm]
         lines.append(
-            f"| {arm} | {a['passes']}/{d['n_paired']} | {percent(a['rate'])} | "
+            f"| {arm} | {a['passes']:,}/{d['n_paired']:,} | {percent(a['rate'])} | "
             f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}] |"
         )
     delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
@@ -433,15 +433,25 @@ def _fmt(value: float | None, in_points: bool) -> str:
     return "n/a" if value is None else signed(value, in_points)
 
 
-def graded_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+def _strong(text: str, md: bool) -> str:
+    return f"**{text}**" if md else text
+
+
+def _code(text: str, md: bool) -> str:
+    return f"`{md_cell(text, code=True)}`" if md else one_line(text)
+
+
+def graded_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[str]:
+    """The graded analysis as lines: Markdown (`md`), or plain text for the terminal report."""
     g, p = d["graded"], analysis.in_points
     unit = " pts" if p else ""
     means = (
         f"baseline mean {d['baseline']['mean']:.4g}, candidate mean {d['candidate']['mean']:.4g}"
     )
     return [
-        f"- Metric: `{md_cell(d['metric'], code=True)}` ({means}), {g['n']} paired items",
-        f"- Mean per-item delta: **{_fmt(g['mean_delta'], p)}{unit}**, {g['confidence'] * 100:g}% "
+        f"- Metric: {_code(d['metric'], md)} ({means}), {g['n']:,} paired items",
+        f"- Mean per-item delta: {_strong(_fmt(g['mean_delta'], p) + unit, md)}, "
+        f"{g['confidence'] * 100:g}% "
         f"{g['method']} bootstrap CI [{_fmt(g['ci'][0], p)}, {_fmt(g['ci'][1], p)}] "
         f"({g['resamples']:,} resamples of items, seed {g['seed']})",
         f"- Percentile CI [{_fmt(g['percentile_ci'][0], p)}, {_fmt(g['percentile_ci'][1], p)}], "
@@ -453,7 +463,7 @@ def graded_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
     ]
 
 
-def extra_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+def extra_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[str]:
     lines: list[str] = []
     p = analysis.in_points
     unit = " pts" if p else ""
@@ -462,7 +472,7 @@ def extra_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
             share = e["within_share"]
             lines.append(
                 f"- Epochs, {arm}: {e['min']}–{e['max']} per item (mean {e['mean']:.2f})"
-                + (", **unequal**" if e["unequal"] else "")
+                + (", " + _strong("unequal", md) if e["unequal"] else "")
                 + (
                     f"; {share * 100:.0f}% of the variance is within items"
                     if share is not None
@@ -473,7 +483,7 @@ def extra_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
     if c:
         deff = c["design_effect"]
         lines.append(
-            f"- Clusters: {c['n_clusters']} over {c['n_items']} items; design effect "
+            f"- Clusters: {c['n_clusters']:,} over {c['n_items']:,} items; design effect "
             f"{'n/a' if deff is None else f'{deff:.2f}'} (clustered SE / naive SE); cluster "
             f"bootstrap CI [{_fmt(c['ci'][0], p)}, {_fmt(c['ci'][1], p)}]{unit}; "
             f"naive item-level CI (ignores clusters, contrast) "
