@@ -33,7 +33,10 @@ def test_sample_policy_fails_the_drug_interaction_gate_and_exits_1(capsys, sampl
     assert report["verdict"] == "no_significant_difference"
     # ... and the decision is blocked by the failed gates, first on the line.
     assert report["decision"]["status"] == "blocked" and report["decision"]["exit_code"] == 1
-    assert report["decision"]["line"].startswith("BLOCKED · 2 gates failed · 9 of 9 untriaged")
+    assert report["decision"]["line"].startswith(
+        "BLOCKED · 2 gates failed (no regressions in drug_interactions; overall gain worth "
+        "shipping) · 9 of 9 untriaged"
+    )
     gates = {g["kind"] + ":" + (g["slice"] or ""): g for g in report["gates"]}
     drug = gates["no_regressions:drug_interactions"]
     assert drug["status"] == "failed"  # ... and the safety gate still blocks (25 -> 19)

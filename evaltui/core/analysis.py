@@ -137,6 +137,14 @@ class Analysis:
         return own + tuple(f for f in ("few_clusters", "too_few_clusters") if f in mine)
 
     @property
+    def lower_is_better(self) -> bool:
+        """The compared score is a loss (mae, a distance): the runs' metadata say so."""
+        runs = (self.paired.baseline, self.paired.candidate)
+        return self.metric != PASSED and any(
+            r.metadata.get("higher_is_better") == "false" for r in runs
+        )
+
+    @property
     def item_level_verdict(self) -> str:
         """The verdict the item-level interval gives, as if the items were independent."""
         if self.binary is not None:
@@ -144,7 +152,7 @@ class Analysis:
         g = self.graded
         if "small_n" in g.flags or "all_zero" in g.flags:
             return "insufficient_data"
-        return _verdict_of(g.ci)
+        return _verdict_of(g.ci, self.lower_is_better)
 
     @property
     def clustered(self) -> bool:
@@ -172,7 +180,7 @@ class Analysis:
             return own
         if "too_few_clusters" in self.clusters.flags:
             return "insufficient_data"
-        return _verdict_of(self.clusters.verdict_ci)
+        return _verdict_of(self.clusters.verdict_ci, self.lower_is_better)
 
     @property
     def family_row(self) -> Any:
@@ -207,11 +215,13 @@ class Analysis:
         return self.metric == PASSED
 
 
-def _verdict_of(ci: tuple[float, float]) -> str:
+def _verdict_of(ci: tuple[float, float], lower_is_better: bool = False) -> str:
+    """The verdict of an interval on candidate − baseline; for a loss a drop is the gain."""
+    below, above = ("improved", "regressed") if lower_is_better else ("regressed", "improved")
     if ci[1] < 0:
-        return "regressed"
+        return below
     if ci[0] > 0:
-        return "improved"
+        return above
     return "no_significant_difference"
 
 
@@ -346,7 +356,7 @@ def analyze(
         # the improvement (the loader names the source and warns; see docs/run-format.md).
         runs = (paired.baseline, paired.candidate)
         if metric != PASSED and any(r.metadata.get("higher_is_better") == "false" for r in runs):
-            regressed, improved = improved, regressed
+            regressed, improved = improved, regressed  # Analysis.lower_is_better: the verdict too
     regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
     improvements = tuple(ids.filter(pl.Series(improved)).to_list())
 
