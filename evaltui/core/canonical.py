@@ -11,6 +11,8 @@ import hashlib
 import json
 from typing import Any
 
+HASH_FIELD = "content_hash"  # where a record keeps the hash of its own other keys
+
 
 def canonical_json(obj: Any) -> str:
     """`obj` as JSON with sorted keys and no whitespace; a non-JSON value is a TypeError."""

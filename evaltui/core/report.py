@@ -358,6 +358,7 @@ def report_markdown(
     gates: tuple[Any, ...] | None = None,
     decision: Any = None,
     heading: str | None = None,
+    list_ids: bool = True,
 ) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped.
 
@@ -375,16 +376,18 @@ def report_markdown(
         f"Verdict: **{d['verdict']}** ({VERDICT_TEXT[d['verdict']]})",
         "",
     ]
-    if d["warnings"]:
-        lines += [f"> ⚠ {md_cell(w)}" for w in d["warnings"]] + [""]
+    for warning in d["warnings"]:  # one paragraph each: consecutive quote lines would merge
+        lines += [f"> ⚠ {md_cell(warning)}", ""]
     lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
     lines += extra_lines(analysis, d)
     lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
+        if not list_ids:  # the sign-off lists them itself
+            break
         ids = d[key]
         shown = ", ".join(f"`{md_cell(i, code=True)}`" for i in ids[:max_ids])
-        more = f" … and {len(ids) - max_ids} more" if len(ids) > max_ids else ""
-        lines.append(f"**{title} ({len(ids)}):** {shown or 'none'}{more}")
+        more = f" … and {len(ids) - max_ids:,} more" if len(ids) > max_ids else ""
+        lines.append(f"**{title} ({len(ids):,}):** {shown or 'none'}{more}")
         lines.append("")
     lines.append("| input | path | sha256 | items |")
     lines.append("|---|---|---|---:|")

@@ -22,18 +22,18 @@ import polars as pl
 
 from evaltui import __version__
 from evaltui.core.analysis import Analysis
-from evaltui.core.canonical import canonical_sha256
+from evaltui.core.canonical import HASH_FIELD, canonical_sha256
 from evaltui.core.errors import UsageError
 from evaltui.core.report import (
     input_dict,
     options_dict,
     pairing_dict,
     report_dict,
-    report_markdown,
 )
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
-from evaltui.core.textsafe import csv_cell, md_cell
+from evaltui.core.signoff_markdown import record_markdown
+from evaltui.core.textsafe import csv_cell
 from evaltui.core.workflow import (
     check_override,
     decide_review,
@@ -46,7 +46,6 @@ from evaltui.core.workflow import (
 SIGNOFF_SCHEMA = "evaltui.signoff/2"
 READABLE_SCHEMAS = ("evaltui.signoff/1", SIGNOFF_SCHEMA)  # verify reads both
 DECISIONS = ("approve", "block", "needs-more-data")
-HASH_FIELD = "content_hash"
 RESULT_KEYS = (
     "analysis", "metric", "n_paired", "table", "baseline", "candidate", "delta", "mcnemar",
     "unpaired", "graded", "epochs", "clusters", "metrics", "slices", "flags", "warnings",
@@ -201,50 +200,6 @@ def record_hash_ok(record: dict[str, Any]) -> bool:
     claimed = record.get(HASH_FIELD)
     body = {k: v for k, v in record.items() if k != HASH_FIELD}
     return isinstance(claimed, str) and claimed == _hash(body)
-
-
-def record_markdown(record: dict[str, Any], analysis: Analysis) -> str:
-    """The same facts for a PR or a ticket. Every reviewer- or file-supplied string is escaped."""
-    triage = record["triage"]
-    decision = record["decision"]
-    by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
-    lines = [
-        f"# {md_cell(decision['line'])}",
-        "",
-        *[f"- {md_cell(r['text'])}" for r in decision["reasons"]],
-        "",
-        f"- Reviewer's decision: **{record['reviewer_decision']}** by "
-        f"{md_cell(record['reviewer'])}, {record['created']}",
-        f"- Rationale: {md_cell(record['rationale'])}",
-        f"- Regressions triaged: {triage['triaged']} of {triage['regressions']}"
-        + (f" (by tag: {by_tag})" if by_tag else ""),
-    ]
-    if record["override"]:
-        over = "; ".join(md_cell(p) for p in record["override"]["overrides"])
-        lines.append(
-            f"- **Override**: approved over {over}. Reason: {md_cell(record['override']['reason'])}"
-        )
-    if record["policy"].get("rules") is not None:
-        lines.append(f"- Policy hash: `{record['policy_hash']}`")
-    lines += [
-        f"- Record hash: `{record[HASH_FIELD]}`",
-        "",
-        report_markdown(
-            analysis, gates=record["gates"] or None, decision=decision, heading="## Results"
-        ),
-        "## Discordant items",
-        "",
-        "| item | direction | slice | tag | tagged by | note |",
-        "|---|---|---|---|---|---|",
-    ]
-    for item in record["items"]:
-        lines.append(
-            f"| `{md_cell(item['item_id'], code=True)}` | {item['direction']} | "
-            f"{md_cell(item['slice'] or '')} | {md_cell(item['tag'] or 'untriaged')} | "
-            f"{md_cell(item['tagged_by'] or '')} | {md_cell(item['note'] or '')} |"
-        )
-    lines.append("")
-    return "\n".join(lines)
 
 
 CSV_COLUMNS = (

@@ -73,7 +73,7 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
     markdown = md_path.read_text()
     assert markdown.startswith("# BLOCKED · 1 confirmed regression (drug\\_interactions) · ")
     assert markdown.splitlines()[0] == "# " + md_cell(record["decision"]["line"])
-    assert "- Reviewer's decision: **block** by dana" in markdown
+    assert "**Reviewer's decision: block** by dana" in markdown
     assert "\\<b\\>serious\\</b\\>" in markdown and "\\|" in markdown  # escaped, not HTML/table
     assert (
         "Regressions triaged: 2 of 9 (by tag: confirmed regression 1, grader error 1)" in markdown

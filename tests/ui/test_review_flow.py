@@ -154,7 +154,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     markdown = (tmp_path / "signoff.md").read_text()
     assert markdown.startswith("# BLOCKED · 1 confirmed regression (drug\\_interactions) · ")
-    assert "- Reviewer's decision: **block** by dana" in markdown
+    assert "**Reviewer's decision: block** by dana" in markdown
     assert "exact p = 0.043" in markdown
     assert "grader misread the dose" in markdown and "Regressions triaged: 2 of 9" in markdown
 
@@ -166,6 +166,7 @@ async def test_approving_with_untriaged_regressions_is_refused_without_override(
         await pilot.press("x")
         await pilot.pause()
         screen = app.screen
+        screen.query_one("#decision-approve").value = True  # nothing is chosen for the reviewer
         screen.query_one("#rationale").load_text("ship it")
         screen.query_one("#prefix").value = str(tmp_path / "so")
         await pilot.press("ctrl+s")
@@ -268,6 +269,8 @@ async def test_app_works_in_a_no_color_terminal(tmp_path, monkeypatch):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
+        assert "NO SIGNIFICANT DIFFERENCE" in text_of(app, "#header")  # folded to fit 80x24
+        await pilot.press("h")  # the full header, one key away
         assert "both pass 141" in text_of(app, "#header")
         await pilot.press("enter")
         await settle(app, pilot)
