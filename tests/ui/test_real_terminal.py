@@ -77,6 +77,8 @@ def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
         [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
     )
     try:
+        _wait_for(tmux, session, "h: full header")  # 80x24 is too short: the header folds
+        subprocess.run([*tmux, "send-keys", "-t", session, "h"], check=True)
         screen = _wait_for(tmux, session, "both pass 141", "Triage:")
         assert "regressions 9" in screen and "improvements 21" in screen
         assert "both fail 29" in screen and "+6.0 pts" in screen
@@ -187,7 +189,7 @@ def test_sigkill_right_after_a_bulk_tag_loses_none_of_its_tags(tmp_path):
         [*tmux, "new-session", "-d", "-s", session, "-x", "80", "-y", "24", command], check=True
     )
     try:
-        _wait_for(tmux, session, "Triage: 0 of 9")
+        _wait_for(tmux, session, "9 of 9 untriaged", "Regressions (9)")
         pid = _pane_pid(tmux, session)
         subprocess.run([*tmux, "send-keys", "-t", session, "f", "f"], check=True)
         _wait_for(tmux, session, "slice=drug_interactions")

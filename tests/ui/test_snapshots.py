@@ -1,4 +1,5 @@
-"""SVG snapshots of the main and item screens at 80x24 and 160x48 (update: --snapshot-update)."""
+"""SVG snapshots of the main and item screens at 80x24, 160x48 and 200x50 (update:
+--snapshot-update, then look at every changed SVG)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,28 @@ def test_item_screen_snapshot(snap_compare, tmp_path, size):
 
 def test_item_diff_snapshot(snap_compare, tmp_path):
     assert snap_compare(demo_app(tmp_path / "state"), terminal_size=(80, 24), run_before=_diff_open)
+
+
+async def _header(pilot, folded: bool):
+    await settle(pilot.app, pilot)
+    if pilot.app.screen.header_is_folded != folded:
+        await pilot.press("h")
+    await pilot.pause(0.3)  # the wide screen's preview reads the selected item
+    await settle(pilot.app, pilot)
+
+
+async def _folded(pilot):
+    await _header(pilot, True)
+
+
+async def _full(pilot):
+    await _header(pilot, False)
+
+
+HEADER_SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((200, 50), id="200x50")]
+
+
+@pytest.mark.parametrize("size", HEADER_SIZES)
+@pytest.mark.parametrize("header", [_folded, _full], ids=["folded", "full"])
+def test_main_screen_header_snapshot(snap_compare, tmp_path, size, header):
+    assert snap_compare(demo_app(tmp_path / "state"), terminal_size=size, run_before=header)

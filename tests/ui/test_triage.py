@@ -119,7 +119,7 @@ async def test_a_bulk_tag_of_the_filtered_list_replaces_tags_and_undo_restores_t
 
 async def test_tagging_in_the_item_screen_moves_to_the_next_untriaged_item(tmp_path):
     app = demo_app(tmp_path / "state")
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(100, 40)) as pilot:
         await settle(app, pilot)
         regressions = list(app.loaded.analysis.regressions)
         await pilot.press("j", "3", "home", "enter")  # the second one is triaged already

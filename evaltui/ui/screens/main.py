@@ -3,21 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
+from evaltui.core.analysis import Analysis
+from evaltui.core.runs import Run
+from evaltui.ui import prefs
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
 from evaltui.ui.messages import AnalysisChanged, LoadProgress, PreviewsGrew, ReviewChanged
+from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
-from evaltui.ui.widgets.header_pane import HeaderPane
+from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
+from evaltui.ui.widgets.preview import OutputsPreview
 
 LISTS = ("regressions", "improvements")
+MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list fewer rows
+PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show beside the list
+# Lines that are not the header or list rows: runs, list title, column names, footer, border.
+CHROME_LINES = 6
 
 
 class MainScreen(Screen):
@@ -34,6 +44,7 @@ class MainScreen(Screen):
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
         Binding("T", "bulk_tag", "Tag every item shown", show=False, id="main.bulktag"),
+        Binding("h", "toggle_header", "Fold/unfold the header", show=False, id="main.header"),
         Binding("tab,right", "other_list(1)", "Next list", show=False, id="main.nextlist"),
         Binding("shift+tab,left", "other_list(-1)", "Previous list", show=False, id="main.prev"),
     ]
@@ -44,22 +55,31 @@ class MainScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.current_list = "regressions"
+        self.header_folded = False  # the reviewer's choice (h), remembered in ui.json
+        self.header_forced = False  # folded because the full header would crowd the list out
+        self.header_peek = False  # unfolded by h although it crowds the list (not remembered)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
             yield Static("Opening the runs…", id="loading-label")
             yield ProgressBar(total=6, show_eta=False, id="loading-bar")
         yield HeaderPane(id="header")
-        yield Static(id="list-title")
-        yield Input(
-            placeholder="search id or input text (Enter: back to list, Esc: clear)", id="search"
-        )
-        yield ItemTable(id="items")
+        yield Static(id="runs")
+        with Horizontal(id="list-area"):
+            with Vertical(id="list-side"):
+                yield Static(id="list-title")
+                yield Input(
+                    placeholder="search id or input text (Enter: back to list, Esc: clear)",
+                    id="search",
+                )
+                yield ItemTable(id="items")
+            yield OutputsPreview(id="preview")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        for widget_id in ("#header", "#list-title", "#search", "#items"):
+        for widget_id in ("#header", "#runs", "#list-title", "#search", "#items", "#preview"):
             self.query_one(widget_id).display = False
+        self.header_folded = prefs.load(self.app.config.state_root).get("header") == "folded"
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -77,25 +97,76 @@ class MainScreen(Screen):
             self.refresh_header()
 
     def show_loaded(self) -> None:
-        self.query_one(ItemTable).show_delta = self.app.loaded.analysis.kind == "graded"
+        table = self.query_one(ItemTable)
+        table.show_delta = self.app.loaded.analysis.kind == "graded"
+        table.has_note = self._has_note
         self.query_one("#loading").display = False
-        for widget_id in ("#header", "#list-title", "#items"):
+        for widget_id in ("#header", "#runs", "#list-title", "#items"):
             self.query_one(widget_id).display = True
         self.refresh_header()
+        self._fit_preview()
         self.show_list(self.current_list)
         self.query_one(ItemTable).focus()
+
+    def _has_note(self, item_id: str) -> bool:
+        loaded = self.app.loaded
+        review = loaded.session.items.get(item_id) if loaded is not None else None
+        return bool(review is not None and review.note)
 
     def refresh_header(self) -> None:
         app = self.app
         if app.loaded is None:
             return
-        self.query_one(HeaderPane).show(
-            app.loaded.analysis,
-            app.triaged(),
-            app.loaded.session.notices,
-            app.loaded.gates,
-            app.loaded.decision,
-        )
+        loaded = app.loaded
+        args = (loaded.analysis, app.triaged(), loaded.session.notices, loaded.gates)
+        width = max(self.size.width - 2, 20)  # the pane's padding
+        full = header_text(*args, loaded.decision)
+        runs = runs_text(loaded.analysis, width, folded=False)
+        spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1
+        self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek
+        pane = self.query_one(HeaderPane)
+        if self.header_is_folded:
+            pane.update(collapsed_header_text(*args, loaded.decision, width=width))
+            runs = runs_text(loaded.analysis, width, folded=True)
+        else:
+            pane.update(full)
+        self.query_one("#runs", Static).update(runs)
+
+    def on_resize(self) -> None:
+        self.refresh_header()
+        self._fit_preview()
+
+    def _fit_preview(self) -> None:
+        """The outputs preview beside the list, on terminals wide enough for both."""
+        if self.app.loaded is None:
+            return
+        preview = self.query_one(OutputsPreview)
+        wide = self.size.width >= PREVIEW_WIDTH
+        if wide and not preview.display:
+            preview.display = True
+            preview.show(self.query_one(ItemTable).current, now=True)
+        elif not wide:
+            preview.display = False
+
+    def on_item_table_highlighted(self, event: ItemTable.Highlighted) -> None:
+        preview = self.query_one(OutputsPreview)
+        if preview.display:
+            preview.show(event.row)
+
+    @property
+    def header_is_folded(self) -> bool:
+        return self.header_folded or self.header_forced
+
+    def action_toggle_header(self) -> None:
+        """Fold the header to two lines, or unfold it; the choice is remembered. On a terminal
+        too short for it the full header folds by itself, and h unfolds it anyway."""
+        if self.app.loaded is None:
+            return
+        fold = not self.header_is_folded
+        self.header_folded = fold
+        self.header_peek = not fold
+        prefs.save(self.app.config.state_root, header="folded" if fold else "full")
+        self.refresh_header()
 
     # -- the list --------------------------------------------------------------------------
 
@@ -290,3 +361,50 @@ class MainScreen(Screen):
         yield SystemCommand(
             "Tag every item shown", "Bulk tag the list as filtered (T)", self.action_bulk_tag
         )
+        yield SystemCommand(
+            "Fold/unfold the header",
+            "Two header lines, or all of it (h)",
+            self.action_toggle_header,
+        )
+
+
+def run_label(run: Run, short: bool = False) -> str:
+    """What names a run on screen: model, task, date and file name (each when known; the long
+    file name last, where a narrow screen cuts it); `short`: the model, else the file name."""
+    meta = run.metadata
+    path = Path(run.source.path)
+    if short:
+        return meta.get("model") or path.name
+    # The run's own date when it records one (a file's mtime is when it was copied, not run).
+    when = meta.get("created") or meta.get("created_at") or meta.get("date_id") or ""
+    when = when.replace("T", " ")[:16]
+    parts = [meta.get("model"), meta.get("task") or meta.get("eval_name"), when, path.name]
+    return " · ".join(p for p in parts if p)
+
+
+def runs_text(analysis: Analysis, width: int, folded: bool) -> Text:
+    """The two runs by name: one line each, or both on one line when the header is folded."""
+    paired = analysis.paired
+    if folded:
+        base = run_label(paired.baseline, short=True)
+        cand = run_label(paired.candidate, short=True)
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("baseline ", style="bold")
+        text.append_text(literal_line(base, max(width // 2 - 12, 10)))
+        text.append("  →  candidate ", style="bold")
+        text.append_text(literal_line(cand))
+        task = paired.baseline.metadata.get("task")
+        if task:
+            text.append(" · ")
+            text.append_text(literal_line(task))
+        text.truncate(width, overflow="ellipsis")
+        return text
+    base, cand = run_label(paired.baseline), run_label(paired.candidate)
+    lines = []
+    for arm, label in (("baseline ", base), ("candidate", cand)):
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append(arm + " ", style="bold")
+        line.append_text(literal_line(label))
+        line.truncate(width, overflow="ellipsis")
+        lines.append(line)
+    return Text("\n").join(lines)

@@ -204,8 +204,8 @@ def collapsed_header_text(
     width: int = 80,
 ) -> Text:
     """The header folded to two lines (`h` in the app): the decision line (or the verdict and
-    headline), then the verdict, the discordant counts, triage, gates and how many warnings the
-    full header holds. Each line is cut to `width`; nothing here is in colour alone."""
+    headline), then the verdict (or triage), how many warnings the full header holds and the
+    gates that are not passed. Each line is cut to `width`; nothing here is in colour alone."""
     first = Text(no_wrap=True, overflow="ellipsis")
     if decision is not None:
         first.append_text(decision_text(decision))
@@ -214,21 +214,18 @@ def collapsed_header_text(
         first.append("  ")
         first.append_text(literal_line(analysis.headline, 600, style="bold"))
     second = Text(no_wrap=True, overflow="ellipsis")
-    if decision is not None:
+    if decision is not None:  # the decision line counts the untriaged items already
         second.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
-        second.append(" · ")
-    n_reg = len(analysis.regressions)
-    second.append(f"regressions {n_reg}", style="red")
-    second.append(" · ")
-    second.append(f"improvements {len(analysis.improvements)}", style="green")
-    second.append(f" · triaged {triaged} of {n_reg}", style="bold" if triaged < n_reg else "")
+    else:
+        n_reg = len(analysis.regressions)
+        second.append(f"triaged {triaged} of {n_reg}", style="bold" if triaged < n_reg else "")
+    warnings = len(analysis.warnings) + len(notices)
+    if warnings:
+        second.append(f" · ⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold yellow")
     for status in ("failed", "pending"):
         count = sum(1 for g in gates if g.status == status)
         if count:
             second.append(f" · {GATE_ICON[status]} {count} gate(s) {status}", GATE_STYLE[status])
-    warnings = len(analysis.warnings) + len(notices)
-    if warnings:
-        second.append(f" · ⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold yellow")
     second.append(" · h: full header", style="dim")
     for line in (first, second):
         line.truncate(max(width, 10), overflow="ellipsis")

@@ -8,6 +8,8 @@ filter keystroke a rebuild. Here the rows live in a plain list (`ListView.visibl
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -22,6 +24,9 @@ from evaltui.core.textsafe import one_line
 from evaltui.ui.listmodel import ListRow
 
 HEADER_LINES = 1
+MAX_ID, MAX_SLICE, MAX_TAG = 40, 24, 24  # columns never grow past these
+MIN_INPUT, INPUT_SHARE = 20, 0.3  # the input preview keeps at least this much of the width
+NOTE_MARK = "✎"  # an item with a note: a mark, not a colour
 
 
 def line_style_for_note(base: Style) -> Style:
@@ -30,7 +35,8 @@ def line_style_for_note(base: Style) -> Style:
 
 
 class ItemTable(ScrollView, can_focus=True):
-    """Rows: number, item id, slice, tag, input preview (and delta for graded metrics)."""
+    """Rows: item id, slice (when any row has one), tag, delta (graded metrics), a mark for an
+    item with a note, and the input preview (or, while searching, where the search matched)."""
 
     BINDINGS = [
         Binding("up,k", "cursor(-1)", "Up", show=False, id="list.up"),
@@ -78,8 +84,11 @@ class ItemTable(ScrollView, can_focus=True):
         self.show_delta = show_delta
         # What an empty list says instead of rows: why it is empty, and how to clear that.
         self.empty_text: tuple[str, ...] = ()
+        # Whether an item carries a note (the screen supplies it: notes live in the session).
+        self.has_note: Callable[[str], bool] = lambda item_id: False
         self._id_width = 7
-        self._slice_width = 5
+        self._slice_width = 0  # 0: no row has a slice, so the column is not drawn
+        self._tag_width = 1
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # The rows never scroll sideways: left/right belong to the screen (the other list).
@@ -93,8 +102,9 @@ class ItemTable(ScrollView, can_focus=True):
         """Show `rows`; keep the cursor on `keep_item` when it is still listed."""
         self.rows = rows
         # Measured once per data change: render_line runs for every visible line of every frame.
-        self._id_width = min(max((len(r.item_id) for r in rows), default=7), 24)
-        self._slice_width = min(max((len(r.slice) for r in rows), default=5), 20)
+        self._id_width = min(max((len(r.item_id) for r in rows), default=7), MAX_ID)
+        self._slice_width = min(max((len(r.slice) for r in rows), default=0), MAX_SLICE)
+        self._tag_width = min(max((len(r.tag or "") for r in rows), default=1), MAX_TAG)
         target = 0
         if keep_item is not None:
             for i, row in enumerate(rows):
@@ -151,26 +161,52 @@ class ItemTable(ScrollView, can_focus=True):
 
     # -- drawing ---------------------------------------------------------------------------
 
+    def _columns(self) -> list[str]:
+        names = ["item"]
+        if self._slice_width:
+            names.append("slice")
+        names.append("tag")
+        if self.show_delta:
+            names.append("delta")
+        return [*names, NOTE_MARK, "input"]
+
     def _widths(self, width: int) -> list[int]:
-        slice_width = max(self._slice_width, 5) if width >= 100 else 14
-        fixed = [6, max(self._id_width, 7), slice_width, 12] + ([7] if self.show_delta else [])
-        rest = max(width - sum(fixed) - len(fixed), 8)
-        return [*fixed, rest]
+        """Each column's width at `width`: the id, slice and tag get what their longest value
+        needs (up to a cap) while the input keeps a fair share; the rest goes to the input."""
+        names = self._columns()
+        gaps = len(names) - 1
+        wanted = {
+            "item": max(self._id_width, 4),
+            "slice": max(self._slice_width, 5),
+            "tag": max(self._tag_width, 3),
+            "delta": 6,
+            NOTE_MARK: 1,
+        }
+        floor = {"item": min(wanted["item"], 10), "slice": min(wanted["slice"], 8), "tag": 3}
+        widths = {name: floor.get(name, wanted.get(name, 0)) for name in names}
+        widths["input"] = 0
+        spare = width - gaps - sum(widths.values()) - max(MIN_INPUT, int(width * INPUT_SHARE))
+        for name in ("tag", "item", "slice"):  # the tag first: a cut tag reads wrong
+            if name in widths and spare > 0:
+                grow = min(wanted[name] - widths[name], spare)
+                widths[name] += grow
+                spare -= grow
+        widths["input"] = max(width - gaps - sum(widths.values()), 8)
+        return [widths[name] for name in names]
 
     def _cells(self, row: ListRow | None, widths: list[int]) -> list[tuple[str, str]]:
+        names = self._columns()
         if row is None:
-            names = ["#", "item", "slice", "tag"] + (["delta"] if self.show_delta else [])
-            return [(n, "header") for n in [*names, "input"]]
-        cells = [
-            (str(row.index + 1), ""),
-            (one_line(row.item_id), ""),
-            (one_line(row.slice), ""),
-            (row.tag or "—", "tag" if row.tag else "untagged"),
-        ]
-        if self.show_delta:
-            cells.append(("" if row.delta is None else f"{row.delta:+.2f}", ""))
-        cells.append((one_line(row.preview), ""))
-        return cells
+            return [(n, "header") for n in names]
+        values = {
+            "item": (one_line(row.item_id), ""),
+            "slice": (one_line(row.slice), ""),
+            "tag": (row.tag or "—", "tag" if row.tag else "untagged"),
+            "delta": ("" if row.delta is None else f"{row.delta:+.2f}", ""),
+            NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
+            "input": (one_line(row.preview), ""),
+        }
+        return [values[name] for name in names]
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
