@@ -192,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
     signoff = sub.add_parser(
         "signoff",
         help="write the sign-off record (JSON + Markdown) from the tags in the session journal",
-        description="Write PREFIX.json and PREFIX.md from the pair's review session. Approving "
-        "with untriaged regressions needs --override-reason.",
+        description="Write PREFIX.json (the record), PREFIX.md (for a PR) and PREFIX.csv (the "
+        "discordant items with tags and notes) from the pair's review session. Approving over "
+        "failed gates, confirmed or untriaged regressions needs --override-reason.",
     )
     _add_pairing_args(signoff)
     signoff.add_argument(
@@ -206,7 +207,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     signoff.add_argument("--rationale", required=True, help="why, in a sentence")
     signoff.add_argument(
-        "--output", required=True, metavar="PREFIX", help="writes PREFIX.json and PREFIX.md"
+        "--output",
+        required=True,
+        metavar="PREFIX",
+        help="writes PREFIX.json, PREFIX.md and PREFIX.csv",
     )
     signoff.add_argument(
         "--override-reason", default=None, help="required to approve with untriaged regressions"
@@ -287,7 +291,23 @@ def _run_verify(args: argparse.Namespace) -> int:
     (sys.stdout if result.ok else sys.stderr).write(
         f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
     )
+    if result.ok:
+        sys.stdout.write(f"evaltui: {_who_decided(record)}\n")
     return EXIT_OK if result.ok else EXIT_REGRESSED
+
+
+def _who_decided(record: dict) -> str:
+    """One line: who decided what, when, and what the tool's decision was then."""
+    from evaltui.core.textsafe import one_line
+
+    chosen = record.get("reviewer_decision", record.get("decision"))
+    decided = record.get("decision")
+    line = decided.get("line") if isinstance(decided, dict) else None
+    said = f"{one_line(str(record.get('reviewer', '?')), 80)} decided {one_line(str(chosen), 40)}"
+    said += f" on {one_line(str(record.get('created', '?')), 40)}"
+    if record.get("override"):
+        said += " (with an override)"
+    return said + (f"; the tool said: {one_line(line, 300)}" if line else "")
 
 
 def _run_plan(args: argparse.Namespace) -> int:
@@ -374,6 +394,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "verify": _run_verify,
             }
             return runner[args.command](args)
+        _refuse_a_mistyped_command(args_list)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
             _app_parser().print_help()
             print(
@@ -393,6 +414,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_went_away()
     except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
         return _fail(exc)
+
+
+def _refuse_a_mistyped_command(args_list: list[str]) -> None:
+    """`evaltui reprot A B` would otherwise try to open a run called "reprot"."""
+    import difflib
+
+    from evaltui.core.errors import UsageError
+
+    if not args_list or args_list[0].startswith("-") or Path(args_list[0]).exists():
+        return
+    close = difflib.get_close_matches(args_list[0], COMMANDS, n=1, cutoff=0.6)
+    if close:
+        raise UsageError(
+            f"unknown command {args_list[0]!r}; did you mean {close[0]!r}? "
+            f"(commands: {', '.join(COMMANDS)})"
+        )
 
 
 EXIT_SIGPIPE = 141  # what a shell reports for a writer whose reader closed the pipe
@@ -436,6 +473,7 @@ def spec_from_args(args: argparse.Namespace):
     from evaltui.core.spec import CompareSpec
 
     text_cols = tuple(args.text_cols.split(",")) if args.text_cols else None
+    _refuse_one_file_twice(args)
     return CompareSpec.create(
         args.baseline,
         args.candidate,
@@ -468,6 +506,19 @@ def spec_from_args(args: argparse.Namespace):
         seed=args.seed,
         bootstrap=args.bootstrap,
     )
+
+
+def _refuse_one_file_twice(args: argparse.Namespace) -> None:
+    """The same file as baseline and candidate compares nothing, unless two of its arms are
+    chosen (promptfoo's --baseline-arm/--candidate-arm)."""
+    from evaltui.core.errors import UsageError
+
+    same = Path(args.baseline).resolve() == Path(args.candidate).resolve()
+    if same and (args.baseline_arm or None) == (args.candidate_arm or None):
+        raise UsageError(
+            f"{args.baseline} is given as both the baseline and the candidate: nothing to compare "
+            "(two arms of one promptfoo file: --baseline-arm and --candidate-arm)"
+        )
 
 
 def load_analysis(args: argparse.Namespace):
@@ -537,7 +588,8 @@ def _run_signoff(args: argparse.Namespace) -> int:
     )
     record = build_record(analysis, session, decision)
     json_path, md_path = write_record(record, analysis, args.output)
-    print(f"wrote {json_path} and {md_path}")
+    written = (json_path, md_path, json_path.with_suffix(".csv"))
+    print("wrote " + ", ".join(str(p.resolve()) for p in written))
     return EXIT_OK
 
 

@@ -212,3 +212,25 @@ def test_the_app_without_a_terminal_is_a_one_line_error(capsys, sample_pair, mon
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     code, out, err = run(capsys, *map(str, sample_pair))
     assert code == 2 and "needs a terminal" in err and "evaltui report" in err
+
+
+def test_a_mistyped_command_suggests_the_right_one(capsys):
+    code, _, err = run(capsys, "reprot", "a.jsonl", "b.jsonl")
+    assert code == 2
+    assert "unknown command 'reprot'; did you mean 'report'?" in err and err.count("\n") == 1
+
+
+def test_verify_says_who_decided_what_when_it_succeeds(capsys, sample_pair, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    prefix = tmp_path / "rec"
+    args = ["--decision", "block", "--reviewer", "dana", "--rationale", "no", "--output"]
+    code, out, _ = run(capsys, "signoff", *map(str, sample_pair), *args, str(prefix))
+    assert code == 0
+    assert out.strip() == "wrote " + ", ".join(
+        str((tmp_path / f"rec.{ext}").resolve()) for ext in ("json", "md", "csv")
+    )
+    code, out, _ = run(capsys, "verify", str(prefix) + ".json", *map(str, sample_pair))
+    assert code == 0
+    summary = out.splitlines()[-1]
+    assert summary.startswith("evaltui: dana decided block on ")
+    assert "; the tool said: NEEDS REVIEW · 9 of 9 untriaged" in summary

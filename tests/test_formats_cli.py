@@ -30,9 +30,17 @@ def test_two_arms_of_one_promptfoo_file_are_compared_with_per_side_arms(capsys):
     assert r["table"] == {"both_pass": 6, "regressions": 3, "improvements": 1, "both_fail": 2}
 
 
-def test_promptfoo_file_with_several_arms_and_no_arm_is_a_clear_error(capsys):
-    code, _, err = report(capsys, PROMPTFOO, PROMPTFOO)
+def test_promptfoo_file_with_several_arms_and_no_arm_is_a_clear_error(capsys, tmp_path):
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(PROMPTFOO.read_bytes())
+    code, _, err = report(capsys, PROMPTFOO, copy)
     assert code == 2 and "--arm" in err and err.count("\n") == 1
+
+
+def test_one_file_given_twice_is_refused_unless_two_arms_are_chosen(capsys):
+    code, _, err = report(capsys, PROMPTFOO, PROMPTFOO)
+    assert code == 2 and "given as both the baseline and the candidate" in err
+    assert err.count("\n") == 1
 
 
 def test_lm_eval_pair_gives_the_expected_table(capsys):

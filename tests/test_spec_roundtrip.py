@@ -87,6 +87,13 @@ def _missing(tmp_path: Path) -> tuple[Path, Path]:
     return base, cand
 
 
+def _copied(tmp_path: Path, path: Path) -> tuple[Path, Path]:
+    """The file and a copy of it: one arm of each (the same file twice is refused)."""
+    copy = tmp_path / f"copy-{path.name}"
+    copy.write_bytes(path.read_bytes())
+    return path, copy
+
+
 def _demo(_: Path) -> tuple[Path, Path]:
     return SAMPLE / "baseline.jsonl", SAMPLE / "candidate.jsonl"
 
@@ -96,7 +103,7 @@ CASES = [
     ("input-format", _demo, ["--input-format", "jsonl"], ("input_format", "jsonl")),
     ("inspect metric", lambda _: (GPT5, CLAUDE), ["--metric", "match"], ("metric", "match")),
     ("lm-eval filter", _lm_eval_with_two_filters, ["--filter", "strict-match"], None),
-    ("promptfoo arm", lambda _: (PROMPTFOO, PROMPTFOO), ["--arm", GPT4O], None),
+    ("promptfoo arm", lambda tmp: _copied(tmp, PROMPTFOO), ["--arm", GPT4O], None),
     (
         "promptfoo baseline/candidate arms",
         lambda _: (PROMPTFOO, PROMPTFOO),

@@ -679,7 +679,11 @@ class EvalTuiApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Show every key (?)", self.action_help)
-        yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
+        yield SystemCommand(
+            "Sign off: export, save the record (JSON, Markdown, CSV)",
+            "Write the sign-off record: PREFIX.json, PREFIX.md for a PR, PREFIX.csv (x)",
+            self.action_export,
+        )
         yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
         yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
         yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)

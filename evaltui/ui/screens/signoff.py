@@ -141,7 +141,7 @@ class SignoffScreen(ModalScreen[None]):
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
         self.app.last_signoff = message.paths
-        shown = ", ".join(str(p) for p in message.paths)
+        shown = ", ".join(str(p.resolve()) for p in message.paths)
         self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
 
