@@ -189,7 +189,7 @@ def test_signoff_writes_json_and_markdown_and_guards_approval(
     record = json.loads((tmp_path / "b.json").read_text())
     assert record["reviewer_decision"] == "block" and record["reviewer"] == "dana"
     markdown = (tmp_path / "b.md").read_text()
-    assert markdown.startswith("# NEEDS REVIEW · 9 of 9 untriaged · overall +6.0 pts")
+    assert markdown.startswith("**NEEDS REVIEW** · 9 of 9 untriaged · overall +6.0 pts")
     assert "**Reviewer's decision: block** by dana" in markdown
 
 

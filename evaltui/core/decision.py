@@ -215,14 +215,14 @@ def decide(
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
     if untriaged:
-        text = f"{len(untriaged)} of {_n(len(analysis.regressions), 'regression')} untriaged"
+        text = f"{len(untriaged):,} of {_n(len(analysis.regressions), 'regression')} untriaged"
         if still_open:
-            text += f" ({len(still_open)} tagged as still open)"
+            text += f" ({len(still_open):,} tagged as still open)"
         reasons.append(
             Reason(
                 "untriaged",
                 text,
-                f"{len(untriaged)} of {len(analysis.regressions)} untriaged",
+                f"{len(untriaged):,} of {len(analysis.regressions):,} untriaged",
                 item_ids=untriaged,
             )
         )

@@ -54,11 +54,18 @@ def record_markdown(
     return "\n".join([*head, *body, *tail])
 
 
+def decision_markdown(line: str) -> str:
+    """The decision line as the comment's first line: the status word in bold, the rest plain
+    (a heading that long is hard to read in a PR; the bold word carries the meaning)."""
+    status, sep, rest = line.partition(" · ")
+    return f"**{md_cell(status)}**{sep}{md_cell(rest)}"
+
+
 def _head(record: dict[str, Any]) -> list[str]:
     triage = record["triage"]
     decision = record["decision"]
     by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
-    lines = [f"# {md_cell(decision['line'])}", ""]
+    lines = [decision_markdown(decision["line"]), ""]
     lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
     lines += [
         "",

@@ -679,9 +679,11 @@ class EvalTuiApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Show every key (?)", self.action_help)
+        yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
+        # The same action under the words a reviewer looks for it by.
         yield SystemCommand(
-            "Sign off: export, save the record (JSON, Markdown, CSV)",
-            "Write the sign-off record: PREFIX.json, PREFIX.md for a PR, PREFIX.csv (x)",
+            "Export the sign-off (save JSON, Markdown for a PR, CSV)",
+            "PREFIX.json, PREFIX.md and PREFIX.csv (x)",
             self.action_export,
         )
         yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)

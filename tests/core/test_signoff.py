@@ -12,7 +12,7 @@ from evaltui.core.formats import load_run
 from evaltui.core.pairing import pair_runs
 from evaltui.core.review import ReviewSession
 from evaltui.core.signoff import ReviewerDecision, build_record, record_hash_ok, write_record
-from evaltui.core.textsafe import md_cell
+from evaltui.core.signoff_markdown import decision_markdown
 
 
 @pytest.fixture
@@ -71,8 +71,8 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
     json_path, md_path = write_record(record, analysis, tmp_path / "so")
     assert json.loads(json_path.read_text()) == record
     markdown = md_path.read_text()
-    assert markdown.startswith("# BLOCKED · 1 confirmed regression (drug\\_interactions) · ")
-    assert markdown.splitlines()[0] == "# " + md_cell(record["decision"]["line"])
+    assert markdown.startswith("**BLOCKED** · 1 confirmed regression (drug\\_interactions) · ")
+    assert markdown.splitlines()[0] == decision_markdown(record["decision"]["line"])
     assert "**Reviewer's decision: block** by dana" in markdown
     assert "\\<b\\>serious\\</b\\>" in markdown and "\\|" in markdown  # escaped, not HTML/table
     assert (

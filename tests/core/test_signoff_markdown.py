@@ -45,7 +45,9 @@ def test_the_demo_signoff_renders_as_headings_one_table_per_list_and_separate_wa
     markdown = record_markdown(record, analysis)
     tokens = render(markdown)
     found = headings(tokens)
-    assert found[0][0] == "h1" and found[0][1].startswith("BLOCKED · 3 gates failed")
+    first = next(t for t in tokens if t.type == "inline")  # the first paragraph: the decision
+    assert first.content.startswith("**BLOCKED** · 3 gates failed")
+    assert found[0] == ("h2", "Regressions (9)")
     assert ("h2", "Regressions (9)") in found and ("h2", "Improvements (21)") in found
     assert ("h2", "Results") in found
     order = [text for _, text in found]
@@ -74,7 +76,9 @@ def test_the_demo_signoff_renders_as_headings_one_table_per_list_and_separate_wa
 def test_the_signoff_opens_with_the_decision_tag_counts_and_failed_gates(demo_record):
     record, analysis = demo_record
     lines = record_markdown(record, analysis).splitlines()
-    assert lines[0].startswith("# BLOCKED · 3 gates failed (no regressions in drug\\_interactions")
+    assert lines[0].startswith(
+        "**BLOCKED** · 3 gates failed (no regressions in drug\\_interactions"
+    )
     text = "\n".join(lines[:20])
     assert "1 confirmed regression" in lines[0]
     assert "3 release gates failed: no regressions in drug\\_interactions" in text
@@ -113,5 +117,5 @@ def test_a_50000_item_signoff_fits_a_github_comment_and_says_what_it_left_out(
     assert 0 < listed < 2_500
     assert f"{2_500 - listed:,} more regressions are not listed here" in markdown
     assert "CSV and the JSON record" in markdown
-    assert markdown.startswith("# ")
+    assert markdown.startswith("**NEEDS REVIEW** · 2,500 of 2,500 untriaged · ")
     json.dumps(record)  # the record itself keeps every item

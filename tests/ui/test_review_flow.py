@@ -153,7 +153,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
     for arm, path in zip(("baseline", "candidate"), SAMPLE, strict=True):
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
     markdown = (tmp_path / "signoff.md").read_text()
-    assert markdown.startswith("# BLOCKED · 1 confirmed regression (drug\\_interactions) · ")
+    assert markdown.startswith("**BLOCKED** · 1 confirmed regression (drug\\_interactions) · ")
     assert "**Reviewer's decision: block** by dana" in markdown
     assert "exact p = 0.043" in markdown
     assert "grader misread the dose" in markdown and "Regressions triaged: 2 of 9" in markdown
@@ -239,6 +239,8 @@ async def test_command_palette_lists_every_action(tmp_path):
     async with app.run_test(size=(100, 30)) as pilot:
         await settle(app, pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
+        for word in ("export", "save", "markdown"):  # the sign-off under the words users try
+            assert any(word in t.lower() and "sign-off" in t.lower() for t in titles), word
         for title in (
             "Help",
             "Sign off",
@@ -261,6 +263,8 @@ async def test_command_palette_lists_every_action(tmp_path):
         await pilot.press("enter")
         await settle(app, pilot)
         titles = {c.title for c in app.get_system_commands(app.screen)}
+        for word in ("export", "save", "markdown"):  # the sign-off under the words users try
+            assert any(word in t.lower() and "sign-off" in t.lower() for t in titles), word
         assert {"Next item", "Previous item", "Toggle diff", "Back to the list"} <= titles
 
 
