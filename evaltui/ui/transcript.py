@@ -8,6 +8,7 @@ starts on the same line and one scroll offset moves both: they cannot drift apar
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ from rich.style import Style
 from rich.text import Text
 
 from evaltui.core.runs import Transcript
+from evaltui.core.textsafe import inert
 from evaltui.ui.safe import literal
 
 ROLE_STYLE = {
@@ -240,32 +242,195 @@ def labels(left: Text, right: Text) -> SideBySide:
     return SideBySide(rows=[(left, right)], keys=["labels"], row_gap=0)
 
 
-def output_diff(baseline: Transcript, candidate: Transcript) -> Text:
-    """A unified diff of the two outputs, line by line; markers styled, content literal."""
-    old = (baseline.output or _last(baseline) or "").splitlines()
-    new = (candidate.output or _last(candidate) or "").splitlines()
+WORD_DIFF_LIMIT = 20_000  # characters per changed block compared word by word (quadratic)
+GUTTER = 2  # "- " / "+ " / "  " before every screen line of the diff, wrapped ones too
+DIFF_STYLE = {
+    "-": (Style(color="red"), Style(color="red", bold=True, reverse=True)),
+    "+": (Style(color="green"), Style(color="green", bold=True, reverse=True)),
+    " ": (Style(), Style()),
+    "@": (Style(color="cyan"), Style(color="cyan")),
+    "=": (Style(bold=True), Style(bold=True)),
+}
+_TOKEN = re.compile(r"\n|[^\S\n]+|\w+|[^\w\s]", re.UNICODE)
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    """One line of the diff: its marker (`-` baseline only, `+` candidate only, ` ` both, `@`
+    a hunk's position, `=` a file header) and its text, literal, with changed words styled."""
+
+    marker: str
+    text: Text
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _word_diff(old: list[str], new: list[str]) -> tuple[list[Text], list[Text]]:
+    """Two changed blocks compared word by word: each side's lines, the words only that side
+    has in reverse video (an attribute, so the highlight survives NO_COLOR)."""
+    a, b = _tokens("\n".join(old)), _tokens("\n".join(new))
+    line_style = {"-": DIFF_STYLE["-"][0], "+": DIFF_STYLE["+"][0]}
+    word_style = {"-": DIFF_STYLE["-"][1], "+": DIFF_STYLE["+"][1]}
+    sides = {"-": Text(), "+": Text()}
+
+    def emit(marker: str, tokens: list[str], changed: bool) -> None:
+        # A changed run is highlighted from its first word to its last, spaces between them
+        # included, so it reads as one phrase; spaces at its ends and line breaks are not.
+        words = [i for i, t in enumerate(tokens) if not t.isspace()] if changed else []
+        first, last = (words[0], words[-1]) if words else (len(tokens), -1)
+        for i, token in enumerate(tokens):
+            if token == "\n":
+                sides[marker].append("\n")
+            elif first <= i <= last:
+                sides[marker].append(inert(token), word_style[marker])
+            else:
+                sides[marker].append(inert(token), line_style[marker])
+
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        emit("-", a[i1:i2], op != "equal")
+        emit("+", b[j1:j2], op != "equal")
+    return sides["-"].split("\n", allow_blank=True), sides["+"].split("\n", allow_blank=True)
+
+
+def diff_lines(old: str, new: str, context: int = 3) -> list[DiffLine]:
+    """A unified diff of two texts, line by line, and word by word inside changed lines."""
+    a, b = old[:MAX_SHOWN].splitlines(), new[:MAX_SHOWN].splitlines()
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    groups = list(matcher.get_grouped_opcodes(context))
+    if not groups or (len(groups) == 1 and all(op[0] == "equal" for op in groups[0])):
+        return []
+    out = [
+        DiffLine("=", Text("--- baseline output")),
+        DiffLine("=", Text("+++ candidate output")),
+    ]
+    for group in groups:
+        first, last = group[0], group[-1]
+        out.append(
+            DiffLine(
+                "@",
+                Text(
+                    f"@@ -{first[1] + 1},{last[2] - first[1]} "
+                    f"+{first[3] + 1},{last[4] - first[3]} @@",
+                    style=DIFF_STYLE["@"][0],
+                ),
+            )
+        )
+        for op, i1, i2, j1, j2 in group:
+            if op == "equal":
+                out += [DiffLine(" ", literal(line)) for line in a[i1:i2]]
+                continue
+            old_lines, new_lines = a[i1:i2], b[j1:j2]
+            size = sum(map(len, old_lines)) + sum(map(len, new_lines))
+            if op == "replace" and size <= WORD_DIFF_LIMIT:
+                old_texts, new_texts = _word_diff(old_lines, new_lines)
+            else:
+                old_texts = [literal(line, style="red") for line in old_lines]
+                new_texts = [literal(line, style="green") for line in new_lines]
+            out += [DiffLine("-", t) for t in old_texts]
+            out += [DiffLine("+", t) for t in new_texts]
+    if len(old) > MAX_SHOWN or len(new) > MAX_SHOWN:
+        note = Text(f"… only the first {MAX_SHOWN:,} characters of each output are compared")
+        out.append(DiffLine("=", note))
+    return out
+
+
+@dataclass(eq=False)
+class DiffView:
+    """Diff lines drawn with their marker in a gutter on every screen line, so a wrapped line
+    still says which side it belongs to (and the marker, not the colour, says it)."""
+
+    lines: list[DiffLine]
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = max(options.max_width - GUTTER, 8)
+        inner = options.update(width=width, height=None)
+        new_line = Segment.line()
+        if not self.lines:
+            yield Text("The two outputs are identical.", style="dim")
+            return
+        for line in self.lines:
+            marker = line.marker if line.marker in "-+" else " "
+            style = DIFF_STYLE.get(line.marker, DIFF_STYLE[" "])[0] + Style(bold=True)
+            for rendered in console.render_lines(line.text, inner, pad=False):
+                yield Segment(f"{marker} ", style)
+                yield from rendered
+                yield new_line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(GUTTER + 8, options.max_width)
+
+    def __str__(self) -> str:
+        if not self.lines:
+            return "The two outputs are identical."
+        return "\n".join(
+            (f"{line.marker} " if line.marker in "-+" else "") + line.text.plain
+            for line in self.lines
+        )
+
+
+def context_text(base: Transcript, cand: Transcript, verdicts: tuple[str, str] = ("", "")) -> Text:
+    """What the diff is judged against: the target, and each grader's explanation."""
     text = Text()
-    lines = list(
-        difflib.unified_diff(old, new, "baseline output", "candidate output", lineterm="", n=3)
-    )
-    if not lines:
-        text.append("The two outputs are identical.", style="dim")
-        return text
-    for line in lines:
-        style = ""
-        if line.startswith(("+++", "---")):
-            style = "bold"
-        elif line.startswith("+"):
-            style = "green"
-        elif line.startswith("-"):
-            style = "red"
-        elif line.startswith("@@"):
-            style = "cyan"
-        text.append_text(literal(line[:MAX_SHOWN], style=style))
-        if len(line) > MAX_SHOWN:
-            text.append(f" … {len(line) - MAX_SHOWN:,} more characters", style="bold yellow")
-        text.append("\n")
+    targets = [t.target for t in (base, cand) if t.target is not None]
+    same_target = len(targets) == 2 and targets[0] == targets[1]
+    shown = False
+    if same_target or len(targets) == 1:
+        text.append_text(section_text(Section("target", "target", targets[0], "bold blue")))
+        text.append("\n\n")
+        shown = True
+    for arm, t, verdict in (("baseline", base, verdicts[0]), ("candidate", cand, verdicts[1])):
+        title = f"{arm} {verdict}".strip()
+        if t.target is not None and not same_target and len(targets) == 2:
+            text.append_text(section_text(Section("target", f"target · {arm}", t.target)))
+            text.append("\n\n")
+            shown = True
+        if t.explanation is not None:
+            body = t.explanation
+            text.append_text(section_text(Section("grader", f"grader · {title}", body, "bold")))
+            text.append("\n\n")
+            shown = True
+    if not shown:
+        text.append("(no target or grader explanation recorded)", style="dim")
     return text
+
+
+def output_diff(
+    baseline: Transcript, candidate: Transcript, verdicts: tuple[str, str] = ("", "")
+) -> DiffWithContext:
+    """The two outputs' diff, with the target and both graders' explanations beside it."""
+    old = baseline.output or _last(baseline) or ""
+    new = candidate.output or _last(candidate) or ""
+    return DiffWithContext(
+        DiffView(diff_lines(old, new)), context_text(baseline, candidate, verdicts)
+    )
+
+
+SIDE_BY_SIDE_WIDTH = 100  # from this width the target and graders sit beside the diff
+
+
+@dataclass(eq=False)
+class DiffWithContext:
+    """The diff and its context: side by side when wide, the context below it when narrow."""
+
+    diff: DiffView
+    context: Text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= SIDE_BY_SIDE_WIDTH:
+            yield SideBySide(rows=[(self.diff, self.context)], keys=["diff"], row_gap=0)
+        else:
+            yield self.diff
+            yield Text("")
+            yield self.context
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(GUTTER + 8, options.max_width)
+
+    def __str__(self) -> str:
+        return f"{self.diff}\n\n{self.context.plain}"
 
 
 def _last(t: Transcript) -> str | None:

@@ -64,3 +64,10 @@ HEADER_SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((200, 50), id="
 @pytest.mark.parametrize("header", [_folded, _full], ids=["folded", "full"])
 def test_main_screen_header_snapshot(snap_compare, tmp_path, size, header):
     assert snap_compare(demo_app(tmp_path / "state"), terminal_size=size, run_before=header)
+
+
+def test_item_diff_snapshot_wide(snap_compare, tmp_path):
+    """The word diff with the target and both graders beside it (200x50)."""
+    assert snap_compare(
+        demo_app(tmp_path / "state"), terminal_size=(200, 50), run_before=_diff_open
+    )

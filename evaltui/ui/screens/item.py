@@ -196,7 +196,22 @@ class ItemScreen(Screen):
         self.transcripts = (base, cand)
         self.sides, _ = side_by_side(base, cand)
         self.query_one("#sides-text", Static).update(self.sides)
-        self.query_one("#diff-text", Static).update(output_diff(base, cand))
+        self.query_one("#diff-text", Static).update(output_diff(base, cand, self._verdicts()))
+
+    def _verdicts(self) -> tuple[str, str]:
+        """Each arm's verdict on this item in words (PASS/FAIL, or the share of its epochs)."""
+        record = self.app.loaded.analysis.paired.items.row(self.row.index, named=True)
+        return (self._verdict(record, "baseline"), self._verdict(record, "candidate"))
+
+    def _verdict(self, record: dict, arm: str) -> str:
+        analysis = self.app.loaded.analysis
+        epochs = record[f"{arm}_epochs"]
+        if analysis.metric == "passed" and epochs == 1:
+            return "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
+        if analysis.metric == "passed":
+            return f"{record[f'{arm}_pass']:.0%} of {epochs} epochs"
+        value = f"{record[f'{arm}_{analysis.metric}']:.3g}"
+        return value + (f" (mean of {epochs})" if epochs > 1 else "")
 
     def _update_labels(self) -> None:
         left = Text(" BASELINE ", style="bold reverse")
@@ -226,17 +241,10 @@ class ItemScreen(Screen):
         meta.append("\n")
         analysis = app.loaded.analysis
         for arm in ("baseline", "candidate"):
-            status, epochs = record[f"{arm}_status"], record[f"{arm}_epochs"]
+            status = record[f"{arm}_status"]
             meta.append(f"{arm} ", style="bold")
-            if analysis.metric == "passed" and epochs == 1:
-                word = "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
-                meta.append(word, style="green" if word == "PASS" else "red")
-            elif analysis.metric == "passed":
-                meta.append(f"{record[f'{arm}_pass']:.0%} of {epochs} epochs")
-            else:
-                meta.append(f"{record[f'{arm}_{analysis.metric}']:.3g}")
-                if epochs > 1:
-                    meta.append(f" (mean of {epochs})")
+            word = self._verdict(record, arm)
+            meta.append(word, style={"PASS": "green", "FAIL": "red"}.get(word, ""))
             if status != "ok":
                 meta.append(f" ({status})", style="yellow")
             meta.append("  ")
