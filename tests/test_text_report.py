@@ -68,3 +68,14 @@ def test_a_reader_that_stops_reading_ends_the_report_quietly(sample_pair):
 def test_json_report_is_unchanged_by_the_pipe(capsys, sample_pair):
     main(["report", *map(str, sample_pair), "--format", "json"])
     assert json.loads(capsys.readouterr().out)["schema"] == "evaltui.report/2"
+
+
+def test_counts_in_headlines_are_singular_when_there_is_one():
+    one = binary_headline(
+        compare_binary(PairedTable(both_pass=50, regressions=1, improvements=9, both_fail=10))
+    )
+    assert "(1 regression, 9 improvements)" in one and "on 10 discordant items" in one
+    few = binary_headline(
+        compare_binary(PairedTable(both_pass=5, regressions=1, improvements=1, both_fail=3))
+    )
+    assert few.startswith("Only 10 paired items (1 regression, 1 improvement)")

@@ -493,6 +493,11 @@ def _crosses_zero(ci: tuple[float, float]) -> bool:
     return not (ci[0] > 0 or ci[1] < 0)
 
 
+def plural(count: int, noun: str) -> str:
+    """ "1 regression", "2 regressions", "35,953 regressions"."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def points(value: float, digits: int = 1) -> str:
     """A rate difference in signed percentage points: 0.06 -> '+6.0'."""
     return f"{value * 100:+.{digits}f}"
@@ -542,7 +547,7 @@ def headline(a: Analysis) -> str:
     g = a.graded
     unit = " pts" if a.in_points else ""
     what = "pass rate per item" if a.in_points else a.metric
-    counts = f"{len(a.regressions)} regressed, {len(a.improvements)} improved"
+    counts = f"{len(a.regressions):,} regressed, {len(a.improvements):,} improved"
     if "all_zero" in g.flags:
         return f"No item changed {what} across {g.n} items: nothing to weigh."
     if "small_n" in g.flags:
@@ -580,12 +585,13 @@ def clustered_headline(a: Analysis) -> str:
             f"{CI_METHOD_LABELS[b.ci_method]} [{points(b.delta_ci.lower)}, "
             f"{points(b.delta_ci.upper)}] and exact McNemar p = {format_p(b.mcnemar.exact_p)}"
         )
-        counts = f"{t.discordant} discordant items ({t.regressions} regressions, "
-        counts += f"{t.improvements} improvements)"
+        counts = f"{plural(t.discordant, 'discordant item')} ({plural(t.regressions, 'regression')}"
+        counts += f", {plural(t.improvements, 'improvement')})"
     else:
         g = a.graded
         own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
-        counts = f"{g.n} items ({len(a.regressions)} regressed, {len(a.improvements)} improved)"
+        counts = f"{plural(g.n, 'item')} ({len(a.regressions):,} regressed, "
+        counts += f"{len(a.improvements):,} improved)"
     return f"{effect} on {counts}; item-level {own} ignore the clusters."
 
 
@@ -593,19 +599,20 @@ def binary_headline(c: BinaryComparison) -> str:
     t = c.table
     if "no_discordant" in c.flags:
         return (
-            f"No disagreements: both runs gave the same verdict on all {t.n} items, "
+            f"No disagreements: both runs gave the same verdict on all {t.n:,} items, "
             "nothing to weigh."
         )
-    counts = f"{t.regressions} regressions, {t.improvements} improvements"
+    counts = f"{plural(t.regressions, 'regression')}, {plural(t.improvements, 'improvement')}"
     if "small_n" in c.flags:
-        return f"Only {t.n} paired items ({counts}): counts only, no verdict."
+        return f"Only {plural(t.n, 'paired item')} ({counts}): counts only, no verdict."
     label = CI_METHOD_LABELS[c.ci_method]
     level = f"{c.confidence * 100:g}%"
     k = interval_digits(c.delta_ci.lower, c.delta_ci.upper, True)
     ci = f"[{points(c.delta_ci.lower, k)}, {points(c.delta_ci.upper, k)}]"
     return (
         f"Candidate {points(c.delta, k)} pts {ci} ({label} {level}), exact McNemar "
-        f"p = {format_p(c.mcnemar.exact_p)} on {t.discordant} discordant items ({counts})."
+        f"p = {format_p(c.mcnemar.exact_p)} on {plural(t.discordant, 'discordant item')} "
+        f"({counts})."
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import polars as pl
 
-from evaltui.core.analysis import Analysis, analyze, interval_digits, signed
+from evaltui.core.analysis import Analysis, analyze, interval_digits, plural, signed
 from evaltui.core.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
 from evaltui.core.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.review import ReviewSession
@@ -177,8 +177,8 @@ def decide(
         reasons.append(
             Reason(
                 "gates_failed",
-                f"{_n(len(failed), 'release gate')} failed: {names}",
-                f"{_n(len(failed), 'gate')} failed ({shown})",
+                f"{plural(len(failed), 'release gate')} failed: {names}",
+                f"{plural(len(failed), 'gate')} failed ({shown})",
                 blocking=True,
                 item_ids=tuple(i for g in failed for i in g.item_ids),
             )
@@ -193,9 +193,9 @@ def decide(
         reasons.append(
             Reason(
                 "confirmed_regressions",
-                f"{_n(len(confirmed), 'regression')} tagged as confirmed"
+                f"{plural(len(confirmed), 'regression')} tagged as confirmed"
                 + (f" (by slice: {where})" if by_slice else ""),
-                f"{_n(len(confirmed), 'confirmed regression')}"
+                f"{plural(len(confirmed), 'confirmed regression')}"
                 + (f" ({shown}{more})" if by_slice else ""),
                 blocking=True,
                 item_ids=confirmed,
@@ -215,7 +215,7 @@ def decide(
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
     if untriaged:
-        text = f"{len(untriaged):,} of {_n(len(analysis.regressions), 'regression')} untriaged"
+        text = f"{len(untriaged):,} of {plural(len(analysis.regressions), 'regression')} untriaged"
         if still_open:
             text += f" ({len(still_open):,} tagged as still open)"
         reasons.append(
@@ -231,8 +231,8 @@ def decide(
         reasons.append(
             Reason(
                 "gates_pending",
-                f"{_n(len(pending), 'gate')} pending: " + "; ".join(g.name for g in pending),
-                f"{_n(len(pending), 'gate')} pending",
+                f"{plural(len(pending), 'gate')} pending: " + "; ".join(g.name for g in pending),
+                f"{plural(len(pending), 'gate')} pending",
             )
         )
     if analysis.clusters_pending:
@@ -250,9 +250,9 @@ def decide(
         reasons.append(
             Reason(
                 "grader_errors",
-                f"{_n(len(sensitivity.removed), 'item')} tagged as grader errors; "
+                f"{plural(len(sensitivity.removed), 'item')} tagged as grader errors; "
                 f"sensitivity analysis {sensitivity.line}",
-                f"{_n(len(sensitivity.removed), 'grader error')}",
+                f"{plural(len(sensitivity.removed), 'grader error')}",
                 item_ids=sensitivity.removed,
             )
         )
@@ -262,7 +262,7 @@ def decide(
     if len(shorts) > SHOWN_REASONS:
         shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
     if not reasons and analysis.regressions:
-        shorts = [f"all {_n(len(analysis.regressions), 'regression')} triaged"]
+        shorts = [f"all {plural(len(analysis.regressions), 'regression')} triaged"]
     line = " · ".join([STATUS_WORDS[status], *shorts, f"overall {effect}"])
     by_tag: dict[str, int] = {}
     for tag in tags.values():
@@ -293,10 +293,6 @@ def _status(reasons: list[Reason]) -> str:
     if reasons and kinds != {"grader_errors"}:
         return "needs_review"
     return "ready"
-
-
-def _n(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _comparability(analysis: Analysis, accept_mismatch: bool) -> list[Reason]:
