@@ -105,7 +105,8 @@ def test_clusters_report_design_effect_and_keep_the_naive_interval(capsys, sampl
     _, r = report(capsys, *sample_pair)
     c = r["clusters"]
     assert c["n_clusters"] == 31 and c["n_items"] == 200
-    assert c["design_effect"] == pytest.approx(c["clustered_se"] / c["naive_se"])
+    assert c["design_effect"] == pytest.approx((c["clustered_se"] / c["naive_se"]) ** 2)  # Kish
+    assert c["se_ratio"] == pytest.approx(c["clustered_se"] / c["naive_se"])
     assert c["design_effect"] > 1.0
     assert c["naive_ci"][0] < c["naive_ci"][1] and c["ci"][0] < c["ci"][1]
     assert any("the verdict follows the cluster-aware interval" in w for w in r["warnings"])

@@ -180,6 +180,7 @@ def clusters_dict(c: ClusteredComparison | None) -> dict[str, Any] | None:
         "clustered_se": _num(c.clustered_se),
         "naive_se": _num(c.naive_se),
         "design_effect": _num(c.design_effect),
+        "se_ratio": _num(c.se_ratio),
         "ci": _pair(c.ci),
         "ci_method": "cluster bootstrap percentile",
         "naive_ci": _pair(c.naive_ci),
@@ -484,10 +485,10 @@ def extra_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[
             )
     c = d["clusters"]
     if c:
-        deff = c["design_effect"]
+        deff = c["design_effect"]  # Kish's, the variance ratio
         lines.append(
             f"- Clusters: {c['n_clusters']:,} over {c['n_items']:,} items; design effect "
-            f"{'n/a' if deff is None else f'{deff:.2f}'} (clustered SE / naive SE); cluster "
+            f"{'n/a' if deff is None else f'{deff:.2f}'} (Kish: variance ratio); cluster "
             f"bootstrap CI [{_fmt(c['ci'][0], p)}, {_fmt(c['ci'][1], p)}]{unit}; "
             f"naive item-level CI (ignores clusters, contrast) "
             f"[{_fmt(c['naive_ci'][0], p)}, {_fmt(c['naive_ci'][1], p)}]"

@@ -54,8 +54,8 @@ def test_clustered_se_equals_hand_computation_on_six_items_in_three_clusters():
     assert res.mean_delta == pytest.approx(1 / 3, abs=1e-15)
     assert res.naive_se == pytest.approx(1 / 3, rel=1e-12)
     assert res.clustered_se == pytest.approx(math.sqrt(62) / 18, rel=1e-12)
-    assert res.design_effect == pytest.approx(math.sqrt(62) / 6, rel=1e-12)
-    assert res.design_effect**2 == pytest.approx(62 / 36, rel=1e-12)  # Kish's deff
+    assert res.se_ratio == pytest.approx(math.sqrt(62) / 6, rel=1e-12)
+    assert res.design_effect == pytest.approx(62 / 36, rel=1e-12)  # Kish's deff, the usual one
     z = 1.959963984540054
     assert res.naive_ci == pytest.approx((1 / 3 - z / 3, 1 / 3 + z / 3), rel=1e-12)
     assert {"few_clusters", "too_few_clusters"} == set(res.flags)
@@ -156,7 +156,7 @@ def test_naive_interval_undercovers_strongly_clustered_items_while_cluster_inter
         res = clustered_delta(x, clusters, resamples=2_000, seed=rep)
         naive_hits += res.naive_ci[0] <= 0.0 <= res.naive_ci[1]
         cluster_hits += res.ci[0] <= 0.0 <= res.ci[1]
-        assert res.design_effect > 1.5
+        assert res.se_ratio > 1.5 and res.design_effect == pytest.approx(res.se_ratio**2)
     naive_coverage = naive_hits / reps
     cluster_coverage = cluster_hits / reps
     assert naive_coverage < 0.85, naive_coverage

@@ -442,11 +442,14 @@ def test_epoch_summary_hand_example_with_unequal_epochs():
     assert s.epochs_mean == pytest.approx(2.0)
     assert s.unequal and "unequal_epochs" in s.flags
     within = (1 / 3 + 0) / 2  # mean over the two multi-epoch items
-    between = np.var([2 / 3, 1.0, 0.0], ddof=1)  # = 21/81 = 7/27
+    item_means = np.var([2 / 3, 1.0, 0.0], ddof=1)  # = 21/81 = 7/27
     assert s.within_item_variance == pytest.approx(within, rel=1e-12)
-    assert s.between_item_variance == pytest.approx(7 / 27, rel=1e-12)
-    assert between == pytest.approx(7 / 27)
-    assert s.within_share == pytest.approx(9 / 23, rel=1e-12)  # (1/6) / (1/6 + 7/27)
+    assert s.item_mean_variance == pytest.approx(7 / 27, rel=1e-12)
+    assert item_means == pytest.approx(7 / 27)
+    # The item means still hold within/K of epoch noise: K = 3, 2, 1, mean(1/K) = 11/18, so
+    # the items' true means vary by 7/27 - (1/6)(11/18) = 17/108.
+    assert s.between_item_variance == pytest.approx(17 / 108, rel=1e-12)
+    assert s.within_share == pytest.approx(18 / 35, rel=1e-12)  # (1/6) / (1/6 + 17/108)
 
 
 def test_epoch_summary_flags_single_epoch_and_no_variance():
@@ -467,8 +470,26 @@ def test_epoch_noise_in_item_means_is_within_variance_over_k():
     verdicts = (rng.random(items * k) < 0.5).astype(float)
     s = epoch_summary(codes, verdicts)
     assert s.within_item_variance == pytest.approx(0.25, abs=0.01)  # ddof=1: unbiased
-    assert s.between_item_variance == pytest.approx(s.within_item_variance / k, abs=0.008)
-    assert s.within_share == pytest.approx(0.8, abs=0.03)  # 1 / (1 + 1/K)
+    assert s.item_mean_variance == pytest.approx(s.within_item_variance / k, abs=0.008)
+    # The items share one true rate: nothing varies between them, all of it is within.
+    assert s.between_item_variance == pytest.approx(0.0, abs=0.005)
+    assert s.within_share == pytest.approx(1.0, abs=0.03)
+
+
+def test_within_share_recovers_the_true_split_of_the_variance():
+    """Items with true pass rates uniform on [0.2, 0.8], 3 epochs each: the true variance
+    between items is 0.6^2/12 = 0.03 and within them E[p(1 - p)] = 0.22, a within share of
+    0.88. Dividing by the item-mean variance instead would read 0.22 / (0.22 + 0.03 + 0.22/3)
+    = 0.68: the mislabel this pins down."""
+    rng = np.random.default_rng(5)
+    items, k = 40_000, 3
+    rates = rng.uniform(0.2, 0.8, size=items)
+    codes = np.repeat(np.arange(items), k)
+    verdicts = (rng.random(items * k) < np.repeat(rates, k)).astype(float)
+    s = epoch_summary(codes, verdicts)
+    assert s.within_item_variance == pytest.approx(0.22, abs=0.005)
+    assert s.between_item_variance == pytest.approx(0.03, abs=0.004)
+    assert s.within_share == pytest.approx(0.88, abs=0.015)
 
 
 def test_epoch_summary_refuses_mismatched_lengths_and_float_codes():

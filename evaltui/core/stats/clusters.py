@@ -71,9 +71,9 @@ WILD_WORK = 2_000_000  # bootstrap weights (draws x clusters) at most
 class ClusteredComparison:
     """Mean per-item delta with intervals that respect clusters of non-independent items.
 
-    ``design_effect`` = clustered_se / naive_se, the factor by which clustering widens the
-    standard error (the ratio our issue asks for). Kish's design effect is the variance ratio,
-    i.e. ``design_effect ** 2``; n_items / design_effect**2 is the effective number of items.
+    ``design_effect`` is Kish's design effect, the variance ratio (clustered_se / naive_se)^2:
+    the literature's usual one, so n_items / design_effect is the effective number of items.
+    ``se_ratio`` = clustered_se / naive_se is the factor by which clustering widens an interval.
 
     ``ci`` is the cluster bootstrap percentile interval; ``naive_ci`` the item-level normal
     interval mean +- z * naive_se, shown only as the contrast. ``verdict_ci`` is the interval a
@@ -96,7 +96,7 @@ class ClusteredComparison:
     mean_delta: float
     naive_se: float
     clustered_se: float
-    design_effect: float
+    design_effect: float  # Kish: (clustered_se / naive_se) ** 2
     ci: tuple[float, float]
     naive_ci: tuple[float, float]
     confidence: float
@@ -107,6 +107,11 @@ class ClusteredComparison:
     verdict_method: str = "none"
     unlabelled_items: int = 0
     verdict_p: float = math.nan  # the test `verdict_ci` inverts, of "mean delta = 0"
+
+    @property
+    def se_ratio(self) -> float:
+        """clustered_se / naive_se: how much wider clustering makes an interval."""
+        return math.sqrt(self.design_effect) if self.design_effect >= 0 else math.nan
 
     @property
     def labelled_clusters(self) -> int:
@@ -266,7 +271,7 @@ def clustered_delta(
         mean_delta=mean,
         naive_se=naive_se,
         clustered_se=clustered_se,
-        design_effect=clustered_se / naive_se,
+        design_effect=(clustered_se / naive_se) ** 2,
         ci=ci,
         naive_ci=naive_ci,
         confidence=confidence,

@@ -297,6 +297,8 @@ def paired_bootstrap(
     if "bca_fallback" in bca_flags:
         bca_ci = percentile_ci
     flags.extend(bca_flags)
+    if method == "bca" and n < BCA_SMALL_N and abs(_skewness(x)) > BCA_SKEW:
+        flags.append("bca_small_skewed")
 
     return GradedComparison(
         n=n,
@@ -395,6 +397,19 @@ def paired_t_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[flo
     lo = float(special.stdtrit(n - 1, tail)) * se + mean
     hi = float(special.stdtrit(n - 1, 1.0 - tail)) * se + mean
     return (lo, hi)
+
+
+BCA_SMALL_N = 100
+BCA_SKEW = 1.0
+"""Below BCA_SMALL_N items with |skewness| above BCA_SKEW the BCa interval is flagged: in a
+simulation at n = 30 with skewed deltas it covered only 83-92% at a 95% level."""
+
+
+def _skewness(x: np.ndarray) -> float:
+    """The sample skewness g1 (0 for a constant sample)."""
+    e = x - x.mean()
+    m2 = float(np.mean(e * e))
+    return float(np.mean(e**3)) / m2**1.5 if m2 > 0 else 0.0
 
 
 def paired_t_p(deltas: np.ndarray) -> float | None:
@@ -528,6 +543,7 @@ class EpochSummary:
     within_share: float
     n_items: int
     flags: tuple[str, ...] = ()
+    item_mean_variance: float = 0.0  # the variance of the per-item means (see epoch_summary)
 
 
 def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
@@ -541,9 +557,13 @@ def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
     - ``within_item_variance``: the mean over items of the variance (ddof=1) of each item's
       epoch values; items with one epoch have no within-item information and contribute
       nothing. Divide by K to get the epoch noise left in an item's mean.
-    - ``between_item_variance``: the variance (ddof=1) of the per-item means. It is the
-      variance the paired analysis sees; it still contains within/K of epoch noise.
-    - ``within_share`` = within / (within + between).
+    - ``item_mean_variance``: the variance (ddof=1) of the per-item means: the variance the
+      paired analysis sees. It still holds within/K of epoch noise, so
+    - ``between_item_variance`` = item_mean_variance - within * mean(1/K), the variance of the
+      items' true means (method of moments, floored at 0), and
+    - ``within_share`` = within / (within + between): the share of one record's variance that
+      lies within items. (Dividing by the item-mean variance instead understates it: a true
+      share of 0.80 over 3 epochs read as 0.63.)
 
     ``item_index`` holds one code per record (e.g. polars ``rank("dense")`` or categorical
     codes); codes need not be contiguous. ``values`` are the per-record scores (0/1 verdicts).
@@ -577,9 +597,10 @@ def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
         within = 0.0
         flags.append("single_epoch")
     if n_items >= 2:
-        between = float(np.var(item_means, ddof=1))
+        item_mean_variance = float(np.var(item_means, ddof=1))
+        between = max(0.0, item_mean_variance - within * float(np.mean(1.0 / epochs)))
     else:
-        between = 0.0
+        item_mean_variance = between = 0.0
         flags.append("single_item")
     denom = within + between
     if denom > 0:
@@ -598,4 +619,5 @@ def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
         within_share=share,
         n_items=int(n_items),
         flags=tuple(flags),
+        item_mean_variance=item_mean_variance,
     )
