@@ -121,15 +121,27 @@ def test_changed_policy_after_tagging_is_noticed(capsys, sample_pair, tmp_path):
 @pytest.mark.parametrize(
     ("args", "paired", "independent"),
     [
-        (["--baseline-rate", "0.9", "--delta", "0.05", "--discordance", "0.15"], 469, 686),
-        (["--baseline-rate", "0.9", "--delta", "0.05", "--discordance", "0.30"], 940, 686),
+        (["--baseline-rate", "0.9", "--delta", "-0.05", "--discordance", "0.15"], 469, 686),
+        (["--baseline-rate", "0.9", "--delta", "0.05", "--discordance", "0.15"], 469, 435),
+        (["--baseline-rate", "0.8", "--delta", "-0.05", "--discordance", "0.30"], 940, None),
     ],
 )
 def test_plan_reproduces_the_reading_list(capsys, args, paired, independent):
     code, out, _ = run(capsys, "plan", *args, "--format", "json")
     plan = json.loads(out)
     assert code == 0
-    assert plan["paired_n"] == paired and plan["independent_n_per_arm"] == independent
+    assert plan["paired_n"] == paired
+    if independent is not None:
+        assert plan["independent_n_per_arm"] == independent
+
+
+def test_plan_refuses_disagreements_the_baseline_cannot_hold(capsys):
+    args = ["--baseline-rate", "0.97", "--delta", "0.02", "--discordance", "0.15"]
+    code, _, err = run(capsys, "plan", *args)
+    assert code == 2 and "needs 8.5% of items to improve" in err and err.count("\n") == 1
+    code, out, _ = run(capsys, "plan", "--baseline-rate", "0.97", "--delta", "-0.05",
+                       "--discordance", "0.10", "--format", "json")  # fmt: skip
+    assert code == 0 and json.loads(out)["paired_n"] > 0
 
 
 def test_plan_simple_formula_gives_about_327(capsys):

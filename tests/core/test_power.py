@@ -66,7 +66,8 @@ def test_z_values_echoed():
 
 
 def test_paired_469_and_independent_686_per_arm_at_15_percent_disagreement():
-    plan = paired_sample_size(0.05, 0.15, baseline_rate=0.90)
+    # 004's worked example catches a 5-point drop: the candidate at 85% (delta = -0.05).
+    plan = paired_sample_size(-0.05, 0.15, baseline_rate=0.90)
     assert isinstance(plan, PlanResult)
     assert round(plan.paired_n_raw, 1) == 468.6
     assert plan.paired_n == 469
@@ -81,17 +82,44 @@ def test_paired_469_and_independent_686_per_arm_at_15_percent_disagreement():
 
 
 def test_paired_940_at_30_percent_disagreement_costs_more_runs():
-    plan = paired_sample_size(0.05, 0.30, baseline_rate=0.90)
+    plan = paired_sample_size(-0.05, 0.30)
     assert plan.paired_n == 940
     assert plan.paired_model_runs == 1880
-    # "31% fewer cases but 37% MORE runs"
-    assert round(plan.case_saving * 100) == 31
-    assert round(plan.run_saving * 100) == -37
+    # "31% fewer cases but 37% MORE runs", against 004's 686 per arm.
+    independent = 2 * independent_sample_size(0.90, -0.05)
+    assert round((1 - plan.paired_n / independent) * 100) == 31
+    assert round((1 - plan.paired_model_runs / independent) * 100) == -37
+    # 004 pairs that figure with a 90% baseline, where 30% disagreement cannot happen: only 10%
+    # of items fail, and a 5-point drop with 30% disagreement needs 12.5% to improve.
+    with pytest.raises(ValueError, match=r"only 10\.0% of items fail.*needs 12\.5%"):
+        paired_sample_size(-0.05, 0.30, baseline_rate=0.90)
 
 
 def test_independent_sample_size_alone():
-    assert independent_sample_size(0.90, 0.05) == 686
-    assert independent_sample_size(0.90, 0.05, alpha=0.05, power=0.80) == 686
+    assert independent_sample_size(0.90, -0.05) == 686  # a drop to 85%
+    assert independent_sample_size(0.90, -0.05, alpha=0.05, power=0.80) == 686
+
+
+def test_delta_is_candidate_minus_baseline_in_the_independent_design_too():
+    """+5 pts from 90% is a rise to 95%: 435 per arm (434.4 raw), not the 686 of a drop."""
+    assert independent_sample_size(0.90, 0.05) == 435
+    plan = paired_sample_size(0.05, 0.15, baseline_rate=0.90)
+    assert round(plan.independent_n_per_arm_raw, 1) == 434.4
+    assert plan.paired_n == 469  # the paired count depends on |delta| only
+
+
+def test_a_drop_from_a_high_baseline_is_a_valid_plan():
+    plan = paired_sample_size(-0.05, 0.10, baseline_rate=0.97)
+    assert plan.independent_n_per_arm == independent_sample_size(0.97, -0.05)
+
+
+def test_disagreements_that_cannot_fit_the_baseline_are_refused():
+    """At 97% only 3% of items fail: +2 pts with 15% disagreement needs 8.5% to improve."""
+    with pytest.raises(ValueError, match=r"only 3\.0% of items fail.*needs 8\.5% of items"):
+        paired_sample_size(0.02, 0.15, baseline_rate=0.97)
+    with pytest.raises(ValueError, match=r"only 5\.0% of items pass.*needs 15\.0% of items"):
+        paired_sample_size(-0.05, 0.25, baseline_rate=0.05)
+    assert paired_sample_size(0.02, 0.04, baseline_rate=0.97).paired_n > 0  # it fits
 
 
 def _parity(target: float) -> float:
@@ -107,7 +135,7 @@ def _parity(target: float) -> float:
 
 
 def test_crossover_rates_match_004():
-    plan = paired_sample_size(0.05, 0.15, baseline_rate=0.90)
+    plan = paired_sample_size(-0.05, 0.15, baseline_rate=0.90)
     per_arm = plan.independent_n_per_arm_raw
     # run parity: paired n (2n runs) = independent total runs (2 x per arm) -> about 21.9%
     assert round(_parity(per_arm), 3) == 0.219
@@ -218,8 +246,8 @@ def test_psi_below_delta_squared_is_refused():
     [
         ((0.0, 0.05), "baseline_rate must be strictly between 0 and 1, got 0.0"),
         ((1.0, 0.05), "baseline_rate must be strictly between 0 and 1, got 1.0"),
-        ((0.03, 0.05), "baseline_rate - delta = .* must be strictly between 0 and 1"),
-        ((0.98, -0.05), "baseline_rate - delta = .* must be strictly between 0 and 1"),
+        ((0.03, -0.05), "baseline_rate \\+ delta = .* must be strictly between 0 and 1"),
+        ((0.98, 0.05), "baseline_rate \\+ delta = .* must be strictly between 0 and 1"),
         ((0.9, 0.0), "delta must be a non-zero"),
     ],
 )

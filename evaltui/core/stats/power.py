@@ -135,11 +135,32 @@ def _paired_raw(delta: float, psi: float, za: float, zb: float, formula: str) ->
 
 
 def _independent_raw(p0: float, delta: float, za: float, zb: float) -> float:
-    p1 = p0 - delta
+    p1 = p0 + delta  # the candidate's rate: delta is candidate minus baseline
     pbar = (p0 + p1) / 2.0
     spread = za * math.sqrt(2.0 * pbar * (1.0 - pbar))
     alternative = zb * math.sqrt(p0 * (1.0 - p0) + p1 * (1.0 - p1))
     return (spread + alternative) ** 2 / (delta * delta)
+
+
+def _check_feasible(p0: float, delta: float, psi: float) -> None:
+    """With a baseline rate, the disagreements must fit: regressions come out of the baseline's
+    passes and improvements out of its failures. As shares of the items, improvements are
+    (psi + delta) / 2 and regressions (psi - delta) / 2."""
+    improvements, regressions = (psi + delta) / 2.0, (psi - delta) / 2.0
+    if improvements > 1.0 - p0 + 1e-12:
+        raise ValueError(
+            f"at a {p0:.1%} baseline only {1.0 - p0:.1%} of items fail, but {delta * 100:+.1f} "
+            f"pts with {psi:.1%} disagreement needs {improvements:.1%} of items to improve "
+            f"((discordance + delta) / 2): impossible; the discordance can be at most "
+            f"{2.0 * (1.0 - p0) - delta:.4g} here"
+        )
+    if regressions > p0 + 1e-12:
+        raise ValueError(
+            f"at a {p0:.1%} baseline only {p0:.1%} of items pass, but {delta * 100:+.1f} pts with "
+            f"{psi:.1%} disagreement needs {regressions:.1%} of items to regress "
+            f"((discordance - delta) / 2): impossible; the discordance can be at most "
+            f"{2.0 * p0 + delta:.4g} here"
+        )
 
 
 def _ceil(value: float) -> int:
@@ -228,7 +249,10 @@ class DetectableDelta:
 def independent_sample_size(
     baseline_rate: float, delta: float, alpha: float = 0.05, power: float = 0.80
 ) -> int:
-    """Items per arm for two independent arms (004): p1 = baseline_rate - delta, rounded up.
+    """Items per arm for two independent arms (004), rounded up. ``delta`` is candidate minus
+    baseline, as everywhere in evaltui, so the candidate's rate is p1 = baseline_rate + delta:
+    +5 pts from 90% is a rise to 95% (435 per arm), -5 pts a drop to 85% (686, the reading
+    list's worked example, which speaks of "the baseline minus the difference").
 
     Both ``baseline_rate`` and ``p1`` must lie strictly inside (0, 1).
     """
@@ -236,11 +260,11 @@ def independent_sample_size(
     d = _delta(delta)
     alpha = _open_unit("alpha", alpha)
     power = _power(power)
-    p1 = p0 - d
+    p1 = p0 + d
     if not (0.0 < p1 < 1.0):
         raise ValueError(
-            f"baseline_rate - delta = {p1!r} must be strictly between 0 and 1 "
-            f"(baseline_rate {baseline_rate!r}, delta {delta!r})"
+            f"baseline_rate + delta = {p1!r} (the candidate's rate) must be strictly between "
+            f"0 and 1 (baseline_rate {baseline_rate!r}, delta {delta!r})"
         )
     return _ceil(_independent_raw(p0, d, _z_alpha(alpha), _z_beta(power)))
 
@@ -273,6 +297,7 @@ def paired_sample_size(
     base: float | None = None
     if baseline_rate is not None:
         base = _open_unit("baseline_rate", baseline_rate)
+        _check_feasible(base, d, psi)
         per_arm = independent_sample_size(base, d, alpha, power)
         ind_raw = _independent_raw(base, d, za, zb)
         total = 2 * per_arm
