@@ -6,6 +6,7 @@ rows it is asked to show. Filtering 100,000 rows is a list comprehension, not a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
@@ -20,7 +21,7 @@ class ListRow:
     item_id: str
     slice: str
     preview: str  # one line of the input
-    search_text: str  # lower-cased id + input, for incremental search
+    search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
     tag: str | None = None
     delta: float | None = None  # graded metrics: candidate - baseline
     rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
@@ -40,12 +41,18 @@ class ListView:
     id_filter: frozenset[str] | None = None  # a gate's or a slice's items
     id_filter_label: str = ""
     visible: list[ListRow] = field(default_factory=list)
+    # What a search also looks in beyond the id and input: the outputs and targets (item
+    # indices whose text holds the needle) and the notes (item ids); set by the screen.
+    text_hits: Callable[[str], frozenset[int]] | None = None
+    note_hits: Callable[[str], set[str]] | None = None
 
     def __post_init__(self) -> None:
         self.refresh()
 
     def refresh(self) -> None:
         needle = self.search.lower().strip()
+        texts = self.text_hits(needle) if needle and self.text_hits else frozenset()
+        notes = self.note_hits(needle) if needle and self.note_hits else set()
         out = [
             r
             for r in self.rows
@@ -56,7 +63,13 @@ class ListView:
                 self.tag_filter is None
                 or (r.tag is None if self.tag_filter == UNTAGGED else r.tag == self.tag_filter)
             )
-            and (not needle or needle in r.search_text)
+            and (
+                not needle
+                or needle in r.search_text
+                or r.index in texts
+                or r.item_id in notes
+                or (r.tag is not None and needle in r.tag.lower())
+            )
         ]
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
             if self.reverse:

@@ -26,6 +26,7 @@ from evaltui.ui.transcript import (
     SideBySide,
     final_answer_key,
     labels,
+    matching_rows,
     output_diff,
     side_by_side,
 )
@@ -42,8 +43,10 @@ class ItemScreen(Screen):
 
     BINDINGS = [
         Binding("escape", "back", "Back", id="item.back"),
-        Binding("n,right_square_bracket", "step(1)", "Next", id="item.next"),
+        Binding("n", "next_match(1)", "Next", id="item.next"),
+        Binding("right_square_bracket", "step(1)", "Next item", show=False, id="item.nextitem"),
         Binding("p,left_square_bracket", "step(-1)", "Prev", id="item.prev"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="item.prevmatch"),
         Binding("d", "toggle_diff", "Diff", id="item.diff"),
         Binding("j,down", "scroll(1)", "Scroll down", show=False, id="item.down"),
         Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="item.up"),
@@ -83,6 +86,8 @@ class ItemScreen(Screen):
         self.read_ahead: tuple[str, Transcript, Transcript] | None = None
         # After tag-and-advance: the item just tagged and its tag, shown until the next move.
         self.just_tagged: tuple[str, str] | None = None
+        self.match_rows: list[int] = []  # rows of the side-by-side pane holding the search
+        self._pending_match: str | None = None  # "first"/"last": scroll there once drawn
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-meta")
@@ -194,8 +199,14 @@ class ItemScreen(Screen):
         if item_id != self.row.item_id:
             return  # the reviewer already moved on
         self.transcripts = (base, cand)
-        self.sides, _ = side_by_side(base, cand)
+        needle = self.needle
+        self.sides, pairs = side_by_side(base, cand, needle)
+        self.match_rows = matching_rows(pairs, needle)
         self.query_one("#sides-text", Static).update(self.sides)
+        if needle and self._pending_match is None:
+            self._pending_match = "first"  # opened from a search: show where it matched
+        if self._pending_match is not None and base.complete and cand.complete:
+            self.call_after_refresh(self._scroll_to_pending_match)
         self.query_one("#diff-text", Static).update(output_diff(base, cand, self._verdicts()))
 
     def _verdicts(self) -> tuple[str, str]:
@@ -356,6 +367,42 @@ class ItemScreen(Screen):
         if self.show_diff:
             self.action_toggle_diff()
         return self.sides is not None
+
+    # -- search matches ----------------------------------------------------------------------
+
+    @property
+    def needle(self) -> str:
+        """The list's search, highlighted here; n/N walk its matches."""
+        view = self.app.views.get(self.list_name)
+        return view.search.strip() if view is not None else ""
+
+    def _scroll_to_pending_match(self) -> None:
+        where, self._pending_match = self._pending_match, None
+        if self.match_rows and not self.show_diff:
+            self._scroll_to_row(self.match_rows[0] if where == "first" else self.match_rows[-1])
+
+    def action_next_match(self, step: int) -> None:
+        """With a search: the next (previous) row holding it, then on to the next (previous)
+        item's first (last) match; without one, the next (previous) item."""
+        if not self.needle:
+            self.action_step(step)
+            return
+        if self._side_by_side() and self.match_rows:
+            starts = self._row_starts()
+            top = int(self.query_one("#sides-pane", Pane).scroll_y)
+            bottom = self.query_one("#sides-pane", Pane).max_scroll_y
+            rows = [r for r in self.match_rows if r < len(starts)]
+            ahead = [r for r in rows if min(starts[r], bottom) > top]
+            behind = [r for r in rows if starts[r] < top]
+            target = (ahead[:1] if step > 0 else behind[-1:]) or None
+            if target is not None:
+                self._scroll_to_row(target[0])
+                return
+        if 0 <= self.index + step < len(self.rows):
+            self.action_step(step)
+            self._pending_match = "first" if step > 0 else "last"
+        else:
+            self.notify(f"no {'later' if step > 0 else 'earlier'} match in this list", timeout=2)
 
     def action_jump_section(self, step: int) -> None:
         """Next/previous message (any section: a turn, the output, the target, the grader)."""

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -13,12 +14,20 @@ from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from evaltui.core.analysis import Analysis
+from evaltui.core.errors import EvalTuiError
 from evaltui.core.runs import Run
 from evaltui.ui import prefs
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
-from evaltui.ui.messages import AnalysisChanged, LoadProgress, PreviewsGrew, ReviewChanged
+from evaltui.ui.messages import (
+    AnalysisChanged,
+    LoadProgress,
+    PreviewsGrew,
+    ReviewChanged,
+    WorkerProblem,
+)
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.search import SearchGrew, SearchIndex, fill, snippet_around
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.preview import OutputsPreview
@@ -45,6 +54,8 @@ class MainScreen(Screen):
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
         Binding("T", "bulk_tag", "Tag every item shown", show=False, id="main.bulktag"),
         Binding("h", "toggle_header", "Fold/unfold the header", show=False, id="main.header"),
+        Binding("n", "next_match(1)", "Next match", show=False, id="main.nextmatch"),
+        Binding("N", "next_match(-1)", "Previous match", show=False, id="main.prevmatch"),
         Binding("tab,right", "other_list(1)", "Next list", show=False, id="main.nextlist"),
         Binding("shift+tab,left", "other_list(-1)", "Previous list", show=False, id="main.prev"),
     ]
@@ -58,6 +69,8 @@ class MainScreen(Screen):
         self.header_folded = False  # the reviewer's choice (h), remembered in ui.json
         self.header_forced = False  # folded because the full header would crowd the list out
         self.header_peek = False  # unfolded by h although it crowds the list (not remembered)
+        self.search_index = SearchIndex()  # outputs and targets, read after the inputs
+        self._index_started = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
@@ -69,7 +82,8 @@ class MainScreen(Screen):
             with Vertical(id="list-side"):
                 yield Static(id="list-title")
                 yield Input(
-                    placeholder="search id or input text (Enter: back to list, Esc: clear)",
+                    placeholder="search ids, inputs, outputs, targets, tags, notes "
+                    "(Enter: back to the list, n/N: next/previous, Esc: clear)",
                     id="search",
                 )
                 yield ItemTable(id="items")
@@ -100,6 +114,8 @@ class MainScreen(Screen):
         table = self.query_one(ItemTable)
         table.show_delta = self.app.loaded.analysis.kind == "graded"
         table.has_note = self._has_note
+        table.match_where = self._match_where
+        self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
             self.query_one(widget_id).display = True
@@ -107,6 +123,95 @@ class MainScreen(Screen):
         self._fit_preview()
         self.show_list(self.current_list)
         self.query_one(ItemTable).focus()
+
+    # -- search ------------------------------------------------------------------------------
+
+    def _start_search_index(self) -> None:
+        """A fresh index for this pair's lists; filled once the inputs are read."""
+        self.search_index = SearchIndex()
+        self._index_started = False
+        for view in self.app.views.values():
+            view.text_hits = self.search_index.matches
+            view.note_hits = self._note_hits
+        self._maybe_index()
+
+    def _maybe_index(self) -> None:
+        """Once every input is read, read the outputs and targets for search (once)."""
+        if self.app.previews_ready and self.app.loaded is not None and not self._index_started:
+            self._index_started = True
+            self.build_search_index(self.app.loaded)
+
+    @work(thread=True, exclusive=True, group="search-index")
+    def build_search_index(self, loaded) -> None:
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
+        paired = loaded.analysis.paired
+        index = self.search_index
+        try:
+            fill(
+                index,
+                rows,
+                paired.baseline.transcripts,
+                paired.candidate.transcripts,
+                done=lambda: self.post_message(SearchGrew()),
+                cancelled=lambda: worker.is_cancelled,
+            )
+        except (EvalTuiError, OSError) as exc:  # search then covers ids and inputs only
+            problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")
+            self.app.post_message(problem)
+
+    def on_search_grew(self, message: SearchGrew) -> None:
+        view = self.view
+        if view is not None and view.search:
+            self._reshow()
+        else:
+            self._update_title()
+
+    def _note_hits(self, needle: str) -> set[str]:
+        loaded = self.app.loaded
+        if loaded is None:
+            return set()
+        return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
+
+    def _match_where(self, row, needle: str) -> tuple[str, str] | None:
+        """Where a row matched the search, for the list's input column: (field, stretch)."""
+        if needle in row.item_id.lower():
+            return None  # the id column shows it
+        around = snippet_around(row.preview, needle)
+        if around is not None:
+            return "", around
+        found = self.search_index.where(row.index, needle)
+        if found is not None:
+            return found
+        if row.tag and needle in row.tag.lower():
+            return "tag", row.tag
+        loaded = self.app.loaded
+        note = loaded.session.review(row.item_id).note if loaded is not None else ""
+        if note and needle in note.lower():
+            return "note", snippet_around(note, needle) or note
+        if needle in row.search_text:
+            return "input", "(further into the input)"
+        return None
+
+    def search_coverage(self) -> str:
+        """What the search does not cover yet, for the list title ('' once it covers all)."""
+        if not self.app.previews_ready:
+            return "search: ids only, reading inputs…"
+        index = self.search_index
+        if not index.complete and index.total:
+            share = index.covered / index.total
+            return f"search: ids and inputs; outputs and targets {share:.0%}…"
+        if not index.complete:
+            return "search: ids and inputs; reading outputs and targets…"
+        return ""
+
+    def action_next_match(self, step: int) -> None:
+        """n / N: the next or previous row of the list (every row shown is a match)."""
+        table = self.query_one(ItemTable)
+        table.action_cursor(step)
+        table.focus()
 
     def _has_note(self, item_id: str) -> bool:
         loaded = self.app.loaded
@@ -181,6 +286,7 @@ class MainScreen(Screen):
             return
         table = self.query_one(ItemTable)
         table.empty_text = self._empty_text(name, view)
+        table.search_needle = view.search.strip().lower()
         table.set_rows(view.visible, keep_item=keep_item)
         self._update_title()
 
@@ -212,10 +318,12 @@ class MainScreen(Screen):
         if view is not None:
             title.append(
                 f" showing {len(view.visible)} · {view.describe_filters()} · sort: {view.sort_key}"
-                + (" ↓" if view.reverse else "")
-                + ("" if self.app.previews_ready else " · reading inputs…"),
+                + (" ↓" if view.reverse else ""),
                 style="italic",
             )
+            coverage = self.search_coverage()
+            if coverage:
+                title.append(f" · {coverage}", style="italic bold" if view.search else "italic")
         self.query_one("#list-title", Static).update(title)
 
     def _reshow(self) -> None:
@@ -226,7 +334,9 @@ class MainScreen(Screen):
         self.show_list(self.current_list, keep_item=keep)
 
     def on_previews_grew(self, message: PreviewsGrew) -> None:
-        """More input text arrived: redraw, and re-filter when a text search is active."""
+        """More input text arrived: redraw, and re-filter when a text search is active; once
+        every input is read, the outputs and targets are read for search."""
+        self._maybe_index()
         view = self.view
         if view is not None and view.search:
             self._reshow()
@@ -269,6 +379,7 @@ class MainScreen(Screen):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "search" and self.view is not None:
             self.view.search = event.value
+            self.query_one(ItemTable).search_needle = event.value.strip().lower()
             self._reshow()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -316,6 +427,7 @@ class MainScreen(Screen):
             self.view.id_filter_label = ""
         search.value = ""
         search.display = False
+        self.query_one(ItemTable).search_needle = ""
         self._reshow()
         self.query_one(ItemTable).focus()
 

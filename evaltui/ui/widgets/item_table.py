@@ -27,6 +27,7 @@ HEADER_LINES = 1
 MAX_ID, MAX_SLICE, MAX_TAG = 40, 24, 24  # columns never grow past these
 MIN_INPUT, INPUT_SHARE = 20, 0.3  # the input preview keeps at least this much of the width
 NOTE_MARK = "✎"  # an item with a note: a mark, not a colour
+MATCH = Style(reverse=True, bold=True)
 
 
 def line_style_for_note(base: Style) -> Style:
@@ -86,6 +87,10 @@ class ItemTable(ScrollView, can_focus=True):
         self.empty_text: tuple[str, ...] = ()
         # Whether an item carries a note (the screen supplies it: notes live in the session).
         self.has_note: Callable[[str], bool] = lambda item_id: False
+        # While searching: the needle (highlighted in the rows), and where a row matched, which
+        # the input column shows instead of the input: (field, stretch around the match).
+        self.search_needle = ""
+        self.match_where: Callable[[ListRow, str], tuple[str, str] | None] = lambda r, n: None
         self._id_width = 7
         self._slice_width = 0  # 0: no row has a slice, so the column is not drawn
         self._tag_width = 1
@@ -206,6 +211,12 @@ class ItemTable(ScrollView, can_focus=True):
             NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
             "input": (one_line(row.preview), ""),
         }
+        if self.search_needle:
+            where = self.match_where(row, self.search_needle)
+            if where is not None:
+                field, stretch = where
+                shown = f"{field}: {one_line(stretch)}" if field else one_line(stretch)
+                values["input"] = (shown, "")
         return [values[name] for name in names]
 
     def render_line(self, y: int) -> Strip:
@@ -235,6 +246,8 @@ class ItemTable(ScrollView, can_focus=True):
         for i, ((value, kind), w) in enumerate(zip(cells, widths, strict=True)):
             cell = Text(value, no_wrap=True, overflow="ellipsis")
             cell.truncate(w, overflow="ellipsis", pad=True)
+            if self.search_needle and kind == "":  # the match, in reverse video (not colour)
+                cell.highlight_words([self.search_needle], MATCH, case_sensitive=False)
             if kind in ("tag", "untagged"):  # colour only, so the cursor row keeps its background
                 color = self.get_component_rich_style(f"item-table--{kind}").color
                 cell.stylize(Style(color=color))

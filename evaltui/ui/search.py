@@ -1,0 +1,164 @@
+"""Search that finds what the reviewer remembers: the input, both outputs, the target, the tag
+and the note of every listed item.
+
+The ids and inputs are searchable as soon as the previews are read (`ListRow.search_text`);
+the outputs and targets are read afterwards by a worker, chunk by chunk, into polars string
+columns (lower-cased, capped per field), and a search is one `str.contains` per column over
+them, on every core, instead of a Python loop over a million strings. Until the worker is done
+the list says the search does not cover everything yet.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import polars as pl
+from textual.message import Message
+
+from evaltui.core.runs import Transcript
+
+SEARCH_CHARS = 8000  # characters of each field kept for search (a long output's tail is not)
+FIELDS = ("baseline output", "candidate output", "target")
+SNIPPET = 40  # characters shown either side of a match in the list
+
+
+def _column(values: Iterable[str | None]) -> pl.Series:
+    series = pl.Series([v[:SEARCH_CHARS] if v else "" for v in values], dtype=pl.String)
+    return series.str.to_lowercase()
+
+
+class SearchGrew(Message):
+    """More outputs and targets are searchable; a burst of these is drawn once."""
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, SearchGrew)
+
+
+@dataclass
+class SearchIndex:
+    """The outputs and targets of the listed items, for search; filled by `fill`.
+
+    Keyed by `ListRow.index` (the item's row in the paired table). Chunks are appended by one
+    worker thread and read by the UI thread; a chunk is complete before it is published.
+    """
+
+    covered: int = 0  # items whose outputs and target are in the index
+    total: int = 0
+    chunks: list[pl.DataFrame] = field(default_factory=list)
+    _originals: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _last: tuple[str, frozenset[int]] | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.total > 0 and self.covered >= self.total
+
+    def add(self, indices: Sequence[int], texts: dict[str, list[str | None]]) -> None:
+        frame = pl.DataFrame(
+            {"index": pl.Series(list(indices), dtype=pl.Int64)}
+            | {name: _column(texts[name]) for name in FIELDS}
+        )
+        originals = {
+            i: tuple((texts[name][k] or "")[:SEARCH_CHARS] for name in FIELDS)
+            for k, i in enumerate(indices)
+        }
+        with self._lock:
+            self.chunks.append(frame)
+            self._originals.update(originals)
+            self.covered += len(indices)
+            self._last = None
+
+    def matches(self, needle: str) -> frozenset[int]:
+        """The items (by `ListRow.index`) whose outputs or target hold `needle`."""
+        needle = needle.lower()
+        if not needle:
+            return frozenset()
+        with self._lock:
+            chunks, last = list(self.chunks), self._last
+        if last is not None and last[0] in needle and self.complete:
+            narrowed = [c.filter(pl.col("index").is_in(list(last[1]))) for c in chunks]
+            chunks = [c for c in narrowed if c.height]  # typing on: search the last hits only
+        found: set[int] = set()
+        for chunk in chunks:
+            hit = pl.any_horizontal(
+                pl.col(name).str.contains(needle, literal=True) for name in FIELDS
+            )
+            found.update(chunk.filter(hit)["index"].to_list())
+        result = frozenset(found)
+        with self._lock:
+            self._last = (needle, result)
+        return result
+
+    def where(self, index: int, needle: str) -> tuple[str, str] | None:
+        """The first field of item `index` that holds `needle`, and a stretch of it around the
+        match: what the list shows in place of the input while searching."""
+        texts = self._originals.get(index)
+        needle = needle.lower()
+        if texts is None or not needle:
+            return None
+        for name, text in zip(FIELDS, texts, strict=True):
+            at = text.lower().find(needle)
+            if at >= 0:
+                return name, _snippet(text, at, len(needle))
+        return None
+
+
+def _snippet(text: str, at: int, length: int) -> str:
+    start, end = max(at - SNIPPET, 0), min(at + length + SNIPPET, len(text))
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
+
+
+def snippet_around(text: str, needle: str) -> str | None:
+    """A stretch of `text` around the first `needle` (case-insensitive), or None."""
+    at = text.lower().find(needle.lower()) if needle else -1
+    return _snippet(text, at, len(needle)) if at >= 0 else None
+
+
+def _answer(t: Transcript) -> str | None:
+    if t.output:
+        return t.output
+    for message in reversed(t.messages):
+        if message.role == "assistant":
+            return message.content
+    return None
+
+
+def fill(
+    index: SearchIndex,
+    rows: Sequence,  # ListRow
+    baseline,  # TranscriptReader
+    candidate,  # TranscriptReader
+    done: Callable[[], None],
+    cancelled: Callable[[], bool] = lambda: False,
+    chunk_size: int = 5000,
+) -> None:
+    """Read both outputs and the target of every row in chunks (a worker thread); `done` after
+    each chunk so the list can say how far the search reaches."""
+    index.total = len(rows)
+    step = min(getattr(baseline, "batch_size", chunk_size), chunk_size)
+    for start in range(0, len(rows), step):
+        if cancelled():
+            return
+        chunk = rows[start : start + step]
+        base_rows = [r.rows[0] for r in chunk]
+        cand_rows = [r.rows[1] for r in chunk]
+        texts = {
+            "baseline output": _field(baseline, base_rows, "output"),
+            "candidate output": _field(candidate, cand_rows, "output"),
+            "target": _field(baseline, base_rows, "target"),
+        }
+        if all(t is None for t in texts["target"]):
+            texts["target"] = _field(candidate, cand_rows, "target")
+        index.add([r.index for r in chunk], texts)
+        done()
+
+
+def _field(reader, rows: list[int], name: str) -> list[str | None]:
+    """One text field of many records; an output the run keeps only as the last assistant
+    message (no output field) is read from the messages."""
+    values = reader.read_field(rows, name)
+    if name == "output" and all(v is None for v in values):
+        values = [_answer(reader.read(row)) for row in rows]
+    return values
