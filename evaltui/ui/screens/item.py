@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
+import polars as pl
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
@@ -18,7 +19,7 @@ from textual.worker import get_current_worker
 from evaltui.core.analysis import signed
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.pairing import BASE_ROW, CAND_ROW
-from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, Transcript
+from evaltui.core.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
@@ -68,6 +69,12 @@ class ItemScreen(Screen):
             )
             for n in range(1, 10)
         ],  # fmt: skip
+        Binding(
+            "greater_than_sign,full_stop", "epoch(1)", "Next epoch", show=False, id="item.epoch"
+        ),
+        Binding(
+            "less_than_sign,comma", "epoch(-1)", "Previous epoch", show=False, id="item.prevepoch"
+        ),
         Binding("A", "toggle_advance", "Tag-and-advance on/off", show=False, id="item.advance"),
         Binding("z", "undo", "Undo the last tag (back to its item)", show=False, id="item.undo"),
     ]
@@ -87,6 +94,10 @@ class ItemScreen(Screen):
         # After tag-and-advance: the item just tagged and its tag, shown until the next move.
         self.just_tagged: tuple[str, str] | None = None
         self.match_rows: list[int] = []  # rows of the side-by-side pane holding the search
+        # Every epoch of the item per arm (epoch, row, status, value), and which one is shown.
+        self.epochs: tuple[list[dict], list[dict]] = ([], [])
+        self.epoch = 0
+        self._read_gen = 0  # bumped per read started: an older read's text is not shown
         self._pending_match: str | None = None  # "first"/"last": scroll there once drawn
 
     def compose(self) -> ComposeResult:
@@ -109,31 +120,45 @@ class ItemScreen(Screen):
     def current_item_id(self) -> str | None:
         return self.row.item_id
 
-    def show_item(self) -> None:
+    def show_item(self, epoch: int = 0) -> None:
         self.transcripts = None
         self.just_tagged = None
         self.sides = None
+        self.epochs = self._item_epochs()
+        self.epoch = epoch
         self._update_meta()
         self._update_labels()
         for pane in ("#sides-text", "#diff-text"):
             self.query_one(pane, Static).update(Text("loading…", style="dim"))
         for pane in ("#sides-pane", "#diff-pane"):
             self.query_one(pane, Pane).scroll_home(animate=False, immediate=True)
+        self._read_gen += 1
+        if epoch:
+            self.load_transcripts(self.row.item_id, rows=self._epoch_rows(), gen=self._read_gen)
+            return
         ahead, self.read_ahead = self.read_ahead, None
         if ahead is not None and ahead[0] == self.row.item_id:
             self._show_transcripts(*ahead)
-            self.load_transcripts(self.row.item_id, shown=True)
+            self.load_transcripts(self.row.item_id, shown=True, gen=self._read_gen)
         else:
-            self.load_transcripts(self.row.item_id)
+            self.load_transcripts(self.row.item_id, gen=self._read_gen)
 
     @work(thread=True, exclusive=True, group="transcript")
-    def load_transcripts(self, item_id: str, shown: bool = False) -> None:
+    def load_transcripts(
+        self,
+        item_id: str,
+        shown: bool = False,
+        rows: tuple[int, int] | None = None,
+        gen: int = 0,
+    ) -> None:
         """Read both sides from disk off the UI thread (a big run may need a seek and a parse),
-        then the next item's, so that n shows it at once."""
+        then the next item's, so that n shows it at once. `rows`: another epoch's records."""
         worker = get_current_worker()
         try:
             if not shown:
-                self._read_item(item_id, self._item_index(item_id), show=True)
+                self._read_item(item_id, self._item_index(item_id), show=True, rows=rows, gen=gen)
+            if rows is not None:
+                return  # an epoch picked by hand: the next item opens at its first epoch
             position = self.index + 1 if self.row.item_id == item_id else len(self.rows)
             if position < len(self.rows) and not worker.is_cancelled:
                 following = self.rows[position]
@@ -143,16 +168,27 @@ class ItemScreen(Screen):
         except EvalTuiError as exc:
             self.app.post_message(WorkerProblem(str(exc)))
 
-    def _read_item(self, item_id: str, index: int, show: bool) -> tuple[Transcript, Transcript]:
+    def _read_item(
+        self,
+        item_id: str,
+        index: int,
+        show: bool,
+        rows: tuple[int, int] | None = None,
+        gen: int | None = None,
+    ) -> tuple[Transcript, Transcript]:
         """Both sides at once: each may be a seek and a parse, or a row-group decode. With
         `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
-        flat fields first, so the reviewer reads the answer while the rest decodes."""
+        flat fields first, so the reviewer reads the answer while the rest decodes. `rows`: the
+        two records to read (another epoch's), else the item's first."""
         paired = self.app.loaded.analysis.paired
-        record = paired.items.row(index, named=True)
+        if rows is None:
+            record = paired.items.row(index, named=True)
+            rows = (record[BASE_ROW], record[CAND_ROW])
         sides = (
-            (paired.baseline.transcripts, record[BASE_ROW]),
-            (paired.candidate.transcripts, record[CAND_ROW]),
+            (paired.baseline.transcripts, rows[0]),
+            (paired.candidate.transcripts, rows[1]),
         )
+        show = show and (gen is None or gen == self._read_gen)
         with ThreadPoolExecutor(max_workers=2) as pool:
             done: list[Transcript | None] = [None, None]
             if show and any(hasattr(reader, "read_quick") for reader, _ in sides):
@@ -178,7 +214,7 @@ class ItemScreen(Screen):
             base, cand = (
                 f.result() if f is not None else have for f, have in zip(full, done, strict=True)
             )
-        if show:
+        if show and (gen is None or gen == self._read_gen):
             self.post_message(TranscriptsRead(item_id, base, cand))
         return base, cand
 
@@ -224,9 +260,67 @@ class ItemScreen(Screen):
         value = f"{record[f'{arm}_{analysis.metric}']:.3g}"
         return value + (f" (mean of {epochs})" if epochs > 1 else "")
 
+    # -- epochs ------------------------------------------------------------------------------
+
+    def _item_epochs(self) -> tuple[list[dict], list[dict]]:
+        """Each arm's records of this item, one per epoch: epoch, row, status and the value of
+        the compared metric (a verdict or a score), in epoch order."""
+        analysis = self.app.loaded.analysis
+        paired = analysis.paired
+        record = paired.items.row(self.row.index, named=True)
+        value = PASSED if analysis.metric == "passed" else analysis.metric
+        out = []
+        for arm, run, first in (
+            ("baseline", paired.baseline, record[BASE_ROW]),
+            ("candidate", paired.candidate, record[CAND_ROW]),
+        ):
+            if record[f"{arm}_epochs"] <= 1:
+                values = [{EPOCH: 1, ROW: first, STATUS: record[f"{arm}_status"], "value": None}]
+            else:
+                table = run.table.filter(pl.col(ITEM_ID) == self.row.item_id).sort(EPOCH)
+                column = pl.col(value) if value in table.columns else pl.lit(None)
+                values = table.select(EPOCH, ROW, STATUS, column.alias("value")).to_dicts()
+            out.append(values)
+        return out[0], out[1]
+
+    def _epoch_rows(self) -> tuple[int, int]:
+        base, cand = self.epochs
+        return (
+            base[min(self.epoch, len(base) - 1)][ROW],
+            cand[min(self.epoch, len(cand) - 1)][ROW],
+        )
+
+    @property
+    def max_epochs(self) -> int:
+        return max(len(self.epochs[0]), len(self.epochs[1]))
+
+    def action_epoch(self, step: int) -> None:
+        """Show the next/previous epoch's transcripts (both arms; an arm with fewer epochs
+        stays on its last)."""
+        if self.max_epochs <= 1:
+            self.notify("this item has a single epoch in both runs", timeout=2)
+            return
+        self.show_item(epoch=(self.epoch + step) % self.max_epochs)
+
+    def _epoch_label(self, title: str, epochs: list[dict]) -> Text:
+        """The side's label: its name, then with repeated epochs which one is shown and each
+        epoch's verdict (✓ pass, ✗ fail, E error, T timeout, or the score), the shown one in
+        brackets: words and marks, not colours."""
+        text = Text(f" {title} ", style="bold reverse")
+        if len(epochs) <= 1:
+            return text
+        shown = min(self.epoch, len(epochs) - 1)
+        text.append(f" epoch {epochs[shown][EPOCH]}/{len(epochs)} ", style="bold")
+        for i, entry in enumerate(epochs):
+            mark = _epoch_mark(entry)
+            text.append(
+                f"[{mark}]" if i == shown else f" {mark} ", style="bold" if i == shown else ""
+            )
+        return text
+
     def _update_labels(self) -> None:
-        left = Text(" BASELINE ", style="bold reverse")
-        right = Text(" CANDIDATE ", style="bold reverse")
+        left = self._epoch_label("BASELINE", self.epochs[0])
+        right = self._epoch_label("CANDIDATE", self.epochs[1])
         self.labels = labels(left, right)
         self.query_one("#side-labels", Static).update(self.labels)
 
@@ -491,6 +585,12 @@ class ItemScreen(Screen):
             "Tag-and-advance on/off", "Whether a tag opens the next untriaged item (A)",
             self.action_toggle_advance,
         )  # fmt: skip
+        yield SystemCommand(
+            "Next epoch", "Both runs' next epoch's transcripts (>)", lambda: self.action_epoch(1)
+        )
+        yield SystemCommand(
+            "Previous epoch", "The previous epoch's transcripts (<)", lambda: self.action_epoch(-1)
+        )
         yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)
 
 
@@ -499,3 +599,14 @@ def _append_if_fits(text: Text, hint: str, width: int) -> None:
     last = text.plain.rsplit("\n", 1)[-1]
     if len(last) + len(hint) <= width:
         text.append(hint, style="dim")
+
+
+def _epoch_mark(entry: dict) -> str:
+    status, value = entry[STATUS], entry["value"]
+    if status in ("error", "timeout"):
+        return status[0].upper()
+    if isinstance(value, bool):
+        return "✓" if value else "✗"
+    if value is None:
+        return "?"
+    return f"{value:.2g}"
