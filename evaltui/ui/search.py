@@ -3,13 +3,14 @@ and the note of every listed item.
 
 The ids and inputs are searchable as soon as the previews are read (`ListRow.search_text`);
 the outputs and targets are read afterwards by a worker, chunk by chunk, into polars string
-columns (lower-cased, capped per field), and a search is one `str.contains` per column over
-them, on every core, instead of a Python loop over a million strings. Until the worker is done
+columns (capped per field), and a search is one case-insensitive `str.contains` per column
+over them, on every core, instead of a Python loop over a million strings. Until the worker is done
 the list says the search does not cover everything yet.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -25,8 +26,7 @@ SNIPPET = 40  # characters shown either side of a match in the list
 
 
 def _column(values: Iterable[str | None]) -> pl.Series:
-    series = pl.Series([v[:SEARCH_CHARS] if v else "" for v in values], dtype=pl.String)
-    return series.str.to_lowercase()
+    return pl.Series([v[:SEARCH_CHARS] if v else "" for v in values], dtype=pl.String)
 
 
 class SearchGrew(Message):
@@ -40,14 +40,17 @@ class SearchGrew(Message):
 class SearchIndex:
     """The outputs and targets of the listed items, for search; filled by `fill`.
 
-    Keyed by `ListRow.index` (the item's row in the paired table). Chunks are appended by one
-    worker thread and read by the UI thread; a chunk is complete before it is published.
+    Keyed by `ListRow.index` (the item's row in the paired table). The text is kept once, as
+    written, in polars string columns, and matched case-insensitively (an escaped `(?i)`
+    pattern: as fast here as a literal search over a lower-cased copy, at half the memory).
+    Chunks are appended by one worker thread and read by the UI thread; a chunk is complete
+    before it is published.
     """
 
     covered: int = 0  # items whose outputs and target are in the index
     total: int = 0
     chunks: list[pl.DataFrame] = field(default_factory=list)
-    _originals: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    _where: dict[int, tuple[int, int]] = field(default_factory=dict)  # index: (chunk, row)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _last: tuple[str, frozenset[int]] | None = None
 
@@ -60,31 +63,34 @@ class SearchIndex:
             {"index": pl.Series(list(indices), dtype=pl.Int64)}
             | {name: _column(texts[name]) for name in FIELDS}
         )
-        originals = {
-            i: tuple((texts[name][k] or "")[:SEARCH_CHARS] for name in FIELDS)
-            for k, i in enumerate(indices)
-        }
         with self._lock:
+            number = len(self.chunks)
             self.chunks.append(frame)
-            self._originals.update(originals)
+            self._where.update((i, (number, k)) for k, i in enumerate(indices))
             self.covered += len(indices)
             self._last = None
 
     def matches(self, needle: str) -> frozenset[int]:
-        """The items (by `ListRow.index`) whose outputs or target hold `needle`."""
+        """The items (by `ListRow.index`) whose outputs or target hold `needle`, in any case."""
         needle = needle.lower()
         if not needle:
             return frozenset()
         with self._lock:
             chunks, last = list(self.chunks), self._last
-        if last is not None and last[0] in needle and self.complete:
-            narrowed = [c.filter(pl.col("index").is_in(list(last[1]))) for c in chunks]
-            chunks = [c for c in narrowed if c.height]  # typing on: search the last hits only
+        if (
+            last is not None
+            and last[0] in needle
+            and self.complete
+            and len(last[1]) <= max(1000, self.covered // 10)
+        ):  # typing on: only the last key's few hits can still match
+            keep = pl.Series(list(last[1]), dtype=pl.Int64)
+            chunks = [c.filter(pl.col("index").is_in(keep.implode())) for c in chunks]
+        pattern = "(?i)" + re.escape(needle)
         found: set[int] = set()
         for chunk in chunks:
-            hit = pl.any_horizontal(
-                pl.col(name).str.contains(needle, literal=True) for name in FIELDS
-            )
+            if not chunk.height:
+                continue
+            hit = pl.any_horizontal(pl.col(name).str.contains(pattern) for name in FIELDS)
             found.update(chunk.filter(hit)["index"].to_list())
         result = frozenset(found)
         with self._lock:
@@ -94,14 +100,15 @@ class SearchIndex:
     def where(self, index: int, needle: str) -> tuple[str, str] | None:
         """The first field of item `index` that holds `needle`, and a stretch of it around the
         match: what the list shows in place of the input while searching."""
-        texts = self._originals.get(index)
-        needle = needle.lower()
-        if texts is None or not needle:
+        spot = self._where.get(index)
+        if spot is None or not needle:
             return None
-        for name, text in zip(FIELDS, texts, strict=True):
-            at = text.lower().find(needle)
-            if at >= 0:
-                return name, _snippet(text, at, len(needle))
+        chunk = self.chunks[spot[0]]
+        for name in FIELDS:
+            text = chunk[name][spot[1]] or ""
+            around = snippet_around(text, needle)
+            if around is not None:
+                return name, around
         return None
 
 

@@ -591,6 +591,13 @@ class ItemScreen(Screen):
         yield SystemCommand(
             "Previous epoch", "The previous epoch's transcripts (<)", lambda: self.action_epoch(-1)
         )
+        yield SystemCommand(
+            "Next match", "The search's next match, then the next item's (n)",
+            lambda: self.action_next_match(1),
+        )  # fmt: skip
+        yield SystemCommand(
+            "Previous match", "The search's previous match (N)", lambda: self.action_next_match(-1)
+        )
         yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)
 
 

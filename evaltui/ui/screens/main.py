@@ -474,6 +474,13 @@ class MainScreen(Screen):
             "Tag every item shown", "Bulk tag the list as filtered (T)", self.action_bulk_tag
         )
         yield SystemCommand(
+            "Next match", "The next row of the search (n)", lambda: self.action_next_match(1)
+        )
+        yield SystemCommand(
+            "Previous match", "The previous row of the search (N)",
+            lambda: self.action_next_match(-1),
+        )  # fmt: skip
+        yield SystemCommand(
             "Fold/unfold the header",
             "Two header lines, or all of it (h)",
             self.action_toggle_header,

@@ -5,8 +5,10 @@ Selecting a slice filters the regression list to it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.text import Text
-from textual.app import ComposeResult
+from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
@@ -83,6 +85,12 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
             return
         what = f"regressions · slice {name}"
         bulk_tag(self.app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
+
+    def palette_commands(self) -> Iterable[SystemCommand]:
+        yield SystemCommand(
+            "Tag the slice's regressions", "Bulk tag the highlighted slice (T)",
+            self.action_bulk_tag,
+        )  # fmt: skip
 
     def action_close(self) -> None:
         self.dismiss(None)
