@@ -117,3 +117,22 @@ def test_signoff_dialog_top_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")
     app = demo_app(tmp_path / "state", policy=POLICY)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_signoff_open)
+
+
+async def test_the_chosen_decision_is_marked_by_a_character_not_only_colour(tmp_path, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await pilot.pause()
+        buttons = {b.id: b for b in app.screen.query(RadioButton)}
+        assert {str(b._button) for b in buttons.values()} == {"▐○▌"}
+        buttons["decision-block"].value = True
+        await pilot.pause()
+        marks = {i: str(b._button) for i, b in buttons.items()}
+        assert marks == {
+            "decision-approve": "▐○▌",
+            "decision-block": "▐●▌",
+            "decision-needs-more-data": "▐○▌",
+        }

@@ -26,6 +26,15 @@ from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
 from evaltui.ui.widgets.header_pane import decision_text
 
 
+class MarkedRadioButton(RadioButton):
+    """A choice whose state shows as a character, not only a colour: ● chosen, ○ not (with
+    NO_COLOR the stock button draws ● for every choice)."""
+
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - Textual's name
+        return "●" if self.value else "○"
+
+
 class SignoffScreen(ModalScreen[None]):
     writing = False  # a record is being written: Ctrl+S again does nothing
 
@@ -47,7 +56,7 @@ class SignoffScreen(ModalScreen[None]):
             yield Label("Your decision (none chosen yet: pick one)")
             with RadioSet(id="decision"):
                 for decision in DECISIONS:
-                    yield RadioButton(decision, value=False, id=f"decision-{decision}")
+                    yield MarkedRadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
             if override.needed:
