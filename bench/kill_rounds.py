@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from evaltui.core.notices import JOURNAL_DAMAGED  # noqa: E402
 from evaltui.core.review import ReviewSession  # noqa: E402
 
-SCRIPT = Path(sys.executable).parent / "evaltui"
+SCRIPT = Path(sys.executable).parent / "evaltui"  # run with this checkout's code (PYTHONPATH)
 BASE, CAND = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
 TRIAGE = re.compile(r"Triage: (\d+) of 9")
 
@@ -96,7 +96,7 @@ def journal_state(state: Path, regressions: list[str]) -> tuple[int, bool, int]:
 
 def signoff(state: Path, out: Path) -> bool:
     """A sign-off right after the kill; False when it was refused for the lock."""
-    env = {**os.environ, "EVALTUI_STATE_DIR": str(state)}
+    env = {**os.environ, "EVALTUI_STATE_DIR": str(state), "PYTHONPATH": str(ROOT)}
     done = subprocess.run(
         [str(SCRIPT), "signoff", str(BASE), str(CAND), "--decision", "block", "--reviewer",
          "bench", "--rationale", "kill round", "--output", str(out)],
@@ -125,7 +125,10 @@ def main() -> int:
     try:
         for round_no in range(args.rounds):
             target = f"round{round_no}"
-            command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {SCRIPT} --fresh {BASE} {CAND}"
+            command = (
+                f"cd {ROOT} && PYTHONPATH={ROOT} EVALTUI_STATE_DIR={state} "
+                f"exec {SCRIPT} --fresh {BASE} {CAND}"
+            )
             tmux.run("new-session", "-d", "-s", target, "-x", "100", "-y", "30", command)
             screen = wait_for(tmux, target, "Triage: 0 of 9")
             if "Triage: 0 of 9" not in screen:
