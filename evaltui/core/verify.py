@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
+from evaltui.core.formats.jsontext import DuplicateKey, loads, locate_duplicate
 from evaltui.core.runs import sha256_of
 from evaltui.core.signoff import READABLE_SCHEMAS, RESULT_KEYS, record_hash_ok
 from evaltui.core.spec import CompareSpec
@@ -29,23 +30,51 @@ class Verification:
     reason: str
 
 
+class RecordText(dict):
+    """A record as read from its file, and what is wrong with its form (`problem`; None when
+    nothing is): `verify_record` refuses such a record before looking at anything it says."""
+
+    problem: str | None = None
+
+
 def read_record(path: str | Path) -> dict[str, Any]:
+    """The record in `path`. A file that is not a JSON object is an InputError (unreadable);
+    one that holds a key twice is read, but marked: `{"decision": "approve", "decision":
+    "block"}` is an approval to one reader and a block to another, so it cannot be verified."""
     path = Path(path)
     if not path.is_file():
         raise InputError(path, "no such file; expected a sign-off record (JSON)")
     try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(path, f"cannot read the record: {exc.strerror or exc}") from None
+    problem = None
+    try:
+        record = loads(data)
+    except DuplicateKey as exc:
+        where = locate_duplicate(data)
+        place = f" at {where[0]} (line {where[1]})" if where is not None else ""
+        problem = (
+            f"the record holds the key {json.dumps(exc.key)} twice{place}: JSON readers "
+            "disagree on which one counts, so what it says cannot be verified"
+        )
+        record = json.loads(data)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InputError(path, f"is not a JSON sign-off record: {exc}") from None
     if not isinstance(record, dict) or record.get("schema") not in READABLE_SCHEMAS:
         expected = " or ".join(READABLE_SCHEMAS)
         raise InputError(path, f"is not a sign-off record (schema {expected} expected)")
-    return record
+    text = RecordText(record)
+    text.problem = problem
+    return text
 
 
 def verify_record(
     record: dict[str, Any], baseline: str | Path | None = None, candidate: str | Path | None = None
 ) -> Verification:
+    problem = getattr(record, "problem", None)
+    if problem is not None:
+        return Verification(False, problem)
     if not record_hash_ok(record):
         return Verification(
             False, "the record's content does not match its content_hash: it was edited"

@@ -43,11 +43,25 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def _header(path: Path) -> list[str]:
+    """The header row. A column named twice is refused: readers disagree on which one a name
+    means (polars renames the second `passed_duplicated_0`, others keep the last)."""
     with path.open("r", encoding="utf-8", newline="") as handle:
         try:
-            return next(std_csv.reader(handle), [])
+            header = next(std_csv.reader(handle), [])
         except (UnicodeDecodeError, std_csv.Error) as exc:
             raise InputError(path, f"cannot read the CSV header: {exc}", line=1) from None
+    seen: set[str] = set()
+    for name in header:
+        if name in seen:
+            raise InputError(
+                path,
+                "the header names this column twice; readers disagree on which one counts: "
+                "rename or remove one",
+                line=1,
+                field=name,
+            )
+        seen.add(name)
+    return header
 
 
 def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:

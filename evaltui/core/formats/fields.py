@@ -13,6 +13,7 @@ that holds them); `dotted` spells a nested field the same way in messages and me
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -79,11 +80,49 @@ def is_finite(value: Any) -> bool:
         return False
 
 
-def identifier(record: Mapping[str, Any], key: str, where: Where, what: str) -> str:
-    """An item's id: an integer or a non-empty string (never a boolean), as a string."""
-    value = record.get(key)
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+INT_MIN = -(2**63)
+
+
+def text_problem(value: str) -> str | None:
+    """Why a string cannot be an id or a label (slice, cluster, status), or None. A NUL is never
+    part of a name (and polars reads a lone surrogate escape as one); a lone surrogate
+    (`"\\ud800"`: half of a UTF-16 pair, which Python's json keeps and polars, files and
+    terminals cannot hold) is not a character at all."""
+    if "\x00" in value:
+        return "holds a NUL character (U+0000)"
+    found = _LONE_SURROGATE.search(value)
+    if found is not None:
+        return (
+            f"holds a lone surrogate \\u{ord(found.group()):04x} (half of a UTF-16 pair, not a "
+            "character)"
+        )
+    return None
+
+
+def id_problem(value: Any, what: str = "a string or integer id") -> str | None:
+    """Why a JSON value cannot be an item's id ("expected <what>, got ..."), or None. An id is
+    a non-empty string or an integer that fits in 64 bits: never a boolean, a float, a list or
+    an object, and a longer integer must be written as a string, since JSON readers that turn
+    it into a float (JavaScript, jq) read another id."""
+    shown = describe(value, QUOTE_CHARS, ascii_only=True)
     if isinstance(value, bool) or not isinstance(value, int | str) or value == "":
-        raise where.expected(key, what, value)
+        return f"expected {what}, got {shown}"
+    if isinstance(value, int):
+        if INT_MIN <= value <= INT_MAX:
+            return None
+        return f"expected {what}, got {shown}, an integer beyond 64 bits (write it as a string)"
+    problem = text_problem(value)
+    return None if problem is None else f"expected {what}, got {shown}, which {problem}"
+
+
+def identifier(record: Mapping[str, Any], key: str, where: Where, what: str) -> str:
+    """An item's id: an integer that fits in 64 bits or a non-empty string of characters
+    (never a boolean, a float, or a string with a NUL or a lone surrogate), as a string."""
+    value = record.get(key)
+    problem = id_problem(value, what)
+    if problem is not None:
+        raise where.error(key, problem)
     return str(value)
 
 

@@ -45,6 +45,7 @@ from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
     describe,
+    loads,
     object_keys,
     read_json_file,
     shorten,
@@ -405,7 +406,7 @@ def _run_spec_metadata(spec_path: Path) -> dict[str, str]:
     try:
         if not spec_path.is_file() or spec_path.stat().st_size > MAX_RUN_SPEC_BYTES:
             return {}
-        spec = json.loads(spec_path.read_bytes())
+        spec = loads(spec_path.read_bytes())
     except (OSError, ValueError, RecursionError):
         return {"run_spec": f"{spec_path.name} (unreadable, ignored)"}
     if not isinstance(spec, dict):

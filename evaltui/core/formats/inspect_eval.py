@@ -18,7 +18,6 @@ every supported Python).
 
 from __future__ import annotations
 
-import json
 import re
 import struct
 import threading
@@ -45,6 +44,7 @@ from evaltui.core.formats.inspect_common import (
     sample_transcript,
     transcript_field,
 )
+from evaltui.core.formats.jsontext import DuplicateKey, duplicate_problem, loads, locate_duplicate
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.formats.zip_members import MemberError, read_member
 from evaltui.core.runs import Run, RunSource, Transcript
@@ -349,12 +349,18 @@ def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> A
             record=info.filename,
         )
     try:
-        return json.loads(data)
+        return loads(data)
+    except DuplicateKey as exc:
+        found = locate_duplicate(data)
+        field, line = found if found is not None else (exc.key, None)
+        raise InputError(
+            path, duplicate_problem(exc), line=line, record=info.filename, field=field
+        ) from None
     except UnicodeDecodeError as exc:
         raise InputError(
             path, f"the member is not UTF-8 JSON: {exc}", record=info.filename
         ) from None
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise InputError(
             path, f"the member is not valid JSON: {exc}", record=info.filename
         ) from None

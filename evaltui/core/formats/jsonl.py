@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats import scan_cache
 from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
-from evaltui.core.formats.jsonl_scan import scan_jsonl
+from evaltui.core.formats.jsonl_scan import Scan, scan_jsonl
 from evaltui.core.formats.jsontext import parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
@@ -28,7 +29,7 @@ from evaltui.core.formats.native import (
     transcript_from_record,
 )
 from evaltui.core.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
-from evaltui.core.runs import Run, RunSource, Transcript
+from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, STATUS, Run, RunSource, Transcript
 
 NAME = "jsonl"
 Options = ColumnOptions
@@ -61,7 +62,12 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     fresh = scan is None
     if scan is None:
         try:
-            scan = scan_jsonl(path, file_schema)
+            scan = scan_jsonl(
+                path,
+                file_schema,
+                texts=[plan.mapping.user_name(c) for c in (STATUS, SLICE, CLUSTER)],
+                ids=[plan.mapping.user_name(ITEM_ID)],
+            )
         except Exception as exc:  # polars says what, not where: find the line ourselves
             raise _diagnose(path, plan.wanted, exc, plan.mapping) from None
     lines = scan.lines
@@ -69,6 +75,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         raise _diagnose(path, plan.wanted, None, plan.mapping)
     if len(lines) == 0:
         raise InputError(path, "holds no records; expected one JSON object per line")
+    _check_suspects(path, scan, plan)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return int(lines.line_numbers[row]), None
@@ -91,6 +98,36 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         source=source,
         accepted=accepted,
     )
+
+
+def _check_suspects(path: Path, scan: Scan, plan: StatsPlan) -> None:
+    """Read again, in Python, the lines the scan could not vouch for (`Scan.suspects`: a key
+    written twice or escaped, a value polars would have turned into text); the first one that
+    is wrong is the error, naming its line, field and value. Usually there are none."""
+    lines = scan.lines
+    texts = [name for name, dtype in scan.frame.schema.items() if dtype == pl.String]
+    # polars reads a lone surrogate escape ("\ud800") as a NUL: Python's reading says which
+    nul = (
+        scan.frame.select(
+            pl.any_horizontal(pl.col(name).str.contains("\x00", literal=True) for name in texts)
+            .fill_null(False)
+            .arg_true()
+        ).to_series()
+        if texts
+        else pl.Series([], dtype=pl.UInt32)
+    )
+    suspects = np.union1d(scan.suspects, lines.line_numbers[nul.to_numpy()])
+    rows = np.searchsorted(lines.line_numbers, suspects)
+    for number, row in zip(suspects.tolist(), rows.tolist(), strict=True):
+        if row >= len(lines) or int(lines.line_numbers[row]) != number:
+            continue  # a blank line
+        record = parse_json_line(path, read_line(path, int(lines.starts[row])), number)
+        if isinstance(record, dict):
+            record = plan.mapping.rename_record(record)
+        problem = check_record(record, plan.wanted, loose_verdicts=plan.loose_verdicts)
+        if problem is not None:
+            field, text = problem
+            raise plan.mapping.translate(InputError(path, text, line=number, field=field or None))
 
 
 def _discover_columns(path: Path) -> list[str]:

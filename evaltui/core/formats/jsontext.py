@@ -1,5 +1,12 @@
 """Small helpers every JSON-based format shares: parsing a line with an error that names it,
-and turning arbitrary JSON values into short, literal text for metadata and messages."""
+and turning arbitrary JSON values into short, literal text for metadata and messages.
+
+Every JSON text an input or a record is read from goes through `loads`, which refuses an object
+that holds the same key twice. JSON itself leaves the meaning of `{"passed": true, "passed":
+false}` open and readers disagree (Python's json and jq keep the last value, polars the first),
+so a file that another tool reads as a fail could be read here as a pass; I-JSON (RFC 7493,
+section 2.3) forbids duplicate names, and so do we, naming the line and the key.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +21,80 @@ from evaltui.core.errors import InputError
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+class DuplicateKey(ValueError):
+    """An object holds the same key twice (raised from inside the decoder by `loads`)."""
+
+    def __init__(self, key: str) -> None:
+        quoted = json.dumps(key, ensure_ascii=False)
+        super().__init__(f"the key {quoted} appears twice in one object")
+        self.key = key
+
+
+def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """The decoder's object hook: a dict, unless two pairs share a key."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+
+
+def loads(data: bytes | bytearray | str) -> Any:
+    """`json.loads` that refuses duplicate keys (`DuplicateKey`, a ValueError). Bytes must be
+    UTF-8 (UnicodeDecodeError otherwise), as RFC 8259 requires of JSON exchanged between
+    systems. NaN and Infinity are read as Python does (lm-eval writes them; the loaders that
+    take numbers check they are finite)."""
+    text = data if isinstance(data, str) else bytes(data).decode("utf-8")
+    return _DECODER.decode(text)
+
+
+def duplicate_problem(exc: DuplicateKey) -> str:
+    """The message for a duplicate key: what it is and why it is refused."""
+    return (
+        f"{exc}; JSON readers disagree on which value counts (Python and jq take the last, "
+        "polars the first), so evaltui reads neither (I-JSON, RFC 7493): remove one"
+    )
+
+
+def locate_duplicate(text: bytes) -> tuple[str, int] | None:
+    """Where the first duplicate key of a JSON text sits: (the dotted path to it, e.g.
+    `samples[3].scores.passed`, and its 1-based line), or None. Only on the error path: it
+    walks the text once more with the sniffers' walker and decodes each key's escapes."""
+    seen: set[tuple[tuple[str | int, ...], str]] = set()
+    for where, _, start, end in _walk_keys(text):
+        try:
+            name = json.loads(b'"' + text[start:end] + b'"')
+        except ValueError:
+            name = text[start:end].decode("utf-8", errors="replace")
+        if (where, name) in seen:
+            return _dotted_path((*where, name)), text.count(b"\n", 0, start) + 1
+        seen.add((where, name))
+    return None
+
+
+def _dotted_path(parts: tuple[str | int, ...]) -> str:
+    out = ""
+    for part in parts:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
 def parse_json_line(path: Path, raw: bytes, number: int) -> Any:
     """One line's JSON value; a bad line is an InputError naming the file and line."""
     if number == 1:
         raw = raw.removeprefix(UTF8_BOM)
     try:
-        return json.loads(raw)
+        return loads(raw)
+    except DuplicateKey as exc:
+        found = locate_duplicate(bytes(raw))
+        field = found[0] if found is not None else exc.key
+        raise InputError(path, duplicate_problem(exc), line=number, field=field) from None
     except UnicodeDecodeError as exc:
         raise InputError(path, f"the line is not UTF-8: {exc}", line=number) from None
     except json.JSONDecodeError as exc:
@@ -38,16 +113,31 @@ def read_json_file(path: Path) -> Any:
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
+    return load_document(path, data)
+
+
+def load_document(path: Path, data: bytes, *, record: str | None = None) -> Any:
+    """A whole JSON document already read (a file, or an archive member named by `record`);
+    a broken one, or one with a duplicate key, is one InputError naming the place."""
     try:
-        return json.loads(data.removeprefix(UTF8_BOM))
+        return loads(data.removeprefix(UTF8_BOM))
+    except DuplicateKey as exc:
+        found = locate_duplicate(data.removeprefix(UTF8_BOM))
+        field, line = found if found is not None else (exc.key, None)
+        raise InputError(
+            path, duplicate_problem(exc), line=line, record=record, field=field
+        ) from None
     except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 JSON: {exc}") from None
+        raise InputError(path, f"not UTF-8 JSON: {exc}", record=record) from None
     except json.JSONDecodeError as exc:
         raise InputError(
-            path, f"not valid JSON: {exc.msg} (column {exc.colno})", line=exc.lineno
+            path,
+            f"not valid JSON: {exc.msg} (column {exc.colno})",
+            line=exc.lineno,
+            record=record,
         ) from None
     except (ValueError, RecursionError) as exc:
-        raise InputError(path, f"not valid JSON: {exc}") from None
+        raise InputError(path, f"not valid JSON: {exc}", record=record) from None
 
 
 def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
@@ -114,6 +204,14 @@ def object_keys(
     does (the regex it replaced retried every quote of such a string to the end of the head).
     `examined`, if given, is called with the number of bytes each step looked at, so a test can
     hold the walk to that bound by counting work rather than timing it."""
+    for where, name, _, _ in _walk_keys(text, examined=examined):
+        yield where, name
+
+
+def _walk_keys(
+    text: bytes, *, examined: Callable[[int], None] | None = None
+) -> Iterator[tuple[tuple[str | int, ...], str, int, int]]:
+    """`object_keys`, with where each key's body starts and ends in `text` (escapes undecoded)."""
     stack: list[list] = []  # one frame per open container: [is_object, current key or index]
     key: tuple[int, int] | None = None  # the last token's body, if it was a string
     end = len(text)
@@ -151,6 +249,6 @@ def object_keys(
                 stack[-1][1] += 1
         elif byte == _COLON and key is not None and stack and stack[-1][0]:
             name = text[key[0] : key[1]].decode("utf-8", errors="replace")
-            yield tuple(frame[1] for frame in stack[:-1]), name
+            yield tuple(frame[1] for frame in stack[:-1]), name, key[0], key[1]
             stack[-1][1] = name
         key = None

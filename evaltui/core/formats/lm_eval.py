@@ -46,7 +46,7 @@ from evaltui.core.formats.fields import (
     require_str,
 )
 from evaltui.core.formats.jsonl_scan import scan_jsonl
-from evaltui.core.formats.jsontext import UTF8_BOM, as_text, object_keys
+from evaltui.core.formats.jsontext import UTF8_BOM, DuplicateKey, as_text, loads, object_keys
 from evaltui.core.formats.lm_eval_records import JSONL, is_array, read_one, read_records
 from evaltui.core.formats.native import fingerprint
 from evaltui.core.formats.refusals import explain
@@ -285,6 +285,8 @@ def _fast_load(
         scan = scan_jsonl(path, schema)
     except Exception:  # noqa: BLE001 - polars says what, not where: the slow path says where
         return None
+    if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
+        return None
     frame = scan.frame.with_columns(pl.col("filter").fill_null(DEFAULT_FILTER))
     if frame.height == 0 or frame["doc_id"].null_count() or frame.height != len(scan.lines):
         return None
@@ -468,8 +470,10 @@ def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
     try:
         if not results_path.is_file() or results_path.stat().st_size > MAX_RESULTS_BYTES:
             return {}
-        results = json.loads(results_path.read_bytes())
-    except (OSError, ValueError):
+        results = loads(results_path.read_bytes())
+    except DuplicateKey as exc:  # the directions in it would be one reader's guess
+        return {"results_file": f"{results_path.name} (unreadable: {exc}; ignored)"}
+    except (OSError, ValueError, RecursionError):
         return {"results_file": f"{results_path.name} (unreadable, ignored)"}
     if not isinstance(results, dict):
         return {}

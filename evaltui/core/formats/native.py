@@ -17,7 +17,8 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.formats.jsontext import describe
+from evaltui.core.formats.fields import INT_MAX, id_problem, text_problem
+from evaltui.core.formats.jsontext import describe, loads
 from evaltui.core.runs import (
     CLUSTER,
     EPOCH,
@@ -126,6 +127,23 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
     row = first_row(pl.col(ITEM_ID).is_null() | (pl.col(ITEM_ID).str.strip_chars() == ""))
     if row is not None:
         raise fail(row, ITEM_ID, "missing or empty; expected a string or integer id")
+    for col in (SLICE, CLUSTER, STATUS):  # labels are text (a number or a list is not a name)
+        if col in df.columns and not _is_text_dtype(df.schema[col]):
+            raise fail(
+                first_row(pl.col(col).is_not_null()) or 0,
+                col,
+                f"expected text (a string column), got values of type {df.schema[col]}",
+            )
+    for col in (ITEM_ID, SLICE, CLUSTER, STATUS):
+        if col in df.columns:
+            row = first_row(pl.col(col).cast(pl.String).str.contains("\x00", literal=True))
+            if row is not None:
+                raise fail(
+                    row,
+                    col,
+                    f"expected text, got {_quoted(df[col][row])}, which holds a NUL character "
+                    "(U+0000; polars also reads a lone surrogate escape such as \\ud800 as one)",
+                )
 
     # status: ok / error / timeout; absent means ok.
     if STATUS in df.columns:
@@ -145,6 +163,11 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
     if EPOCH in df.columns:
         if not df.schema[EPOCH].is_integer():
             raise fail(0, EPOCH, f"expected an integer epoch >= 1, got type {df.schema[EPOCH]}")
+        row = first_row(pl.col(EPOCH) > INT_MAX)  # an unsigned 64-bit column may hold more
+        if row is not None:
+            raise fail(
+                row, EPOCH, f"expected an integer epoch that fits in 64 bits, got {df[EPOCH][row]}"
+            )
         df = df.with_columns(pl.col(EPOCH).cast(pl.Int64).fill_null(1))
         row = first_row(pl.col(EPOCH) < 1)
         if row is not None:
@@ -155,6 +178,11 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
         if col in df.columns:
             df = df.with_columns(pl.col(col).cast(pl.String))
     return df
+
+
+def _is_text_dtype(dtype: pl.DataType) -> bool:
+    """Text a label can be read from: strings, categoricals, or a column with no values."""
+    return dtype == pl.String or isinstance(dtype, pl.Categorical | pl.Enum) or dtype == pl.Null
 
 
 def _check_passed(df: pl.DataFrame, fail: Callable, first_row: Callable) -> pl.DataFrame:
@@ -188,33 +216,42 @@ def _check_score(df: pl.DataFrame, col: str, fail: Callable, first_row: Callable
     return df
 
 
-def check_record(record: Any, columns: list[str]) -> tuple[str, str] | None:
+def check_record(
+    record: Any, columns: list[str], *, loose_verdicts: bool = False
+) -> tuple[str, str] | None:
     """Check one parsed record in Python; return (field, problem) for the first fault.
 
-    Used to pinpoint the line when the fast reader refuses a file without saying where.
+    Used to pinpoint the line when the fast reader refuses a file without saying where, and
+    on the lines it could not vouch for. `loose_verdicts`: the verdict comes from `--pass-col`,
+    whose 0/1 the loader checks itself.
     """
     if not isinstance(record, dict):
         return ("", f"expected a JSON object, got {_quoted(record)}")
     if ITEM_ID not in record or record[ITEM_ID] is None:
         return (ITEM_ID, "missing; expected a string or integer id")
-    item_id = record[ITEM_ID]
-    if isinstance(item_id, bool) or not isinstance(item_id, str | int):
-        return (ITEM_ID, f"expected a string or integer id, got {_quoted(item_id)}")
-    if PASSED in record and record[PASSED] is not None and not isinstance(record[PASSED], bool):
-        return (PASSED, f"expected true or false, got {_quoted(record[PASSED])}")
+    problem = id_problem(record[ITEM_ID])
+    if problem is not None:
+        return (ITEM_ID, problem)
+    verdict = record.get(PASSED)
+    if not loose_verdicts and verdict is not None and not isinstance(verdict, bool):
+        return (PASSED, f"expected true or false, got {_quoted(verdict)}")
     for col in columns:
         if is_score_column(col) and record.get(col) is not None:
             value = record[col]
             if isinstance(value, bool) or not isinstance(value, int | float):
                 return (col, f"expected a number, got {_quoted(value)}")
-    if record.get(EPOCH) is not None and (
-        isinstance(record[EPOCH], bool) or not isinstance(record[EPOCH], int)
+    epoch = record.get(EPOCH)
+    if epoch is not None and (
+        isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= INT_MAX
     ):
-        return (EPOCH, f"expected an integer epoch >= 1, got {_quoted(record[EPOCH])}")
-    for col in (STATUS, SLICE, CLUSTER):
+        return (EPOCH, f"expected an integer epoch >= 1 that fits in 64 bits, got {_quoted(epoch)}")
+    for col in (STATUS, SLICE, CLUSTER):  # labels: text, as the run format says
         value = record.get(col)
-        if value is not None and not isinstance(value, str | int):
-            return (col, f"expected a string, got {_quoted(value)}")
+        if value is not None and not isinstance(value, str):
+            return (col, f"expected a string or null, got {_quoted(value)}")
+        problem = None if value is None else text_problem(value)
+        if problem is not None:
+            return (col, f"expected a string, got {_quoted(value)}, which {problem}")
     return None
 
 
@@ -237,8 +274,8 @@ def parse_messages(value: Any) -> tuple[Message, ...]:
         return ()
     if isinstance(value, str):
         try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
+            value = loads(value)
+        except (ValueError, RecursionError):  # not JSON, or a duplicate key: shown as written
             return (Message("transcript", value),)
     if not isinstance(value, list):
         return (Message("transcript", _as_text(value) or ""),)

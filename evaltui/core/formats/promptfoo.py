@@ -50,6 +50,7 @@ from evaltui.core.formats.jsontext import (
     UTF8_BOM,
     as_text,
     describe,
+    loads,
     object_keys,
     read_json_file,
     shorten,
@@ -537,8 +538,8 @@ def _messages(raw: Any) -> tuple[Message, ...]:
     if not isinstance(raw, str) or not raw.lstrip().startswith("["):
         return ()
     try:
-        value = json.loads(raw)
-    except ValueError:
+        value = loads(raw)  # a prompt holding a duplicate key is shown as written
+    except (ValueError, RecursionError):
         return ()
     if not isinstance(value, list) or not all(isinstance(m, dict) and "role" in m for m in value):
         return ()

@@ -36,7 +36,9 @@ from evaltui.core.formats.jsonl_scan import Scan
 from evaltui.core.formats.line_index import LineIndex
 from evaltui.core.runs import RunSource, sha256_of, size_or_zero
 
-VERSION = 1  # bump when what a scan holds, or how it is stored, changes
+# bump when what a scan holds, how it is stored, or what a scan checks changes (2: entries
+# are kept only for files whose lines passed the duplicate-key and typed-text checks)
+VERSION = 2
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
 MAX_ENTRIES = 16  # least recently used entries beyond this are removed
 ENV = "EVALTUI_CACHE_DIR"
