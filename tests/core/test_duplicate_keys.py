@@ -120,6 +120,9 @@ def test_a_text_key_written_twice_is_refused_when_read_and_never_shown(tmp_path)
     with pytest.raises(InputError) as caught:
         run.transcripts.read(1200)
     assert caught.value.line == 1201 and caught.value.field == "output"
+    with pytest.raises(InputError) as caught:  # the list's previews read it the same way
+        run.transcripts.read_field([3, 1200], "output")
+    assert caught.value.line == 1201 and caught.value.field == "output"
 
 
 def test_the_block_by_block_scan_names_the_right_line_in_a_later_block(tmp_path):

@@ -19,8 +19,8 @@ from evaltui.core.errors import InputError
 from evaltui.core.formats import scan_cache
 from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
-from evaltui.core.formats.jsonl_scan import Scan, scan_jsonl
-from evaltui.core.formats.jsontext import parse_json_line
+from evaltui.core.formats.jsonl_scan import Scan, scan_jsonl, suspect_lines
+from evaltui.core.formats.jsontext import nonstandard_constant, parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
     check_record,
@@ -176,7 +176,7 @@ def _diagnose(
             record = parse_json_line(path, raw_line, line_no)
             if isinstance(record, dict):
                 record = mapping.rename_record(record)
-            problem = check_record(record, columns)
+            problem = check_record(record, columns) or nonstandard_constant(raw_line)
             if problem is not None:
                 field, text = problem
                 return mapping.translate(InputError(path, text, line=line_no, field=field or None))
@@ -218,12 +218,16 @@ class JsonlTranscripts:
                 handle.seek(int(self._lines.starts[rows[i]]))
                 raw[i] = handle.readline().rstrip(b"\r\n")
         source = self._mapping.user_name(name)
-        try:  # the common case: the field is text in every record
-            column = pl.read_ndjson(b"\n".join(raw), schema={source: pl.String})[source]
-            if column.len() == len(rows):
-                return column.to_list()
-        except Exception:  # noqa: BLE001 - not all strings: fall back to one record at a time
-            pass
+        joined = b"\n".join(raw)
+        # polars would take the first of a key written twice: such lines go to the reader below,
+        # which refuses them as opening the item does
+        if not suspect_lines(joined, {source: pl.String()}).size:
+            try:  # the common case: the field is text in every record
+                column = pl.read_ndjson(joined, schema={source: pl.String})[source]
+                if column.len() == len(rows):
+                    return column.to_list()
+            except Exception:  # noqa: BLE001 - not all strings: one record at a time
+                pass
         out: list[str | None] = []
         for i, line in enumerate(raw):
             record = parse_json_line(self._path, line, int(self._lines.line_numbers[rows[i]]))

@@ -11,6 +11,7 @@ section 2.3) forbids duplicate names, and so do we, naming the line and the key.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -138,6 +139,37 @@ def load_document(path: Path, data: bytes, *, record: str | None = None) -> Any:
         ) from None
     except (ValueError, RecursionError) as exc:
         raise InputError(path, f"not valid JSON: {exc}", record=record) from None
+
+
+_CONSTANT = re.compile(rb'(?:"((?:[^"\\]|\\.)*)"\s*:\s*)?(-?Infinity|NaN)\b')
+
+
+def nonstandard_constant(raw: bytes) -> tuple[str, str] | None:
+    """(field, problem) when a line that Python reads holds NaN or Infinity, which JSON does not
+    have (polars refuses the line, saying only "TapeError"); the field is the key before it,
+    when there is one. A value inside a string does not count."""
+    if b"NaN" not in raw and b"Infinity" not in raw:
+        return None
+    found: list[str] = []
+
+    def refuse(name: str) -> float:
+        found.append(name)
+        return math.nan
+
+    try:
+        json.loads(raw, parse_constant=refuse)
+    except (ValueError, RecursionError):
+        return None
+    if not found:
+        return None
+    key = next(
+        (m.group(1).decode("utf-8", "replace") for m in _CONSTANT.finditer(raw) if m.group(1)),
+        "",
+    )
+    return key, (
+        f"holds {found[0]}, which is not JSON (polars, jq and most readers refuse it); "
+        "write null for a missing value"
+    )
 
 
 def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:

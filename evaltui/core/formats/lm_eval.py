@@ -282,7 +282,7 @@ def _fast_load(
     schema = {"doc_id": pl.String(), "filter": pl.String(), metric: pl.Float64()}
     schema[DOC_HASH] = pl.String()
     try:
-        scan = scan_jsonl(path, schema)
+        scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH], ids=["doc_id"])
     except Exception:  # noqa: BLE001 - polars says what, not where: the slow path says where
         return None
     if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
