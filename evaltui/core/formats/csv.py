@@ -12,11 +12,13 @@ import io
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import LoadOptions
+from evaltui.core.formats.jsontext import describe
 from evaltui.core.formats.native import (
     ensure_unchanged,
     fingerprint,
@@ -73,10 +75,18 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     schema = plan.schema
     # Read verdicts as text first: polars would take "1" or "yes" for a boolean column.
     overrides = {src: (pl.String if dst == PASSED else schema[dst]) for src, dst in plan.reads}
+    records = check_quoting(path)
     try:
         raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides)
     except Exception as exc:
         raise InputError(path, f"cannot be read as CSV: {first_line(exc)}") from None
+    if raw.height != records:
+        raise InputError(
+            path,
+            f"polars read {raw.height:,} records where the file's line breaks outside quotes "
+            f"make {records:,}; refusing a file its readers split differently",
+        )
+    _refuse_broken_labels(raw, path, plan)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return None, f"data row {row + 1}"
@@ -90,6 +100,24 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         locate=locate,
         transcripts=CsvTranscripts(path, plan.text_columns, plan.mapping),
     )
+
+
+def _refuse_broken_labels(raw: pl.DataFrame, path: Path, plan: StatsPlan) -> None:
+    """An id, verdict, status, slice or cluster never holds a line break; one that does is most
+    likely lines joined into one cell by stray quotes (well-formed, so every reader agrees, and
+    the records in between are gone), so it is refused, naming the record and the column."""
+    for name in raw.columns:
+        if raw.schema[name] != pl.String:
+            continue
+        hit = raw.select(pl.col(name).str.contains("[\r\n]").arg_true().first()).item()
+        if hit is not None:
+            raise InputError(
+                path,
+                f"holds a line break ({describe(raw[name][int(hit)], 60)}); a statistics cell "
+                "never does: a stray quote may have joined the following lines into this cell",
+                record=f"data row {int(hit) + 1}",
+                field=name,
+            )
 
 
 def _parse_verdicts(raw: pl.DataFrame, path: Path, field: str) -> pl.DataFrame:
@@ -112,6 +140,82 @@ def _parse_verdicts(raw: pl.DataFrame, path: Path, field: str) -> pl.DataFrame:
     return raw.with_columns(
         pl.when(text == "true").then(True).when(text == "false").then(False).alias(PASSED)
     )
+
+
+_QUOTE, _COMMA, _LF, _CR = b'"'[0], b","[0], b"\n"[0], b"\r"[0]
+
+
+def check_quoting(path: Path) -> int:
+    """Check the file's quoting as RFC 4180 has it and return its number of data records; the
+    first fault is an InputError naming its line. A quote that opens a cell must start it, one
+    that closes a cell must end it, every quoted cell must close, and a line ends with LF or
+    CRLF: a stray quote otherwise makes readers split the rest of the file into other records
+    (or one), and a reader that takes it quietly loses the tail.
+
+    Inside and outside quoted cells alternate with the parity of the quotes seen so far (a
+    doubled quote inside a cell counts two), so numpy finds every fault at once: a run of
+    consecutive quotes that opens a cell must follow a comma or a line break, one after which
+    the cell is closed must precede a comma, CR, LF or the end of the file, a CR outside a cell
+    must precede LF, and the file must end outside a cell."""
+    from evaltui.core.formats.jsonl_scan import BLOCK, _complete_lines
+
+    quotes = 0  # quotes before the block
+    lines = 0  # line breaks before the block
+    records = 0  # line breaks outside quotes
+    last = _LF
+    opened_line = 1
+    for buf, cut in _complete_lines(path, BLOCK):
+        data = np.frombuffer(buf, np.uint8, count=cut)  # released below: buf is reused
+        at = np.flatnonzero(data == _QUOTE)
+        breaks = np.flatnonzero(data == _LF)
+        faults: list[tuple[int, str]] = []
+        if at.size:
+            first = np.r_[True, np.diff(at) != 1]  # the first quote of each run
+            final = np.r_[np.diff(at) != 1, True]  # the last quote of each run
+            ordinal = np.arange(at.size) + quotes
+            opens = at[first & (ordinal % 2 == 0)]
+            before = np.where(opens > 0, data[np.maximum(opens - 1, 0)], _LF)
+            bad = opens[(before != _COMMA) & (before != _LF)]
+            if bad.size:
+                faults.append((int(bad[0]), "a quote inside an unquoted cell"))
+            if opens.size:  # where the last cell opened, should it never close
+                opened_line = lines + int(np.searchsorted(breaks, opens[-1])) + 1
+            closes = at[final & ((ordinal + 1) % 2 == 0)]
+            after = np.where(closes + 1 < cut, data[np.minimum(closes + 1, cut - 1)], _LF)
+            bad = closes[(after != _COMMA) & (after != _LF) & (after != _CR)]
+            if bad.size:
+                faults.append((int(bad[0]), "a quoted cell that goes on after its closing quote"))
+        inside = (np.searchsorted(at, breaks) + quotes) % 2 == 1
+        records += int(np.count_nonzero(~inside))
+        returns = np.flatnonzero(data == _CR) if buf.find(b"\r", 0, cut) != -1 else at[:0]
+        if returns.size:
+            outside = (np.searchsorted(at, returns) + quotes) % 2 == 0
+            follows = np.where(returns + 1 < cut, data[np.minimum(returns + 1, cut - 1)], 0)
+            bare = returns[outside & (follows != _LF)]
+            if bare.size:
+                faults.append((int(bare[0]), "a carriage return (CR) that does not end a line"))
+        if faults:
+            position, what = min(faults)
+            line = lines + int(np.searchsorted(breaks, position)) + 1
+            raise InputError(
+                path,
+                f"{what}; expected RFC 4180 quoting (a cell holding a quote, comma or line break "
+                'is quoted, its quotes doubled: "say ""hi""") and LF or CRLF line ends',
+                line=line,
+            )
+        quotes += at.size
+        lines += breaks.size
+        if cut:
+            last = int(data[cut - 1])
+        del data  # the buffer may grow for the next block only once nothing views it
+    if quotes % 2:
+        raise InputError(
+            path,
+            "a quote opens a cell that never closes (the rest of the file would be its text); "
+            "expected RFC 4180 quoting",
+            line=opened_line,
+        )
+    return records - 1 + (0 if last == _LF else 1)  # the header, and a last line without LF
 
 
 class CsvTranscripts:
