@@ -514,6 +514,11 @@ def _refuse_one_file_twice(args: argparse.Namespace) -> None:
     from evaltui.core.errors import UsageError
 
     same = Path(args.baseline).resolve() == Path(args.candidate).resolve()
+    if same and Path(args.baseline).is_dir():
+        from evaltui.core.logdir import is_log_directory
+
+        if is_log_directory(Path(args.baseline)):
+            return  # the log-directory picker's stand-in until the reviewer picks a pair
     if same and (args.baseline_arm or None) == (args.candidate_arm or None):
         raise UsageError(
             f"{args.baseline} is given as both the baseline and the candidate: nothing to compare "
