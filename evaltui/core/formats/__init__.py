@@ -17,6 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
 
+from polars.exceptions import PanicException
+
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats.contract import (
     HEAD_BYTES,
@@ -121,7 +123,14 @@ def load_run(
     assert module is not None
     options = options or LoadOptions()
     own = own_options(module, options, path)
-    run = module.load(path, replace(options, format_options=()), own)
+    try:
+        run = module.load(path, replace(options, format_options=()), own)
+    except PanicException as exc:  # a BaseException: past every `except Exception` of a loader
+        raise InputError(
+            path,
+            f"polars panicked reading it as {module.NAME} (a corrupt file?): "
+            + " ".join(str(exc).split())[:200],
+        ) from None
     return run.resolved() if wait_for_hash else run
 
 

@@ -20,6 +20,7 @@ from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.jsontext import describe
 from evaltui.core.formats.native import (
+    POLARS_FAILURES,
     ensure_unchanged,
     fingerprint,
     first_line,
@@ -78,7 +79,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     records = check_quoting(path)
     try:
         raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides)
-    except Exception as exc:
+    except POLARS_FAILURES as exc:
         raise InputError(path, f"cannot be read as CSV: {first_line(exc)}") from None
     if raw.height != records:
         raise InputError(
@@ -236,11 +237,16 @@ class CsvTranscripts:
                 sources = list(
                     dict.fromkeys(src for src, _ in self._mapping.read_plan(self._columns))
                 )
-                frame = pl.read_csv(
-                    self._path,
-                    columns=sources,
-                    schema_overrides=dict.fromkeys(sources, pl.String),
-                )
+                try:
+                    frame = pl.read_csv(
+                        self._path,
+                        columns=sources,
+                        schema_overrides=dict.fromkeys(sources, pl.String),
+                    )
+                except POLARS_FAILURES as exc:
+                    raise InputError(
+                        self._path, f"cannot read the text columns: {first_line(exc)}"
+                    ) from None
                 self._frame = self._mapping.rename_frame(frame, self._columns)
         return self._frame
 

@@ -23,6 +23,7 @@ from evaltui.core.formats.jsonl_scan import Scan, scan_jsonl, suspect_lines
 from evaltui.core.formats.jsontext import nonstandard_constant, parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
+    POLARS_FAILURES,
     check_record,
     ensure_unchanged,
     fingerprint,
@@ -68,7 +69,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
                 texts=[plan.mapping.user_name(c) for c in (STATUS, SLICE, CLUSTER)],
                 ids=[plan.mapping.user_name(ITEM_ID)],
             )
-        except Exception as exc:  # polars says what, not where: find the line ourselves
+        except POLARS_FAILURES as exc:  # polars says what, not where: find the line ourselves
             raise _diagnose(path, plan.wanted, exc, plan.mapping) from None
     lines = scan.lines
     if scan.frame.height != len(lines):
@@ -226,7 +227,7 @@ class JsonlTranscripts:
                 column = pl.read_ndjson(joined, schema={source: pl.String})[source]
                 if column.len() == len(rows):
                     return column.to_list()
-            except Exception:  # noqa: BLE001 - not all strings: one record at a time
+            except POLARS_FAILURES:  # not all strings: one record at a time
                 pass
         out: list[str | None] = []
         for i, line in enumerate(raw):

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from polars.exceptions import PanicException
 
 from evaltui.core import meter
 from evaltui.core.formats.line_index import LineIndex
@@ -187,7 +188,7 @@ class LineCheck:
         try:
             frame = pl.read_lines(bytes(data)).with_row_index("n")
             rows = frame.filter(self.flagged).get_column("n").to_numpy()
-        except Exception:  # noqa: BLE001 - not UTF-8 (polars refuses the block too): read all
+        except (Exception, PanicException):  # noqa: BLE001 - not UTF-8 (the parse refuses it too)
             return every
         if frame.height != count:  # lines counted otherwise than by "\n": read them all
             return every
@@ -207,7 +208,7 @@ class LineCheck:
                 .select("n")
                 .collect(engine="streaming")
             )
-        except Exception:  # noqa: BLE001 - not UTF-8 (the parse refuses it too)
+        except (Exception, PanicException):  # noqa: BLE001 - not UTF-8 (the parse refuses it too)
             return None
         return found["n"].to_numpy().astype(np.int64) + 1
 

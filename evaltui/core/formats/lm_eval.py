@@ -48,7 +48,7 @@ from evaltui.core.formats.fields import (
 from evaltui.core.formats.jsonl_scan import scan_jsonl
 from evaltui.core.formats.jsontext import UTF8_BOM, DuplicateKey, as_text, loads, object_keys
 from evaltui.core.formats.lm_eval_records import JSONL, is_array, read_one, read_records
-from evaltui.core.formats.native import fingerprint
+from evaltui.core.formats.native import POLARS_FAILURES, fingerprint
 from evaltui.core.formats.refusals import explain
 from evaltui.core.runs import (
     EPOCH,
@@ -283,7 +283,7 @@ def _fast_load(
     schema[DOC_HASH] = pl.String()
     try:
         scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH], ids=["doc_id"])
-    except Exception:  # noqa: BLE001 - polars says what, not where: the slow path says where
+    except POLARS_FAILURES:  # polars says what, not where: the slow path says where
         return None
     if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
         return None

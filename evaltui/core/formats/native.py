@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import polars as pl
+from polars.exceptions import PanicException
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.fields import INT_MAX, id_problem, text_problem
@@ -38,6 +39,10 @@ from evaltui.core.runs import (
 
 # Where a record sits in its file, for error messages: (line, record label).
 Locator = Callable[[int], tuple[int | None, str | None]]
+
+# What polars raises on input it cannot read: its errors, and a Rust panic (pyo3's PanicException
+# derives from BaseException: `except Exception` lets it through as a traceback and exit 1)
+POLARS_FAILURES = (Exception, PanicException)
 
 OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER)
 EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"

@@ -11,11 +11,13 @@ from dataclasses import replace
 from pathlib import Path
 
 import polars as pl
+from polars.exceptions import PanicException
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import LoadOptions
 from evaltui.core.formats.native import (
+    POLARS_FAILURES,
     ensure_unchanged,
     fingerprint,
     first_line,
@@ -40,7 +42,7 @@ def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:
 def _columns(path: Path) -> list[str]:
     try:
         return list(pl.read_parquet_schema(path))
-    except Exception as exc:
+    except POLARS_FAILURES as exc:
         raise _unreadable(path, exc) from None
 
 
@@ -48,7 +50,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     """The statistics columns only: Parquet is columnar, the others are never decoded."""
     try:
         raw = plan.renamed(pl.read_parquet(path, columns=plan.sources))
-    except Exception as exc:
+    except POLARS_FAILURES as exc:
         raise _unreadable(path, exc) from None
 
     def locate(row: int) -> tuple[int | None, str | None]:
@@ -61,8 +63,14 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     )
 
 
-def _unreadable(path: Path, exc: Exception) -> InputError:
-    return InputError(path, f"cannot be read as Parquet: {first_line(exc)}")
+def _unreadable(path: Path, exc: BaseException, row: int | None = None) -> InputError:
+    """The error for a file polars cannot read; a panic is named as one (the file is corrupt
+    in a way polars did not expect)."""
+    how = (
+        "polars panicked reading it (a corrupt file?): " if isinstance(exc, PanicException) else ""
+    )
+    record = None if row is None else f"row {row}"
+    return InputError(path, f"cannot be read as Parquet: {how}{first_line(exc)}", record=record)
 
 
 class ParquetTranscripts:
@@ -78,8 +86,11 @@ class ParquetTranscripts:
         return [pl.col(src).alias(dst) for src, dst in self._mapping.read_plan(names)]
 
     def _rows(self, row: int, length: int = 1) -> pl.DataFrame:
-        scan = pl.scan_parquet(self._path).select(self._select(self._columns))
-        return scan.slice(row, length).collect()
+        try:
+            scan = pl.scan_parquet(self._path).select(self._select(self._columns))
+            return scan.slice(row, length).collect()
+        except POLARS_FAILURES as exc:  # a page the statistics did not need may be the corrupt one
+            raise _unreadable(self._path, exc, row) from None
 
     def read(self, row: int) -> Transcript:
         ensure_unchanged(self._path, self._fingerprint)
@@ -98,8 +109,11 @@ class ParquetTranscripts:
         flat = [c for c in self._columns if c != MESSAGES]
         if not flat:
             return Transcript(complete=False)
-        scan = pl.scan_parquet(self._path).select(self._select(flat))
-        record = scan.slice(row, 1).collect().row(0, named=True)
+        try:
+            scan = pl.scan_parquet(self._path).select(self._select(flat))
+            record = scan.slice(row, 1).collect().row(0, named=True)
+        except POLARS_FAILURES as exc:
+            raise _unreadable(self._path, exc, row) from None
         return replace(transcript_from_record(record), complete=False)
 
     # Each call decodes the whole column once: ask for many rows at a time.
@@ -109,13 +123,16 @@ class ParquetTranscripts:
         ensure_unchanged(self._path, self._fingerprint)
         if name not in self._columns or not rows:
             return [None] * len(rows)
-        column = (
-            pl.scan_parquet(self._path)
-            .select(self._select([name]))
-            .with_row_index("_row")
-            .filter(pl.col("_row").is_in(pl.Series(list(rows), dtype=pl.UInt32).implode()))
-            .collect()
-        )
+        try:
+            column = (
+                pl.scan_parquet(self._path)
+                .select(self._select([name]))
+                .with_row_index("_row")
+                .filter(pl.col("_row").is_in(pl.Series(list(rows), dtype=pl.UInt32).implode()))
+                .collect()
+            )
+        except POLARS_FAILURES as exc:
+            raise _unreadable(self._path, exc) from None
         by_row = dict(zip(column["_row"].to_list(), column[name].to_list(), strict=True))
         return [by_row.get(r) for r in rows]
 

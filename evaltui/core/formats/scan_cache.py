@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
+from polars.exceptions import PanicException
 
 from evaltui.core.errors import InputError
 from evaltui.core.formats.jsonl_scan import Scan
@@ -103,7 +104,7 @@ def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) 
         if frame.height != len(lines) or frame.height != meta.get("rows"):
             return None
         os.utime(entry / META)  # recently used: pruned last
-    except Exception:  # noqa: BLE001 - missing, partly written or damaged: parse the file
+    except (Exception, PanicException):  # noqa: BLE001 - missing, partly written or damaged: parse
         return None
     return Scan(frame=frame, sha256=digest, lines=lines, hash_checked=check_hash)
 
