@@ -414,6 +414,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _reader_went_away()
     except Exception as exc:  # noqa: BLE001 - the one place errors become exit codes
         return _fail(exc)
+    except BaseException as exc:  # a polars (Rust) panic is not an Exception: name it too
+        if _is_panic(exc):
+            return _panicked(exc)
+        raise
 
 
 def _refuse_a_mistyped_command(args_list: list[str]) -> None:
@@ -450,19 +454,49 @@ def _fail(exc: Exception) -> int:
     from evaltui.core.errors import EvalTuiError
 
     if isinstance(exc, EvalTuiError):
-        sys.stderr.write(f"evaltui: error: {exc}\n")
+        sys.stderr.write(f"evaltui: error: {_one_line(exc)}\n")
         return EXIT_USAGE
     if isinstance(exc, OSError) and exc.filename is not None:
         # The environment, not a bug: a file that cannot be read or written (permissions, a
         # full or read-only disk) that no more specific check caught. One line, the path.
         from evaltui.core.review import os_error_text
 
-        sys.stderr.write(f"evaltui: error: {exc.filename}: {os_error_text(exc)}\n")
+        sys.stderr.write(f"evaltui: error: {_one_line(f'{exc.filename}: {os_error_text(exc)}')}\n")
+        return EXIT_USAGE
+    if isinstance(exc, OSError):  # the environment too (a full disk, no permission), unnamed
+        sys.stderr.write(f"evaltui: error: {_one_line(exc.strerror or exc)}\n")
         return EXIT_USAGE
     if os.environ.get("EVALTUI_DEBUG"):
         raise exc
     sys.stderr.write(
-        f"evaltui: internal error: {type(exc).__name__}: {' '.join(str(exc).split())} "
+        f"evaltui: internal error: {type(exc).__name__}: {_one_line(exc)} "
+        "(set EVALTUI_DEBUG=1 for the traceback, and please report it)\n"
+    )
+    return EXIT_INTERNAL
+
+
+def _one_line(message: object) -> str:
+    """An error message as one inert line for stderr: it may quote an id, a path or a key
+    from an input, and a terminal would obey the escapes in it (set the title, the clipboard,
+    clear the screen), so control and bidi characters are shown as visible stand-ins."""
+    from evaltui.core.textsafe import one_line
+
+    return one_line(str(message))
+
+
+def _is_panic(exc: BaseException) -> bool:
+    """A Rust panic inside polars (pyo3's PanicException, a BaseException)."""
+    return type(exc).__name__ == "PanicException"
+
+
+def _panicked(exc: BaseException) -> int:
+    """A polars panic no loader turned into an input error: named, exit 3 (internal), never a
+    traceback and exit 1, which `report` means as "blocked". (A panic while reading an input
+    is the formats' InputError, exit 2.)"""
+    if os.environ.get("EVALTUI_DEBUG"):
+        raise exc
+    sys.stderr.write(
+        f"evaltui: internal error: polars panicked: {_one_line(exc)} "
         "(set EVALTUI_DEBUG=1 for the traceback, and please report it)\n"
     )
     return EXIT_INTERNAL
@@ -635,7 +669,7 @@ def _run_app(args: argparse.Namespace) -> int:
             app.loaded.session.close()
         os._exit(app.return_code or 0)
     if app.load_error:
-        sys.stderr.write(f"evaltui: error: {app.load_error}\n")
+        sys.stderr.write(f"evaltui: error: {_one_line(app.load_error)}\n")
     code = app.return_code or 0
     _leave_without_waiting_for_workers(app, code)
     return code
