@@ -208,9 +208,12 @@ CSV_COLUMNS = (
 
 
 def record_csv(record: dict[str, Any]) -> str:
-    """The discordant items with their tags and notes, for a spreadsheet; formula-safe."""
+    """The discordant items with their tags and notes, for a spreadsheet; formula-safe. Every
+    cell goes through `csv_cell` (line breaks as LF, no other control characters, the formula
+    guard at the start and after each line break), and a cell holding a line break is quoted,
+    so no text from a run or a note can start a row or a formula of its own."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(CSV_COLUMNS)
     for item in record["items"]:
         writer.writerow([csv_cell(item.get(col)) for col in CSV_COLUMNS])

@@ -9,8 +9,14 @@ from __future__ import annotations
 
 import re
 
-# C0 controls except tab and newline, DEL, C1 controls, and the Unicode bidi controls.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]")
+# C0 controls except tab and newline, DEL, C1 controls, the Unicode bidi controls, the invisible
+# characters that make two ids look alike or hide text (zero-width space, non-joiner and joiner,
+# word joiner, the BOM), the line and paragraph separators (a line break to some terminals and
+# editors, none to others), and lone surrogates (not characters: no file or terminal holds one).
+_CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+    "\u200b-\u200d\u2060\ufeff\u2028\u2029\ud800-\udfff]"
+)
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 
 
@@ -29,7 +35,8 @@ def visible(ch: str) -> str:
 
 
 def inert(text: str) -> str:
-    """Replace every control and bidi character with a visible stand-in; keep tab and newline."""
+    """Replace every control, bidi and invisible character with a visible stand-in (`␛`,
+    `<U+202E>`, `<U+200B>`); keep tab and newline."""
     return _CONTROL.sub(lambda m: visible(m.group()), text)
 
 
@@ -50,10 +57,20 @@ def md_cell(text: str, code: bool = False) -> str:
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_AFTER_BREAK = re.compile(r"\n(?=[=+\-@])")
 
 
 def csv_cell(value: object) -> str:
     """A spreadsheet-safe cell: text that a spreadsheet would run as a formula is prefixed
-    with an apostrophe (OWASP's advice against CSV injection)."""
+    with an apostrophe (OWASP's advice against CSV injection), at the start of the cell and
+    after every line break in it (a spreadsheet that splits a cell's lines, or a reader that
+    takes a line break for a new row, sees each line start a cell). Line breaks are LF only (a
+    CR, alone or before LF, becomes LF: a bare CR left unquoted starts a new row in some
+    readers) and every other control character is shown as a visible stand-in, so the file
+    holds no raw control characters; the writer must quote a cell that holds a line break
+    (`csv.writer` does, for LF, with `lineterminator="\n"`)."""
     text = "" if value is None else str(value)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = inert(text).replace("\t", visible("\t"))
+    text = _FORMULA_AFTER_BREAK.sub("\n'", text)
     return "'" + text if text.startswith(_FORMULA_START) else text

@@ -1,0 +1,138 @@
+"""Text from eval runs is untrusted: every core sink (CSV, Markdown, the one-line text path)
+keeps it inert, and the exports are safe to open in a spreadsheet or a Markdown renderer.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from evaltui.cli import main
+from evaltui.core.signoff import CSV_COLUMNS, record_csv
+from evaltui.core.textsafe import csv_cell, inert, md_cell, one_line
+
+PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
+FORMULA = ("=", "+", "-", "@")
+RAW_TAG = re.compile(r"(?<!\\)<img")  # `\<img` is Markdown's escaped, literal text
+RAW_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _payloads() -> list[str]:
+    return json.loads((PAYLOADS / "payloads.json").read_text(encoding="utf-8"))["payloads"]
+
+
+# ---------------------------------------------------------------------------------------------
+# CSV
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("x\r@SUM(1+1)", "x\n'@SUM(1+1)"),
+        ("x\r\n=1+1", "x\n'=1+1"),
+        ("a\nb\n-c", "a\nb\n'-c"),
+        ('=HYPERLINK("http://x")', '\'=HYPERLINK("http://x")'),
+        ("tab\there", "tab␉here"),
+        ("a\x1b]52;c;cHduZWQ=\x07b", "a␛]52;c;cHduZWQ=␇b"),
+        ("a\x9bc", "a\\x9bc"),
+        ("plain", "plain"),
+    ],
+    ids=["bare-cr-formula", "crlf-formula", "lf-formula", "formula", "tab", "osc52", "c1", "plain"],
+)
+def test_a_csv_cell_has_lf_breaks_no_controls_and_the_formula_guard_on_every_line(value, expected):
+    assert csv_cell(value) == expected
+
+
+def _items(values: list[str]) -> list[dict]:
+    return [
+        {
+            "item_id": value,
+            "direction": "regression",
+            "slice": value,
+            "cluster": None,
+            "tag": value,
+            "note": value,
+            "tagged_by": value,
+            "tagged_at": None,
+        }
+        for value in values
+    ]
+
+
+def test_no_cell_of_the_csv_export_starts_a_row_or_a_formula_of_its_own():
+    values = ["x\r@SUM(1+1)", "a\r\n=cmd|' /C calc'!A0", "\n+1", "ok", *_payloads()]
+    text = record_csv({"items": _items(values)})
+    assert not RAW_CONTROL.search(text), "a raw control character in the CSV"
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == len(values) + 1 and tuple(rows[0]) == CSV_COLUMNS
+    for row in rows[1:]:
+        for cell in row:
+            for line in cell.split("\n"):
+                assert not line.startswith(FORMULA), (cell, line)
+    # a spreadsheet that ignores quoting and splits at every line break still sees no formula
+    for line in text.split("\n"):
+        for cell in line.split(","):
+            assert not cell.lstrip('"').startswith(FORMULA), line
+    # a reader that takes a bare CR for a row end sees the same rows (there is none)
+    assert "\r" not in text
+
+
+def test_random_text_in_every_cell_keeps_the_row_count_and_the_guard():
+    rng = random.Random(7)
+    alphabet = ["a", " ", ",", '"', "\r", "\n", "\t", "=", "+", "-", "@", "\x1b", "\x9b", "é"]
+    for _ in range(300):
+        values = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))]
+        text = record_csv({"items": _items(values * 3)})
+        rows = list(csv.reader(io.StringIO(text, newline="")))
+        assert len(rows) == 4
+        assert not RAW_CONTROL.search(text)
+        for cell in rows[1]:
+            assert not any(line.startswith(FORMULA) for line in cell.split("\n"))
+
+
+# ---------------------------------------------------------------------------------------------
+# Markdown
+
+
+def _graded_pair(tmp_path: Path, names: list[str]) -> tuple[Path, Path]:
+    rng = random.Random(3)
+    paths = []
+    for arm in ("base", "cand"):
+        path = tmp_path / f"{arm}.jsonl"
+        with path.open("w", encoding="utf-8") as handle:
+            for i in range(60):
+                record = {"item_id": f"q{i}", **{name: rng.random() for name in names}}
+                handle.write(json.dumps(record) + "\n")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+@pytest.mark.parametrize("names", [["score:<img src=x onerror=alert(1)>"],
+                                   ["score:<img src=x onerror=alert(1)>", "score:b"]],
+                         ids=["one-metric", "metric-table"])  # fmt: skip
+def test_a_graded_sign_off_markdown_holds_no_raw_html_from_a_metric_name(tmp_path, capsys, names):
+    base, cand = _graded_pair(tmp_path, names)
+    prefix = tmp_path / "signoff"
+    args = ["signoff", str(base), str(cand), "--decision", "block", "--rationale", "x"]
+    assert main([*args, "--reviewer", "r", "--output", str(prefix)]) == 0
+    markdown = prefix.with_suffix(".md").read_text(encoding="utf-8")
+    assert "onerror" in markdown  # the name is shown...
+    assert not RAW_TAG.search(markdown)  # ...escaped, not a tag (not even inside a code span)
+    capsys.readouterr()
+    assert main(["report", str(base), str(cand), "--format", "markdown"]) in (0, 1, 4)
+    assert not RAW_TAG.search(capsys.readouterr().out)
+
+
+def test_every_payload_is_inert_through_the_core_text_helpers():
+    for payload in _payloads():
+        for shown in (inert(payload), one_line(payload), md_cell(payload), csv_cell(payload)):
+            assert "\x1b" not in shown and "\x9b" not in shown and "\x07" not in shown
+            assert not re.search(r"[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2028\u2029]", shown)
+        assert "\n" not in one_line(payload) and "\n" not in md_cell(payload)
+        assert "<" not in md_cell(payload).replace("\\<", "")
