@@ -442,7 +442,7 @@ def _strong(text: str, md: bool) -> str:
 
 
 def _code(text: str, md: bool) -> str:
-    return f"`{md_cell(text, code=True)}`" if md else one_line(text)
+    return md_cell(text) if md else one_line(text)  # escaped: a code span keeps raw <img onerror>
 
 
 def graded_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[str]:
@@ -546,7 +546,7 @@ def metric_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
         p = r["metric"] == "passed"
         adj = format_p(r["p_adjusted"]) if r["in_family"] else "monitor only"
         lines.append(
-            f"| `{md_cell(r['metric'], code=True)}` | {_fmt(r['delta'], p)} | "
+            f"| {md_cell(r['metric'])} | {_fmt(r['delta'], p)} | "
             f"[{_fmt(r['ci'][0], p)}, {_fmt(r['ci'][1], p)}] | {adj} | {format_p(r['p_raw'])} | "
             f"{r['p_test']} |"
         )
