@@ -36,6 +36,7 @@ from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.review import ReviewSession, os_error_text
 from evaltui.core.runs import ITEM_ID, SLICE
 from evaltui.core.spec import CompareSpec
+from evaltui.core.textsafe import inert, one_line
 from evaltui.core.workflow import judge_review as judge
 from evaltui.core.workflow import start_review, untriaged_regressions
 from evaltui.ui.listmodel import ListRow, ListView
@@ -289,6 +290,11 @@ class EvalTuiApp(App[int]):
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
+
+    def notify(self, message: str, *, title: str = "", markup: bool = True, **kwargs: Any) -> None:
+        """Every toast, from any screen, is inert text: toasts name ids, tags, metrics and paths
+        from the runs, which must neither be parsed as markup nor reach the terminal raw."""
+        super().notify(inert(str(message)), title=one_line(title), markup=False, **kwargs)
 
     def _tell_screens(self, make: Callable[[], Message]) -> None:
         """Post a fresh message to every screen on the stack; those that care handle it."""

@@ -19,7 +19,7 @@ from rich.style import Style
 from rich.text import Text
 
 from evaltui.core.runs import Transcript
-from evaltui.core.textsafe import inert
+from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.safe import literal
 
 ROLE_STYLE = {
@@ -90,7 +90,7 @@ def section_text(section: Section, needle: str = "") -> Text:
     if section.note:
         text.append(section.body or "", style=section.style)
         return text
-    text.append(f"── {section.title} ", style=section.style)
+    text.append(f"── {one_line(section.title, 60)} ", style=section.style)  # a role: untrusted
     text.append("─" * 8 + "\n", style="dim")
     body = section.body if section.body else "(empty)"
     content = literal(body[:MAX_SHOWN])

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from evaltui.core.review import state_dir
+from evaltui.ui.safe import literal
 
 GENERAL_NOTES = """\
 Tags and notes are written to the session journal (and flushed to disk) before "saved" shows.
@@ -70,7 +71,7 @@ class HelpScreen(ModalScreen[None]):
             )
             yield Static(bindings_table("The note editor (e)", NoteScreen.BINDINGS))
             yield Static(
-                GENERAL_NOTES.format(state=self.app.config.state_root or state_dir()),
+                literal(GENERAL_NOTES.format(state=self.app.config.state_root or state_dir())),
                 classes="hint",
             )
         yield Footer(compact=True)

@@ -90,13 +90,15 @@ class PickerScreen(Screen):
 
     def on_listing_progress(self, message: ListingProgress) -> None:
         self.query_one("#picker-status", Static).update(
-            f"reading run headers: {message.done} of {message.total}"
+            Text(f"reading run headers: {message.done} of {message.total}")
         )
 
     def on_listing_ready(self, message: ListingReady) -> None:
         status = self.query_one("#picker-status", Static)
         if message.listing is None:
-            status.update(Text(message.error or "cannot list the directory", style="bold red"))
+            status.update(
+                literal_line(message.error or "cannot list the directory", style="bold red")
+            )
             return
         self.listing = message.listing
         pair = default_pair(self.listing)
@@ -105,7 +107,7 @@ class PickerScreen(Screen):
         runs = self.listing.runs
         other = self.listing.other_files
         status.update(
-            f"{len(runs)} run(s), sorted by task then date"
+            Text(f"{len(runs)} run(s), sorted by task then date")
             + (f"; {other} other file(s) are not harness logs" if other else "")
             + " · b baseline · c candidate · Enter open"
         )

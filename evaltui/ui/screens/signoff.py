@@ -23,6 +23,7 @@ from evaltui.core.signoff import (
 )
 from evaltui.core.workflow import OverrideRequired, override_for
 from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
+from evaltui.ui.safe import literal
 from evaltui.ui.widgets.header_pane import decision_text
 
 
@@ -62,7 +63,7 @@ class SignoffScreen(ModalScreen[None]):
             if override.needed:
                 yield Label("Override reason (needed to approve)")
                 yield Static(
-                    Text("Approving overrides: " + "; ".join(override.problems())),
+                    literal("Approving overrides: " + "; ".join(override.problems())),
                     classes="warning",
                     id="override-what",
                 )
@@ -158,7 +159,7 @@ class SignoffScreen(ModalScreen[None]):
         """Say why beside the buttons the reviewer just used, and move to the field that
         needs them (the decision, the override reason), scrolled into view."""
         error = self.query_one("#signoff-error", Static)
-        error.update(Text(f"Not written: {text}"))
+        error.update(literal(f"Not written: {text}"))
         target = self.query(focus).first() if focus and self.query(focus) else None
         if target is not None:
             target.focus()

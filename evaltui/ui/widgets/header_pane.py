@@ -15,7 +15,7 @@ from evaltui.core.analysis import Analysis, format_p, percent, signed
 from evaltui.core.decision import STATUS_WORDS
 from evaltui.core.notices import Notice
 from evaltui.core.report import arm_means, delta_histogram_line
-from evaltui.ui.safe import literal_line
+from evaltui.ui.safe import literal, literal_line
 
 VERDICT_STYLE = {
     "improved": "bold green",
@@ -68,7 +68,7 @@ def header_text(
         text.append("\n")
     text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
-    text.append(analysis.headline, style="bold")
+    text.append_text(literal_line(analysis.headline, 600, style="bold"))
     text.append("\n")
     if decision is not None and decision.sensitivity is not None:
         text.append("sensitivity ", style="bold")  # beside the headline, never instead of it
@@ -105,7 +105,7 @@ def header_text(
         names = " ".join(
             f"[{m.metric}]" if m.metric == analysis.metric else m.metric for m in analysis.metrics
         )
-        text.append(f"   metric (m): {names}", style="dim")
+        text.append_text(literal(f"   metric (m): {names}", style="dim"))
     return text
 
 

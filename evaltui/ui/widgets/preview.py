@@ -104,7 +104,7 @@ class OutputsPreview(VerticalScroll, can_focus=False):
                 t = quick(record) if quick is not None else None
                 sides.append(t if t is not None and answer(t) else reader.read(record))
         except EvalTuiError as exc:
-            text = Text(f"cannot read this item: {exc}", style="yellow")
+            text = literal(f"cannot read this item: {exc}", style="yellow")
             self.post_message(self.Read(row.item_id, text))
             return
         if not worker.is_cancelled:
