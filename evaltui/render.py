@@ -187,5 +187,7 @@ def print_report(
         import sys
 
         piped = not sys.stdout.isatty()
-        console = Console(highlight=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None)
+        console = Console(
+            highlight=False, markup=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None
+        )
     console.print(build_report(analysis, gates, console.width, decision))
