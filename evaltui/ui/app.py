@@ -65,6 +65,21 @@ HANGUP_GRACE = 0.5  # seconds the normal shutdown may take before the process ju
 MAX_RECOVERED_ERRORS = 20  # unexpected errors one session survives; more, and the app ends
 # What opening a pair reports: compare's three steps, then the review session and the previews.
 LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
+# Textual's theme of the terminal's own 16 colours: used where the terminal has no more (Rich
+# reads that from TERM/COLORTERM: TERM=xterm, linux, screen…), instead of Textual squeezing its
+# truecolor theme into 16, where the cursor, the warnings and the errors all became bright red.
+ANSI_THEME = "ansi-dark"
+SIXTEEN_COLOURS = ("standard", "windows")  # Rich's names of 16-colour terminals
+
+
+def no_color_requested() -> bool:
+    """NO_COLOR as Textual reads it: set, whatever its value (https://no-color.org)."""
+    return "NO_COLOR" in os.environ
+
+
+def theme_for(color_system: str | None) -> str | None:
+    """The theme a terminal with this many colours needs; None: Textual's default."""
+    return ANSI_THEME if color_system in SIXTEEN_COLOURS else None
 
 
 @dataclass(frozen=True)
@@ -136,7 +151,11 @@ class EvalTuiApp(App[int]):
     ]
 
     def __init__(self, config: AppConfig) -> None:
-        super().__init__()
+        # NO_COLOR: with native ANSI colours Textual strips every colour (its NoColor filter),
+        # so the terminal's own foreground draws all text. Without them it turns each colour
+        # into a grey of the same luminance, and red on the dark background became a grey
+        # nobody could read. Meaning is carried by words, marks, bold and reverse video.
+        super().__init__(ansi_color=True if no_color_requested() else None)
         self.config = config
         self.loaded: Loaded | None = None
         self.views: dict[str, ListView] = {}
@@ -167,7 +186,8 @@ class EvalTuiApp(App[int]):
             asyncio.get_running_loop().set_default_executor(_QuitNowExecutor())
         self.main_screen = MainScreen()
         self.push_screen(self.main_screen)
-        if not self.is_headless:
+        if not self.is_headless:  # (headless, under Pilot, TERM says nothing of a terminal)
+            self.use_terminal_colours()
             self._watch_terminal()
         if self.config.log_directory is not None:  # `evaltui DIR`: pick the pair first
             from evaltui.ui.screens.picker import PickerScreen
@@ -182,6 +202,13 @@ class EvalTuiApp(App[int]):
         self.config = replace(self.config, spec=spec, log_directory=None)
         self.pop_screen()
         self.load_pair()
+
+    def use_terminal_colours(self) -> None:
+        """In a 16-colour terminal, the theme of its own 16 colours (unless TEXTUAL_THEME
+        names one): the cursor a neutral bar, red, yellow and green each one meaning."""
+        theme = theme_for(self.console.color_system)
+        if theme is not None and "TEXTUAL_THEME" not in os.environ:
+            self.theme = theme
 
     # -- the terminal going away -----------------------------------------------------------
 

@@ -81,8 +81,9 @@ async def test_columns_fit_the_terminal_and_draw_only_what_the_rows_have(tmp_pat
         top = table.region.y
         heading, first, second = screen_lines(app)[top : top + 3]
         assert heading.split()[:3] == ["item", "slice", "tag"]  # no row number beside the id
-        assert first.startswith("pharm-0020 drug_interactions confirmed regression ✎ ")
-        assert second.startswith("pharm-0063 dosage")
+        # The cursor row is marked by a character (▶), the others leave its column blank.
+        assert first.startswith("▶ pharm-0020 drug_interactions confirmed regression ✎ ")
+        assert second.startswith("  pharm-0063 dosage")
         assert "✎" not in second  # only the item with a note is marked
     base = [{"item_id": f"x{i}", "passed": i % 2 == 0, "input": f"q {i}"} for i in range(12)]
     cand = [{**r, "passed": not r["passed"]} for r in base]

@@ -24,7 +24,7 @@ async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
         await settle(app, pilot)
         # The candidate said "protects your stomach"; the input never says it.
         assert await search(app, pilot, "protects") == ["pharm-0103"]
-        row = next(line for line in screen_lines(app) if line.startswith("pharm-0103"))
+        row = next(line for line in screen_lines(app) if line[2:].startswith("pharm-0103"))
         assert "candidate output: " in row and "protects your stomach" in row
         # A phrase only the target has.
         assert "pharm-0112" in await search(app, pilot, "rhabdomyol")
@@ -34,7 +34,7 @@ async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
         await pilot.pause()
         assert await search(app, pilot, "zebra") == ["pharm-0063"]
         assert "note: zebra crossing" in next(
-            line for line in screen_lines(app) if line.startswith("pharm-0063")
+            line for line in screen_lines(app) if line[2:].startswith("pharm-0063")
         )
         assert await search(app, pilot, "flaky") == ["pharm-0063"]
         assert "search: " not in text_of(app, "#list-title")  # everything is covered

@@ -19,7 +19,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal_line
-from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.triage import describe_ids, tag_items, tag_name
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ class BulkTagScreen(ListKeys, ModalScreen[str | None | bool]):
                 Option(Text(f"{i}  {tag}"), id=tag) for i, tag in enumerate(self.tags, start=1)
             ]
             options.append(Option(Text("0  clear their tags"), id=CLEAR))
-            yield OptionList(*options, id="bulk-tags")
+            yield MarkedOptionList(*options, id="bulk-tags")
             yield Static(
                 "a digit or Enter chooses the tag · Esc cancels", id="bulk-hint", classes="hint"
             )

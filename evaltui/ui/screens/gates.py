@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rich.console import Group
+from rich.padding import Padding
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -11,8 +13,10 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal, literal_line
-from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
+
+DETAIL_INDENT = 10  # a gate's detail lines, wrapped ones too, start under its name
 
 
 class GatesScreen(ListKeys, ModalScreen[None]):
@@ -31,18 +35,18 @@ class GatesScreen(ListKeys, ModalScreen[None]):
                 f"{GATE_ICON[gate.status]} {gate.status.upper():8}", GATE_STYLE[gate.status]
             )
             label.append_text(literal_line(gate.name, 60, style="bold"))
-            label.append("\n   ")
-            label.append_text(literal(gate.detail))
+            lines: list = [label, Padding(literal(gate.detail), (0, 0, 0, DETAIL_INDENT))]
             if gate.item_ids:
-                label.append(f"\n   Enter: show its {len(gate.item_ids)} item(s)", style="dim")
-            options.append(Option(label, id=str(index)))
+                hint = Text(f"Enter: show its {len(gate.item_ids)} item(s)", style="dim")
+                lines.append(Padding(hint, (0, 0, 0, DETAIL_INDENT)))
+            options.append(Option(Group(*lines), id=str(index)))
         with Vertical(id="gates-box", classes="dialog"):
             title = Text("Release gates", style="bold")
             if policy is not None:
                 title.append(f"  policy {policy.hash[:12]} · ", style="dim")
                 title.append_text(literal_line(policy.source_path, 50, style="dim"))
             yield Static(title)
-            yield OptionList(*options, id="gate-list")
+            yield MarkedOptionList(*options, id="gate-list")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:

@@ -20,6 +20,7 @@ from evaltui.core.analysis import signed
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
+from evaltui.core.workflow import tag_meanings
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
@@ -32,6 +33,7 @@ from evaltui.ui.transcript import (
     side_by_side,
 )
 from evaltui.ui.triage import ReviewsChanged, undo
+from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 
 
 class Pane(VerticalScroll, can_focus=False):
@@ -349,7 +351,7 @@ class ItemScreen(Screen):
             status = record[f"{arm}_status"]
             meta.append(f"{arm} ", style="bold")
             word = self._verdict(record, arm)
-            meta.append(word, style={"PASS": "green", "FAIL": "red"}.get(word, ""))
+            meta.append(word, style={"PASS": "green", "FAIL": "bold red"}.get(word, ""))
             if status != "ok":
                 meta.append(f" ({status})", style="yellow")
             meta.append("  ")
@@ -357,7 +359,11 @@ class ItemScreen(Screen):
             delta = float(analysis.deltas[self._item_index(self.row.item_id)])
             meta.append(f"Δ {signed(delta, analysis.in_points)}  ", style="bold")
         meta.append("tag: ", style="bold")
-        meta.append(review.tag or "untriaged", style="green" if review.tag else "yellow")
+        if review.tag is None:
+            meta.append("untriaged", style=UNTRIAGED_STYLE)
+        else:
+            meaning = tag_meanings(analysis).meaning(review.tag)
+            meta.append_text(literal_line(review.tag, 40, style=tag_style(meaning)))
         n_tags = len(app.loaded.session.info.tags)
         then = " & next" if app.triage.advance else ""
         _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)

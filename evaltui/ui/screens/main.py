@@ -16,6 +16,7 @@ from textual.widgets import Footer, Input, ProgressBar, Static
 from evaltui.core.analysis import Analysis
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.runs import Run
+from evaltui.core.workflow import tag_meanings
 from evaltui.ui import prefs
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
 from evaltui.ui.messages import (
@@ -115,6 +116,7 @@ class MainScreen(Screen):
         table.show_delta = self.app.loaded.analysis.kind == "graded"
         table.has_note = self._has_note
         table.match_where = self._match_where
+        table.tag_meaning = tag_meanings(self.app.loaded.analysis).meaning
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):

@@ -19,7 +19,11 @@ from evaltui.core.analysis import format_p, points
 from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
-from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys
+from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
+
+# A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
+# and a mark that reads without colour.
+VERDICT_MARK = {"regressed": ("bold red", "▼"), "improved": ("bold green", "▲")}
 
 
 class SlicesScreen(ListKeys, ModalScreen[None]):
@@ -46,8 +50,10 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
             row.append(f"{s.n:>5} {t.regressions:>3}/{t.improvements:<3} {points(c.delta):>6} ")
             row.append(f"[{points(c.delta_ci.lower, 0)}, {points(c.delta_ci.upper, 0)}]".ljust(12))
             row.append(forest_bar(c.delta_ci.lower, c.delta, c.delta_ci.upper, span or 1.0, bar))
-            p = s.p_adjusted
-            row.append(f" {format_p(p):>8}", style="bold red" if p is not None and p < 0.05 else "")
+            # Colour follows the direction of a difference core calls real (its verdict, after
+            # the adjustment), never significance alone; the mark says it without colour.
+            style, mark = VERDICT_MARK.get(s.verdict, ("", " "))
+            row.append(f" {format_p(s.p_adjusted):>8} {mark}", style=style)
             options.append(Option(row, id=s.name, disabled=s.is_overall))
         with Vertical(id="slices-box", classes="dialog"):
             adjust = slices[0].adjust if slices else "holm"
@@ -55,10 +61,11 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
                 Text.assemble(
                     ("Slices", "bold"),
                     f"  delta in pts, interval against zero; p adjusted ({adjust})\n",
+                    ("▼ worse / ▲ better: the difference holds after the adjustment\n", "dim"),
                     ("slice               n  −/+   delta CI", "dim"),
                 )
             )
-            yield OptionList(*options, id="slice-list")
+            yield MarkedOptionList(*options, id="slice-list")
             yield Static(
                 "Enter: show this slice's regressions · T: tag them all · Esc: close",
                 classes="hint",

@@ -31,8 +31,20 @@ VERDICT_WORDS = {
 }
 
 
+# Each colour means one thing: red the regression (bad) side, green the improvement (good)
+# side, yellow a warning (something to look at), magenta no verdict. Each is also said in
+# words, marks or bold, so nothing is lost without colour (NO_COLOR) or with 16 colours.
 GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
 GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…"}
+# A tag by its meaning to the decision (core/tags.py): a confirmed regression in the
+# regression colour, a grader error or a still-open tag as a warning, any other tag plainly.
+TAG_STYLE = {"confirmed": "bold red", "grader_error": "yellow", "open": "yellow"}
+UNTRIAGED_STYLE = "yellow"
+
+
+def tag_style(meaning: str | None) -> str:
+    """The style of a tag whose meaning (`TagMeanings.meaning`) is `meaning`."""
+    return TAG_STYLE.get(meaning or "", "bold")
 
 
 STATUS_STYLE = {
@@ -92,7 +104,7 @@ def header_text(
         failed = [g.name for g in gates if g.status == "failed"]
         if failed:
             text.append("— ")
-            text.append_text(literal_line("; ".join(failed), 150, style="red"))
+            text.append_text(literal_line("; ".join(failed), 150, style="bold red"))
         text.append("\n")
     n_reg = len(analysis.regressions)
     style = "bold green" if triaged == n_reg else "bold"
@@ -114,7 +126,7 @@ def _binary_lines(text: Text, analysis: Analysis) -> None:
     t = c.table
     text.append(f"both pass {t.both_pass}")
     text.append(" │ ")
-    text.append(f"regressions {t.regressions}", style="red")
+    text.append(f"regressions {t.regressions}", style="bold red" if t.regressions else "")
     text.append(" │ ")
     text.append(f"improvements {t.improvements}", style="green")
     text.append(" │ ")

@@ -27,7 +27,12 @@ HEADER_LINES = 1
 MAX_ID, MAX_SLICE, MAX_TAG = 40, 24, 24  # columns never grow past these
 MIN_INPUT, INPUT_SHARE = 20, 0.3  # the input preview keeps at least this much of the width
 NOTE_MARK = "✎"  # an item with a note: a mark, not a colour
+CURSOR_MARK = "▶"  # the cursor row: a mark, not only a colour
 MATCH = Style(reverse=True, bold=True)
+# On the cursor row (itself in reverse video with NO_COLOR) a match is underlined instead.
+MATCH_ON_CURSOR = Style(underline=True, bold=True)
+# What a tag's meaning (core/tags.py) draws it with; a tag without one is drawn plainly.
+TAG_CLASS = {"confirmed": "tag-confirmed", "grader_error": "tag-doubt", "open": "tag-doubt"}
 
 
 def line_style_for_note(base: Style) -> Style:
@@ -49,18 +54,33 @@ class ItemTable(ScrollView, can_focus=True):
         Binding("enter", "open", "Open", id="list.open"),
     ]
 
+    # The cursor row: the block cursor's colours (never the warning or error colour), and a
+    # mark in the first column, so it reads without colour; with NO_COLOR in reverse video.
+    # Tags take their meaning's colour: a confirmed regression the regression colour, a
+    # grader error or a still-open tag the warning colour, every other tag none.
     DEFAULT_CSS = """
     ItemTable { height: 1fr; }
     ItemTable > .item-table--header { text-style: bold; }
-    ItemTable > .item-table--cursor { background: $accent 40%; text-style: bold; }
-    ItemTable:focus > .item-table--cursor { background: $accent; color: $text; }
-    ItemTable > .item-table--tag { color: $success; }
+    ItemTable > .item-table--cursor {
+        background: $block-cursor-blurred-background;
+        color: $block-cursor-blurred-foreground;
+        text-style: bold;
+    }
+    ItemTable:focus > .item-table--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: bold;
+    }
+    ItemTable:nocolor > .item-table--cursor { text-style: bold reverse; }
+    ItemTable > .item-table--tag-confirmed { color: $text-error; text-style: bold; }
+    ItemTable > .item-table--tag-doubt { color: $text-warning; }
     ItemTable > .item-table--untagged { color: $text-muted; }
     """
     COMPONENT_CLASSES = {
         "item-table--header",
         "item-table--cursor",
-        "item-table--tag",
+        "item-table--tag-confirmed",
+        "item-table--tag-doubt",
         "item-table--untagged",
     }
 
@@ -91,6 +111,8 @@ class ItemTable(ScrollView, can_focus=True):
         # the input column shows instead of the input: (field, stretch around the match).
         self.search_needle = ""
         self.match_where: Callable[[ListRow, str], tuple[str, str] | None] = lambda r, n: None
+        # What a tag means to the decision (the screen supplies the pair's `TagMeanings`).
+        self.tag_meaning: Callable[[str | None], str | None] = lambda tag: None
         self._id_width = 7
         self._slice_width = 0  # 0: no row has a slice, so the column is not drawn
         self._tag_width = 1
@@ -167,7 +189,7 @@ class ItemTable(ScrollView, can_focus=True):
     # -- drawing ---------------------------------------------------------------------------
 
     def _columns(self) -> list[str]:
-        names = ["item"]
+        names = [CURSOR_MARK, "item"]
         if self._slice_width:
             names.append("slice")
         names.append("tag")
@@ -186,6 +208,7 @@ class ItemTable(ScrollView, can_focus=True):
             "tag": max(self._tag_width, 3),
             "delta": 6,
             NOTE_MARK: 1,
+            CURSOR_MARK: 1,
         }
         floor = {"item": min(wanted["item"], 10), "slice": min(wanted["slice"], 8), "tag": 3}
         widths = {name: floor.get(name, wanted.get(name, 0)) for name in names}
@@ -202,11 +225,12 @@ class ItemTable(ScrollView, can_focus=True):
     def _cells(self, row: ListRow | None, widths: list[int]) -> list[tuple[str, str]]:
         names = self._columns()
         if row is None:
-            return [(n, "header") for n in names]
+            return [(" " if n == CURSOR_MARK else n, "header") for n in names]
         values = {
+            CURSOR_MARK: (" ", "mark"),
             "item": (one_line(row.item_id), ""),
             "slice": (one_line(row.slice), ""),
-            "tag": (row.tag or "—", "tag" if row.tag else "untagged"),
+            "tag": (row.tag or "—", self._tag_kind(row.tag)),
             "delta": ("" if row.delta is None else f"{row.delta:+.2f}", ""),
             NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
             "input": (one_line(row.preview), ""),
@@ -218,6 +242,11 @@ class ItemTable(ScrollView, can_focus=True):
                 shown = f"{field}: {one_line(stretch)}" if field else one_line(stretch)
                 values["input"] = (shown, "")
         return [values[name] for name in names]
+
+    def _tag_kind(self, tag: str | None) -> str:
+        if tag is None:
+            return "untagged"
+        return TAG_CLASS.get(self.tag_meaning(tag) or "", "tag")
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
@@ -237,20 +266,24 @@ class ItemTable(ScrollView, can_focus=True):
         if index >= len(self.rows):
             return Strip.blank(width, base_style)
         line_style = base_style
+        cells = self._cells(self.rows[index], widths)
         if index == self.cursor:
             line_style = base_style + self.get_component_rich_style("item-table--cursor")
-        return self._strip(self._cells(self.rows[index], widths), widths, line_style, width)
+            cells[0] = (CURSOR_MARK, "mark")
+        return self._strip(cells, widths, line_style, width, cursor=index == self.cursor)
 
-    def _strip(self, cells, widths, line_style: Style, width: int) -> Strip:
+    def _strip(self, cells, widths, line_style: Style, width: int, cursor: bool = False) -> Strip:
         text = Text(no_wrap=True, overflow="ellipsis", style=line_style)
+        match = MATCH_ON_CURSOR if cursor else MATCH
         for i, ((value, kind), w) in enumerate(zip(cells, widths, strict=True)):
             cell = Text(value, no_wrap=True, overflow="ellipsis")
             cell.truncate(w, overflow="ellipsis", pad=True)
             if self.search_needle and kind == "":  # the match, in reverse video (not colour)
-                cell.highlight_words([self.search_needle], MATCH, case_sensitive=False)
-            if kind in ("tag", "untagged"):  # colour only, so the cursor row keeps its background
-                color = self.get_component_rich_style(f"item-table--{kind}").color
-                cell.stylize(Style(color=color))
+                cell.highlight_words([self.search_needle], match, case_sensitive=False)
+            # The cursor row keeps the cursor's colours (the tag is a word, in bold or not).
+            if (kind.startswith("tag-") or kind == "untagged") and not cursor:
+                tag_style = self.get_component_rich_style(f"item-table--{kind}")
+                cell.stylize(Style(color=tag_style.color, bold=tag_style.bold))
             text.append_text(cell)
             if i < len(cells) - 1:
                 text.append(" ")
