@@ -273,6 +273,21 @@ def write_record(
     return json_path, md_path
 
 
+def _shared_file_mode() -> int:
+    """The mode a new file gets from the user's umask (0644 under the usual 022): a sign-off
+    record is made to be read by others (an auditor, a CI job, a PR), and it holds nothing
+    secret, only what the reviewer chose to record. The umask is read from /proc, never set:
+    setting it to read it back would race with other threads creating files."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return 0o666 & ~int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    return 0o644
+
+
 def _atomic_write(texts: list[tuple[Path, str]]) -> None:
     """Each (path, text) to a temporary file beside its path, fsynced; then every rename, in
     order, and an fsync of the folder. A failure removes the temporary files left; one before
@@ -284,6 +299,7 @@ def _atomic_write(texts: list[tuple[Path, str]]) -> None:
             try:
                 fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
                 temps.append((tmp, path))
+                os.fchmod(fd, _shared_file_mode())  # mkstemp makes it 0600
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(text)
                     handle.flush()

@@ -119,3 +119,19 @@ def test_a_50000_item_signoff_fits_a_github_comment_and_says_what_it_left_out(
     assert "CSV and the JSON record" in markdown
     assert markdown.startswith("**NEEDS REVIEW** · 2,500 of 2,500 untriaged · ")
     json.dumps(record)  # the record itself keeps every item
+
+
+def test_the_three_files_get_the_users_normal_mode_not_0600(demo_record, tmp_path):
+    import os
+    import stat
+
+    from evaltui.core.signoff import write_record
+
+    record, analysis = demo_record
+    old = os.umask(0o022)
+    try:
+        json_path, md_path = write_record(record, analysis, tmp_path / "rec")
+    finally:
+        os.umask(old)
+    for path in (json_path, md_path, json_path.with_suffix(".csv")):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
