@@ -42,7 +42,7 @@ def inert(text: str) -> str:
 
 def one_line(text: str, width: int | None = None) -> str:
     """A single-line preview: whitespace runs collapsed, controls made visible, cut to width."""
-    flat = inert(" ".join(text.split()))
+    flat = " ".join(inert(text).split())  # inert first: U+2028 is whitespace to split()
     if width is not None and len(flat) > width:
         return flat[: max(width - 1, 0)] + "…"
     return flat
@@ -50,7 +50,7 @@ def one_line(text: str, width: int | None = None) -> str:
 
 def md_cell(text: str, code: bool = False) -> str:
     """Escape text for a Markdown table cell or inline code; never lets it open HTML or a table."""
-    flat = inert(" ".join(str(text).split()))
+    flat = " ".join(inert(str(text)).split())
     if code:
         return flat.replace("`", "ˋ").replace("|", "\\|")
     return _MD_SPECIAL.sub(r"\\\1", flat)

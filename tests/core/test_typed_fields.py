@@ -191,3 +191,36 @@ def test_an_lm_eval_doc_id_that_is_a_float_is_refused_naming_its_line(tmp_path):
         load_run(path)
     assert (caught.value.line, caught.value.field) == (3, "doc_id")
     assert "2.5" in caught.value.problem
+
+
+# ---------------------------------------------------------------------------------------------
+# A UTF-8 byte order mark
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("run.jsonl", '{"item_id": "q1", "passed": true}\n{"item_id": "q2", "passed": false}\n'),
+        ("run.csv", "item_id,passed,output\nq1,true,a\nq2,false,b\n"),
+    ],
+)
+def test_a_utf8_bom_is_not_part_of_the_first_column_or_key(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    run = load_run(path)
+    assert run.source.format == name.split(".")[1]
+    assert run.table["item_id"].to_list() == ["q1", "q2"]
+    assert run.table["passed"].to_list() == [True, False]
+    run.transcripts.read(0)  # the first record reads too
+
+
+def test_a_bom_jsonl_read_block_by_block_keeps_its_first_record(tmp_path):
+    from evaltui.core.formats.jsonl_scan import scan_jsonl
+
+    path = tmp_path / "run.jsonl"
+    lines = "".join(json.dumps({"item_id": f"q{i}", "passed": True}) + "\n" for i in range(300))
+    path.write_bytes(b"\xef\xbb\xbf" + lines.encode("utf-8"))
+    scan = scan_jsonl(
+        path, {"item_id": pl.String(), "passed": pl.Boolean()}, block=1024, whole_file_max=0
+    )
+    assert scan.frame["item_id"][0] == "q0" and scan.frame.height == 300

@@ -136,3 +136,14 @@ def test_every_payload_is_inert_through_the_core_text_helpers():
             assert not re.search(r"[\u202a-\u202e\u2066-\u2069\u200b-\u200f\u2028\u2029]", shown)
         assert "\n" not in one_line(payload) and "\n" not in md_cell(payload)
         assert "<" not in md_cell(payload).replace("\\<", "")
+
+
+@pytest.mark.parametrize(
+    "char", ["\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u2028", "\u2029"]
+)
+def test_invisible_characters_and_line_separators_in_an_id_are_shown_not_hidden(char):
+    """Two ids that look alike must not read alike: each such character shows as <U+XXXX>."""
+    shown = f"<U+{ord(char):04X}>"
+    assert one_line(f"pharm{char}0020") == f"pharm{shown}0020"
+    assert inert(f"a{char}b") == f"a{shown}b"
+    assert "U+" in md_cell(f"a{char}b") and char not in md_cell(f"a{char}b")

@@ -48,7 +48,7 @@ def sniff(path: Path, head: bytes) -> bool:
 def _header(path: Path) -> list[str]:
     """The header row. A column named twice is refused: readers disagree on which one a name
     means (polars renames the second `passed_duplicated_0`, others keep the last)."""
-    with path.open("r", encoding="utf-8", newline="") as handle:
+    with path.open("r", encoding="utf-8-sig", newline="") as handle:  # a BOM is no column name
         try:
             header = next(std_csv.reader(handle), [])
         except (UnicodeDecodeError, std_csv.Error) as exc:

@@ -20,7 +20,7 @@ from evaltui.core.formats import scan_cache
 from evaltui.core.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.formats.contract import HEAD_BYTES, LoadOptions
 from evaltui.core.formats.jsonl_scan import Scan, scan_jsonl, suspect_lines
-from evaltui.core.formats.jsontext import nonstandard_constant, parse_json_line
+from evaltui.core.formats.jsontext import UTF8_BOM, nonstandard_constant, parse_json_line
 from evaltui.core.formats.line_index import LineIndex, read_line
 from evaltui.core.formats.native import (
     POLARS_FAILURES,
@@ -38,7 +38,7 @@ KEY_SAMPLE_LINES = 1000  # lines read in Python to learn which keys the records 
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    text = head.lstrip()
+    text = head.removeprefix(UTF8_BOM).lstrip()  # a BOM is not part of the first line
     if not text.startswith(b"{"):
         return False
     first, newline, _ = text.partition(b"\n")

@@ -87,7 +87,7 @@ def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: L
     the lines once more, streaming, for the suspects (`LineCheck.file`). Half the CPU of the
     block-by-block parse at 240 MB (polars' per-call overhead and the copies it needs)."""
     with ThreadPoolExecutor(max_workers=2) as parser:
-        parsed = parser.submit(pl.read_ndjson, path, schema=schema)
+        parsed = parser.submit(pl.read_ndjson, _without_bom(path), schema=schema)
         checked = parser.submit(check.file, path)
         index = _LineIndexer()
         with ThreadPoolExecutor(max_workers=1) as hasher:
@@ -122,8 +122,9 @@ def _scan_blocks(path: Path, schema: dict[str, pl.DataType], block: int, check: 
             with memoryview(buf) as view:
                 chunk = bytes(view[:cut])  # polars takes bytes; the hash reads the same copy
             hashed = hasher.submit(digest.update, chunk)
-            parsed = parser.submit(pl.read_ndjson, chunk, schema=schema)
             first_line = index.next_line
+            text = chunk.removeprefix(UTF8_BOM) if first_line == 1 else chunk
+            parsed = parser.submit(pl.read_ndjson, text, schema=schema)
             if index.add(chunk, cut):
                 in_flight.append(parsed)
             suspects.append(check.block(chunk, first_line, index.next_line - first_line))
@@ -138,6 +139,18 @@ def _scan_blocks(path: Path, schema: dict[str, pl.DataType], block: int, check: 
     return Scan(
         frame=frame, sha256=digest.hexdigest(), lines=index.done(), suspects=_joined(suspects)
     )
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(path: Path) -> Path | bytes:
+    """What polars parses: the file, or its bytes after a UTF-8 BOM (polars refuses one; the
+    hash and the line index still read the file as it is)."""
+    with path.open("rb") as handle:
+        if handle.read(len(UTF8_BOM)) != UTF8_BOM:
+            return path
+        return handle.read()
 
 
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
