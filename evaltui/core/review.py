@@ -170,7 +170,9 @@ class ReviewSession:
         lock = _acquire_lock(folder)
         try:  # a session that cannot start gives the pair back at once (a full disk, say)
             if fresh and path.exists():
-                aside = folder / f"journal.{time.strftime('%Y%m%dT%H%M%S')}.jsonl"
+                now = time.time()  # microseconds too: two --fresh opens in a second kept one
+                stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now))
+                aside = folder / f"journal.{stamp}.{int(now * 1e6) % 1_000_000:06d}.jsonl"
                 try:
                     path.rename(aside)
                 except OSError as exc:
