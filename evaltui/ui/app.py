@@ -223,17 +223,24 @@ class EvalTuiApp(App[int]):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             # (no signals on this platform or loop: the polling below still notices)
             asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.hang_up)
-        self.set_interval(TERMINAL_CHECK, self._check_terminal, name="terminal check")
+        # Polled from a thread of its own, not the event loop: a loop stuck writing to the
+        # terminal that is gone would never run a timer (seen under load in CI).
+        threading.Thread(target=self._poll_terminal, daemon=True, name="terminal check").start()
 
-    def _check_terminal(self) -> None:
+    def _poll_terminal(self) -> None:
         import termios
 
-        for fd in self._ttys:
-            try:
-                termios.tcgetattr(fd)
-            except (termios.error, OSError):
-                self.hang_up()
-                return
+        while not self.hung_up:
+            threading.Event().wait(TERMINAL_CHECK)
+            for fd in self._ttys:
+                try:
+                    termios.tcgetattr(fd)
+                except (termios.error, OSError):
+                    # The backstop first: if the loop is stuck, the call below never returns.
+                    threading.Thread(target=_end_after_grace, daemon=True, name="hangup").start()
+                    with contextlib.suppress(Exception):  # the loop may be gone already
+                        self.call_from_thread(self.hang_up)
+                    return
 
     def hang_up(self) -> None:
         """The terminal is gone: end as q does (every tag and note is already on disk; a note
