@@ -134,20 +134,19 @@ class EvalTuiApp(App[int]):
 
     TITLE = "evaltui"
     CSS_PATH = "app.tcss"
+    # The descriptions are the help screen's (`?`); each screen's footer shows its own short
+    # labels for the keys that matter there (`FOOTER`, evaltui/ui/screens/keys.py).
     BINDINGS = [
         Binding("q", "quit", "Quit", id="app.quit"),
-        Binding("question_mark", "help", "Help", key_display="?", id="app.help"),
-        Binding("x", "export", "Sign off", id="app.export"),
-        Binding("e", "note", "Note", id="app.note"),
-        Binding("g", "gates", "Gates", show=False, id="app.gates"),
-        Binding("l", "slices", "Slices", show=False, id="app.slices"),
-        Binding("m", "next_metric", "Next metric", show=False, id="app.metric"),
-        Binding("0", "clear_tag", "Untag", show=False, id="app.untag"),
-        Binding("z", "undo", "Undo the last tag or bulk tag", show=False, id="app.undo"),
-        *[
-            Binding(str(n), f"tag({n})", f"Tag {n}", show=False, id=f"app.tag{n}")
-            for n in range(1, 10)
-        ],
+        Binding("question_mark", "help", "Help: every key, the words on screen", id="app.help"),
+        Binding("x", "export", "Sign off: write the decision record", id="app.export"),
+        Binding("e", "note", "Edit the item's note", id="app.note"),
+        Binding("g", "gates", "Release gates (with --policy)", id="app.gates"),
+        Binding("l", "slices", "Slices: table and forest plot", id="app.slices"),
+        Binding("m", "next_metric", "Compare on the next metric", id="app.metric"),
+        Binding("0", "clear_tag", "Clear the item's tag", id="app.untag"),
+        Binding("z", "undo", "Undo the last tag or bulk tag", id="app.undo"),
+        *[Binding(str(n), f"tag({n})", f"Tag {n}", id=f"app.tag{n}") for n in range(1, 10)],
     ]
 
     def __init__(self, config: AppConfig) -> None:

@@ -19,6 +19,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.keys import TAGS, FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.triage import describe_ids, tag_items, tag_name
 
@@ -28,18 +29,25 @@ if TYPE_CHECKING:
 CLEAR = "\0clear"  # the option that clears the tags (no tag name can hold a NUL)
 
 
-class BulkTagScreen(ListKeys, ModalScreen[str | None | bool]):
+class BulkTagScreen(FooterKeys, ListKeys, ModalScreen[str | None | bool]):
     """Dismisses with the chosen tag (None: clear the tags), or False when cancelled."""
 
     BINDINGS = [
         Binding("escape", "back", "Back / cancel", id="bulk.back"),
         Binding("y", "confirm", "Yes, tag them all", id="bulk.yes"),
         *[
-            Binding(str(n), f"choose({n})", f"Choose tag {n}", show=False, id=f"bulk.tag{n}")
+            Binding(str(n), f"choose({n})", "Choose the tag (0 clears)", id=f"bulk.tag{n}")
             for n in range(10)
         ],
         *LIST_KEYS,
     ]
+    FOOTER = (
+        Shown(TAGS, "Choose the tag"),
+        Shown("bulk.tag0", "Clear them"),
+        Shown("bulk.yes", "Yes, tag them"),
+        Shown("bulk.back", "Back"),
+        Shown("list.option.down", "Move", key="j/k"),
+    )
 
     def __init__(
         self, item_ids: Sequence[str], what: str, tags: Sequence[str], tagged: int
@@ -76,7 +84,7 @@ class BulkTagScreen(ListKeys, ModalScreen[str | None | bool]):
             yield Static(
                 "a digit or Enter chooses the tag · Esc cancels", id="bulk-hint", classes="hint"
             )
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

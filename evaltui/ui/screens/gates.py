@@ -13,17 +13,23 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
 
 DETAIL_INDENT = 10  # a gate's detail lines, wrapped ones too, start under its name
 
 
-class GatesScreen(ListKeys, ModalScreen[None]):
+class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,g", "close", "Close", id="gates.close"),
         *LIST_KEYS,
     ]
+    FOOTER = (
+        Shown("gates.close", "Close"),
+        Shown("action:select", "Show its items"),
+        Shown("list.option.down", "Move", key="j/k"),
+    )
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -47,7 +53,7 @@ class GatesScreen(ListKeys, ModalScreen[None]):
                 title.append_text(literal_line(policy.source_path, 50, style="dim"))
             yield Static(title)
             yield MarkedOptionList(*options, id="gate-list")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -24,6 +24,7 @@ from evaltui.core.workflow import tag_meanings
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.transcript import (
     SideBySide,
     final_answer_key,
@@ -41,16 +42,16 @@ class Pane(VerticalScroll, can_focus=False):
     can move it alone); the mouse wheel scrolls it where the pointer is."""
 
 
-class ItemScreen(Screen):
+class ItemScreen(FooterKeys, Screen):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
-        Binding("escape", "back", "Back", id="item.back"),
-        Binding("n", "next_match(1)", "Next", id="item.next"),
+        Binding("escape", "back", "Back to the list", id="item.back"),
+        Binding("n", "next_match(1)", "Next item (searching: the next match)", id="item.next"),
         Binding("right_square_bracket", "step(1)", "Next item", show=False, id="item.nextitem"),
-        Binding("p,left_square_bracket", "step(-1)", "Prev", id="item.prev"),
+        Binding("p,left_square_bracket", "step(-1)", "Previous item", id="item.prev"),
         Binding("N", "next_match(-1)", "Previous match", show=False, id="item.prevmatch"),
-        Binding("d", "toggle_diff", "Diff", id="item.diff"),
+        Binding("d", "toggle_diff", "Side by side / diff of the two outputs", id="item.diff"),
         Binding("j,down", "scroll(1)", "Scroll down", show=False, id="item.down"),
         Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="item.up"),
         Binding("pagedown,space,ctrl+f", "page(1)", "Page down", show=False, id="item.pagedown"),
@@ -65,7 +66,7 @@ class ItemScreen(Screen):
             Binding(
                 str(n),
                 f"tag_next({n})",
-                f"Tag {n}, then the next untriaged item",
+                "Tag, then the next untriaged item",
                 show=False,
                 id=f"item.tag{n}",
             )
@@ -80,6 +81,26 @@ class ItemScreen(Screen):
         Binding("A", "toggle_advance", "Tag-and-advance on/off", show=False, id="item.advance"),
         Binding("z", "undo", "Undo the last tag (back to its item)", show=False, id="item.undo"),
     ]
+
+    FOOTER = (
+        Shown("item.back", "Back"),
+        Shown(TAGS, "Tag"),
+        Shown("item.next", "Next"),
+        Shown("item.prev", "Prev"),
+        Shown("item.diff", "Diff"),
+        Shown("app.note", "Note"),
+        Shown("app.export", "Sign off"),
+        Shown("app.help", "Help"),
+        Shown("app.quit", "Quit"),
+        Shown("item.answer", "Answer"),
+        Shown("item.grader", "Grader"),
+        Shown("item.nextmsg", "Next msg"),
+        Shown("item.prevmsg", "Prev msg"),
+        Shown("item.epoch", "Epoch", when=lambda screen: screen.max_epochs > 1),
+        Shown("item.advance", "Auto-next"),
+        Shown("item.undo", "Undo"),
+        Shown(PALETTE, "Commands"),
+    )
 
     def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
         super().__init__()
@@ -109,7 +130,7 @@ class ItemScreen(Screen):
             yield Static(id="sides-text")
         with Pane(id="diff-pane"):
             yield Static(id="diff-text")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#diff-pane").display = False

@@ -28,6 +28,15 @@ from evaltui.ui.messages import (
 )
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.screens.keys import (
+    PALETTE,
+    TAGS,
+    FooterKeys,
+    Shown,
+    has_gates,
+    has_metrics,
+    has_slices,
+)
 from evaltui.ui.search import SearchGrew, SearchIndex, fill, snippet_around
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
@@ -40,7 +49,7 @@ PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show b
 CHROME_LINES = 6
 
 
-class MainScreen(Screen):
+class MainScreen(FooterKeys, Screen):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -60,6 +69,32 @@ class MainScreen(Screen):
         Binding("tab,right", "other_list(1)", "Next list", show=False, id="main.nextlist"),
         Binding("shift+tab,left", "other_list(-1)", "Previous list", show=False, id="main.prev"),
     ]
+    # Most important first: what fits of these shows at 80 columns (Enter to Gates, or
+    # Slices without a policy), the rest from about 120; `?` lists every key.
+    FOOTER = (
+        Shown("list.open", "Open"),
+        Shown("action:submit", "Back to the list"),  # (typing a search)
+        Shown(TAGS, "Tag"),
+        Shown("main.search", "Search"),
+        Shown("app.export", "Sign off"),
+        Shown("app.help", "Help"),
+        Shown("app.quit", "Quit"),
+        Shown("main.slice", "Slice"),
+        Shown("main.sort", "Sort"),
+        Shown("app.gates", "Gates", when=has_gates),
+        Shown("app.slices", "Slices", when=has_slices),
+        Shown("app.metric", "Metric", when=has_metrics),
+        Shown("main.tagfilter", "Tag filter"),
+        Shown("main.untagged", "Untagged"),
+        Shown("app.note", "Note"),
+        Shown("app.undo", "Undo"),
+        Shown("main.clear", "Clear filters", when=lambda screen: screen.filtered),
+        Shown("main.improvements", "Improvements", when=lambda s: s.current_list != LISTS[1]),
+        Shown("main.regressions", "Regressions", when=lambda s: s.current_list != LISTS[0]),
+        Shown("main.bulktag", "Tag all shown"),
+        Shown("main.header", "Header"),
+        Shown(PALETTE, "Commands"),
+    )
     # Nothing takes focus by itself: while the pair loads, the first focusable widget would be
     # the hidden search box, which swallowed q (and every other key) until the list appeared.
     AUTO_FOCUS = ""
@@ -110,6 +145,7 @@ class MainScreen(Screen):
             self.show_loaded()
         else:
             self.refresh_header()
+        self.refresh_bindings()  # the footer's g, l and m follow what the pair has
 
     def show_loaded(self) -> None:
         table = self.query_one(ItemTable)
@@ -278,6 +314,12 @@ class MainScreen(Screen):
     # -- the list --------------------------------------------------------------------------
 
     @property
+    def filtered(self) -> bool:
+        """Whether a search or a filter narrows the list (Esc clears them)."""
+        view = self.view
+        return view is not None and view.describe_filters() != "no filter"
+
+    @property
     def view(self) -> ListView | None:
         return self.app.views.get(self.current_list)
 
@@ -291,6 +333,7 @@ class MainScreen(Screen):
         table.search_needle = view.search.strip().lower()
         table.set_rows(view.visible, keep_item=keep_item)
         self._update_title()
+        self.refresh_bindings()  # the footer's list and filter keys follow the list shown
 
     def _empty_text(self, name: str, view: ListView) -> tuple[str, ...]:
         """Why the list shows nothing, and the way back."""

@@ -14,15 +14,17 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.keys import FooterKeys, Shown
 
 HINT = "Ctrl+S saves (written to disk at once) · Esc cancels"
 
 
-class NoteScreen(ModalScreen[str | None]):
+class NoteScreen(FooterKeys, ModalScreen[str | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save note", priority=True, id="note.save"),
         Binding("escape", "cancel", "Cancel", id="note.cancel"),
     ]
+    FOOTER = (Shown("note.save", "Save"), Shown("note.cancel", "Cancel"))
 
     def __init__(self, item_id: str, note: str) -> None:
         super().__init__()
@@ -36,7 +38,7 @@ class NoteScreen(ModalScreen[str | None]):
             yield Static(title)
             yield TextArea(self.note, id="note-text", soft_wrap=True)
             yield Static(HINT, id="note-hint", classes="hint")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)

@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Footer, Static
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.logdir import Listing, RunEntry, default_pair, list_runs
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.keys import FooterKeys, Shown
 
 COLUMNS = ("#", "role", "task", "model", "date", "items", "scorer", "status", "file")
 WIDTHS = {"task": 28, "model": 30, "scorer": 16, "status": 10, "file": 60}
@@ -43,7 +44,7 @@ class ListingReady(Message):
         self.listing, self.error = listing, error
 
 
-class PickerScreen(Screen):
+class PickerScreen(FooterKeys, Screen):
     """The runs of `directory`; `chosen(baseline, candidate)` is called with the pair picked."""
 
     BINDINGS = [
@@ -53,6 +54,14 @@ class PickerScreen(Screen):
         Binding("j", "cursor_down", "Down", show=False, id="picker.down"),
         Binding("k", "cursor_up", "Up", show=False, id="picker.up"),
     ]
+    FOOTER = (
+        Shown("picker.baseline", "Baseline"),
+        Shown("picker.candidate", "Candidate"),
+        Shown("picker.open", "Open pair"),
+        Shown("app.help", "Help"),
+        Shown("app.quit", "Quit"),
+        Shown("picker.down", "Move", key="j/k"),
+    )
 
     def __init__(self, directory: Path, chosen: Callable[[Path, Path], None]) -> None:
         super().__init__()
@@ -68,7 +77,7 @@ class PickerScreen(Screen):
         yield Static("listing the runs…", id="picker-status")
         yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="picker-pair")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

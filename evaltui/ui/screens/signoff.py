@@ -24,6 +24,7 @@ from evaltui.core.signoff import (
 from evaltui.core.workflow import OverrideRequired, override_for
 from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal
+from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.widgets.header_pane import decision_text
 
 
@@ -36,13 +37,18 @@ class MarkedRadioButton(RadioButton):
         return "●" if self.value else "○"
 
 
-class SignoffScreen(ModalScreen[None]):
+class SignoffScreen(FooterKeys, ModalScreen[None]):
     writing = False  # a record is being written: Ctrl+S again does nothing
 
     BINDINGS = [
         Binding("ctrl+s", "write", "Write record", priority=True, id="signoff.write"),
         Binding("escape", "cancel", "Cancel", id="signoff.cancel"),
     ]
+    FOOTER = (
+        Shown("signoff.write", "Write record"),
+        Shown("signoff.cancel", "Cancel"),
+        Shown("action:app.focus_next", "Next field"),
+    )
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -74,7 +80,7 @@ class SignoffScreen(ModalScreen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Write record (Ctrl+S)", variant="primary", id="write")
                 yield Button("Cancel (Esc)", id="cancel")
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         # Open at the top: the title, the decision line and the reviewer field first.

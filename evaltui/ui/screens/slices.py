@@ -19,6 +19,7 @@ from evaltui.core.analysis import format_p, points
 from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 
 # A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
@@ -26,12 +27,18 @@ from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 VERDICT_MARK = {"regressed": ("bold red", "▼"), "improved": ("bold green", "▲")}
 
 
-class SlicesScreen(ListKeys, ModalScreen[None]):
+class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,l", "close", "Close", id="slices.close"),
         Binding("T", "bulk_tag", "Tag the slice's regressions", id="slices.bulktag"),
         *LIST_KEYS,
     ]
+    FOOTER = (
+        Shown("slices.close", "Close"),
+        Shown("action:select", "Show its regressions"),
+        Shown("slices.bulktag", "Tag them all"),
+        Shown("list.option.down", "Move", key="j/k"),
+    )
 
     def compose(self) -> ComposeResult:
         slices = sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)
@@ -66,11 +73,7 @@ class SlicesScreen(ListKeys, ModalScreen[None]):
                 )
             )
             yield MarkedOptionList(*options, id="slice-list")
-            yield Static(
-                "Enter: show this slice's regressions · T: tag them all · Esc: close",
-                classes="hint",
-            )
-        yield Footer(compact=True)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()
