@@ -46,7 +46,7 @@ async def test_the_picker_lists_the_runs_marks_the_default_pair_and_opens_it(tmp
         table = app.screen.query_one(DataTable)
         assert table.row_count == 2
         status = str(app.screen.query_one("#picker-status", Static).content)
-        assert "2 run(s), sorted by task then date" in status
+        assert "2 runs, sorted by task then date" in status
         pair = str(app.screen.query_one("#picker-pair", Static).content)
         assert "baseline: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-1b-v0" in pair
         assert "candidate: runs/v4/mmlu_subject=anatomy_model=eleutherai_pythia-6.9b" in pair
@@ -106,7 +106,7 @@ def test_the_installed_command_lists_a_log_directory_and_opens_the_pair_picked(t
         [*tmux, "new-session", "-d", "-s", session, "-x", "160", "-y", "30", command], check=True
     )
     try:
-        screen = _wait_for(tmux, session, "3 run(s), sorted by task then date", "BASELINE")
+        screen = _wait_for(tmux, session, "3 runs, sorted by task then date", "BASELINE")
         assert "openai/gpt-5" in screen and "anthropic/claude-sonnet-4" in screen
         subprocess.run([*tmux, "send-keys", "-t", session, "Enter"], check=True)
         # The pair opened: its list (a 30-line terminal folds the header to two lines).

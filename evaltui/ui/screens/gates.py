@@ -12,6 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from evaltui.core.analysis import plural
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
@@ -43,7 +44,7 @@ class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
             label.append_text(literal_line(gate.name, 60, style="bold"))
             lines: list = [label, Padding(literal(gate.detail), (0, 0, 0, DETAIL_INDENT))]
             if gate.item_ids:
-                hint = Text(f"Enter: show its {len(gate.item_ids)} item(s)", style="dim")
+                hint = Text(f"Enter: show its {plural(len(gate.item_ids), 'item')}", style="dim")
                 lines.append(Padding(hint, (0, 0, 0, DETAIL_INDENT)))
             options.append(Option(Group(*lines), id=str(index)))
         with Vertical(id="gates-box", classes="dialog"):

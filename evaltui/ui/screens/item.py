@@ -16,7 +16,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
-from evaltui.core.analysis import signed
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
@@ -35,6 +34,7 @@ from evaltui.ui.transcript import (
 )
 from evaltui.ui.triage import ReviewsChanged, undo
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
+from evaltui.ui.widgets.header_pane import delta as delta_text
 
 
 class Pane(VerticalScroll, can_focus=False):
@@ -358,9 +358,8 @@ class ItemScreen(FooterKeys, Screen):
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
         review = app.loaded.session.review(self.row.item_id)
         meta = Text()
-        meta.append(
-            f"{self.list_name[:-1].capitalize()} {self.index + 1}/{len(self.rows)} ", style="bold"
-        )
+        where = f"{self.list_name[:-1].capitalize()} {self.index + 1:,}/{len(self.rows):,} "
+        meta.append(where, style="bold")
         meta.append_text(literal_line(self.row.item_id, 40, style="bold"))
         for key in (SLICE, CLUSTER):
             if record.get(key):
@@ -378,7 +377,7 @@ class ItemScreen(FooterKeys, Screen):
             meta.append("  ")
         if analysis.kind == "graded":
             delta = float(analysis.deltas[self._item_index(self.row.item_id)])
-            meta.append(f"Δ {signed(delta, analysis.in_points)}  ", style="bold")
+            meta.append(f"Δ {delta_text(delta, analysis.in_points)}  ", style="bold")
         meta.append("tag: ", style="bold")
         if review.tag is None:
             meta.append("untriaged", style=UNTRIAGED_STYLE)

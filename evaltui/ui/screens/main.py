@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
-from evaltui.core.analysis import Analysis
+from evaltui.core.analysis import Analysis, plural
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.runs import Run
 from evaltui.core.workflow import tag_meanings
@@ -79,7 +79,7 @@ class MainScreen(FooterKeys, Screen):
         Shown("app.export", "Sign off"),
         Shown("app.help", "Help"),
         Shown("app.quit", "Quit"),
-        Shown("main.slice", "Slice"),
+        Shown("main.slice", "Slice", when=lambda s: bool(s.view and s.view.slices())),
         Shown("main.sort", "Sort"),
         Shown("app.gates", "Gates", when=has_gates),
         Shown("app.slices", "Slices", when=has_slices),
@@ -150,6 +150,7 @@ class MainScreen(FooterKeys, Screen):
     def show_loaded(self) -> None:
         table = self.query_one(ItemTable)
         table.show_delta = self.app.loaded.analysis.kind == "graded"
+        table.delta_points = self.app.loaded.analysis.in_points
         table.has_note = self._has_note
         table.match_where = self._match_where
         table.tag_meaning = tag_meanings(self.app.loaded.analysis).meaning
@@ -343,8 +344,9 @@ class MainScreen(FooterKeys, Screen):
         filters = view.describe_filters()
         if not self.app.previews_ready and view.search:
             filters += " (the input texts are still being read)"
+        n = len(view.rows)
         return (
-            f"None of the {len(view.rows)} {name} match: {filters}.",
+            f"None of the {plural(n, name[:-1])} match{'es' if n == 1 else ''}: {filters}.",
             "Esc clears the search and every filter.",
         )
 
@@ -353,7 +355,7 @@ class MainScreen(FooterKeys, Screen):
         for name in LISTS:
             view = self.app.views.get(name)
             count = len(view.rows) if view else 0
-            label = f" {name.capitalize()} ({count}) "
+            label = f" {name.capitalize()} ({count:,}) "
             if name == self.current_list:
                 title.append(label, style="bold reverse")
             else:
@@ -361,9 +363,9 @@ class MainScreen(FooterKeys, Screen):
             title.append(" ")
         view = self.view
         if view is not None:
+            sort = f"sort: {view.sort_key}" + (" ↓" if view.reverse else "")
             title.append(
-                f" showing {len(view.visible)} · {view.describe_filters()} · sort: {view.sort_key}"
-                + (" ↓" if view.reverse else ""),
+                f" showing {len(view.visible):,} · {view.describe_filters()} · {sort}",
                 style="italic",
             )
             coverage = self.search_coverage()

@@ -20,6 +20,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from evaltui.core.analysis import plural
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.logdir import Listing, RunEntry, default_pair, list_runs
 from evaltui.ui.safe import literal_line
@@ -99,7 +100,7 @@ class PickerScreen(FooterKeys, Screen):
 
     def on_listing_progress(self, message: ListingProgress) -> None:
         self.query_one("#picker-status", Static).update(
-            Text(f"reading run headers: {message.done} of {message.total}")
+            Text(f"reading run headers: {message.done:,} of {message.total:,}")
         )
 
     def on_listing_ready(self, message: ListingReady) -> None:
@@ -115,9 +116,10 @@ class PickerScreen(FooterKeys, Screen):
             self.picked = {"baseline": pair[0], "candidate": pair[1]}
         runs = self.listing.runs
         other = self.listing.other_files
+        others = f"; {plural(other, 'other file')} {'is' if other == 1 else 'are'} not harness logs"
         status.update(
-            Text(f"{len(runs)} run(s), sorted by task then date")
-            + (f"; {other} other file(s) are not harness logs" if other else "")
+            Text(f"{plural(len(runs), 'run')}, sorted by task then date")
+            + (others if other else "")
             + " · b baseline · c candidate · Enter open"
         )
         self._fill()
@@ -136,7 +138,7 @@ class PickerScreen(FooterKeys, Screen):
                 literal_line(entry.task, WIDTHS["task"]),
                 literal_line(entry.model, WIDTHS["model"]),
                 literal_line(entry.date.replace("T", " "), 19),
-                "?" if entry.items is None else str(entry.items),
+                "?" if entry.items is None else f"{entry.items:,}",
                 literal_line(entry.scorer, WIDTHS["scorer"]),
                 literal_line(entry.status, WIDTHS["status"]),
                 literal_line(entry.name, WIDTHS["file"]),

@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from evaltui.core.analysis import format_p, points
+from evaltui.core.analysis import format_p, interval_digits, points
 from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
@@ -25,6 +25,76 @@ from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 # A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
 # and a mark that reads without colour.
 VERDICT_MARK = {"regressed": ("bold red", "▼"), "improved": ("bold green", "▲")}
+
+
+NAME_MAX, NAME_MIN = 16, 8  # the slice name's column: cut (…) before the numbers ever are
+BAR_MIN, BAR_MAX = 5, 40  # the forest plot's columns; narrower than that, it folds below
+LIST_INSET = 4  # the list's border, padding and ▶ gutter: the header line starts after them
+
+
+def slice_rows(slices: list, width: int) -> tuple[str, list[Option]]:
+    """The column header and one option per slice, at `width` columns: every number in full
+    (counts with thousands separators, the interval to the decimals its width needs, the
+    adjusted p as `format_p` writes it). Only the name is cut; when the forest plot would
+    get fewer than BAR_MIN columns it goes on a line of its own below the numbers."""
+    span = max(
+        (max(abs(s.comparison.delta_ci.lower), abs(s.comparison.delta_ci.upper)) for s in slices),
+        default=1.0,
+    )
+    cells = []
+    for s in slices:
+        c, t = s.comparison, s.table
+        lo, hi = c.delta_ci.lower, c.delta_ci.upper
+        digits = interval_digits(lo, hi, True)
+        cells.append(
+            (
+                "overall" if s.is_overall else s.name,
+                f"{s.n:,}",
+                f"{t.regressions:,}/{t.improvements:,}",
+                points(c.delta),
+                f"[{points(lo, digits)}, {points(hi, digits)}]",
+                format_p(s.p_adjusted),
+            )
+        )
+    heads = ("slice", "n", "−/+", "Δ", "interval", "p")
+    widths = [max(len(h), *(len(row[i]) for row in cells)) for i, h in enumerate(heads)]
+    numbers = sum(widths[1:]) + 1 + 6  # the numbers, the verdict mark, the gaps between
+    name = min(NAME_MAX, widths[0])
+    bar = width - numbers - name - 1
+    if bar < BAR_MIN:  # the name gives way first
+        name = max(NAME_MIN, min(name, width - numbers - 1 - BAR_MIN))
+        bar = width - numbers - name - 1
+    fold = bar < BAR_MIN
+    bar = min(BAR_MAX, width - 2) if fold else min(BAR_MAX, bar)
+    widths[0] = name
+
+    def line(values: tuple[str, ...], plot: str | None) -> list[str]:
+        out = [values[0][:name].ljust(name)]
+        out += [v.rjust(w) for v, w in zip(values[1:5], widths[1:5], strict=True)]
+        if plot is not None and not fold:
+            out.append(plot)
+        out.append(values[5].rjust(widths[5]))
+        return out
+
+    header = " " * LIST_INSET + " ".join(line(heads, " " * bar))
+    options = []
+    for s, values in zip(slices, cells, strict=True):
+        c = s.comparison
+        plot = forest_bar(c.delta_ci.lower, c.delta, c.delta_ci.upper, span or 1.0, bar)
+        parts = line(values, plot)
+        row = Text(no_wrap=True)
+        name_cell = literal_line(values[0], name, style="bold" if s.is_overall else "")
+        row.append_text(name_cell)
+        row.pad_right(name - name_cell.cell_len)
+        row.append(" " + " ".join(parts[1:-1]) + " ")
+        # Colour follows the direction of a difference core calls real (its verdict, after
+        # the adjustment), never significance alone; the mark says it without colour.
+        style, mark = VERDICT_MARK.get(s.verdict, ("", " "))
+        row.append(f"{parts[-1]} {mark}", style=style)
+        if fold:
+            row.append(f"\n  {plot}")
+        options.append(Option(row, id=s.name, disabled=s.is_overall))
+    return header, options
 
 
 class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
@@ -41,39 +111,30 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
     )
 
     def compose(self) -> ComposeResult:
-        slices = sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)
-        span = max(
-            max(abs(s.comparison.delta_ci.lower), abs(s.comparison.delta_ci.upper)) for s in slices
-        )
-        inner = int(min(120, self.app.size.width * 0.98)) - 10  # dialog minus borders, padding
-        bar = max(6, min(40, inner - 60))
-        options = []
-        for s in slices:
-            c, t = s.comparison, s.table
-            row = Text(no_wrap=True)
-            name = "overall" if s.is_overall else s.name
-            row.append_text(literal_line(name, 15, style="bold" if s.is_overall else ""))
-            row.pad_right(16 - row.cell_len)
-            row.append(f"{s.n:>5} {t.regressions:>3}/{t.improvements:<3} {points(c.delta):>6} ")
-            row.append(f"[{points(c.delta_ci.lower, 0)}, {points(c.delta_ci.upper, 0)}]".ljust(12))
-            row.append(forest_bar(c.delta_ci.lower, c.delta, c.delta_ci.upper, span or 1.0, bar))
-            # Colour follows the direction of a difference core calls real (its verdict, after
-            # the adjustment), never significance alone; the mark says it without colour.
-            style, mark = VERDICT_MARK.get(s.verdict, ("", " "))
-            row.append(f" {format_p(s.p_adjusted):>8} {mark}", style=style)
-            options.append(Option(row, id=s.name, disabled=s.is_overall))
+        slices = self._slices()
+        header, options = slice_rows(slices, self._row_width())
         with Vertical(id="slices-box", classes="dialog"):
             adjust = slices[0].adjust if slices else "holm"
+            level = f"{slices[0].comparison.confidence * 100:g}%" if slices else ""
             yield Static(
                 Text.assemble(
                     ("Slices", "bold"),
-                    f"  delta in pts, interval against zero; p adjusted ({adjust})\n",
+                    f"  Δ and {level} interval in pts, against zero; p adjusted ({adjust})\n",
                     ("▼ worse / ▲ better: the difference holds after the adjustment\n", "dim"),
-                    ("slice               n  −/+   delta CI", "dim"),
-                )
+                    (header, "dim"),
+                ),
+                id="slices-title",
             )
             yield MarkedOptionList(*options, id="slice-list")
         yield Footer(compact=True, show_command_palette=False)
+
+    def _slices(self) -> list:
+        return sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)
+
+    def _row_width(self) -> int:
+        """The width of an option's text: the dialog (98%, at most 120 columns) less its
+        border and padding, the list's border and padding, the ▶ gutter and a scrollbar."""
+        return int(min(120, self.app.size.width * 0.98)) - 12
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

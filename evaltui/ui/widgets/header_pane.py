@@ -11,10 +11,10 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from evaltui.core.analysis import Analysis, format_p, percent, signed
+from evaltui.core.analysis import Analysis, format_p, interval_digits, percent, plural, signed
 from evaltui.core.decision import STATUS_WORDS
 from evaltui.core.notices import Notice
-from evaltui.core.report import arm_means, delta_histogram_line
+from evaltui.core.report import arm_means, delta_histogram
 from evaltui.ui.safe import literal, literal_line
 
 VERDICT_STYLE = {
@@ -54,6 +54,18 @@ STATUS_STYLE = {
     "needs_review": "bold reverse yellow",
     "ready": "bold reverse green",
 }
+
+
+def interval(lo: float, hi: float, in_points: bool) -> str:
+    """An interval in the metric's units, with them: `[+0.6, +11.5] pts` for pass rates."""
+    digits = interval_digits(lo, hi, in_points)
+    shown = f"[{signed(lo, in_points, digits)}, {signed(hi, in_points, digits)}]"
+    return shown + (" pts" if in_points else "")
+
+
+def delta(value: float, in_points: bool) -> str:
+    """One delta in the metric's units, with them: `+60.0 pts` for pass rates."""
+    return signed(value, in_points) + (" pts" if in_points else "")
 
 
 def decision_text(decision: Any) -> Text:
@@ -100,7 +112,7 @@ def header_text(
         for status in ("failed", "pending", "passed"):
             count = sum(1 for g in gates if g.status == status)
             if count:
-                text.append(f"{GATE_ICON[status]} {count} {status}  ", style=GATE_STYLE[status])
+                text.append(f"{GATE_ICON[status]} {count:,} {status}  ", style=GATE_STYLE[status])
         failed = [g.name for g in gates if g.status == "failed"]
         if failed:
             text.append("— ")
@@ -108,9 +120,9 @@ def header_text(
         text.append("\n")
     n_reg = len(analysis.regressions)
     style = "bold green" if triaged == n_reg else "bold"
-    text.append(f"Triage: {triaged} of {n_reg} regressions triaged", style=style)
+    text.append(f"Triage: {triaged:,} of {plural(n_reg, 'regression')} triaged", style=style)
     if decision is not None and decision.by_tag:
-        counts = ", ".join(f"{tag} {n}" for tag, n in decision.by_tag.items())
+        counts = ", ".join(f"{tag} {n:,}" for tag, n in decision.by_tag.items())
         text.append(" · by tag: ")
         text.append_text(literal_line(counts, 200))
     if len(analysis.metrics) > 1:
@@ -124,14 +136,14 @@ def header_text(
 def _binary_lines(text: Text, analysis: Analysis) -> None:
     c = analysis.binary
     t = c.table
-    text.append(f"both pass {t.both_pass}")
+    text.append(f"both pass {t.both_pass:,}")
     text.append(" │ ")
-    text.append(f"regressions {t.regressions}", style="bold red" if t.regressions else "")
+    text.append(f"regressions {t.regressions:,}", style="bold red" if t.regressions else "")
     text.append(" │ ")
-    text.append(f"improvements {t.improvements}", style="green")
+    text.append(f"improvements {t.improvements:,}", style="green")
     text.append(" │ ")
-    text.append(f"both fail {t.both_fail}")
-    text.append(f" │ n {t.n}\n")
+    text.append(f"both fail {t.both_fail:,}")
+    text.append(f" │ n {t.n:,}\n")
     level = f"{c.confidence * 100:g}%"
     text.append(
         f"baseline {percent(c.baseline_rate)} [{percent(c.baseline_ci.lower)}, "
@@ -141,8 +153,7 @@ def _binary_lines(text: Text, analysis: Analysis) -> None:
     m = c.mcnemar
     text.append(
         f"mid-p {format_p(m.mid_p)} · χ² p {format_p(m.chi2_p)} (cc {format_p(m.chi2_cc_p)}) · "
-        f"unpaired (wrong test) [{signed(c.unpaired.ci.lower, True)}, "
-        f"{signed(c.unpaired.ci.upper, True)}]\n"
+        f"unpaired (wrong test) {interval(c.unpaired.ci.lower, c.unpaired.ci.upper, True)}\n"
     )
 
 
@@ -152,19 +163,43 @@ def _graded_lines(text: Text, analysis: Analysis) -> None:
     base_mean, cand_mean = arm_means(analysis)
     what = "pass rate per item" if p else analysis.metric
     text.append_text(literal_line(what, 40))
+    # Means as the deltas are shown: pass rates in percent (the deltas in points), scores in
+    # the metric's own units; never proportions beside points.
     text.append(
-        f": baseline mean {base_mean:.3f} → candidate {cand_mean:.3f} · n {g.n} · "
-        f"regressed {len(analysis.regressions)} · improved {len(analysis.improvements)}\n"
+        f": baseline mean {_mean(base_mean, p)} → candidate {_mean(cand_mean, p)} · n {g.n:,} · "
+        f"regressed {len(analysis.regressions):,} · improved {len(analysis.improvements):,}\n"
     )
     text.append(
-        f"percentile [{signed(g.percentile_ci[0], p)}, {signed(g.percentile_ci[1], p)}] · "
-        f"BCa [{signed(g.bca_ci[0], p)}, {signed(g.bca_ci[1], p)}] · "
-        f"paired t [{signed(g.t_ci[0], p)}, {signed(g.t_ci[1], p)}] · "
-        f"Wilcoxon p {format_p(g.wilcoxon_p)} · seed {g.seed}\n"
+        f"percentile {interval(*g.percentile_ci, p)} · BCa {interval(*g.bca_ci, p)} · "
+        f"paired t {interval(*g.t_ci, p)} · Wilcoxon p {format_p(g.wilcoxon_p)} · "
+        f"seed {g.seed}\n"
     )
     text.append("per-item Δ ", style="bold")
-    text.append(delta_histogram_line(analysis.deltas))
+    text.append(histogram_line(analysis.deltas, p))
     text.append("\n")
+
+
+HISTOGRAM_BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def histogram_line(deltas, in_points: bool) -> str:
+    """Core's histogram of the per-item deltas (`delta_histogram`) as one line of blocks,
+    zero in the middle, its ends in the metric's units like every other delta on screen
+    (core's own line writes proportions: −0.6 … +0.6 beside intervals in points)."""
+    counts, m = delta_histogram(deltas)
+    top = max(counts) or 1
+    bars = "".join(HISTOGRAM_BLOCKS[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
+    mid = len(bars) // 2
+    low, high = signed(-m, in_points), signed(m, in_points)
+    unit = " pts" if in_points else ""
+    return f"{low.replace('-', '−')} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} {high}{unit}"
+
+
+def _mean(value: float | None, in_points: bool) -> str:
+    """An arm's mean as its deltas are shown: a pass rate in percent, a score as it is."""
+    if value is None:
+        return "n/a"
+    return percent(value) if in_points else f"{value:.3f}"
 
 
 def _epoch_and_cluster_lines(text: Text, analysis: Analysis) -> None:
@@ -183,9 +218,8 @@ def _epoch_and_cluster_lines(text: Text, analysis: Analysis) -> None:
     if c is not None:
         deff = "n/a" if c.design_effect != c.design_effect else f"{c.design_effect:.2f}"
         text.append(
-            f"{c.n_clusters} clusters (design effect {deff}): CI "
-            f"[{signed(c.ci[0], p)}, {signed(c.ci[1], p)}], naive "
-            f"[{signed(c.naive_ci[0], p)}, {signed(c.naive_ci[1], p)}]\n"
+            f"{plural(c.n_clusters, 'cluster')} (design effect {deff}): CI "
+            f"{interval(*c.ci, p)}, naive {interval(*c.naive_ci, p)}\n"
         )
 
 
@@ -230,14 +264,16 @@ def collapsed_header_text(
         second.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     else:
         n_reg = len(analysis.regressions)
-        second.append(f"triaged {triaged} of {n_reg}", style="bold" if triaged < n_reg else "")
+        second.append(f"triaged {triaged:,} of {n_reg:,}", style="bold" if triaged < n_reg else "")
     warnings = len(analysis.warnings) + len(notices)
     if warnings:
-        second.append(f" · ⚠ {warnings} warning{'s' if warnings != 1 else ''}", "bold yellow")
+        second.append(f" · ⚠ {plural(warnings, 'warning')}", "bold yellow")
     for status in ("failed", "pending"):
         count = sum(1 for g in gates if g.status == status)
         if count:
-            second.append(f" · {GATE_ICON[status]} {count} gate(s) {status}", GATE_STYLE[status])
+            second.append(
+                f" · {GATE_ICON[status]} {plural(count, 'gate')} {status}", GATE_STYLE[status]
+            )
     second.append(" · h: full header", style="dim")
     for line in (first, second):
         line.truncate(max(width, 10), overflow="ellipsis")

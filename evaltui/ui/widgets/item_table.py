@@ -20,6 +20,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from evaltui.core.analysis import signed
 from evaltui.core.textsafe import one_line
 from evaltui.ui.listmodel import ListRow
 
@@ -103,6 +104,7 @@ class ItemTable(ScrollView, can_focus=True):
         super().__init__(**kwargs)
         self.rows: list[ListRow] = []
         self.show_delta = show_delta
+        self.delta_points = False  # the deltas are pass-rate differences: shown in points
         # What an empty list says instead of rows: why it is empty, and how to clear that.
         self.empty_text: tuple[str, ...] = ()
         # Whether an item carries a note (the screen supplies it: notes live in the session).
@@ -225,13 +227,14 @@ class ItemTable(ScrollView, can_focus=True):
     def _cells(self, row: ListRow | None, widths: list[int]) -> list[tuple[str, str]]:
         names = self._columns()
         if row is None:
-            return [(" " if n == CURSOR_MARK else n, "header") for n in names]
+            heading = {CURSOR_MARK: " ", "delta": "Δ pts" if self.delta_points else "delta"}
+            return [(heading.get(n, n), "header") for n in names]
         values = {
             CURSOR_MARK: (" ", "mark"),
             "item": (one_line(row.item_id), ""),
             "slice": (one_line(row.slice), ""),
             "tag": (row.tag or "—", self._tag_kind(row.tag)),
-            "delta": ("" if row.delta is None else f"{row.delta:+.2f}", ""),
+            "delta": ("" if row.delta is None else signed(row.delta, self.delta_points), ""),
             NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
             "input": (one_line(row.preview), ""),
         }
