@@ -69,6 +69,40 @@ def test_the_installed_command_exits_2_on_the_corrupt_parquet(tmp_path):
     assert done.stderr.rstrip().splitlines()[-1].startswith(f"evaltui: error: {corrupt}")
 
 
+def test_a_parquet_page_that_would_make_polars_abort_the_process_is_refused_first(tmp_path):
+    """Run in a child: if the check ever let it through, polars would kill the process."""
+    damaged, candidate = _pair(tmp_path)
+    shutil.copy(PAYLOADS / "negative-page-count.parquet", damaged)
+    env = {k: v for k, v in os.environ.items() if k != "EVALTUI_DEBUG"}
+    done = subprocess.run(
+        [str(SCRIPT), "report", str(damaged), str(candidate)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, (done.returncode, done.stderr[-500:])
+    assert done.stderr.splitlines() == [
+        f"evaltui: error: {damaged}: a damaged Parquet page (column 'slice'): the page at "
+        "byte 651 counts -115 values in a chunk of 80"
+    ]
+
+
+def test_the_page_check_passes_every_page_of_a_sound_file_and_costs_little(tmp_path):
+    import time
+
+    from evaltui.core.formats.parquet import check_pages
+
+    path = tmp_path / "big.parquet"
+    n = 200_000
+    pl.DataFrame(
+        {"item_id": [f"q{i}" for i in range(n)], "passed": [i % 3 == 0 for i in range(n)],
+         "output": ["some text " * (i % 7) for i in range(n)],
+         "messages": [[{"role": "user", "content": "hi"}]] * n}
+    ).write_parquet(path, row_group_size=20_000, data_page_size=4096)  # fmt: skip
+    started = time.perf_counter()
+    check_pages(path, {"item_id", "passed", "output", "messages"})
+    assert time.perf_counter() - started < 5
+    assert load_run(path).transcripts.read(8).output == "some text "
+
+
 @pytest.mark.parametrize("call", ["read_parquet_schema", "read_parquet"])
 def test_a_panic_in_any_statistics_read_of_a_parquet_file_is_an_input_error(
     tmp_path, monkeypatch, call

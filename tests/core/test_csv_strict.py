@@ -167,3 +167,25 @@ def test_no_single_quote_inserted_or_removed_anywhere_loads_a_different_count():
             except EvalTuiError:
                 continue
             assert run.table.height == n, (edit, at, text[max(0, at - 20) : at + 20])
+
+
+def test_a_record_with_fewer_cells_than_the_header_is_refused_not_padded(tmp_path):
+    """polars fills a short record's missing cells with nulls: a file cut inside a record, or
+    a line split in two, would lose its tail quietly."""
+    text = _text(_rows(40, "plain text"))
+    lines = text.splitlines()
+    lines[12] = lines[12].rsplit(",", 1)[0]  # the output cell gone
+    path = _write(tmp_path, "\n".join(lines) + "\n")
+    with pytest.raises(InputError) as caught:
+        load_run(path)
+    assert caught.value.line == 13 and "cells where the header has 3" in caught.value.problem
+
+
+def test_a_file_cut_inside_its_last_record_is_refused_and_a_complete_one_without_a_newline_loads(
+    tmp_path,
+):
+    text = _text(_rows(40, "plain text"))
+    cut = text[: text.rindex(",")]  # inside the last record, before its last cell
+    with pytest.raises(InputError, match="cut short"):
+        load_run(_write(tmp_path, cut, "cut.csv"))
+    assert load_run(_write(tmp_path, text.rstrip("\n"), "whole.csv")).table.height == 40

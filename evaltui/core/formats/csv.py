@@ -165,6 +165,8 @@ def check_quoting(path: Path) -> int:
     records = 0  # line breaks outside quotes
     last = _LF
     opened_line = 1
+    fields: int | None = None  # the header's commas; every record must have as many
+    carry = 0  # commas of the record still open at the end of the previous block
     for buf, cut in _complete_lines(path, BLOCK):
         data = np.frombuffer(buf, np.uint8, count=cut)  # released below: buf is reused
         at = np.flatnonzero(data == _QUOTE)
@@ -187,7 +189,29 @@ def check_quoting(path: Path) -> int:
             if bad.size:
                 faults.append((int(bad[0]), "a quoted cell that goes on after its closing quote"))
         inside = (np.searchsorted(at, breaks) + quotes) % 2 == 1
-        records += int(np.count_nonzero(~inside))
+        ends = breaks[~inside]  # where records end in this block
+        commas = np.flatnonzero(data == _COMMA)
+        commas = commas[(np.searchsorted(at, commas) + quotes) % 2 == 0]
+        per_record = np.bincount(np.searchsorted(ends, commas), minlength=ends.size + 1)
+        per_record[0] += carry
+        if fields is None and ends.size:
+            fields = int(per_record[0])
+        complete = per_record[: ends.size]
+        expected = np.full(complete.size, fields if fields is not None else 0)
+        if records == 0 and complete.size:
+            expected[0] = complete[0]  # the header sets the count
+        ragged = np.flatnonzero(complete != expected)
+        if ragged.size:
+            k = int(ragged[0])
+            faults.append(
+                (
+                    int(ends[k]),
+                    f"a record of {int(complete[k]) + 1} cells where the header has "
+                    f"{(fields or 0) + 1} (a cut or joined line?)",
+                )
+            )
+        carry = int(per_record[-1])
+        records += int(ends.size)
         returns = np.flatnonzero(data == _CR) if buf.find(b"\r", 0, cut) != -1 else at[:0]
         if returns.size:
             outside = (np.searchsorted(at, returns) + quotes) % 2 == 0
@@ -209,6 +233,13 @@ def check_quoting(path: Path) -> int:
         if cut:
             last = int(data[cut - 1])
         del data  # the buffer may grow for the next block only once nothing views it
+    if last != _LF and fields is not None and carry != fields:
+        raise InputError(
+            path,
+            f"the last record has {carry + 1} cells where the header has {fields + 1} (a file "
+            "cut short?); expected RFC 4180 records of one length",
+            line=lines + 1,
+        )
     if quotes % 2:
         raise InputError(
             path,

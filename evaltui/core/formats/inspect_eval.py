@@ -302,7 +302,11 @@ def _read_header(
 def _open_archive(path: Path) -> zipfile.ZipFile:
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError) as exc:
+    # NotImplementedError: a central directory naming a zip version zipfile does not read
+    except (
+        zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+        NotImplementedError,
+    ) as exc:  # fmt: skip
         raise InputError(
             path,
             f"not a readable Inspect .eval archive: {exc} (is the file truncated, or still being "

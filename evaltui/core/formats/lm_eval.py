@@ -287,6 +287,8 @@ def _fast_load(
         return None
     if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
         return None
+    if scan.frame["doc_id"].str.contains("\x00", literal=True).any():  # or a lone surrogate
+        return None
     frame = scan.frame.with_columns(pl.col("filter").fill_null(DEFAULT_FILTER))
     if frame.height == 0 or frame["doc_id"].null_count() or frame.height != len(scan.lines):
         return None
