@@ -51,6 +51,7 @@ from evaltui.ui.messages import (
     PairLoaded,
     PreviewsGrew,
     ReviewChanged,
+    TerminalGone,
     WorkerProblem,
 )
 from evaltui.ui.triage import Triage
@@ -237,9 +238,11 @@ class EvalTuiApp(App[int]):
                 except (termios.error, OSError):
                     # The backstop first: if the loop is stuck, the call below never returns.
                     threading.Thread(target=_end_after_grace, daemon=True, name="hangup").start()
-                    with contextlib.suppress(Exception):  # the loop may be gone already
-                        self.call_from_thread(self.hang_up)
+                    self.post_message(TerminalGone())  # thread-safe, and never blocks
                     return
+
+    def on_terminal_gone(self, message: TerminalGone) -> None:
+        self.hang_up()
 
     def hang_up(self) -> None:
         """The terminal is gone: end as q does (every tag and note is already on disk; a note

@@ -144,6 +144,10 @@ class SignoffFailed(Message):
         self.text, self.focus = text, focus
 
 
+class TerminalGone(Message):
+    """The terminal check found the terminal gone (a pty closed without SIGHUP)."""
+
+
 # -- from the app to its screens ------------------------------------------------------------
 
 
