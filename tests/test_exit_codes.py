@@ -196,7 +196,10 @@ def test_an_unreadable_input_is_exit_2_naming_it(tmp_path):
     ]
 
 
-def test_a_folder_where_the_record_goes_is_exit_2_on_one_line(tmp_path, capsys, sample_pair):
+def test_a_folder_where_the_record_goes_is_exit_2_on_one_line(
+    tmp_path, capsys, sample_pair, monkeypatch
+):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     (tmp_path / "out.json").mkdir()
     args = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "x"]
     assert main([*args, "--reviewer", "r", "--output", str(tmp_path / "out")]) == 2

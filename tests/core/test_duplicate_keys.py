@@ -273,8 +273,9 @@ def test_a_csv_header_naming_a_column_twice_is_refused(tmp_path):
 
 
 def test_a_record_with_an_approval_placed_before_the_real_decision_does_not_verify(
-    tmp_path, sample_pair, capsys
+    tmp_path, sample_pair, capsys, monkeypatch
 ):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))  # a journal of its own
     prefix = tmp_path / "signoff"
     args = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "no"]
     assert main([*args, "--reviewer", "r", "--output", str(prefix)]) == 0

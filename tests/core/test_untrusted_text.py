@@ -116,7 +116,10 @@ def _graded_pair(tmp_path: Path, names: list[str]) -> tuple[Path, Path]:
 @pytest.mark.parametrize("names", [["score:<img src=x onerror=alert(1)>"],
                                    ["score:<img src=x onerror=alert(1)>", "score:b"]],
                          ids=["one-metric", "metric-table"])  # fmt: skip
-def test_a_graded_sign_off_markdown_holds_no_raw_html_from_a_metric_name(tmp_path, capsys, names):
+def test_a_graded_sign_off_markdown_holds_no_raw_html_from_a_metric_name(
+    tmp_path, capsys, names, monkeypatch
+):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     base, cand = _graded_pair(tmp_path, names)
     prefix = tmp_path / "signoff"
     args = ["signoff", str(base), str(cand), "--decision", "block", "--rationale", "x"]

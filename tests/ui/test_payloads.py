@@ -195,7 +195,8 @@ async def test_a_stale_tag_on_a_payload_id_does_not_crash_the_next_open(tmp_path
         assert any(inert(first) in message for message in notices), notices
 
 
-def test_the_sign_off_exports_of_the_payload_pair_are_inert(tmp_path, capsys):
+def test_the_sign_off_exports_of_the_payload_pair_are_inert(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     base, cand, policy = _pair(tmp_path)
     prefix = tmp_path / "signoff"
     args = ["signoff", str(base), str(cand), "--policy", str(policy), "--decision", "block"]
