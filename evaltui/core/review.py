@@ -22,7 +22,7 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -209,40 +209,15 @@ class ReviewSession:
             raise EvalTuiError(
                 f"cannot read the review journal {self.path}: {os_error_text(exc)}"
             ) from None
-        lines = raw.split(b"\n")
-        torn = lines[-1] != b""  # the last write did not finish its newline
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError):
-                last = number == len(lines) and torn
-                what = "an unfinished last write (kept on disk, ignored)" if last else "damaged"
-                self.notices.append(
-                    Notice(JOURNAL_DAMAGED, f"journal {self.path}: line {number} is {what}")
-                )
-                continue
+        torn = not raw.endswith(b"\n") and bool(raw)  # the last write did not finish its line
+        for entry in journal_entries(self.path, raw, self.notices):
             self._apply(entry)
         if torn and not self.read_only:
             self._write_journal(b"")  # finish the torn line: appends start on a line of their own
-        first = self.info
-        if first.baseline_sha256 != baseline_sha256 or first.candidate_sha256 != candidate_sha256:
-            changed = [
-                name
-                for name, old, new in (
-                    ("baseline", first.baseline_sha256, baseline_sha256),
-                    ("candidate", first.candidate_sha256, candidate_sha256),
-                )
-                if old != new
-            ]
-            self.notices.append(
-                Notice(
-                    INPUTS_CHANGED,
-                    f"the {' and '.join(changed)} file changed since these tags were made "
-                    "(sha256 differs): check the tagged items before signing off",
-                )
-            )
+        then = (self.info.baseline_sha256, self.info.candidate_sha256)
+        changed = inputs_changed_notice(then, (baseline_sha256, candidate_sha256))
+        if changed is not None:
+            self.notices.append(changed)
 
     def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry.get("kind")
@@ -445,6 +420,42 @@ class ReviewSession:
         for entry in entries:
             self._apply(entry)
         return [self.items[entry["item_id"]] for entry in entries]
+
+
+def journal_entries(path: Path, raw: bytes, notices: list[Notice]) -> Iterator[dict[str, Any]]:
+    """The journal's readable lines as dicts, in order; each damaged line (or an unfinished
+    last write) becomes a notice in `notices` instead. The one reader of journal lines: the
+    session's replay and `verify`'s replay up to a record's time share it."""
+    lines = raw.split(b"\n")
+    torn = lines[-1] != b""  # the last write did not finish its newline
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            last = number == len(lines) and torn
+            what = "an unfinished last write (kept on disk, ignored)" if last else "damaged"
+            notices.append(Notice(JOURNAL_DAMAGED, f"journal {path}: line {number} is {what}"))
+            continue
+        if isinstance(entry, dict):
+            yield entry
+
+
+def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice | None:
+    """The notice for inputs whose (baseline, candidate) sha256 differ from the tags' own."""
+    changed = [
+        name
+        for name, old, new in zip(("baseline", "candidate"), then, now, strict=True)
+        if old != new
+    ]
+    if not changed:
+        return None
+    return Notice(
+        INPUTS_CHANGED,
+        f"the {' and '.join(changed)} file changed since these tags were made "
+        "(sha256 differs): check the tagged items before signing off",
+    )
 
 
 LOCK_NAME = "lock"

@@ -36,6 +36,7 @@ from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats.jsontext import DuplicateKey, loads, locate_duplicate
 from evaltui.core.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, STALE_TAGS, Notice
+from evaltui.core.review import inputs_changed_notice, journal_entries
 from evaltui.core.runs import sha256_of
 from evaltui.core.signoff import (
     DECISIONS,
@@ -566,23 +567,8 @@ def _replay_until(session: Any, path: Path, created: str, analysis: Any) -> bool
     except OSError:
         return False
     until = _when(created)
-    lines = raw.split(b"\n")
-    torn = lines[-1] != b""
     first = True
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            last = number == len(lines) and torn
-            what = "an unfinished last write (kept on disk, ignored)" if last else "damaged"
-            session.notices.append(
-                Notice(JOURNAL_DAMAGED, f"journal {path}: line {number} is {what}")
-            )
-            continue
-        if not isinstance(entry, dict):
-            continue
+    for entry in journal_entries(path, raw, session.notices):
         when = _when(entry.get("time"))
         if first:
             first = False
@@ -595,29 +581,14 @@ def _replay_until(session: Any, path: Path, created: str, analysis: Any) -> bool
         return False
     paired = analysis.paired
     hashes = (paired.baseline.source.sha256, paired.candidate.source.sha256)
-    then = (session.info.baseline_sha256, session.info.candidate_sha256)
-    if then != hashes:
-        changed = [
-            n
-            for n, old, new in zip(("baseline", "candidate"), then, hashes, strict=True)
-            if old != new
-        ]
-        session.notices.append(
-            Notice(
-                INPUTS_CHANGED,
-                f"the {' and '.join(changed)} file changed since these tags were made "
-                "(sha256 differs): check the tagged items before signing off",
-            )
-        )
-    if analysis.policy is not None:
-        changed_policy = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
-        if changed_policy is not None:
-            session.notices.append(changed_policy)
-    from evaltui.core.analysis import stale_notice
+    changed = inputs_changed_notice(
+        (session.info.baseline_sha256, session.info.candidate_sha256), hashes
+    )
+    if changed is not None:
+        session.notices.append(changed)
+    from evaltui.core.workflow import add_review_notices
 
-    stale = stale_notice(analysis, session)
-    if stale is not None:
-        session.notices.append(stale)
+    add_review_notices(analysis, session)
     return True
 
 

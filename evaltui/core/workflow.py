@@ -49,6 +49,13 @@ def start_review(
         read_only=read_only,
     )
     session.reviewer = reviewer_identity(reviewer)
+    add_review_notices(analysis, session)
+    return session
+
+
+def add_review_notices(analysis: Analysis, session: ReviewSession) -> None:
+    """The notices a review raises on opening: a changed policy (journalled unless read-only)
+    and tagged items whose outcome moved. `verify` raises them the same way for a record."""
     if analysis.policy is not None:
         changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
         if changed is not None:
@@ -56,7 +63,6 @@ def start_review(
     stale = stale_notice(analysis, session)
     if stale is not None:
         session.notices.append(stale)
-    return session
 
 
 REVIEWER_VARIABLE = "EVALTUI_REVIEWER"
