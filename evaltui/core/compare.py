@@ -69,13 +69,8 @@ def compare(
         policy = load_policy(spec.policy)
     if policy is not None:
         _check_policy_options(spec, policy)
-    analysis = spec.analysis
-
-    def step(index: int) -> None:
-        if progress is not None:
-            progress(STEPS[index], index, len(STEPS))
-
-    step(0)
+    if progress is not None:
+        progress(STEPS[0], 0, len(STEPS))
     base_run, cand_run = _load_both(
         spec.baseline,
         spec.candidate,
@@ -84,6 +79,29 @@ def compare(
         spec.load_options("candidate", defer_hash_check=defer_hash_check),
         progress,
     )
+    return compare_loaded(
+        spec, base_run, cand_run, policy=policy, complete=complete, progress=progress
+    )
+
+
+def compare_loaded(
+    spec: CompareSpec,
+    base_run: Run,
+    cand_run: Run,
+    *,
+    policy: Policy | None = None,
+    complete: bool = True,
+    progress: Progress | None = None,
+) -> Analysis:
+    """Everything `compare` does after reading the two files: the pass threshold, pairing,
+    the analysis and its breakdowns. A comparison of k runs reads each file once and calls
+    this for every pair (`multirun.compare_runs`)."""
+    analysis = spec.analysis
+
+    def step(index: int) -> None:
+        if progress is not None:
+            progress(STEPS[index], index, len(STEPS))
+
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):
