@@ -198,11 +198,13 @@ class Analysis:
 
     @property
     def family_row(self) -> Any:
-        """This metric's row in the family table, when the family has other members."""
+        """This metric's row in the family table, when the family has other members (other
+        metrics of the pair, or with k runs the other pairs: `MetricRow.family_size`)."""
         family = [r for r in self.metrics if r.in_family]
-        if len(family) < 2:
+        row = next((r for r in family if r.metric == self.metric), None)
+        if row is None or max(len(family), row.family_size) < 2:
             return None
-        return next((r for r in family if r.metric == self.metric), None)
+        return row
 
     @property
     def decision_ci(self) -> tuple[float, float]:
@@ -454,9 +456,9 @@ def warnings_of(a: Analysis) -> tuple[str, ...]:
         )
     row = a.family_row
     if row is not None and a.own_verdict != a.verdict:
-        family = sum(1 for r in a.metrics if r.in_family)
+        family = row.family_label or f"{sum(1 for r in a.metrics if r.in_family)} metrics"
         out.append(
-            f"{a.own_verdict} on its own, but its p adjusted over the {family} metrics "
+            f"{a.own_verdict} on its own, but its p adjusted over the {family} "
             f"({format_p(row.p_adjusted)}) is not below alpha {a.options.alpha:g}: no verdict "
             "of a difference"
         )

@@ -42,6 +42,10 @@ class MetricRow:
     unadjusted_verdict: str = ""  # what the row's own interval says
     p_reference: float | None = None  # graded: Wilcoxon signed-rank, for reference only
     p_reference_test: str | None = None
+    # How many p-values the adjustment ran over, and what they were, when that is more than
+    # this pair's metrics (k runs adjust every pair's metrics together: `multirun`).
+    family_size: int = 0
+    family_label: str = ""
 
 
 def metric_names(paired: PairedRuns) -> tuple[str, ...]:
