@@ -42,6 +42,14 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         help="the candidate run (none when BASE is a log directory: see --baseline/--candidate)",
     )
     parser.add_argument(
+        "more",
+        type=Path,
+        nargs="*",
+        metavar="CAND",
+        help="more candidates: three or more runs of the same items are compared together "
+        "(an omnibus test, then every pair with the p-values adjusted over the pairs)",
+    )
+    parser.add_argument(
         "--baseline",
         dest="baseline_run",
         default=None,
@@ -576,6 +584,8 @@ def _run_report(args: argparse.Namespace) -> int:
     4 no verdict: not enough data or not comparable)."""
     from evaltui.core.workflow import decide_review, evaluate_policy_gates, start_review
 
+    if getattr(args, "more", None):
+        return _run_set_report(args)
     analysis = load_analysis(args)
     session = start_review(analysis, read_only=True)
     gates = evaluate_policy_gates(analysis, session) if analysis.policy is not None else None
@@ -597,6 +607,42 @@ def _run_report(args: argparse.Namespace) -> int:
     return decision.exit_code
 
 
+def load_run_set(args: argparse.Namespace):
+    """Load the three or more runs the arguments name, and compare every pair."""
+    from evaltui.core.errors import UsageError
+    from evaltui.core.multirun import RunSetSpec, compare_runs
+    from evaltui.progress_line import terminal_progress
+
+    if Path(args.baseline).is_dir():
+        raise UsageError(
+            f"{args.baseline} is a folder: with three or more runs give each run's file"
+        )
+    spec = RunSetSpec.of(spec_from_args(args), args.more)
+    with terminal_progress() as progress:
+        return compare_runs(spec, progress=progress)
+
+
+def _run_set_signoff(args: argparse.Namespace) -> int:
+    from evaltui.core.errors import UsageError
+
+    raise UsageError("a sign-off of three or more runs is not supported yet")
+
+
+def _run_set_report(args: argparse.Namespace) -> int:
+    """`report BASE CAND CAND2 ...`: the run-set report; the exit code is the worst baseline
+    pair's."""
+    from evaltui.core.runset_report import decide_run_set, run_set_lines, run_set_report_dict
+
+    run_set = load_run_set(args)
+    decision = decide_run_set(run_set)
+    if args.format == "json":
+        report = run_set_report_dict(run_set, decision)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write("\n".join(run_set_lines(run_set, decision, md=args.format == "markdown")))
+    return decision.exit_code
+
+
 def demo_paths() -> tuple[Path, Path]:
     """The demo pair: ./sample_runs, or the one beside the package in a source checkout."""
     for root in (Path.cwd(), Path(__file__).resolve().parent.parent):
@@ -612,6 +658,8 @@ def demo_paths() -> tuple[Path, Path]:
 
 
 def _run_signoff(args: argparse.Namespace) -> int:
+    if getattr(args, "more", None):
+        return _run_set_signoff(args)
     from evaltui.core.signoff import ReviewerDecision, build_record, default_reviewer, write_record
     from evaltui.core.workflow import start_review
 
@@ -633,6 +681,12 @@ def _run_signoff(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    if getattr(args, "more", None) and Path(args.baseline).is_dir():
+        from evaltui.core.errors import UsageError
+
+        raise UsageError(
+            f"{args.baseline} is a folder: with three or more runs give each run's file"
+        )
     directory = _log_directory(args, pick_now=False)
     if (args.baseline is None) != (args.candidate is None):
         from evaltui.core.errors import UsageError
