@@ -1,0 +1,506 @@
+"""Paired categorical outcomes: the L x L table, the Stuart-Maxwell test, per-category changes.
+
+An eval item often ends in one of several outcomes, not just pass or fail: correct, incorrect,
+refused, error (Inspect's C / I / P / N). Two runs of the same items can keep the same pass rate
+while the mix underneath moves (fewer wrong answers, as many more refusals), and a reviewer
+needs to see that. The design chooser's rules R4 (two systems) and R8 (three or more) name the
+test: Stuart-Maxwell, the test of marginal homogeneity for a paired L x L table, and pairwise
+Stuart-Maxwell with a multiplicity correction for k systems.
+
+Conventions: rows are the baseline's level, columns the candidate's (n_ij: baseline i,
+candidate j), as in the 2x2 table. The statistic (Stuart 1955; Maxwell 1970; Agresti 2002,
+Categorical Data Analysis, 2nd ed., section 10.3) is
+
+    d_i  = n_i. - n_.i                      (row margin minus column margin)
+    S_ii = n_i. + n_.i - 2 n_ii,  S_ij = -(n_ij + n_ji)
+    chi2 = d' S^-1 d  on L - 1 df,          with one level dropped from d and S
+
+(any one: the statistic does not depend on which). With two levels it is McNemar's chi-square
+without continuity correction, (b - c)^2 / (b + c).
+
+S is singular when a level has no off-diagonal counts (nobody moved into or out of it, e.g. a
+level only one item had, in both runs): its margin difference is exactly zero, so such levels
+are dropped and the result says which. S is also singular when the levels that did move fall
+into groups with no item moving between groups (A <-> B and C <-> D only); the statistic is then
+the sum over the groups (d' S^+ d, S^+ the pseudo-inverse of the full matrix) on L' - g df
+(L' levels tested, g groups), which is what dropping one level per group and adding the
+independent tests gives. DescTools' StuartMaxwellTest keeps k - 1 df after dropping a level (it
+counts the dropped levels as contributing zero); we count the df of what was tested, as
+statsmodels and R's coin do on the reduced table.
+
+Per level, "is this level" in each arm is a 2x2 table: the candidate's share minus the
+baseline's is the paired delta of `evaltui.core.stats.binary` (the same interval methods) and
+its exact McNemar p, adjusted across the levels with `multiplicity.adjust_pvalues`.
+
+Only ``scipy.special`` is imported (the chi-square tail ``chdtrc``): scipy.stats costs two
+seconds of start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import special
+
+from evaltui.core.stats.binary import (
+    CI_METHODS,
+    Interval,
+    PairedTable,
+    mcnemar,
+    paired_delta_interval,
+)
+from evaltui.core.stats.multiplicity import ADJUST_METHODS, adjust_pvalues
+
+__all__ = [
+    "FEW_MOVES",
+    "FLAG_TEXT",
+    "CategoricalComparison",
+    "CategoricalTable",
+    "CategoryChange",
+    "PairwiseComparison",
+    "PairwiseStuartMaxwell",
+    "StuartMaxwellResult",
+    "compare_categorical",
+    "pairwise_stuart_maxwell",
+    "stuart_maxwell",
+]
+
+FEW_MOVES = 25
+"""Below this many items that changed category the chi-square reference is rough."""
+
+FLAG_TEXT: dict[str, str] = {
+    "single_level": "only one outcome category in both runs: nothing to compare",
+    "no_moves": "no item changed outcome category: nothing to weigh",
+    "dropped_levels": (
+        "some categories had no item move into or out of them; they are left out of the "
+        "Stuart-Maxwell test (their shares did not change)"
+    ),
+    "few_moves": (
+        f"fewer than {FEW_MOVES} items changed category: the chi-square p-value is approximate; "
+        "the per-category exact McNemar p-values are the ones to lean on"
+    ),
+}
+"""Plain-words explanation of each flag a :class:`CategoricalComparison` can carry."""
+
+
+# --------------------------------------------------------------------------------------------
+# The table
+# --------------------------------------------------------------------------------------------
+
+
+def _labels(name: str, values: object) -> np.ndarray:
+    """One arm's labels as a 1-D array of non-empty strings; anything else is refused.
+
+    A numpy string array is checked at once; anything else element by element (a None or a
+    number among the labels is a loading bug, not a category)."""
+    # numpy would turn ["a", 3] into two strings: only a real string array skips the loop
+    fast = isinstance(values, np.ndarray) and values.dtype.kind == "U"
+    array = values if fast else np.asarray(values, dtype=object)
+    if array.ndim != 1:
+        raise ValueError(f"{name} labels must be one-dimensional, got shape {array.shape}")
+    if fast:
+        empty = np.flatnonzero(array == "")
+        if empty.size:
+            raise ValueError(
+                f"{name} label {int(empty[0])} must be a non-empty string (an outcome "
+                "category), got ''"
+            )
+        return array
+    for i, value in enumerate(array):
+        if not isinstance(value, str) or value == "":
+            raise ValueError(
+                f"{name} label {i} must be a non-empty string (an outcome category), got {value!r}"
+            )
+    return array.astype(str) if array.size else np.array([], dtype="U1")
+
+
+def _count(i: int, j: int, value: object) -> int:
+    """A cell count must be a real integer >= 0; bools and floats are refused, not coerced."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 0:
+        raise ValueError(f"counts[{i}][{j}] must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+@dataclass(frozen=True)
+class CategoricalTable:
+    """The paired L x L table: `counts[i][j]` items the baseline put in `levels[i]` and the
+    candidate in `levels[j]`. Validated, because every statistic assumes counts >= 0."""
+
+    levels: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+    def __post_init__(self) -> None:
+        levels = tuple(self.levels)
+        if not levels or any(not isinstance(x, str) or x == "" for x in levels):
+            raise ValueError(f"levels must be non-empty strings, got {self.levels!r}")
+        if len(set(levels)) != len(levels):
+            raise ValueError(f"levels must be distinct, got {self.levels!r}")
+        rows = tuple(tuple(row) for row in self.counts)
+        if len(rows) != len(levels) or any(len(row) != len(levels) for row in rows):
+            raise ValueError(
+                f"counts must be a {len(levels)} x {len(levels)} table (one row and column per "
+                f"level), got {[len(r) for r in rows]}"
+            )
+        checked = tuple(
+            tuple(_count(i, j, value) for j, value in enumerate(row)) for i, row in enumerate(rows)
+        )
+        object.__setattr__(self, "levels", levels)
+        object.__setattr__(self, "counts", checked)
+
+    @classmethod
+    def from_labels(
+        cls,
+        baseline: Sequence[str] | np.ndarray,
+        candidate: Sequence[str] | np.ndarray,
+        levels: Sequence[str] | None = None,
+    ) -> CategoricalTable:
+        """Count the table from two aligned label arrays (item i in both).
+
+        `levels` fixes the order (and may name levels nobody used); by default the levels are
+        the sorted union of both arms' labels, so the table reads the same on every run. A
+        label outside `levels`, or arms of different lengths, is refused: the runs were not
+        paired, or a category would be dropped silently.
+        """
+        base = _labels("baseline", baseline)
+        cand = _labels("candidate", candidate)
+        if base.shape != cand.shape:
+            raise ValueError(
+                f"baseline has {base.shape[0]} labels but candidate has {cand.shape[0]}: "
+                "pair the runs item by item first"
+            )
+        seen, codes = np.unique(np.concatenate([base, cand]), return_inverse=True)
+        if levels is None:
+            levels = seen.tolist()
+        levels = tuple(levels)
+        index = {level: i for i, level in enumerate(levels)}
+        unknown = [x for x in seen.tolist() if x not in index]
+        if unknown:
+            raise ValueError(f"labels {unknown[:5]!r} are not among the levels {list(levels)!r}")
+        k = len(levels)
+        if k == 0:
+            raise ValueError("no labels to count: the arms are empty")
+        position = np.array([index[x] for x in seen.tolist()], dtype=np.int64)[codes]
+        rows, cols = position[: base.shape[0]], position[base.shape[0] :]
+        flat = np.bincount(rows * k + cols, minlength=k * k).reshape(k, k)
+        return cls(levels, tuple(tuple(int(v) for v in row) for row in flat))
+
+    def as_array(self) -> np.ndarray:
+        """The counts as an int64 L x L array (rows: baseline)."""
+        return np.array(self.counts, dtype=np.int64).reshape(len(self.levels), len(self.levels))
+
+    @property
+    def n(self) -> int:
+        """Paired items."""
+        return int(sum(sum(row) for row in self.counts))
+
+    @property
+    def baseline_counts(self) -> tuple[int, ...]:
+        """Row margins: items per level in the baseline."""
+        return tuple(int(sum(row)) for row in self.counts)
+
+    @property
+    def candidate_counts(self) -> tuple[int, ...]:
+        """Column margins: items per level in the candidate."""
+        k = len(self.levels)
+        return tuple(int(sum(self.counts[i][j] for i in range(k))) for j in range(k))
+
+    @property
+    def moved(self) -> int:
+        """Items whose category changed (the off-diagonal total): the only ones the test weighs."""
+        return self.n - sum(self.counts[i][i] for i in range(len(self.levels)))
+
+    def level_table(self, level: str) -> PairedTable:
+        """The 2x2 table of "is `level`" in each arm: pass = the item is in that level."""
+        i = self.levels.index(level)
+        both = self.counts[i][i]
+        only_base = self.baseline_counts[i] - both  # baseline in the level, candidate not
+        only_cand = self.candidate_counts[i] - both
+        return PairedTable(both, only_base, only_cand, self.n - both - only_base - only_cand)
+
+
+# --------------------------------------------------------------------------------------------
+# Stuart-Maxwell
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StuartMaxwellResult:
+    """The Stuart-Maxwell test of marginal homogeneity.
+
+    `statistic` and `p_value` are None when nothing can be tested (one level, or no item
+    changed category): reporting p = 1 would read as "the mix did not change", which the data
+    do not say. `dropped_levels` had no item move into or out of them; `groups` is how many
+    separate groups of levels the moves formed (1 in the usual case; see the module docstring).
+    """
+
+    statistic: float | None
+    df: int
+    p_value: float | None
+    tested_levels: tuple[str, ...]
+    dropped_levels: tuple[str, ...]
+    groups: int
+
+    @property
+    def defined(self) -> bool:
+        return self.p_value is not None
+
+    @property
+    def note(self) -> str:
+        """What was left out and why, in words ("" when nothing was)."""
+        parts = []
+        if self.dropped_levels:
+            names = ", ".join(self.dropped_levels)
+            parts.append(f"left out (no item moved into or out of it): {names}")
+        if self.groups > 1:
+            parts.append(
+                f"the moves form {self.groups} separate groups of categories: the statistic "
+                "is the sum of one test per group"
+            )
+        return "; ".join(parts)
+
+
+def _groups(moves: np.ndarray, tested: list[int]) -> list[list[int]]:
+    """Connected groups of levels, two levels joined when an item moved between them."""
+    parent = {i: i for i in tested}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in combinations(tested, 2):
+        if moves[a, b] > 0:
+            parent[find(a)] = find(b)
+    out: dict[int, list[int]] = {}
+    for i in tested:
+        out.setdefault(find(i), []).append(i)
+    return list(out.values())
+
+
+def stuart_maxwell(table: CategoricalTable) -> StuartMaxwellResult:
+    """Stuart-Maxwell chi-square for `table` (see the module docstring for the formula).
+
+    Levels with no off-diagonal counts are dropped (named in the result); each group of levels
+    joined by moves contributes d_g' S_g^-1 d_g with one of its levels dropped, on (size - 1)
+    df. The p-value is the chi-square upper tail (``scipy.special.chdtrc``).
+    """
+    if not isinstance(table, CategoricalTable):
+        raise ValueError(f"table must be a CategoricalTable, got {type(table).__name__}")
+    counts = table.as_array().astype(np.float64)
+    rows, cols = counts.sum(axis=1), counts.sum(axis=0)
+    diag = np.diag(counts)
+    off = rows + cols - 2.0 * diag  # S_ii: items moving into or out of level i
+    moves = counts + counts.T
+    np.fill_diagonal(moves, 0.0)
+    tested = [i for i in range(len(table.levels)) if off[i] > 0]
+    dropped = tuple(table.levels[i] for i in range(len(table.levels)) if off[i] == 0)
+    names = tuple(table.levels[i] for i in tested)
+    if len(tested) < 2:  # one level, or nobody moved: nothing to weigh
+        return StuartMaxwellResult(None, 0, None, names, dropped, 0)
+    d_all = rows - cols
+    statistic = 0.0
+    df = 0
+    groups = _groups(moves, tested)
+    for group in groups:
+        keep = group[:-1]  # drop one level of the group: its margin difference is implied
+        d = d_all[keep]
+        s = -moves[np.ix_(keep, keep)]
+        s[np.diag_indices_from(s)] = off[keep]
+        statistic += float(d @ np.linalg.solve(s, d))
+        df += len(keep)
+    statistic = max(statistic, 0.0)  # S is positive definite; guard rounding at exactly zero
+    p = float(special.chdtrc(df, statistic))
+    return StuartMaxwellResult(statistic, df, p, names, dropped, len(groups))
+
+
+# --------------------------------------------------------------------------------------------
+# Per-category changes and the comparison
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CategoryChange:
+    """One level: its share in each arm, the paired delta (candidate - baseline) with its
+    interval, and the exact McNemar p of "is this level", raw and adjusted across levels."""
+
+    level: str
+    baseline_count: int
+    candidate_count: int
+    baseline_share: float
+    candidate_share: float
+    delta: float
+    ci: Interval
+    table: PairedTable
+    exact_p: float | None  # None: no item moved into or out of the level
+    p_adjusted: float | None
+
+
+@dataclass(frozen=True)
+class CategoricalComparison:
+    """The categorical comparison of two paired runs: the table, the test, the changes."""
+
+    table: CategoricalTable
+    test: StuartMaxwellResult
+    changes: tuple[CategoryChange, ...]  # in `table.levels` order
+    ci_method: str
+    confidence: float
+    alpha: float
+    adjust: str  # how the per-level p-values were adjusted (multiplicity.ADJUST_METHODS)
+    flags: tuple[str, ...]
+
+    @property
+    def rejects(self) -> bool:
+        """The Stuart-Maxwell test rejects marginal homogeneity at `alpha`: the mix moved."""
+        return self.test.p_value is not None and self.test.p_value < self.alpha
+
+    def moved_most(self, count: int | None = None) -> tuple[CategoryChange, ...]:
+        """The levels whose share changed, largest change first (ties: table order)."""
+        changed = [c for c in self.changes if c.delta != 0.0]
+        changed.sort(key=lambda c: -abs(c.delta))
+        return tuple(changed if count is None else changed[:count])
+
+
+def _check_probability(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    if not 0.0 < float(value) < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
+    return float(value)
+
+
+def compare_categorical(
+    table: CategoricalTable,
+    ci_method: str = "newcombe",
+    confidence: float = 0.95,
+    alpha: float = 0.05,
+    adjust: str = "holm",
+) -> CategoricalComparison:
+    """The Stuart-Maxwell test and every level's change, p adjusted across the levels."""
+    if not isinstance(table, CategoricalTable):
+        raise ValueError(f"table must be a CategoricalTable, got {type(table).__name__}")
+    if ci_method not in CI_METHODS:
+        raise ValueError(f"unknown interval method {ci_method!r}; choose one of {CI_METHODS}")
+    if adjust not in ADJUST_METHODS:
+        raise ValueError(f"unknown adjustment method {adjust!r}; choose one of {ADJUST_METHODS}")
+    confidence = _check_probability("confidence", confidence)
+    alpha = _check_probability("alpha", alpha)
+    n = table.n
+    if n == 0:
+        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    test = stuart_maxwell(table)
+    raw = []
+    parts = []
+    for level, base, cand in zip(
+        table.levels, table.baseline_counts, table.candidate_counts, strict=True
+    ):
+        two = table.level_table(level)
+        raw.append(mcnemar(two).exact_p)
+        parts.append((level, base, cand, two, paired_delta_interval(two, ci_method, confidence)))
+    adjusted = adjust_pvalues(raw, adjust)
+    changes = tuple(
+        CategoryChange(
+            level=level,
+            baseline_count=base,
+            candidate_count=cand,
+            baseline_share=base / n,
+            candidate_share=cand / n,
+            delta=(cand - base) / n,
+            ci=ci,
+            table=two,
+            exact_p=p,
+            p_adjusted=q,
+        )
+        for (level, base, cand, two, ci), p, q in zip(parts, raw, adjusted, strict=True)
+    )
+    flags: list[str] = []
+    if len(table.levels) < 2:
+        flags.append("single_level")
+    elif table.moved == 0:
+        flags.append("no_moves")
+    else:
+        if test.dropped_levels:
+            flags.append("dropped_levels")
+        if table.moved < FEW_MOVES:
+            flags.append("few_moves")
+    return CategoricalComparison(
+        table=table,
+        test=test,
+        changes=changes,
+        ci_method=ci_method,
+        confidence=confidence,
+        alpha=alpha,
+        adjust=adjust,
+        flags=tuple(flags),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# k systems: every pair
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairwiseComparison:
+    """One pair of systems: the first plays the baseline (rows), the second the candidate."""
+
+    first: str
+    second: str
+    table: CategoricalTable
+    test: StuartMaxwellResult
+    p_adjusted: float | None
+
+
+@dataclass(frozen=True)
+class PairwiseStuartMaxwell:
+    """Stuart-Maxwell for every pair of k systems (R8), p adjusted over the pairs by `method`."""
+
+    systems: tuple[str, ...]
+    levels: tuple[str, ...]
+    method: str
+    pairs: tuple[PairwiseComparison, ...]  # (systems[i], systems[j]) for i < j, in that order
+
+    def pair(self, first: str, second: str) -> PairwiseComparison:
+        """The comparison of two named systems, in either order."""
+        for p in self.pairs:
+            if {p.first, p.second} == {first, second}:
+                return p
+        raise KeyError(f"no pair {first!r} / {second!r}; systems are {list(self.systems)!r}")
+
+
+def pairwise_stuart_maxwell(
+    labels: Mapping[str, Sequence[str] | np.ndarray],
+    method: str = "holm",
+    levels: Sequence[str] | None = None,
+) -> PairwiseStuartMaxwell:
+    """Every pair of systems (`labels`: system name -> its labels, item i aligned in all),
+    each pair's p adjusted across the k(k-1)/2 pairs; the levels are shared by every table
+    (the sorted union of all labels unless `levels` is given), so the pairs read alike.
+
+    An undefined pair (nobody moved) keeps p None and does not count in the family.
+    """
+    if method not in ADJUST_METHODS:
+        raise ValueError(f"unknown adjustment method {method!r}; choose one of {ADJUST_METHODS}")
+    if not isinstance(labels, Mapping) or len(labels) < 2:
+        raise ValueError("labels must map at least two system names to their label arrays")
+    systems = tuple(labels)
+    arrays = {name: _labels(str(name), labels[name]) for name in systems}
+    lengths = {name: a.shape[0] for name, a in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        raise ValueError(f"every system needs one label per paired item, got lengths {lengths}")
+    if levels is None:
+        levels = sorted(set().union(*(set(a.tolist()) for a in arrays.values())))
+    shared = tuple(levels)
+    tables = []
+    for first, second in combinations(systems, 2):
+        table = CategoricalTable.from_labels(arrays[first], arrays[second], shared)
+        tables.append((first, second, table, stuart_maxwell(table)))
+    adjusted = adjust_pvalues([t.p_value for *_, t in tables], method)
+    pairs = tuple(
+        PairwiseComparison(first, second, table, test, q)
+        for (first, second, table, test), q in zip(tables, adjusted, strict=True)
+    )
+    return PairwiseStuartMaxwell(systems, shared, method, pairs)
