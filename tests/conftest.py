@@ -62,6 +62,7 @@ SCHEMAS = ROOT / "docs" / "schema"
 SCHEMA_CHECKED = (
     ("evaltui.core.report", "report_dict", "report"),
     ("evaltui.core.signoff", "build_record", "signoff"),
+    ("evaltui.core.runset_report", "run_set_report_dict", "report-runset"),
 )
 _violations: list[str] | None = None  # the running test's, while the fixture below is active
 

@@ -109,17 +109,17 @@ class RunSetSpec:
 
 
 def run_names(paths: Sequence[Path]) -> tuple[str, ...]:
-    """Short unique labels for the runs: the file names without their suffix, with as much of
-    the parent folder as it takes to tell them apart, and a position as the last resort."""
+    """Short unique labels for the runs: the file names without their suffix, else the whole
+    file names, else with the parent folder, and a position as the last resort."""
     paths = [Path(p) for p in paths]
-    names = [p.name.split(".")[0] or p.name for p in paths]
-    if len(set(names)) < len(names):
-        names = [
-            f"{p.parent.name}/{n}" if p.parent.name else n
-            for p, n in zip(paths, names, strict=True)
-        ]
-    if len(set(names)) < len(names):
-        names = [f"{n} ({i + 1})" for i, n in enumerate(names)]
+    tries = (
+        [p.name.split(".")[0] or p.name for p in paths],
+        [p.name for p in paths],
+        [f"{p.parent.name}/{p.name}" if p.parent.name else p.name for p in paths],
+    )
+    names = next((t for t in tries if len(set(t)) == len(t)), None)
+    if names is None:
+        names = [f"{n} ({i + 1})" for i, n in enumerate(tries[1])]
     return tuple(names)
 
 
@@ -266,9 +266,12 @@ def _common_items(spec: RunSetSpec, analyses: list[Analysis], metric: str) -> pl
 def _omnibus(table: pl.DataFrame, kind: str) -> OmnibusResult | None:
     if table.height < 2:
         return None
-    values = table.drop(ITEM_ID).to_numpy()
+    values = table.drop(ITEM_ID)
+    if values.null_count().sum_horizontal().item():
+        return None  # an arm without a value: no omnibus row can be formed (never guessed)
+    values = values.to_numpy()
     if kind == "binary":
-        return cochran_q(values.astype(bool))
+        return cochran_q(values.astype(bool))  # binary pairs hold one bool verdict per item
     return friedman(values.astype(np.float64))
 
 

@@ -276,6 +276,11 @@ def omnibus_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
             f"The omnibus test does not reject at alpha {alpha:g}, yet a pair does: the pair is "
             "adjusted for multiplicity on its own, but read it with care."
         )
+    if any(p.analysis.clustered for p in run_set.pairs):
+        lines.append(
+            f"The items cluster, and {o.label} treats them as independent: its p is too small. "
+            "The pairs' verdicts use the cluster-aware intervals."
+        )
     if "few_informative" in o.flags:
         lines.append(
             f"Only {o.informative} items differ between the runs: the chi-square "
