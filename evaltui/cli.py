@@ -259,6 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("record", type=Path, help="the sign-off record (PREFIX.json)")
     verify.add_argument("baseline", type=Path, nargs="?")
     verify.add_argument("candidate", type=Path, nargs="?")
+    verify.add_argument(
+        "more", type=Path, nargs="*", metavar="CAND", help="a run-set record's further runs"
+    )
     return parser
 
 
@@ -295,7 +298,15 @@ def _run_verify(args: argparse.Namespace) -> int:
     if (args.baseline is None) != (args.candidate is None):
         raise UsageError("give both input files (BASE CAND), or neither")
     record = read_record(args.record)
-    result = verify_record(record, args.baseline, args.candidate)
+    from evaltui.core.runset_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
+
+    if record.get("schema") == RUN_SET_SIGNOFF_SCHEMA:
+        given = [args.baseline, args.candidate, *args.more] if args.baseline else None
+        result = verify_run_set_record(record, given)
+    elif args.more:
+        raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
+    else:
+        result = verify_record(record, args.baseline, args.candidate)
     (sys.stdout if result.ok else sys.stderr).write(
         f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
     )
@@ -623,9 +634,34 @@ def load_run_set(args: argparse.Namespace):
 
 
 def _run_set_signoff(args: argparse.Namespace) -> int:
-    from evaltui.core.errors import UsageError
+    """`signoff BASE CAND CAND2 ...`: one record covering the baseline against every candidate,
+    each pair with its own tags (its own session journal) and the family-adjusted numbers."""
+    from evaltui.core.runset_signoff import build_run_set_record, write_run_set_record
+    from evaltui.core.signoff import ReviewerDecision, default_reviewer
+    from evaltui.core.workflow import start_review
 
-    raise UsageError("a sign-off of three or more runs is not supported yet")
+    run_set = load_run_set(args)
+    decision = ReviewerDecision(
+        reviewer=args.reviewer or default_reviewer(),
+        decision=args.decision,
+        rationale=args.rationale,
+        override_reason=args.override_reason,
+    )
+    sessions = {}
+    try:
+        for pair in run_set.baseline_pairs:
+            session = start_review(pair.analysis, reviewer=args.reviewer)
+            sessions[(pair.baseline, pair.candidate)] = session
+            for notice in session.notices:
+                name = run_set.names[pair.candidate]
+                sys.stderr.write(f"evaltui: warning: {name}: {notice.text}\n")
+        record = build_run_set_record(run_set, sessions, decision)
+        written = write_run_set_record(record, run_set, args.output)
+    finally:
+        for session in sessions.values():
+            session.close()
+    print("wrote " + ", ".join(str(p.resolve()) for p in written))
+    return EXIT_OK
 
 
 def _run_set_report(args: argparse.Namespace) -> int:

@@ -52,6 +52,7 @@ from evaltui.core.workflow import Override
 
 # An evaltui.signoff/1 record's results compared (its warnings and headline were worded otherwise)
 COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
+RUN_SET_RECORD = "evaltui.signoff-runset/1"  # runset_signoff.RUN_SET_SIGNOFF_SCHEMA
 TOLERANCE = 1e-9  # relative: floats written to JSON and read back, or a different BLAS
 
 
@@ -92,8 +93,9 @@ def read_record(path: str | Path) -> dict[str, Any]:
         record = json.loads(data)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise InputError(path, f"is not a JSON sign-off record: {exc}") from None
-    if not isinstance(record, dict) or record.get("schema") not in READABLE_SCHEMAS:
-        expected = " or ".join(READABLE_SCHEMAS)
+    readable = (*READABLE_SCHEMAS, RUN_SET_RECORD)
+    if not isinstance(record, dict) or record.get("schema") not in readable:
+        expected = " or ".join(readable)
         raise InputError(path, f"is not a sign-off record (schema {expected} expected)")
     text = RecordText(record)
     text.problem = problem
@@ -359,13 +361,18 @@ PATHS = {"inputs.baseline.path", "inputs.candidate.path", "spec.baseline", "spec
          "spec.policy", "policy.path"}  # fmt: skip
 
 
-def _verify_rebuilt(record: dict[str, Any], baseline: Path, candidate: Path) -> Verification:
+def _verify_rebuilt(
+    record: dict[str, Any], baseline: Path, candidate: Path, analysis: Any = None
+) -> Verification:
+    """Rebuild the record from the files and compare; `analysis` is the pair's analysis when
+    the caller has it (a run set's pair, whose verdict the family of pairs adjusted)."""
     from evaltui.core.errors import UsageError
     from evaltui.core.signoff import ReviewerDecision, build_record
     from evaltui.core.workflow import OverrideRequired
 
     try:
-        analysis = _analysis(record, baseline, candidate)
+        if analysis is None:
+            analysis = _analysis(record, baseline, candidate)
     except RecordPolicyError as exc:
         return Verification(False, str(exc))
     except UsageError as exc:  # the record's options do not apply to these files
