@@ -241,6 +241,12 @@ def _check_same_metric(spec: RunSetSpec, analyses: list[Analysis]) -> None:
     """Every pair must compare the same metric the same way, or the matrix mixes units."""
     first = analyses[0]
     for (i, j), a in zip(spec.pair_indices(), analyses, strict=True):
+        if a.metric == first.metric and a.kind != first.kind:
+            raise UsageError(
+                f"{spec.runs[i]} and {spec.runs[j]} compare one {a.metric} verdict per item, but "
+                f"{spec.runs[0]} and {spec.runs[1]} compare pass rates over repeated epochs: the "
+                "runs must repeat their items the same way to be compared together"
+            )
         if (a.metric, a.kind) != (first.metric, first.kind):
             raise UsageError(
                 f"{spec.runs[i]} and {spec.runs[j]} compare {a.metric} ({a.kind}), the first pair "

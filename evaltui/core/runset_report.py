@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis import format_p, interval_digits, signed
+from evaltui.core.analysis import format_p, interval_digits, plural, signed
 from evaltui.core.decision import EXIT_CODES, STATUS_WORDS, STATUSES, VERDICT_SHORT, Decision
 from evaltui.core.multirun import PairResult, RunSetAnalysis
 from evaltui.core.report import report_dict
+from evaltui.core.runs import PASSED
 from evaltui.core.textsafe import md_cell, one_line
 
 RUN_SET_REPORT_SCHEMA = "evaltui.report-runset/1"
@@ -261,6 +262,8 @@ def omnibus_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     if o is None:
         return [f"Omnibus test: undefined ({run_set.common_items} items common to every run)"]
     what = "pass/fail" if run_set.kind == "binary" else "scores"
+    if run_set.kind == "graded" and run_set.metric == PASSED:
+        what = "pass rates over epochs"
     if o.p is None:
         text = f"{o.label} ({what}): undefined, no item differs between the runs"
     else:
@@ -283,7 +286,8 @@ def omnibus_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
         )
     if "few_informative" in o.flags:
         lines.append(
-            f"Only {o.informative} items differ between the runs: the chi-square "
+            f"Only {plural(o.informative, 'item')} "
+            f"{'differs' if o.informative == 1 else 'differ'} between the runs: the chi-square "
             "approximation of the omnibus p is rough."
         )
     if run_set.common_items < max(p.analysis.paired.n for p in run_set.pairs):
@@ -331,11 +335,14 @@ def _mirror(pair: PairResult) -> str:
     a = pair.analysis
     estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
     lo, hi = a.decision_ci
+    # 0.0 - x, not -x: a zero mirrored stays +0.0 instead of printing as "-0.0"
+    estimate, lo, hi = 0.0 - estimate, 0.0 - hi, 0.0 - lo
     if math.isnan(lo) or math.isnan(hi):
-        return signed(-estimate, a.in_points)
+        return signed(estimate, a.in_points)
     k = interval_digits(lo, hi, a.in_points)
     unit = " pts" if a.in_points else ""
     return (
-        f"{signed(-estimate, a.in_points, k)}{unit} "
-        f"[{signed(-hi, a.in_points, k)}, {signed(-lo, a.in_points, k)}]"
+        f"{signed(estimate, a.in_points, k)}{unit} "
+        f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
     )
+
