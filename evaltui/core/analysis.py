@@ -124,6 +124,9 @@ class Analysis:
     policy: Any = None
     spec: Any = None  # the CompareSpec this analysis was made from (compare.compare sets it)
     clusters_done: bool = False  # False while the app defers the cluster bootstrap
+    # The outcome categories' comparison (categories.outcome_comparison), set by
+    # compare.breakdowns when both runs carry `outcome` with 3+ levels; None otherwise.
+    categorical: Any = None
 
     @property
     def clusters_pending(self) -> bool:

@@ -22,6 +22,7 @@ from evaltui.core.analysis import (
     warnings_of,
     with_clusters,
 )
+from evaltui.core.categories import outcome_comparison
 from evaltui.core.errors import UsageError
 from evaltui.core.family import metric_family
 from evaltui.core.formats import LoadOptions, load_run
@@ -248,5 +249,12 @@ def breakdowns(analysis: Analysis, multiplicity: str, monitor: tuple[str, ...]) 
             alpha=analysis.options.alpha,
             adjust=multiplicity,
         )
-    done = replace(analysis, metrics=metrics, slices=slices)
+    categorical = outcome_comparison(
+        paired,
+        ci_method=analysis.options.ci_method,
+        confidence=analysis.options.confidence,
+        alpha=analysis.options.alpha,
+        adjust=multiplicity,
+    )
+    done = replace(analysis, metrics=metrics, slices=slices, categorical=categorical)
     return replace(done, warnings=warnings_of(done))  # the family may change the verdict

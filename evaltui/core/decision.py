@@ -27,12 +27,22 @@ from typing import Any
 
 import polars as pl
 
-from evaltui.core.analysis import Analysis, analyze, interval_digits, plural, signed
+from evaltui.core.analysis import (
+    Analysis,
+    analyze,
+    format_p,
+    interval_digits,
+    percent,
+    plural,
+    points,
+    signed,
+)
 from evaltui.core.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
 from evaltui.core.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import ITEM_ID, SLICE
 from evaltui.core.tags import CONFIRMED, GRADER_ERROR, OPEN, TagMeanings
+from evaltui.core.textsafe import one_line
 
 STATUSES = ("not_comparable", "blocked", "not_enough_data", "needs_review", "ready")
 STATUS_WORDS = {
@@ -212,6 +222,7 @@ def decide(
         )
     if analysis.verdict == "insufficient_data":
         reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
+    reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
     if untriaged:
@@ -348,6 +359,37 @@ def _notices(session: ReviewSession | None) -> list[Reason]:
         for notice in session.notices
         if notice.kind in words
     ]
+
+
+SHOWN_CATEGORIES = 2  # categories named on the first line when the outcome mix moved
+
+
+def _outcome_mix(analysis: Analysis) -> list[Reason]:
+    """The outcome categories moved (Stuart-Maxwell rejects at the analysis alpha): the
+    verdict is the metric's, but a pass rate that held while refusals replaced wrong answers
+    is a different model, so the first line names the categories that moved most."""
+    c = getattr(analysis, "categorical", None)
+    if c is None or not c.rejects:
+        return []
+    t = c.test
+    p = format_p(t.p_value)
+    moved = c.moved_most()
+    short = ", ".join(
+        f"{one_line(m.level, 24)} {points(m.delta)} pts" for m in moved[:SHOWN_CATEGORIES]
+    )
+    details = "; ".join(
+        f"{one_line(m.level, 60)} {percent(m.baseline_share)} → {percent(m.candidate_share)} "
+        f"({points(m.delta)} pts [{points(m.ci.lower)}, {points(m.ci.upper)}], "
+        f"adjusted p = {format_p(m.p_adjusted)})"
+        for m in moved
+    )
+    text = (
+        f"the mix of outcomes changed (Stuart-Maxwell chi² = {t.statistic:.2f} on {t.df} df, "
+        f"p = {p}, below alpha {c.alpha:g}): {details}"
+    )
+    if t.note:
+        text += f"; {t.note}"
+    return [Reason("outcome_mix", text, f"outcome mix changed (Stuart-Maxwell p = {p}): {short}")]
 
 
 def _no_verdict_text(analysis: Analysis) -> str:

@@ -248,6 +248,49 @@ def slices_list(analysis: Analysis) -> list[dict[str, Any]]:
     return out
 
 
+def categories_dict(analysis: Analysis) -> dict[str, Any] | None:
+    """The outcome categories' comparison (`categories.outcome_comparison`), or None."""
+    c = getattr(analysis, "categorical", None)
+    if c is None:
+        return None
+    t = c.test
+    return {
+        "levels": list(c.table.levels),
+        "table": [list(row) for row in c.table.counts],
+        "n": c.table.n,
+        "moved": c.table.moved,
+        "stuart_maxwell": {
+            "statistic": _num(t.statistic),
+            "df": t.df,
+            "p": _num(t.p_value),
+            "tested_levels": list(t.tested_levels),
+            "dropped_levels": list(t.dropped_levels),
+            "groups": t.groups,
+            "note": t.note,
+        },
+        "alpha": c.alpha,
+        "rejects": c.rejects,
+        "ci_method": c.ci_method,
+        "confidence": c.confidence,
+        "adjust": c.adjust,
+        "changes": [
+            {
+                "level": m.level,
+                "baseline_count": m.baseline_count,
+                "candidate_count": m.candidate_count,
+                "baseline_share": m.baseline_share,
+                "candidate_share": m.candidate_share,
+                "delta": m.delta,
+                "ci": [m.ci.lower, m.ci.upper],
+                "exact_p": _num(m.exact_p),
+                "p_adjusted": _num(m.p_adjusted),
+            }
+            for m in c.changes
+        ],
+        "flags": list(c.flags),
+    }
+
+
 def gates_list(gates: tuple[Any, ...] | list[dict] | None) -> list[dict[str, Any]] | None:
     """Evaluated gates as plain data (already-plain gates, from a record, pass through)."""
     if gates is None:
@@ -330,6 +373,7 @@ def report_dict(
             "clusters": clusters_dict(analysis.clusters),
             "metrics": metrics_list(analysis),
             "slices": slices_list(analysis),
+            "categories": categories_dict(analysis),
             "policy": policy_dict(analysis),
             "gates": gates_list(gates),
             "flags": list(analysis.flags),
@@ -381,7 +425,7 @@ def report_markdown(
         lines += [f"> ⚠ {md_cell(warning)}", ""]
     lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
     lines += extra_lines(analysis, d)
-    lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d)
+    lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d) + category_lines(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         if not list_ids:  # the sign-off lists them itself
             break
@@ -569,6 +613,48 @@ def slice_lines(d: dict[str, Any]) -> list[str]:
             f"| {name} | {r['n']} | {percent(r['baseline_rate'])} → {percent(r['candidate_rate'])}"
             f" | {t['regressions']} | {t['improvements']} | {points(r['delta'])} "
             f"[{points(r['ci'][0])}, {points(r['ci'][1])}] | {format_p(r['p_adjusted'])} |"
+        )
+    return [*lines, ""]
+
+
+def category_test_line(c: dict[str, Any]) -> str:
+    """The Stuart-Maxwell result in words, as the text and Markdown reports print it."""
+    t = c["stuart_maxwell"]
+    if t["p"] is None:
+        return "Stuart-Maxwell: undefined, no item changed category"
+    moved = "the mix of outcomes changed" if c["rejects"] else "no significant change in the mix"
+    line = (
+        f"Stuart-Maxwell chi² = {t['statistic']:.2f} on {t['df']} df, p = {format_p(t['p'])}: "
+        f"{moved} (alpha {c['alpha']:g}); {c['moved']:,} of {c['n']:,} items changed category"
+    )
+    return line + (f"; {t['note']}" if t["note"] else "")
+
+
+def category_lines(d: dict[str, Any]) -> list[str]:
+    """The categories section in Markdown: the L x L table, the test, the per-level changes."""
+    c = d.get("categories")
+    if not c:
+        return []
+    levels = [md_cell(level) for level in c["levels"]]
+    lines = [
+        "**Outcome categories** (rows: baseline, columns: candidate)",
+        "",
+        "| baseline ↓ candidate → | " + " | ".join(levels) + " |",
+        "|---|" + "---:|" * len(levels),
+    ]
+    for level, row in zip(levels, c["table"], strict=True):
+        lines.append(f"| **{level}** | " + " | ".join(f"{v:,}" for v in row) + " |")
+    lines += ["", f"- {md_cell(category_test_line(c))}", ""]
+    lines += [
+        f"| category | baseline | candidate | change [CI] | p ({c['adjust']}) |",
+        "|---|---:|---:|---|---:|",
+    ]
+    for m in c["changes"]:
+        lines.append(
+            f"| {md_cell(m['level'])} | {m['baseline_count']:,} ({percent(m['baseline_share'])}) "
+            f"| {m['candidate_count']:,} ({percent(m['candidate_share'])}) | "
+            f"{points(m['delta'])} pts [{points(m['ci'][0])}, {points(m['ci'][1])}] | "
+            f"{format_p(m['p_adjusted'])} |"
         )
     return [*lines, ""]
 

@@ -28,6 +28,9 @@ SCORE = "score"
 STATUS = "status"
 SLICE = "slice"
 CLUSTER = "cluster"
+OUTCOME = (
+    "outcome"  # the item's outcome category (correct, refused, error...), when the file has one
+)
 ROW = "row"
 SCORE_PREFIX = "score:"
 
@@ -38,6 +41,7 @@ STAT_SCHEMA: dict[str, pl.DataType] = {
     STATUS: pl.String(),
     SLICE: pl.String(),
     CLUSTER: pl.String(),
+    OUTCOME: pl.String(),
     ROW: pl.Int64(),
 }
 TEXT_FIELDS = ("input", "output", "target", "explanation")

@@ -26,6 +26,7 @@ from evaltui.core.formats.contract import check_text_field
 from evaltui.core.formats.fields import Where, dotted, identifier, is_finite, require_int
 from evaltui.core.formats.jsontext import as_text
 from evaltui.core.runs import (
+    OUTCOME,
     SCORE_PREFIX,
     Message,
     Transcript,
@@ -254,9 +255,21 @@ def build_table(
     pairs = list(zip(kinds, values, strict=True))
     if any(kind in ("partial", "number") for kind in kinds):  # graded: C=1, I=0, P=0.5, N=0
         scores = [None if kind == "error" else _as_float(value) for kind, value in pairs]
-        return stats_table(ids, epochs, statuses, score=scores)
-    passed = [False if kind == "error" else _as_verdict(value) for kind, value in pairs]
-    return stats_table(ids, epochs, statuses, passed=passed)
+        table = stats_table(ids, epochs, statuses, score=scores)
+    else:
+        passed = [False if kind == "error" else _as_verdict(value) for kind, value in pairs]
+        table = stats_table(ids, epochs, statuses, passed=passed)
+    return _with_outcomes(table, pairs)
+
+
+def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.DataFrame:
+    """The raw letter as the item's outcome category (C, I, P, N; an errored sample's is
+    "error"), when every scored sample's value is a letter: the mix of outcomes is compared
+    beside the verdict (a P or N the score mapping folds into 0.5 or a failure stays itself)."""
+    if not all(kind == "error" or value in SCORE_WORDS for kind, value in pairs):
+        return table  # numbers or booleans: no categories to keep
+    outcomes = ["error" if kind == "error" else value for kind, value in pairs]
+    return table.with_columns(pl.Series(OUTCOME, outcomes, dtype=pl.String))
 
 
 def _keyed_table(

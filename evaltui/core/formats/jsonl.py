@@ -30,7 +30,16 @@ from evaltui.core.formats.native import (
     transcript_from_record,
 )
 from evaltui.core.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
-from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE, STATUS, Run, RunSource, Transcript
+from evaltui.core.runs import (
+    CLUSTER,
+    ITEM_ID,
+    OUTCOME,
+    SLICE,
+    STATUS,
+    Run,
+    RunSource,
+    Transcript,
+)
 
 NAME = "jsonl"
 Options = ColumnOptions
@@ -66,7 +75,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
             scan = scan_jsonl(
                 path,
                 file_schema,
-                texts=[plan.mapping.user_name(c) for c in (STATUS, SLICE, CLUSTER)],
+                texts=[plan.mapping.user_name(c) for c in (STATUS, SLICE, CLUSTER, OUTCOME)],
                 ids=[plan.mapping.user_name(ITEM_ID)],
             )
         except POLARS_FAILURES as exc:  # polars says what, not where: find the line ourselves

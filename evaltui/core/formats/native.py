@@ -26,6 +26,7 @@ from evaltui.core.runs import (
     FAILURE_STATUSES,
     ITEM_ID,
     MESSAGES,
+    OUTCOME,
     PASSED,
     ROW,
     SLICE,
@@ -44,7 +45,7 @@ Locator = Callable[[int], tuple[int | None, str | None]]
 # derives from BaseException: `except Exception` lets it through as a traceback and exit 1)
 POLARS_FAILURES = (Exception, PanicException)
 
-OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER)
+OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER, OUTCOME)
 EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"
 
 
@@ -132,14 +133,19 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
     row = first_row(pl.col(ITEM_ID).is_null() | (pl.col(ITEM_ID).str.strip_chars() == ""))
     if row is not None:
         raise fail(row, ITEM_ID, "missing or empty; expected a string or integer id")
-    for col in (SLICE, CLUSTER, STATUS):  # labels are text (a number or a list is not a name)
+    for col in (
+        SLICE,
+        CLUSTER,
+        STATUS,
+        OUTCOME,
+    ):  # labels are text (a number or a list is not a name)
         if col in df.columns and not _is_text_dtype(df.schema[col]):
             raise fail(
                 first_row(pl.col(col).is_not_null()) or 0,
                 col,
                 f"expected text (a string column), got values of type {df.schema[col]}",
             )
-    for col in (ITEM_ID, SLICE, CLUSTER, STATUS):
+    for col in (ITEM_ID, SLICE, CLUSTER, STATUS, OUTCOME):
         if col in df.columns:
             row = first_row(pl.col(col).cast(pl.String).str.contains("\x00", literal=True))
             if row is not None:
@@ -182,6 +188,30 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
     for col in (SLICE, CLUSTER):
         if col in df.columns:
             df = df.with_columns(pl.col(col).cast(pl.String))
+    if OUTCOME in df.columns:
+        df = _check_outcome(df, fail)
+    return df
+
+
+def _check_outcome(df: pl.DataFrame, fail: Callable) -> pl.DataFrame:
+    """Once a file has outcomes every record needs one: the categorical comparison counts
+    every item, and a missing one would be dropped or invented. An errored record without
+    one takes its status (`error`, `timeout`), the outcome it had."""
+    outcome = pl.col(OUTCOME).cast(pl.String)
+    errored = pl.col(STATUS).is_in(list(FAILURE_STATUSES))
+    filled = pl.when(outcome.is_null() & errored).then(pl.col(STATUS)).otherwise(outcome)
+    df = df.with_columns(filled.alias(OUTCOME))
+    bad = pl.col(OUTCOME).is_null() | (pl.col(OUTCOME).str.strip_chars() == "")
+    hit = df.select(bad.arg_true().first()).item()
+    if hit is not None:
+        value = df[OUTCOME][int(hit)]
+        found = "missing (null)" if value is None else f"empty ({_quoted(value)})"
+        raise fail(
+            int(hit),
+            OUTCOME,
+            f"{found}; expected the item's outcome category as text (once a file has "
+            "outcomes, every record that did not error needs one)",
+        )
     return df
 
 
@@ -250,7 +280,7 @@ def check_record(
         isinstance(epoch, bool) or not isinstance(epoch, int) or not 1 <= epoch <= INT_MAX
     ):
         return (EPOCH, f"expected an integer epoch >= 1 that fits in 64 bits, got {_quoted(epoch)}")
-    for col in (STATUS, SLICE, CLUSTER):  # labels: text, as the run format says
+    for col in (STATUS, SLICE, CLUSTER, OUTCOME):  # labels: text, as the run format says
         value = record.get(col)
         if value is not None and not isinstance(value, str):
             return (col, f"expected a string or null, got {_quoted(value)}")
@@ -264,7 +294,7 @@ def transcript_from_record(record: Mapping[str, Any]) -> Transcript:
     """Build the drill-down view of one record; every value is kept as literal text."""
     texts = {name: _as_text(record.get(name)) for name in TEXT_FIELDS}
     messages = parse_messages(record.get(MESSAGES))
-    known = {*TEXT_FIELDS, MESSAGES, ITEM_ID, PASSED, EPOCH, STATUS, SLICE, CLUSTER}
+    known = {*TEXT_FIELDS, MESSAGES, ITEM_ID, PASSED, EPOCH, STATUS, SLICE, CLUSTER, OUTCOME}
     metadata = {
         str(k): _as_text(v) or ""
         for k, v in record.items()
