@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from evaltui import __version__
+from evaltui.plan_cli import add_plan_parser, run_plan
 
 EXIT_OK = 0
 EXIT_REGRESSED = 1
@@ -223,32 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     signoff.add_argument(
         "--override-reason", default=None, help="required to approve with untriaged regressions"
     )
-    plan = sub.add_parser(
-        "plan",
-        help="how many paired items a comparison needs (and the independent design beside it)",
-        description="Sample size for a paired pass/fail comparison: n = (z_a sqrt(psi) + "
-        "z_b sqrt(psi - d^2))^2 / d^2 pairs, with the independent two-arm count beside it.",
-    )
-    plan.add_argument("--baseline-rate", type=float, required=True, metavar="P")
-    plan.add_argument(
-        "--delta", type=float, required=True, metavar="D", help="smallest effect worth detecting"
-    )
-    plan.add_argument(
-        "--discordance",
-        type=float,
-        required=True,
-        metavar="PSI",
-        help="expected share of items where the two versions disagree",
-    )
-    plan.add_argument("--alpha", type=float, default=0.05)
-    plan.add_argument("--power", type=float, default=0.80)
-    plan.add_argument(
-        "--formula",
-        choices=("exact-psi", "simple"),
-        default="exact-psi",
-        help="exact-psi (default) or the rough (z_a + z_b)^2 psi / d^2",
-    )
-    plan.add_argument("--format", choices=("text", "json"), default="text")
+    add_plan_parser(sub)
 
     verify = sub.add_parser(
         "verify",
@@ -329,43 +305,6 @@ def _who_decided(record: dict) -> str:
     return said + (f"; the tool said: {one_line(line, 300)}" if line else "")
 
 
-def _run_plan(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
-    from evaltui.core.errors import UsageError
-    from evaltui.core.stats.power import paired_sample_size
-
-    try:
-        plan = paired_sample_size(
-            args.delta,
-            args.discordance,
-            alpha=args.alpha,
-            power=args.power,
-            formula=args.formula,
-            baseline_rate=args.baseline_rate,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    if args.format == "json":
-        sys.stdout.write(json.dumps(asdict(plan), indent=2) + "\n")
-        return EXIT_OK
-    print(
-        f"To detect {args.delta * 100:+.1f} pts at alpha {args.alpha:g} with "
-        f"{args.power:.0%} power, expecting {args.discordance:.0%} disagreement:"
-    )
-    print(
-        f"  paired design:      {plan.paired_n:,} items "
-        f"({plan.paired_model_runs:,} model runs; raw {plan.paired_n_raw:.1f}, {plan.formula})"
-    )
-    if plan.independent_n_per_arm is not None:
-        print(
-            f"  independent design: {plan.independent_n_per_arm:,} items per arm, "
-            f"{plan.independent_total:,} in all ({plan.independent_model_runs:,} model runs) "
-            f"at a {args.baseline_rate:.0%} baseline"
-        )
-    return EXIT_OK
-
-
 def _add_session_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tags",
@@ -409,7 +348,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             runner = {
                 "report": _run_report,
                 "signoff": _run_signoff,
-                "plan": _run_plan,
+                "plan": run_plan,
                 "verify": _run_verify,
             }
             return runner[args.command](args)
@@ -421,7 +360,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "  evaltui report BASE CAND [options]    (see evaltui report -h)\n"
                 "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)\n"
                 "  evaltui verify RECORD [BASE CAND]     (see evaltui verify -h)\n"
-                "  evaltui plan --baseline-rate P --delta D --discordance PSI"
+                "  evaltui plan --delta D [--design ...]  (see evaltui plan -h)"
             )
             return EXIT_OK
         return _run_app(_app_parser().parse_args(args_list))
