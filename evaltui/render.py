@@ -109,7 +109,7 @@ def _binary_parts(d: dict) -> list:
     return [table, rates, summary]
 
 
-GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
+GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow", "undecided": "magenta"}
 
 
 def _gate_parts(d: dict) -> list:

@@ -11,9 +11,12 @@ Statuses, in the order they win:
 
 - ``not_comparable``: the runs' metadata say different tasks, datasets or scorers, and the
   user did not say the comparison is intended (`--accept-mismatch`);
-- ``blocked``: a release gate failed, a regression is tagged as confirmed, or the verdict is
-  "regressed";
-- ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters);
+- ``blocked``: a release gate failed, the policy's non-inferiority or equivalence margin was
+  not shown, a regression is tagged as confirmed, or the verdict is "regressed" (unless the
+  margin was shown: then the candidate is worse by less than the policy allows);
+- ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters),
+  or the margin cannot be answered (small n, too few clusters); with a margin that is answered,
+  "no disagreements" is no obstacle: the margin decides;
 - ``needs_review``: regressions untriaged (or tagged as still open), gates pending, the cluster
   analysis still running, inputs or the policy changed since the tags were made;
 - ``ready``: nothing of the above: the reviewer may approve.
@@ -41,6 +44,7 @@ from evaltui.core.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
 from evaltui.core.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import ITEM_ID, SLICE
+from evaltui.core.stats.margins import MARGIN_KINDS
 from evaltui.core.tags import CONFIRMED, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.textsafe import one_line
 
@@ -71,6 +75,10 @@ VERDICT_SHORT = {
 SHOWN_REASONS = 4  # on the first line; every reason is listed in full below it
 SHOWN_SLICES = 2
 SHOWN_GATES = 2  # failed gates named on the first line
+# Reasons that say what the decision rests on without asking anything of the reviewer: they
+# never make a pair "needs review" on their own.
+MARGIN_INFO = ("margin_shown", "regressed_within_margin", "nothing_to_weigh")
+INFORMATIONAL = ("grader_errors", *MARGIN_INFO)
 
 
 @dataclass(frozen=True)
@@ -179,7 +187,8 @@ def decide(
     """Fold the analysis, the gates, the reviewer's tags and the notices into one decision."""
     reasons: list[Reason] = []
     reasons += _comparability(analysis, accept_mismatch)
-    failed = [g for g in gates if g.status == "failed"]
+    margins = [g for g in gates if g.kind in MARGIN_KINDS]
+    failed = [g for g in gates if g.status == "failed" and g.kind not in MARGIN_KINDS]
     if failed:
         names = "; ".join(g.name for g in failed)
         shown = "; ".join(g.name for g in failed[:SHOWN_GATES])
@@ -211,7 +220,18 @@ def decide(
                 item_ids=confirmed,
             )
         )
-    if analysis.verdict == "regressed":
+    reasons += _margin_reasons(margins)
+    within = any(g.status == "passed" for g in margins)
+    if analysis.verdict == "regressed" and within:
+        reasons.append(
+            Reason(
+                "regressed_within_margin",
+                f"the candidate is worse ({effect_text(analysis)}), but by less than the "
+                "policy's margin allows",
+                "worse, within the margin",
+            )
+        )
+    elif analysis.verdict == "regressed":
         reasons.append(
             Reason(
                 "regressed",
@@ -220,7 +240,18 @@ def decide(
                 blocking=True,
             )
         )
-    if analysis.verdict == "insufficient_data":
+    decided = any(g.status in ("passed", "failed") for g in margins)
+    if analysis.verdict == "insufficient_data" and decided:
+        # Only "no item changed" leaves a margin decidable (too few items or clusters leave
+        # it undecided too): nothing to weigh for a difference, and the margin decides.
+        reasons.append(
+            Reason(
+                "nothing_to_weigh",
+                f"{_no_verdict_text(analysis)}; the margin decides",
+                "no item changed",
+            )
+        )
+    elif analysis.verdict == "insufficient_data":
         reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
@@ -269,11 +300,14 @@ def decide(
         )
     status = _status(reasons)
     effect = effect_text(analysis)
-    shorts = [r.short for r in sorted(reasons, key=lambda r: not r.blocking)]
+    # Blocking reasons first, then the margin's answer (the first line must say it), then
+    # the rest.
+    ordered = sorted(reasons, key=lambda r: (not r.blocking, not r.kind.startswith("margin_")))
+    shorts = [r.short for r in ordered]
     if len(shorts) > SHOWN_REASONS:
         shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
-    if not reasons and analysis.regressions:
-        shorts = [f"all {plural(len(analysis.regressions), 'regression')} triaged"]
+    if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
+        shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
     line = " · ".join([STATUS_WORDS[status], *shorts, f"overall {effect}"])
     by_tag: dict[str, int] = {}
     for tag in tags.values():
@@ -299,11 +333,27 @@ def _status(reasons: list[Reason]) -> str:
         return "not_comparable"
     if any(r.blocking for r in reasons):
         return "blocked"
-    if "no_verdict" in kinds:
+    if "no_verdict" in kinds or "margin_no_verdict" in kinds:
         return "not_enough_data"
-    if reasons and kinds != {"grader_errors"}:
+    if not kinds <= set(INFORMATIONAL):
         return "needs_review"
     return "ready"
+
+
+def _margin_reasons(margins: list[Any]) -> list[Reason]:
+    """The policy's margin, answered: shown (said, blocks nothing), not shown (blocks), or no
+    answer for want of data (no verdict). A pending one waits with the pending gates."""
+    out = []
+    for g in margins:
+        text = f"{g.name}: {g.detail}"
+        short = g.summary or g.name
+        if g.status == "failed":
+            out.append(Reason("margin_not_shown", text, short, blocking=True))
+        elif g.status == "undecided":
+            out.append(Reason("margin_no_verdict", text, short))
+        elif g.status == "passed":
+            out.append(Reason("margin_shown", text, short))
+    return out
 
 
 def _comparability(analysis: Analysis, accept_mismatch: bool) -> list[Reason]:

@@ -297,8 +297,9 @@ def gates_list(gates: tuple[Any, ...] | list[dict] | None) -> list[dict[str, Any
         return None
     if all(isinstance(g, dict) for g in gates):
         return [dict(g) for g in gates]
-    return [
-        {
+    out = []
+    for g in gates:
+        entry = {
             "name": g.name,
             "kind": g.kind,
             "slice": g.slice,
@@ -306,8 +307,34 @@ def gates_list(gates: tuple[Any, ...] | list[dict] | None) -> list[dict[str, Any
             "detail": g.detail,
             "item_ids": list(g.item_ids),
         }
-        for g in gates
-    ]
+        if getattr(g, "summary", None) is not None:  # a margin's result (policy.margin)
+            entry["summary"] = g.summary
+            entry["margin"] = margin_dict(g.margin)
+        out.append(entry)
+    return out
+
+
+def margin_dict(m: Any) -> dict[str, Any] | None:
+    """A margin's numbers (stats.margins.MarginTest) as plain data; None while pending."""
+    if m is None:
+        return None
+    return {
+        "kind": m.kind,
+        "margin": m.margin,
+        "alpha": m.alpha,
+        "level": m.level,
+        "estimate": _num(m.estimate),
+        "interval": _pair(m.interval),
+        "interval_method": m.interval_method,
+        "lower_is_better": m.lower_is_better,
+        "test": m.test,
+        "p_below": _num(m.p_below),
+        "p_above": _num(m.p_above),
+        "p": _num(m.p),
+        "shown": m.shown,
+        "undecided": m.undecided,
+        "flags": list(m.flags),
+    }
 
 
 def policy_dict(analysis: Analysis) -> dict[str, Any] | None:
@@ -565,7 +592,12 @@ def delta_histogram_line(deltas: np.ndarray) -> str:
     return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"
 
 
-GATE_MARK = {"passed": "✓ passed", "failed": "✗ FAILED", "pending": "… pending"}
+GATE_MARK = {
+    "passed": "✓ passed",
+    "failed": "✗ FAILED",
+    "pending": "… pending",
+    "undecided": "? undecided",
+}
 
 
 def gate_lines(d: dict[str, Any]) -> list[str]:

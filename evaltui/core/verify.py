@@ -36,6 +36,7 @@ from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.formats.jsontext import DuplicateKey, loads, locate_duplicate
 from evaltui.core.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, STALE_TAGS, Notice
+from evaltui.core.policy.gates import margin_accepts_regression
 from evaltui.core.review import inputs_changed_notice, journal_entries
 from evaltui.core.runs import sha256_of
 from evaltui.core.signoff import (
@@ -314,7 +315,8 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         untriaged=tuple(untriaged),
         failed_gates=tuple(failed),
         confirmed=tuple(confirmed),
-        regressed=record["results"].get("verdict") == "regressed",
+        regressed=record["results"].get("verdict") == "regressed"
+        and not margin_accepts_regression(record["gates"]),
     )
     approving = record["reviewer_decision"] == "approve"
     recorded = record["override"]

@@ -177,6 +177,8 @@ class OverrideRequired(UsageError):
 
 
 def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, ...]) -> Override:
+    from evaltui.core.policy.gates import margin_accepts_regression
+
     meanings = tag_meanings(analysis)
     confirmed = tuple(
         i for i in analysis.regressions if meanings.meaning(session.review(i).tag) == CONFIRMED
@@ -186,7 +188,8 @@ def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, .
         untriaged=tuple(untriaged_regressions(analysis, session)),
         failed_gates=tuple(g.name for g in gates if g.status == "failed"),
         confirmed=confirmed,
-        regressed=analysis.verdict == "regressed",
+        # A margin the policy states and the data show: worse, by less than it allows.
+        regressed=analysis.verdict == "regressed" and not margin_accepts_regression(gates),
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from evaltui.core.analysis import AnalysisOptions, analyze
 from evaltui.core.canonical import canonical_sha256
-from evaltui.core.errors import InputError, UsageError
+from evaltui.core.errors import InputError
 from evaltui.core.formats import load_run
 from evaltui.core.pairing import pair_runs
 from evaltui.core.policy import (
@@ -722,14 +722,20 @@ def test_every_kind_is_documented_in_the_example_policy():
         assert f'kind = "{kind}"' in text
 
 
-def test_runs_with_epochs_are_refused(demo, write_jsonl):
-    records = [
+def test_runs_with_epochs_count_the_analysis_regressions(write_jsonl):
+    # Multi-epoch pass/fail is graded (per-item pass rates): the regressions the gates count
+    # are the analysis's own, an item whose rate dropped (delta below -tolerance).
+    base = [{"item_id": "q0", "epoch": e, "passed": True} for e in (1, 2)]
+    base += [{"item_id": "q1", "epoch": e, "passed": e == 1} for e in (1, 2)]
+    cand = [
         {"item_id": "q0", "epoch": 1, "passed": True},
         {"item_id": "q0", "epoch": 2, "passed": False},
-    ]
+    ] + [{"item_id": "q1", "epoch": e, "passed": e == 1} for e in (1, 2)]
     paired = pair_runs(
-        load_run(write_jsonl("b.jsonl", records)), load_run(write_jsonl("c.jsonl", records))
+        load_run(write_jsonl("b.jsonl", base)), load_run(write_jsonl("c.jsonl", cand))
     )
+    analysis = analyze(paired)
+    assert analysis.binary is None and analysis.regressions == ("q0",)
     policy = loads_policy('[[gates]]\nkind = "no_regressions"\n')
-    with pytest.raises(UsageError, match="one pass/fail verdict per item"):
-        evaluate_gates(policy, paired, demo[1], None)
+    (result,) = evaluate_gates(policy, paired, analysis, None)
+    assert result.status == "failed" and result.item_ids == ("q0",)

@@ -18,22 +18,34 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from evaltui.core.analysis import CI_METHOD_LABELS, points
-from evaltui.core.errors import InputError, UsageError
+from evaltui.core.analysis import CI_METHOD_LABELS, analyze, points, signed
+from evaltui.core.errors import InputError
 from evaltui.core.pairing import BASE_PASS, CAND_PASS, PairedRuns
+from evaltui.core.policy.margin import MARGIN_KINDS, evaluate_margin
 from evaltui.core.policy.schema import Gate, Policy, percent
-from evaltui.core.runs import ITEM_ID, PASSED, SLICE
+from evaltui.core.runs import ITEM_ID, PASSED, SCORE_PREFIX, SLICE
 from evaltui.core.slices import UNSLICED, slice_names
 from evaltui.core.stats.binary import PairedTable, paired_delta_interval
+from evaltui.core.stats.margins import MarginTest
 from evaltui.core.tags import TagMeanings
 
 if TYPE_CHECKING:  # only for hints: the gates read the session, they never build one
     from evaltui.core.analysis import Analysis
     from evaltui.core.review import ReviewSession
 
-__all__ = ["GATE_STATUSES", "SHOW_IDS", "GateResult", "evaluate_gates", "gates_status"]
+__all__ = [
+    "GATE_STATUSES",
+    "MARGIN_KINDS",
+    "SHOW_IDS",
+    "GateResult",
+    "evaluate_gates",
+    "gates_status",
+    "margin_accepts_regression",
+    "primary_analysis",
+]
 
-GATE_STATUSES: tuple[str, ...] = ("passed", "failed", "pending")
+GATE_STATUSES: tuple[str, ...] = ("passed", "failed", "pending", "undecided")
+"""'undecided' is a margin's only: the data cannot answer it (too few items or clusters)."""
 SHOW_IDS = 10  # ids a gate's detail spells out before "..."; item_ids always has all of them
 
 _BASE = pl.col(BASE_PASS) >= 1.0
@@ -51,16 +63,32 @@ class GateResult:
     detail: str
     item_ids: tuple[str, ...] = ()
     slice: str | None = None
+    # A margin's result (kind in MARGIN_KINDS): its numbers, and the few words the decision's
+    # first line carries ("non-inferior: lower limit -0.6 > -1.0 pts").
+    margin: MarginTest | None = None
+    summary: str | None = None
 
 
 def gates_status(results: tuple[GateResult, ...] | list[GateResult]) -> str:
-    """'failed' if any gate failed, else 'pending' if any is pending, else 'passed'."""
+    """'failed' if any gate failed, else 'pending' if any is pending, else 'undecided' if a
+    margin could not be answered, else 'passed'."""
     statuses = {r.status for r in results}
-    if "failed" in statuses:
-        return "failed"
-    if "pending" in statuses:
-        return "pending"
+    for status in ("failed", "pending", "undecided"):
+        if status in statuses:
+            return status
     return "passed"
+
+
+def margin_accepts_regression(gates: tuple | list) -> bool:
+    """Whether a margin the policy states was shown: then a candidate that is worse (the
+    interval below zero) is worse by less than the policy allows, and that does not block.
+    Reads evaluated gates or their plain form in a record."""
+    for gate in gates:
+        kind = gate.get("kind") if isinstance(gate, dict) else gate.kind
+        status = gate.get("status") if isinstance(gate, dict) else gate.status
+        if kind in MARGIN_KINDS and status == "passed":
+            return True
+    return False
 
 
 def evaluate_gates(
@@ -82,12 +110,13 @@ def evaluate_gates(
     file and the gate. The ``min_effect`` gate uses the policy's ``ci_method`` and
     ``confidence``, which may differ from the analysis options.
     """
-    _check_gates(policy, paired, session)
+    primary = primary_analysis(policy, paired, analysis)
+    _check_gates(policy, paired, session, primary)
     scopes: dict[str | None, _Scope] = {}
     results = []
     for gate in policy.gates:
         if gate.slice not in scopes:
-            scopes[gate.slice] = _scope(paired, gate.slice, analysis)
+            scopes[gate.slice] = _scope(paired, gate.slice, primary)
         scope = scopes[gate.slice]
         if gate.kind == "no_regressions":
             result = _no_regressions(gate, scope)
@@ -97,34 +126,107 @@ def evaluate_gates(
             result = _no_tag(gate, scope, session, policy.tag_meanings)
         elif gate.kind == "all_triaged":
             result = _all_triaged(gate, scope, session, policy.tag_meanings)
-        elif gate.slice is None and analysis.clustered:
-            result = _min_effect_clustered(gate, policy, analysis)
+        elif gate.slice is None and (primary.clustered or primary.binary is None):
+            result = _min_effect_overall(gate, policy, primary)
         else:
             result = _min_effect(gate, scope, policy)
         results.append(result)
+    margin = evaluate_margin(policy, primary)
+    if margin is not None:
+        status, detail, summary, test = margin
+        kind, _ = policy.margin
+        results.append(
+            GateResult(_margin_name(policy, primary), kind, status, detail, margin=test,
+                       summary=summary)
+        )  # fmt: skip
     return tuple(results)
 
 
+def _margin_name(policy: Policy, primary: Analysis) -> str:
+    kind, margin = policy.margin
+    size = _units(margin, primary.in_points)
+    if kind == "non_inferiority":
+        return f"non-inferiority (margin {size})"
+    return f"equivalence (±{size})"
+
+
+def _units(value: float, in_points: bool) -> str:
+    """A margin as the policy states it: 0.01 on a pass rate is '1 pt', 0.5 on a score '0.5'."""
+    if not in_points:
+        return f"{value:g}"
+    pts = round(value * 100, 10)
+    return f"{pts:g} pt" + ("" if pts == 1 else "s")
+
+
+def resolve_primary_metric(policy: Policy, paired: PairedRuns) -> str:
+    """The column of `paired` the policy's ``primary_metric`` names ("passed", "score",
+    "score:<name>" or just "<name>"); an InputError naming the file when the pair has none."""
+    name = policy.primary_metric
+    if name == PASSED and paired.has_verdicts:
+        return PASSED
+    for column in (name, SCORE_PREFIX + name):
+        if name != PASSED and column in paired.score_columns:
+            return column
+    available = ([PASSED] if paired.has_verdicts else []) + list(paired.score_columns)
+    what = (
+        "these runs have no pass/fail verdict"
+        if name == PASSED
+        else "these runs have no such metric"
+    )
+    raise InputError(
+        policy.source_path,
+        f"primary_metric {name!r} cannot be evaluated: {what}; expected one of "
+        f"{', '.join(repr(a) for a in available)}",
+        field="primary_metric",
+    )
+
+
+def primary_analysis(policy: Policy, paired: PairedRuns, analysis: Analysis) -> Analysis:
+    """The analysis of the policy's primary metric on this pair: `analysis` itself when it is
+    that (the usual case), else the same options on the primary metric (the app's metric
+    switch shows another metric; the gates and the margin stay on the one the policy chose)."""
+    metric = resolve_primary_metric(policy, paired)
+    if analysis.paired is paired and analysis.metric == metric:
+        return analysis
+    from dataclasses import replace
+
+    return analyze(paired, replace(analysis.options, metric=metric))
+
+
 def _check_gates(
-    policy: Policy, paired: PairedRuns, session: ReviewSession | None
+    policy: Policy, paired: PairedRuns, session: ReviewSession | None, primary: Analysis
 ) -> tuple[str, ...]:
-    """Everything that depends on the pair or the session, before any gate is evaluated."""
+    """Everything that depends on the pair or the session, before any gate is evaluated.
+
+    Graded analyses (scores, or pass rates averaged over epochs) have no 2x2 table; their
+    regressions are the analysis's own (an item whose delta is below -tolerance, oriented by
+    lower_is_better), which the reviewer tags, so the gates that count or tag regressions work
+    on them. What cannot be evaluated there is refused, naming the gate: a pass rate of scores
+    (``min_pass_rate`` needs verdicts, or per-item pass rates over epochs), and an effect on a
+    slice (graded slices have no interval; the overall one is the verdict's)."""
     path = policy.source_path
-    if policy.primary_metric != PASSED:
-        raise InputError(
-            path,
-            f"primary_metric {policy.primary_metric!r} cannot be evaluated: gates are defined "
-            f"on the pass/fail verdict; expected {PASSED!r}",
-            field="primary_metric",
-        )
-    if not paired.has_verdicts or not paired.binary:
-        raise UsageError(
-            "the policy's gates need one pass/fail verdict per item in both runs "
-            "(graded-only or multi-epoch runs are not supported yet)"
-        )
     known = slice_names(paired)
     for gate in policy.gates:
         where = f"[[gates]] entry {gate.index} ({gate.name})"
+        if primary.binary is None:
+            problem = None
+            if gate.kind == "min_pass_rate" and primary.metric != PASSED:
+                problem = (
+                    f"a pass rate needs pass/fail verdicts, and {primary.metric!r} is a score; "
+                    "give the runs verdicts (or --pass-threshold) or drop the gate"
+                )
+            elif gate.kind == "min_effect" and gate.slice is not None:
+                problem = (
+                    "an effect on a slice needs pass/fail verdicts (a graded metric has an "
+                    "interval overall only); drop 'slice' or the gate"
+                )
+            if problem is not None:
+                raise InputError(
+                    path,
+                    f"{where}: cannot be evaluated on this pair: {problem}",
+                    line=gate.line,
+                    field="slice" if gate.kind == "min_effect" else "kind",
+                )
         if gate.slice is not None and gate.slice not in known:
             expected = (
                 f"this pair's slices are {', '.join(known)}"
@@ -157,21 +259,28 @@ def _in_scope(slice_name: str | None) -> pl.Expr:
 
 @dataclass(frozen=True)
 class _Scope:
-    """The items one or more gates look at: their 2x2 table and the ids each gate may list."""
+    """The items one or more gates look at: their 2x2 table (None for a graded analysis, which
+    has none) and the ids each gate may list."""
 
     label: str
-    table: PairedTable
+    table: PairedTable | None
     regressions: tuple[str, ...]
     baseline_failures: tuple[str, ...]
     candidate_failures: tuple[str, ...]
+    n: int = 0
+    rates: tuple[float, float] | None = None  # graded pass rates: (baseline, candidate) means
+    tolerance: float = 0.0
 
 
 def _scope(paired: PairedRuns, slice_name: str | None, analysis: Analysis) -> _Scope:
     items = paired.items.filter(_in_scope(slice_name))
+    label = f"slice {slice_name}" if slice_name is not None else "all items"
 
     def ids(where: pl.Expr) -> tuple[str, ...]:
         return tuple(items.filter(where)[ITEM_ID].to_list())
 
+    if analysis.binary is None:
+        return _graded_scope(items, label, slice_name, analysis)
     cells = items.select(
         (_BASE & _CAND).sum().alias("both_pass"),
         (_BASE & ~_CAND).sum().alias("regressions"),
@@ -180,17 +289,45 @@ def _scope(paired: PairedRuns, slice_name: str | None, analysis: Analysis) -> _S
     ).row(0, named=True)
     table = PairedTable(**cells)
     regressions = ids(_BASE & ~_CAND)
-    binary = getattr(analysis, "binary", None)
-    if slice_name is None and binary is not None and analysis.paired is paired:
+    if slice_name is None and analysis.paired is paired:
         # The overall scope is exactly what the reviewer sees in the analysis (the same numbers
         # either way for a binary pair; this keeps them the same object).
-        table, regressions = binary.table, tuple(analysis.regressions)
+        table, regressions = analysis.binary.table, tuple(analysis.regressions)
     return _Scope(
-        label=f"slice {slice_name}" if slice_name is not None else "all items",
+        label=label,
         table=table,
         regressions=regressions,
         baseline_failures=ids(~_BASE),
         candidate_failures=ids(~_CAND),
+        n=table.n,
+    )
+
+
+def _graded_scope(
+    items: pl.DataFrame, label: str, slice_name: str | None, analysis: Analysis
+) -> _Scope:
+    """A graded scope: the analysis's own regressions (the list the reviewer tags) that fall
+    in it, and for per-item pass rates over epochs the arms' mean pass rates."""
+    if slice_name is None:
+        regressions = tuple(analysis.regressions)
+    else:
+        wanted = pl.Series(list(analysis.regressions), dtype=pl.String).implode()
+        regressions = tuple(items.filter(pl.col(ITEM_ID).is_in(wanted))[ITEM_ID].to_list())
+    rates = None
+    base_failures = cand_failures = ()
+    if analysis.metric == PASSED and items.height:
+        rates = (float(items[BASE_PASS].mean()), float(items[CAND_PASS].mean()))
+        base_failures = tuple(items.filter(~_BASE)[ITEM_ID].to_list())
+        cand_failures = tuple(items.filter(~_CAND)[ITEM_ID].to_list())
+    return _Scope(
+        label=label,
+        table=None,
+        regressions=regressions,
+        baseline_failures=base_failures,
+        candidate_failures=cand_failures,
+        n=items.height,
+        rates=rates,
+        tolerance=analysis.options.tolerance,
     )
 
 
@@ -214,7 +351,10 @@ def _result(gate: Gate, status: str, detail: str, ids: tuple[str, ...] = ()) -> 
 
 def _no_regressions(gate: Gate, scope: _Scope) -> GateResult:
     t = scope.table
-    passes = f"baseline {t.baseline_passes} -> candidate {t.candidate_passes} passes of {t.n}"
+    if t is not None:
+        passes = f"baseline {t.baseline_passes} -> candidate {t.candidate_passes} passes of {t.n}"
+    else:
+        passes = f"{_plural(scope.n, 'item')}; a regression is a delta below -{scope.tolerance:g}"
     regs = scope.regressions
     if regs:
         detail = f"{_plural(len(regs), 'regression')} in {scope.label} ({passes}): {_ids(regs)}"
@@ -225,12 +365,18 @@ def _no_regressions(gate: Gate, scope: _Scope) -> GateResult:
 def _min_pass_rate(gate: Gate, scope: _Scope) -> GateResult:
     t = scope.table
     arm = gate.arm or "candidate"
-    passes = t.candidate_passes if arm == "candidate" else t.baseline_passes
     required = gate.rate if gate.rate is not None else 0.0
-    rate = passes / t.n
+    if t is not None:
+        passes = t.candidate_passes if arm == "candidate" else t.baseline_passes
+        rate = passes / t.n
+        shown = f"{passes}/{t.n} = {_pct(rate)}"
+    else:  # per-item pass rates over epochs: the arm's mean of them
+        rates = scope.rates or (0.0, 0.0)
+        rate = rates[1] if arm == "candidate" else rates[0]
+        shown = f"{_pct(rate)} (mean over epochs of {_plural(scope.n, 'item')})"
     ok = rate >= required
     detail = (
-        f"{arm} pass rate on {scope.label} {passes}/{t.n} = {_pct(rate)} "
+        f"{arm} pass rate on {scope.label} {shown} "
         f"{'>=' if ok else '<'} required {percent(required)}"
     )
     if ok:
@@ -282,9 +428,10 @@ def _all_triaged(
     return _result(gate, "passed", f"all {len(regs)} regressions in {scope.label} are tagged")
 
 
-def _min_effect_clustered(gate: Gate, policy: Policy, analysis: Analysis) -> GateResult:
-    """The overall effect gate on clustered items: the cluster-aware interval the verdict
-    rests on, not the item-level one (which is too narrow for clustered items)."""
+def _min_effect_overall(gate: Gate, policy: Policy, analysis: Analysis) -> GateResult:
+    """The overall effect gate on clustered items or a graded metric: the interval the verdict
+    rests on (cluster-aware, or the bootstrap), not the item-level 2x2 one (which is too narrow
+    for clustered items, and which a graded metric does not have)."""
     minimum = policy.min_effect if policy.min_effect is not None else 0.0
     if analysis.options.confidence != policy.confidence:  # the policy's level, as always
         from dataclasses import replace
@@ -292,19 +439,25 @@ def _min_effect_clustered(gate: Gate, policy: Policy, analysis: Analysis) -> Gat
         from evaltui.core.analysis import with_clusters
 
         options = replace(analysis.options, confidence=policy.confidence)
-        analysis = with_clusters(replace(analysis, options=options))
+        if analysis.clustered:
+            analysis = with_clusters(replace(analysis, options=options))
+        else:
+            analysis = analyze(analysis.paired, options)
     lower = analysis.decision_ci[0]
-    if math.isnan(lower):
+    if analysis.clustered and math.isnan(lower):
         detail = (
             f"{analysis.decision_ci_label}: too few clusters for a cluster-aware interval, "
             "so the effect cannot be shown"
         )
         return _result(gate, "failed", detail)
+    p = analysis.in_points
+    unit = " pts" if p else ""
+    estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
     ok = lower >= minimum
     detail = (
-        f"delta on all items {points(analysis.binary.delta, 2)} pts; {analysis.decision_ci_label} "
-        f"lower bound {points(lower, 2)} pts {'>=' if ok else '<'} minimum effect "
-        f"{points(minimum, 2)} pts"
+        f"delta on all items {signed(estimate, p, 2 if p else None)}{unit}; "
+        f"{analysis.decision_ci_label} lower bound {signed(lower, p, 2 if p else None)}{unit} "
+        f"{'>=' if ok else '<'} minimum effect {signed(minimum, p, 2 if p else None)}{unit}"
     )
     return _result(gate, "passed" if ok else "failed", detail)
 

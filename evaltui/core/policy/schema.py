@@ -51,6 +51,7 @@ __all__ = [
     "Gate",
     "GateKind",
     "Key",
+    "MARGIN_KEYS",
     "KeyProblem",
     "Layout",
     "Mismatch",
@@ -242,6 +243,9 @@ class GateKind:
 
 
 _PROBABILITY = "a number strictly between 0 and 1"
+_MARGIN = "a positive number in the metric's units (0.01 = 1 point of pass rate)"
+MARGIN_KEYS: tuple[str, ...] = ("non_inferiority_margin", "equivalence_margin")
+"""The margin settings: each enters the rules' hash only when the file states it."""
 
 SETTINGS = Table(
     keys=(
@@ -278,6 +282,16 @@ SETTINGS = Table(
                 in_range="a rate difference between -1 and 1 (0.02 = 2 points)",
             ),
             "smallest gain worth shipping in rate units; negative: a non-inferiority margin",
+        ),
+        Key(
+            "non_inferiority_margin",
+            Number(0.0, math.inf, strict=True, in_range=_MARGIN),
+            "how much worse the candidate may be, in the metric's units (0.01 = 1 point)",
+        ),
+        Key(
+            "equivalence_margin",
+            Number(0.0, math.inf, strict=True, in_range=_MARGIN),
+            "the band +-margin the candidate must stay within, in the metric's units",
         ),
         Key(
             "monitor",
@@ -437,10 +451,22 @@ class Policy:
     hash: str
     monitor: tuple[str, ...] = ()  # metrics shown but kept out of the multiplicity family
     tags: TagMeanings | None = None  # the file's [tags] table; None: the defaults hold
+    non_inferiority_margin: float | None = None  # at most this much worse (metric units)
+    equivalence_margin: float | None = None  # within +-this (metric units)
 
     @property
     def tag_meanings(self) -> TagMeanings:
         return self.tags if self.tags is not None else DEFAULT_MEANINGS
+
+    @property
+    def margin(self) -> tuple[str, float] | None:
+        """The margin question the policy asks, ("non_inferiority" | "equivalence", margin),
+        or None: a policy states at most one (see ``_check_margins``)."""
+        if self.non_inferiority_margin is not None:
+            return ("non_inferiority", self.non_inferiority_margin)
+        if self.equivalence_margin is not None:
+            return ("equivalence", self.equivalence_margin)
+        return None
 
     def canonical(self) -> dict[str, Any]:
         """Everything that defines the decision rule, as plain JSON values."""
@@ -454,6 +480,8 @@ class Policy:
             self.gates,
             self.monitor,
             self.tags,
+            self.non_inferiority_margin,
+            self.equivalence_margin,
         )
 
 
@@ -467,10 +495,12 @@ def _canonical(
     gates: tuple[Gate, ...],
     monitor: tuple[str, ...],
     tags: TagMeanings | None = None,
+    non_inferiority_margin: float | None = None,
+    equivalence_margin: float | None = None,
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
-    # `tags` enters only when the file states it, so every policy written before [tags]
-    # existed keeps the hash its records cite.
+    # `tags` and the margins enter only when the file states them, so every policy written
+    # before they existed keeps the hash its records cite.
     out = {
         "monitor": sorted(monitor),
         "schema": POLICY_SCHEMA,
@@ -484,6 +514,9 @@ def _canonical(
     }
     if tags is not None:
         out["tags"] = tags.canonical()
+    for key, value in zip(MARGIN_KEYS, (non_inferiority_margin, equivalence_margin), strict=True):
+        if value is not None:
+            out[key] = value
     return out
 
 
@@ -553,6 +586,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
     confidence = settings["confidence"]
     if confidence is None:
         confidence = round(1.0 - alpha, 12)  # the interval matches the test's level
+    _check_margins(path, layout, settings)
     entries = settings["gates"]
     lines = layout.gate_lines(len(entries))
     gates = tuple(
@@ -569,6 +603,8 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         gates,
         settings["monitor"],
         settings["tags"],
+        settings["non_inferiority_margin"],
+        settings["equivalence_margin"],
     )
     return Policy(
         primary_metric=settings["primary_metric"],
@@ -583,7 +619,51 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         hash=canonical_sha256(rules),
         monitor=settings["monitor"],
         tags=settings["tags"],
+        non_inferiority_margin=settings["non_inferiority_margin"],
+        equivalence_margin=settings["equivalence_margin"],
     )
+
+
+def _check_margins(path: str, layout: Layout, settings: dict[str, Any]) -> None:
+    """How the margins relate to each other and to ``min_effect``, checked with the file's
+    lines: one margin question per policy (an asymmetric band cannot be had by stating both:
+    each asks its own question, and two answers to one release would contradict); a negative
+    ``min_effect`` (the older way to say non-inferiority) beside a margin says the same thing
+    twice, perhaps with two numbers, so it is refused; a positive ``min_effect`` stays the
+    superiority bar of its gate. On the pass rate a margin must be below 1 (100 points)."""
+    ni, eq = settings["non_inferiority_margin"], settings["equivalence_margin"]
+
+    def fail(key: str, problem: str) -> InputError:
+        return InputError(path, problem, line=layout.top_key_line(key), field=key)
+
+    if ni is not None and eq is not None:
+        raise fail(
+            "equivalence_margin",
+            "states both non_inferiority_margin and equivalence_margin; expected one of them "
+            "(non-inferiority: at most m worse; equivalence: within +-m)",
+        )
+    key = "non_inferiority_margin" if ni is not None else "equivalence_margin"
+    margin = ni if ni is not None else eq
+    if margin is None:
+        return
+    if settings["alpha"] >= 0.5:
+        raise fail(
+            "alpha",
+            f"alpha = {settings['alpha']:g} leaves no interval at 1 - 2 alpha for the margin; "
+            "expected alpha below 0.5 (0.05: a 90% interval, one-sided tests at 5%)",
+        )
+    minimum = settings["min_effect"]
+    if minimum is not None and minimum < 0:
+        raise fail(
+            "min_effect",
+            f"a negative min_effect ({minimum:g}) is a non-inferiority margin, and {key} states "
+            "one already; expected min_effect >= 0 (the superiority bar) or no min_effect",
+        )
+    if settings["primary_metric"] == PASSED and margin >= 1.0:
+        raise fail(
+            key,
+            f"{margin:g} is no margin on a pass rate; expected a number below 1 (0.01 = 1 point)",
+        )
 
 
 def _parse_gate(

@@ -34,8 +34,8 @@ VERDICT_WORDS = {
 # Each colour means one thing: red the regression (bad) side, green the improvement (good)
 # side, yellow a warning (something to look at), magenta no verdict. Each is also said in
 # words, marks or bold, so nothing is lost without colour (NO_COLOR) or with 16 colours.
-GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow"}
-GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…"}
+GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow", "undecided": "magenta"}
+GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…", "undecided": "?"}
 # A tag by its meaning to the decision (core/tags.py): a confirmed regression in the
 # regression colour, a grader error or a still-open tag as a warning, any other tag plainly.
 TAG_STYLE = {"confirmed": "bold red", "grader_error": "yellow", "open": "yellow"}
@@ -109,7 +109,7 @@ def header_text(
         text.append("\n")
     if gates:
         text.append("gates (g): ", style="bold")
-        for status in ("failed", "pending", "passed"):
+        for status in ("failed", "pending", "undecided", "passed"):
             count = sum(1 for g in gates if g.status == status)
             if count:
                 text.append(f"{GATE_ICON[status]} {count:,} {status}  ", style=GATE_STYLE[status])
@@ -268,7 +268,7 @@ def collapsed_header_text(
     warnings = len(analysis.warnings) + len(notices)
     if warnings:
         second.append(f" · ⚠ {plural(warnings, 'warning')}", "bold yellow")
-    for status in ("failed", "pending"):
+    for status in ("failed", "pending", "undecided"):
         count = sum(1 for g in gates if g.status == status)
         if count:
             second.append(
