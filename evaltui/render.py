@@ -13,6 +13,7 @@ from rich.text import Text
 from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points, signed
 from evaltui.core.report import (
     GATE_MARK,
+    category_test_line,
     extra_lines,
     forest_bar,
     graded_lines,
@@ -60,6 +61,7 @@ def build_report(
         parts += [Text(line.removeprefix("- ")) for line in lines if line]
     parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d, md=False) if line]
     parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(d, width)
+    parts += _category_parts(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
@@ -176,6 +178,43 @@ def _slice_parts(d: dict, width: int = 80) -> list:
             style="bold" if r["overall"] else "",
         )
     return [table]
+
+
+def _category_parts(d: dict) -> list:
+    """The outcome categories: the L x L table (rows baseline), the test, each category's
+    change. Category names are input text: Text cells, never markup."""
+    c = d.get("categories")
+    if not c:
+        return []
+    grid = Table(
+        title="Outcome categories (rows: baseline, columns: candidate)", title_justify="left"
+    )
+    grid.add_column("baseline ↓ candidate →")
+    for level in c["levels"]:
+        grid.add_column(Text(one_line(level, 16)), justify="right")
+    for level, row in zip(c["levels"], c["table"], strict=True):
+        grid.add_row(Text(one_line(level, 24)), *(f"{v:,}" for v in row))
+    test = Text(category_test_line(c), style="bold" if c["rejects"] else "")
+    changes = Table(
+        title=f"Category changes (candidate − baseline; p adjusted: {c['adjust']})",
+        title_justify="left",
+        box=None,
+        pad_edge=False,
+    )
+    for col in ("category", "baseline", "candidate", "change", "CI", "p adj."):
+        changes.add_column(
+            col, no_wrap=True, justify="left" if col in ("category", "CI") else "right"
+        )
+    for m in c["changes"]:
+        changes.add_row(
+            Text(one_line(m["level"], 24)),
+            f"{m['baseline_count']:,} ({percent(m['baseline_share'])})",
+            f"{m['candidate_count']:,} ({percent(m['candidate_share'])})",
+            f"{points(m['delta'])} pts",
+            f"[{points(m['ci'][0])}, {points(m['ci'][1])}]",
+            format_p(m["p_adjusted"]),
+        )
+    return [grid, test, changes]
 
 
 def print_report(

@@ -87,15 +87,27 @@ def test_an_outcome_that_is_not_text_is_refused_quoting_the_value(tmp_path, valu
     assert f"{path}:2" in message and "'outcome'" in message and found in message
 
 
-def test_inspect_letters_p_and_n_become_outcomes_and_an_errored_sample_error():
+def test_inspect_letters_p_and_n_become_outcomes():
     """tests/data/categorical/inspect_letters.json (make_inspect.py): Inspect's real .json log
-    with its three samples rewritten to P, N and an errored sample."""
+    with its three samples scored P, N and I."""
     run = load_run(INSPECT_LETTERS)
     rows = run.table.select("item_id", "status", "outcome").rows()
-    assert rows == [("1", "ok", "P"), ("2", "ok", "N"), ("3", "error", "error")]
-    assert run.table["score"].to_list() == [0.5, 0.0, None]  # the score mapping is unchanged
+    assert rows == [("1", "ok", "P"), ("2", "ok", "N"), ("3", "ok", "I")]
+    assert run.table["score"].to_list() == [0.5, 0.0, 0.0]  # the score mapping is unchanged
     original = load_run(INSPECT_ORIGINAL)
     assert original.table["outcome"].to_list() == ["C", "C", "I"]
+
+
+def test_an_errored_inspect_sample_has_the_outcome_error(tmp_path):
+    """An errored sample (an EvalError and no scores, as Inspect writes one) is status "error"
+    and outcome "error"."""
+    log = json.loads(INSPECT_LETTERS.read_text())
+    log["samples"][2]["error"] = {"message": "RuntimeError: 500", "traceback": "..."}
+    log["samples"][2]["scores"] = None
+    path = tmp_path / "errored.json"
+    path.write_text(json.dumps(log))
+    rows = load_run(path).table.select("status", "outcome").rows()
+    assert rows == [("ok", "P"), ("ok", "N"), ("error", "error")]
 
 
 def test_inspect_numbers_keep_no_outcome(tmp_path):

@@ -11,7 +11,15 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from evaltui.core.analysis import Analysis, format_p, interval_digits, percent, plural, signed
+from evaltui.core.analysis import (
+    Analysis,
+    format_p,
+    interval_digits,
+    percent,
+    plural,
+    points,
+    signed,
+)
 from evaltui.core.decision import STATUS_WORDS
 from evaltui.core.notices import Notice
 from evaltui.core.report import arm_means, delta_histogram
@@ -103,6 +111,7 @@ def header_text(
     else:
         _graded_lines(text, analysis)
     _epoch_and_cluster_lines(text, analysis)
+    _category_line(text, analysis)
     for warning in [*analysis.warnings, *(str(notice) for notice in notices)]:
         text.append("⚠ ", style="bold yellow")
         text.append_text(literal_line(warning, style="yellow"))
@@ -221,6 +230,29 @@ def _epoch_and_cluster_lines(text: Text, analysis: Analysis) -> None:
             f"{plural(c.n_clusters, 'cluster')} (design effect {deff}): CI "
             f"{interval(*c.ci, p)}, naive {interval(*c.naive_ci, p)}\n"
         )
+
+
+def _category_line(text: Text, analysis: Analysis) -> None:
+    """One line for the outcome categories when the pair has them: the Stuart-Maxwell result
+    in words ("mix CHANGED" in capitals, so it reads without colour) and the categories that
+    moved most; category names are input text, inert."""
+    c = getattr(analysis, "categorical", None)
+    if c is None:
+        return
+    t = c.test
+    text.append("outcomes: ", style="bold")
+    if t.p_value is None:
+        text.append("no item changed category (Stuart-Maxwell undefined)\n")
+        return
+    text.append(f"Stuart-Maxwell χ² {t.statistic:.2f} on {t.df} df, p = {format_p(t.p_value)}")
+    if not c.rejects:
+        text.append(", no significant change in the mix\n")
+        return
+    text.append(" · mix CHANGED", style="bold yellow")
+    moved = ", ".join(f"{m.level} {points(m.delta)} pts" for m in c.moved_most(3))
+    text.append(": ")
+    text.append_text(literal_line(moved, 120))
+    text.append("\n")
 
 
 class HeaderPane(Static):
