@@ -20,9 +20,12 @@ Example (see sample_runs/policy.toml for a commented one)::
 
 Top-level keys (all optional): ``primary_metric`` ("passed"), ``alpha`` (0.05), ``ci_method``
 (one of binary.CI_METHODS, "newcombe"), ``confidence`` (1 - alpha), ``multiplicity`` ("holm",
-"bh" or "bonferroni"; "holm"), ``min_effect`` (in rate units: 0.02 = 2 points; a negative value
-is a non-inferiority margin), ``monitor``, ``gates``. Gate kinds and their keys (``name``
-optional on all):
+"bh" or "bonferroni"; "holm"), ``min_effect`` (in rate units: 0.02 = 2 points; the superiority
+bar of the min_effect gate; a negative value, the older form of a non-inferiority margin, is
+refused beside a margin), ``non_inferiority_margin`` or ``equivalence_margin`` (one of them, in
+the metric's units: the interval at 1 - 2 alpha against -m, or inside +-m; answered by
+:mod:`.margin` as a gate-like result after the gates), ``monitor``, ``gates``, ``tags``. Gate
+kinds and their keys (``name`` optional on all):
 
 - ``no_regressions`` [slice]: fails when any item regressed (baseline passed, candidate failed);
 - ``min_pass_rate`` rate [slice, arm = "candidate" | "baseline"]: that arm's pass rate >= rate;
@@ -30,9 +33,11 @@ optional on all):
 - ``all_triaged`` [slice]: pending while any regression is untagged, passed once all are;
 - ``min_effect`` [slice]: the delta interval's lower bound >= min_effect, else failed.
 
-The package has two jobs in two modules: :mod:`.schema` declares those keys once, reads and
-checks a file against the declaration and fingerprints the rules (``Policy.hash``);
-:mod:`.gates` evaluates the gates on a pair and a review session. This module only re-exports,
+The package has three jobs in three modules: :mod:`.schema` declares those keys once, reads
+and checks a file against the declaration and fingerprints the rules (``Policy.hash``);
+:mod:`.gates` evaluates the gates on a pair and a review session; :mod:`.margin` answers the
+margin on the primary metric's analysis. Graded pairs (scores, or verdicts over epochs) count
+the analysis's own regressions; a gate that needs what they lack is refused, naming it. This module only re-exports,
 so ``from evaltui.core.policy import X`` works for every name either module offers.
 """
 
