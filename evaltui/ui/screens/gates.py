@@ -13,6 +13,7 @@ from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.core.analysis import plural
+from evaltui.core.report import forest_bar
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
@@ -43,6 +44,9 @@ class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
             )
             label.append_text(literal_line(gate.name, 60, style="bold"))
             lines: list = [label, Padding(literal(gate.detail), (0, 0, 0, DETAIL_INDENT))]
+            if getattr(gate, "margin", None) is not None:
+                bar = Text(margin_bar(gate.margin), style="dim" if gate.margin.shown else "")
+                lines.append(Padding(bar, (0, 0, 0, DETAIL_INDENT)))
             if gate.item_ids:
                 hint = Text(f"Enter: show its {plural(len(gate.item_ids), 'item')}", style="dim")
                 lines.append(Padding(hint, (0, 0, 0, DETAIL_INDENT)))
@@ -70,3 +74,24 @@ class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+MARGIN_BAR_WIDTH = 41
+
+
+def margin_bar(margin, width: int = MARGIN_BAR_WIDTH) -> str:
+    """The margin's interval against its bounds, in text: ``┃`` the margin (-m, and +m for
+    an equivalence band or a loss), ``─`` the 1 - 2 alpha interval, ``●`` the estimate, ``┆``
+    zero. Read without colour: the bar says whether the interval clears the line."""
+    lo, hi = margin.interval
+    m = margin.margin
+    values = [abs(v) for v in (lo, hi) if v == v] + [m]
+    span = max(values) * 1.15
+    low = lo if lo == lo else -span  # NaN (undecided): the bar spans the scale
+    high = hi if hi == hi else span
+    cells = list(forest_bar(low, margin.estimate, high, span, width))
+    one_side = (m,) if margin.lower_is_better else (-m,)
+    bounds = (-m, m) if margin.kind == "equivalence" else one_side
+    for x in bounds:
+        cells[round((x + span) / (2 * span) * (width - 1))] = "┃"
+    return "".join(cells) + f"  {margin.interval_method}"
