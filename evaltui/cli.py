@@ -21,7 +21,7 @@ EXIT_OK = 0
 EXIT_REGRESSED = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
-COMMANDS = ("report", "signoff", "plan", "verify")
+COMMANDS = ("report", "signoff", "plan", "verify", "prefer")
 DEMO_DIR = "sample_runs"
 DEMO_FILES = ("baseline.jsonl", "candidate.jsonl")
 
@@ -238,7 +238,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "more", type=Path, nargs="*", metavar="CAND", help="a run-set record's further runs"
     )
+    from evaltui.prefer_cli import add_parser as add_prefer_parser
+
+    add_prefer_parser(sub)
     return parser
+
+
+def _run_prefer(args: argparse.Namespace) -> int:
+    from evaltui.prefer_cli import run
+
+    return run(args)
 
 
 def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
@@ -329,7 +338,7 @@ def _app_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="evaltui",
         description="Open the review app on two runs (no arguments: the demo in ./sample_runs). "
-        "Headless commands: report, signoff, verify, plan (evaltui COMMAND -h).",
+        "Headless commands: report, signoff, verify, plan, prefer (evaltui COMMAND -h).",
     )
     parser.add_argument("--version", action="version", version=f"evaltui {__version__}")
     _add_pairing_args(parser)
@@ -350,6 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "signoff": _run_signoff,
                 "plan": run_plan,
                 "verify": _run_verify,
+                "prefer": _run_prefer,
             }
             return runner[args.command](args)
         _refuse_a_mistyped_command(args_list)
@@ -360,6 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "  evaltui report BASE CAND [options]    (see evaltui report -h)\n"
                 "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)\n"
                 "  evaltui verify RECORD [BASE CAND]     (see evaltui verify -h)\n"
+                "  evaltui prefer FILE [options]         (see evaltui prefer -h)\n"
                 "  evaltui plan --delta D [--design ...]  (see evaltui plan -h)"
             )
             return EXIT_OK
