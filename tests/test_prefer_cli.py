@@ -275,3 +275,11 @@ def test_system_names_are_inert_in_text_and_markdown(capsys, tmp_path):
     assert "\x1b" not in out and "\x07" not in out
     _, md, _ = run(capsys, path, "--format", "markdown")
     assert re.search(r"(?<!\\)<img", md) is None and "\\<img" in md and "\x1b" not in md
+
+
+def test_the_example_in_the_docs_is_what_the_command_prints(capsys, monkeypatch):
+    monkeypatch.chdir(SAMPLE_RUNS.parent)  # the docs show the path relative to the checkout
+    _, out, _ = run(capsys, "sample_runs/preferences.jsonl", "--candidate", "pharmbot-v2")
+    doc = (SAMPLE_RUNS.parent / "docs" / "preferences.md").read_text(encoding="utf-8")
+    start = doc.index("```\nREADY TO APPROVE") + 4
+    assert doc[start : doc.index("```\n", start)] == out
