@@ -433,6 +433,8 @@ def _outcome_mix(analysis: Analysis) -> list[Reason]:
         f"adjusted p = {format_p(m.p_adjusted)})"
         for m in moved
     )
+    if c.family_label:  # one pair of several runs: the p that decided is the adjusted one
+        p = f"{p}, adjusted over the {c.family_label} {format_p(c.p_family)}"
     text = (
         f"the mix of outcomes changed (Stuart-Maxwell chi² = {t.statistic:.2f} on {t.df} df, "
         f"p = {p}, below alpha {c.alpha:g}): {details}"

@@ -137,6 +137,9 @@ class PairResult:
     # Scores: the Wilcoxon signed-rank test the chooser names for R6, adjusted over the pairs.
     p_rank: float | None = None
     p_rank_adjusted: float | None = None
+    # Outcome categories (R8): the pair's Stuart-Maxwell p, adjusted over the pairs.
+    p_outcome: float | None = None
+    p_outcome_adjusted: float | None = None
 
     @property
     def verdict(self) -> str:
@@ -325,7 +328,31 @@ def _adjust_family(
                 p_rank_adjusted=rank_adj if a.kind == "graded" else None,
             )
         )
-    return tuple(out), size, label
+    return _adjust_outcomes(tuple(out), method, n_pairs), size, label
+
+
+def _adjust_outcomes(pairs: tuple[PairResult, ...], method: str, n_pairs: int) -> tuple:
+    """Pairwise Stuart-Maxwell with the correction (R8): when the runs carry outcome
+    categories, each pair's test of whether the mix moved is adjusted over the pairs, and the
+    pair's decision reads the adjusted p (`CategoricalComparison.rejects`)."""
+    raw = [_outcome_p(p.analysis) for p in pairs]
+    if all(value is None for value in raw):
+        return pairs
+    adjusted = adjust_pvalues(raw, method)
+    label = f"{n_pairs} pairs"
+    out = []
+    for pair, p, p_adj in zip(pairs, raw, adjusted, strict=True):
+        categorical = pair.analysis.categorical
+        if categorical is not None and p is not None:
+            categorical = replace(categorical, p_family=p_adj, family_label=label)
+            pair = replace(pair, analysis=replace(pair.analysis, categorical=categorical))
+        out.append(replace(pair, p_outcome=p, p_outcome_adjusted=p_adj))
+    return tuple(out)
+
+
+def _outcome_p(analysis: Analysis) -> float | None:
+    categorical = getattr(analysis, "categorical", None)
+    return None if categorical is None else categorical.test.p_value
 
 
 def _primary(rows: list[Any], metric: str) -> Any:

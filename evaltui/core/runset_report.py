@@ -175,6 +175,8 @@ def run_set_report_dict(
                 "p_adjusted": _num(pair.p_adjusted),
                 "p_rank": _num(pair.p_rank),
                 "p_rank_adjusted": _num(pair.p_rank_adjusted),
+                "p_outcome": _num(pair.p_outcome),
+                "p_outcome_adjusted": _num(pair.p_outcome_adjusted),
                 "own_verdict": pair.own_verdict,
                 "verdict": pair.verdict,
                 "regressions": len(pair.analysis.regressions),
@@ -212,11 +214,15 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
     )
     lines.append("")
     rank = run_set.kind == "graded"
+    outcomes = any(p.p_outcome is not None for p in run_set.pairs)
     if md:
         head = "| baseline | candidate | effect | p | adjusted p |"
         rule = "|---|---|---|---:|---:|"
         if rank:
             head += " Wilcoxon adj. p |"
+            rule += "---:|"
+        if outcomes:
+            head += " outcome mix adj. p |"
             rule += "---:|"
         lines += [head + " verdict |", rule + "---|"]
     for pair in run_set.pairs:
@@ -232,6 +238,8 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
         ]
         if rank:
             cells.append(format_p(pair.p_rank_adjusted))
+        if outcomes:
+            cells.append(format_p(pair.p_outcome_adjusted))
         cells.append(verdict)
         if md:
             lines.append("| " + " | ".join(cells) + " |")
@@ -239,7 +247,12 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
             lines.append(
                 f"  {cells[1]} vs {cells[0]}: {cells[2]}, p {cells[3]} ({pair.p_test}), "
                 f"adjusted {cells[4]}"
-                + (f", Wilcoxon adjusted {cells[5]}" if rank else "")
+                + (f", Wilcoxon adjusted {format_p(pair.p_rank_adjusted)}" if rank else "")
+                + (
+                    f", outcome mix (Stuart-Maxwell) adjusted {format_p(pair.p_outcome_adjusted)}"
+                    if outcomes
+                    else ""
+                )
                 + f": {verdict}"
             )
     lines.append("")

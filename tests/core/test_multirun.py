@@ -175,3 +175,38 @@ def test_the_same_file_twice_or_per_arm_options_are_refused(tmp_path):
         RunSetSpec.of(armed, [tmp_path / "c.jsonl"])
     with pytest.raises(UsageError, match="at most 12 can be compared"):
         RunSetSpec.of(spec, [tmp_path / f"r{i}.jsonl" for i in range(11)])
+
+
+def test_outcome_mix_is_tested_pairwise_with_the_correction_over_the_pairs(tmp_path):
+    from evaltui.core.stats.categorical import CategoricalTable, stuart_maxwell
+
+    base = ["correct"] * 120 + ["incorrect"] * 60 + ["refused"] * 20
+    moved = ["correct"] * 120 + ["incorrect"] * 35 + ["refused"] * 45  # 25 wrong -> refused
+    third = ["correct"] * 120 + ["incorrect"] * 52 + ["refused"] * 28  # 8 wrong -> refused
+    paths = []
+    for name, outcomes in (("base", base), ("moved", moved), ("third", third)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(
+            "".join(
+                json.dumps({"item_id": f"q{i:03d}", "passed": o == "correct", "outcome": o})
+                + "\n"
+                for i, o in enumerate(outcomes)
+            )
+        )
+        paths.append(path)
+    result = run_set(paths)
+    raw = []
+    for pair in result.pairs:
+        labels = (base, moved, third)
+        table = CategoricalTable.from_labels(labels[pair.baseline], labels[pair.candidate])
+        raw.append(stuart_maxwell(table).p_value)
+    assert [p.p_outcome for p in result.pairs] == pytest.approx(raw, rel=1e-12)
+    adjusted = adjust_pvalues(raw, "holm")
+    assert [p.p_outcome_adjusted for p in result.pairs] == pytest.approx(adjusted, rel=1e-12)
+    first = result.pair(0, 1).analysis.categorical
+    assert first.family_label == "3 pairs" and first.rejects
+    decision = decide_run_set(result)
+    pair_lines = {result.names[p.candidate]: d.line for p, d in decision.pairs}
+    assert "outcome mix changed" in pair_lines["moved"]
+    reasons = [r.text for p, d in decision.pairs for r in d.reasons if r.kind == "outcome_mix"]
+    assert any("adjusted over the 3 pairs" in text for text in reasons)

@@ -351,11 +351,17 @@ class CategoricalComparison:
     alpha: float
     adjust: str  # how the per-level p-values were adjusted (multiplicity.ADJUST_METHODS)
     flags: tuple[str, ...]
+    # With three or more runs the pairs' Stuart-Maxwell p-values form a family (`multirun`):
+    # the adjusted p, and over what, e.g. "3 pairs"; None for a lone pair.
+    p_family: float | None = None
+    family_label: str = ""
 
     @property
     def rejects(self) -> bool:
-        """The Stuart-Maxwell test rejects marginal homogeneity at `alpha`: the mix moved."""
-        return self.test.p_value is not None and self.test.p_value < self.alpha
+        """The Stuart-Maxwell test rejects marginal homogeneity at `alpha` (after the family
+        adjustment when the pair is one of several): the mix moved."""
+        p = self.p_family if self.family_label else self.test.p_value
+        return p is not None and p < self.alpha
 
     def moved_most(self, count: int | None = None) -> tuple[CategoryChange, ...]:
         """The levels whose share changed, largest change first (ties: table order)."""
