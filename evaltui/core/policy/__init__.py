@@ -37,8 +37,9 @@ The package has three jobs in three modules: :mod:`.schema` declares those keys 
 and checks a file against the declaration and fingerprints the rules (``Policy.hash``);
 :mod:`.gates` evaluates the gates on a pair and a review session; :mod:`.margin` answers the
 margin on the primary metric's analysis. Graded pairs (scores, or verdicts over epochs) count
-the analysis's own regressions; a gate that needs what they lack is refused, naming it. This module only re-exports,
-so ``from evaltui.core.policy import X`` works for every name either module offers.
+the analysis's own regressions; a gate that needs what they lack is refused, naming it. This
+module only re-exports, so ``from evaltui.core.policy import X`` works for every name the
+modules offer.
 """
 
 from __future__ import annotations
