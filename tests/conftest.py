@@ -64,6 +64,7 @@ SCHEMA_CHECKED = (
     ("evaltui.core.signoff", "build_record", "signoff"),
     ("evaltui.core.runset_report", "run_set_report_dict", "report-runset"),
     ("evaltui.core.runset_signoff", "build_run_set_record", "signoff-runset"),
+    ("evaltui.core.prefer_report", "prefer_dict", "prefer"),
 )
 _violations: list[str] | None = None  # the running test's, while the fixture below is active
 
