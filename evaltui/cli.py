@@ -127,6 +127,14 @@ def _add_pairing_args(parser: argparse.ArgumentParser) -> None:
         "intended: report the mismatch instead of refusing a verdict",
     )
     parser.add_argument(
+        "--design",
+        choices=("paired", "independent", "auto"),
+        default="paired",
+        help="paired (default): item by item; independent: two runs of different items, "
+        "compared as independent samples (report only); auto: independent when the runs "
+        "share no item ids or name different datasets, else paired",
+    )
+    parser.add_argument(
         "--on-error",
         choices=("fail", "exclude"),
         default="fail",
@@ -499,6 +507,7 @@ def spec_from_args(args: argparse.Namespace):
         on_error=args.on_error,
         policy=args.policy,
         accept_mismatch=args.accept_mismatch,
+        design=args.design,
         ci_method=args.ci_method,
         confidence=args.confidence,
         alpha=args.alpha,
@@ -529,25 +538,67 @@ def _refuse_one_file_twice(args: argparse.Namespace) -> None:
         )
 
 
-def load_analysis(args: argparse.Namespace):
-    """Load, pair and analyse the two runs the arguments name."""
-    from evaltui.core.compare import compare
+def load_analysis(args: argparse.Namespace, *, any_design: bool = False):
+    """Load, pair and analyse the two runs the arguments name. `any_design` (the report) may
+    return the independent comparison of two runs of different items instead."""
+    from evaltui.core.compare import compare, compare_design
     from evaltui.progress_line import terminal_progress
 
     _log_directory(args, pick_now=True)
     spec = spec_from_args(args)
     with terminal_progress() as progress:
+        if any_design and spec.design != "paired":  # the paired path stays the one it was
+            return compare_design(spec, progress=progress)
         return compare(spec, progress=progress)
+
+
+NO_PAIRS = (
+    "{what} reviews item pairs, and an independent (unpaired) comparison has none to triage: "
+    "use evaltui report BASE CAND --design independent (its decision is at best needs review)"
+)
+
+
+def _refuse_independent(args: argparse.Namespace, what: str) -> None:
+    """Sign-off and the app review item pairs: `--design independent` is the report's."""
+    if getattr(args, "design", "paired") == "independent":
+        from evaltui.core.errors import UsageError
+
+        raise UsageError(NO_PAIRS.format(what=what))
+
+
+def _print_independent(analysis, form: str) -> int:
+    """`report` on two runs of different items: the same three forms, led by the decision."""
+    from evaltui.core.decision import decide_independent
+
+    spec = analysis.spec
+    decision = decide_independent(analysis, accept_mismatch=bool(spec and spec.accept_mismatch))
+    if form == "json":
+        from evaltui.core.unpaired_report import independent_report_dict
+
+        report = independent_report_dict(analysis, decision)
+        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    elif form == "markdown":
+        from evaltui.core.unpaired_report import independent_report_markdown
+
+        sys.stdout.write(independent_report_markdown(analysis, decision))
+    else:
+        from evaltui.render import print_report
+
+        print_report(analysis, decision=decision)
+    return decision.exit_code
 
 
 def _run_report(args: argparse.Namespace) -> int:
     """Print the report; the exit code is the decision's (0 ready or needs review, 1 blocked,
     4 no verdict: not enough data or not comparable)."""
+    from evaltui.core.unpaired import IndependentAnalysis
     from evaltui.core.workflow import decide_review, evaluate_policy_gates, start_review
 
     if getattr(args, "more", None):
         return _run_set_report(args)
-    analysis = load_analysis(args)
+    analysis = load_analysis(args, any_design=True)
+    if isinstance(analysis, IndependentAnalysis):
+        return _print_independent(analysis, args.format)
     session = start_review(analysis, read_only=True)
     gates = evaluate_policy_gates(analysis, session) if analysis.policy is not None else None
     decision = decide_review(analysis, gates or (), session)
@@ -644,6 +695,7 @@ def demo_paths() -> tuple[Path, Path]:
 
 
 def _run_signoff(args: argparse.Namespace) -> int:
+    _refuse_independent(args, "evaltui signoff")
     if getattr(args, "more", None):
         return _run_set_signoff(args)
     from evaltui.core.signoff import ReviewerDecision, build_record, default_reviewer, write_record
@@ -667,6 +719,7 @@ def _run_signoff(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
+    _refuse_independent(args, "the review app")
     if getattr(args, "more", None) and Path(args.baseline).is_dir():
         from evaltui.core.errors import UsageError
 

@@ -43,10 +43,18 @@ STATUS_STYLE = {
 def build_report(
     analysis: Analysis, gates: tuple | None = None, width: int = 80, decision=None
 ) -> Group:
-    d = report_dict(analysis, gates, decision)
+    independent = _independent(analysis)
+    if independent:
+        from evaltui.core.unpaired_report import independent_report_dict
+
+        d = independent_report_dict(analysis, decision)
+    else:
+        d = report_dict(analysis, gates, decision)
     decided = d["decision"]
     parts = [Text(decided["line"], style=STATUS_STYLE[decided["status"]])]
     parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
+    if independent:
+        return Group(*parts, *_independent_parts(d))
     parts += [
         Text(analysis.headline, style="bold"),
         Text.assemble("Verdict: ", (VERDICT_TEXT[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
@@ -109,6 +117,34 @@ def _binary_parts(d: dict) -> list:
         f"{un['se'] * 100:.2f} pts, CI [{points(un['ci'][0])}, {points(un['ci'][1])}]"
     )
     return [table, rates, summary]
+
+
+def _independent(analysis) -> bool:
+    from evaltui.core.unpaired import IndependentAnalysis
+
+    return isinstance(analysis, IndependentAnalysis)
+
+
+def _independent_parts(d: dict) -> list:
+    """Two runs of different items: the label, the arms, the difference and the tests."""
+    from evaltui.core.unpaired import VERDICT_TEXT as WORDS
+    from evaltui.core.unpaired_report import arm_rows, comparison_lines, input_lines
+
+    parts: list = [
+        Text(d["headline"], style="bold"),
+        Text.assemble("Verdict: ", (WORDS[d["verdict"]], VERDICT_STYLE[d["verdict"]])),
+    ]
+    parts += [Text("⚠ " + one_line(w), style="yellow") for w in d["warnings"]]
+    header, rows = arm_rows(d)
+    arms = Table(title=d["design_label"], show_edge=True, title_justify="left")
+    for col in header:
+        arms.add_column(col, justify="right" if col else "left")
+    for row in rows:
+        arms.add_row(*row)
+    parts.append(arms)
+    parts += [Text(line.removeprefix("- ")) for line in comparison_lines(d, md=False) if line]
+    parts += [Text(line, style="dim") for line in input_lines(d)]
+    return parts
 
 
 GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow", "undecided": "magenta"}

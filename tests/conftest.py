@@ -61,6 +61,7 @@ SCHEMAS = ROOT / "docs" / "schema"
 # (module, function, schema): the producers whose return values are checked.
 SCHEMA_CHECKED = (
     ("evaltui.core.report", "report_dict", "report"),
+    ("evaltui.core.unpaired_report", "independent_report_dict", "report"),
     ("evaltui.core.signoff", "build_record", "signoff"),
     ("evaltui.core.runset_report", "run_set_report_dict", "report-runset"),
     ("evaltui.core.runset_signoff", "build_run_set_record", "signoff-runset"),

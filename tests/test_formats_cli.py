@@ -68,13 +68,15 @@ def test_other_column_names_are_mapped_by_flags(capsys, tmp_path):
 
 
 def test_runs_of_different_tasks_are_warned_about(capsys):
-    code, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
+    # Different tasks whose ids coincide ("1", "2", "3") are not paired (issue 17): the ids
+    # name different items. The refusal names the two ways out.
+    code, r, err = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing")
+    assert code == 2 and r is None
+    assert "task 'popularity' vs 'copa'" in err and "coincide by accident" in err
+    assert "--design independent" in err and "--accept-mismatch" in err
+    code, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing", "--accept-mismatch")
     assert "the runs differ in task: baseline 'popularity', candidate 'copa'" in r["warnings"]
     assert "the baseline log's run status is 'cancelled': it may be incomplete" in r["warnings"]
-    # Different tasks are not a comparison: no verdict, unless the user says it is intended.
-    assert code == 4 and r["decision"]["status"] == "not_comparable"
-    assert r["decision"]["line"].startswith("NOT COMPARABLE · runs differ in task")
-    code, r, _ = report(capsys, INSPECT_JSON, LM_TINY, "--allow-missing", "--accept-mismatch")
     assert r["decision"]["status"] != "not_comparable"
     assert any(x["kind"] == "mismatch_accepted" for x in r["decision"]["reasons"])
     assert r["spec"]["accept_mismatch"] is True

@@ -23,14 +23,21 @@ from evaltui.core.analysis import (
     with_clusters,
 )
 from evaltui.core.categories import outcome_comparison
-from evaltui.core.errors import UsageError
+from evaltui.core.design import (
+    DesignChoice,
+    choose_design,
+    explain_pairing_error,
+    refuse_accidental_pairing,
+)
+from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.family import metric_family
 from evaltui.core.formats import LoadOptions, load_run
-from evaltui.core.pairing import pair_runs
+from evaltui.core.pairing import PairedRuns, pair_runs
 from evaltui.core.policy import Policy, load_policy
 from evaltui.core.runs import PASSED, SLICE, Run, size_or_zero
 from evaltui.core.slices import slice_comparisons
 from evaltui.core.spec import POLICY_FIXED, CompareSpec
+from evaltui.core.unpaired import IndependentAnalysis, analyze_independent
 
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
 Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
@@ -57,6 +64,30 @@ def compare(
     defer_hash_check: bool = False,
     policy: Policy | None = None,
 ) -> Analysis:
+    """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
+    verify review. A spec whose design is independent (or `auto` on two runs that cannot be
+    paired) is refused here, with the reason: `compare_design` is the entry that compares
+    independent samples (`evaltui report --design independent`)."""
+    return _compare(spec, progress, complete, defer_hash_check, policy)  # type: ignore[return-value]
+
+
+def compare_design(
+    spec: CompareSpec, *, progress: Progress | None = None, policy: Policy | None = None
+) -> Analysis | IndependentAnalysis:
+    """`compare`, or the independent comparison when the spec's design is independent, or is
+    `auto` and the runs cannot be paired (see `evaltui.core.design`)."""
+    return _compare(spec, progress, True, False, policy, independent_ok=True)
+
+
+def _compare(
+    spec: CompareSpec,
+    progress: Progress | None,
+    complete: bool,
+    defer_hash_check: bool,
+    policy: Policy | None,
+    *,
+    independent_ok: bool = False,
+) -> Analysis | IndependentAnalysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
     The policy the spec names is read here unless the caller passes it (`verify` replays a
@@ -81,7 +112,13 @@ def compare(
         progress,
     )
     return compare_loaded(
-        spec, base_run, cand_run, policy=policy, complete=complete, progress=progress
+        spec,
+        base_run,
+        cand_run,
+        policy=policy,
+        complete=complete,
+        progress=progress,
+        independent_ok=independent_ok,
     )
 
 
@@ -93,7 +130,8 @@ def compare_loaded(
     policy: Policy | None = None,
     complete: bool = True,
     progress: Progress | None = None,
-) -> Analysis:
+    independent_ok: bool = False,
+) -> Analysis | IndependentAnalysis:
     """Everything `compare` does after reading the two files: the pass threshold, pairing,
     the analysis and its breakdowns. A comparison of k runs reads each file once and calls
     this for every pair (`multirun.compare_runs`)."""
@@ -118,7 +156,14 @@ def compare_loaded(
     else:
         analysis = replace(analysis, metric=metric)
     step(1)
-    paired = pair_runs(base_run, cand_run, spec.pairing)
+    if spec.design != "paired":
+        choice = choose_design(
+            spec.design, base_run, cand_run, accept_mismatch=spec.accept_mismatch
+        )
+        if choice.independent:
+            step(2)
+            return _independent(spec, choice, base_run, cand_run, analysis, policy, independent_ok)
+    paired = _pair(spec, base_run, cand_run)
     step(2)
     first = replace(analyze(paired, analysis, clusters=complete), spec=spec)
     done = replace(first, policy=policy) if not complete else add_breakdowns(first, policy)
@@ -129,6 +174,41 @@ def compare_loaded(
         candidate=paired.candidate.resolved(),
     )
     return replace(done, paired=resolved)
+
+
+def _pair(spec: CompareSpec, baseline: Run, candidate: Run) -> PairedRuns:
+    """The pairing, refusing ids that coincide by accident, and naming the independent design
+    when the runs turn out to be two samples of different items (`evaltui.core.design`)."""
+    refuse_accidental_pairing(baseline, candidate, accept_mismatch=spec.accept_mismatch)
+    try:
+        return pair_runs(baseline, candidate, spec.pairing)
+    except PairingError as exc:
+        raise explain_pairing_error(exc, baseline, candidate) from None
+
+
+def _independent(
+    spec: CompareSpec,
+    choice: DesignChoice,
+    baseline: Run,
+    candidate: Run,
+    options: Any,
+    policy: Policy | None,
+    allowed: bool,
+) -> IndependentAnalysis:
+    if not allowed:
+        raise UsageError(
+            f"{choice.reason}; this command reviews paired runs only: compare two runs of "
+            "different items with evaltui report BASE CAND --design independent"
+        )
+    return analyze_independent(
+        baseline.resolved(),
+        candidate.resolved(),
+        choice,
+        options,
+        on_error=spec.pairing.on_error,
+        spec=spec,
+        policy=policy,
+    )
 
 
 def _check_policy_options(spec: CompareSpec, policy: Policy) -> None:

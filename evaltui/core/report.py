@@ -360,6 +360,7 @@ def report_dict(
     out: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
+        "design": "paired",
         "decision": decision if isinstance(decision, dict) else decision.to_dict(),
         "inputs": {
             "baseline": input_dict(paired.baseline, paired.report.baseline),

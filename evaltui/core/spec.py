@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis import AnalysisOptions
+from evaltui.core.design import check_design
 from evaltui.core.errors import UsageError
 from evaltui.core.formats import LoadOptions
 from evaltui.core.pairing import PairingOptions
@@ -61,8 +62,13 @@ class CompareSpec:
     # The runs' metadata differ (task, dataset, scorer…) and the user says the comparison is
     # intended: the decision then reports the mismatch instead of refusing a verdict.
     accept_mismatch: bool = False
+    # paired (the default), independent (two runs of different items) or auto (independent
+    # when the runs cannot be paired): see evaltui.core.design. A record without the key was
+    # paired: `to_dict` leaves "paired" out, so those records keep their exact content.
+    design: str = "paired"
 
     def __post_init__(self) -> None:
+        check_design(self.design)
         object.__setattr__(self, "baseline", Path(self.baseline))
         object.__setattr__(self, "candidate", Path(self.candidate))
         if self.policy is not None:
@@ -86,6 +92,7 @@ class CompareSpec:
         on_error: str = "fail",
         policy: str | Path | None = None,
         accept_mismatch: bool = False,
+        design: str = "paired",
         **analysis: Any,
     ) -> CompareSpec:
         """A spec from the user's choices (None: not given). With a policy, its alpha, CI
@@ -121,6 +128,7 @@ class CompareSpec:
             analysis=replace(defaults, **given),
             policy=Path(policy) if policy is not None else None,
             accept_mismatch=accept_mismatch,
+            design=design,
         )
 
     def load_options(self, arm: str, *, defer_hash_check: bool = False) -> LoadOptions:
@@ -142,6 +150,7 @@ class CompareSpec:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: stored in reports and sign-off records, read back by `from_dict`."""
         analysis = {f.name: getattr(self.analysis, f.name) for f in fields(AnalysisOptions)}
+        design = {} if self.design == "paired" else {"design": self.design}
         return {
             "schema": SPEC_SCHEMA,
             "baseline": str(self.baseline),
@@ -157,6 +166,7 @@ class CompareSpec:
             "analysis": analysis,
             "policy": str(self.policy) if self.policy is not None else None,
             "accept_mismatch": self.accept_mismatch,
+            **design,
         }
 
     @classmethod
@@ -188,6 +198,7 @@ class CompareSpec:
                 analysis=AnalysisOptions(**analysis),
                 policy=Path(data["policy"]) if data.get("policy") else None,
                 accept_mismatch=bool(data.get("accept_mismatch", False)),
+                design=data.get("design", "paired"),
                 **options,
             )
         except KeyError as exc:
