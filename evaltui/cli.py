@@ -746,13 +746,20 @@ def _run_app(args: argparse.Namespace) -> int:
         )
     from evaltui.ui.app import AppConfig, create_app
 
+    spec = spec_from_args(args)
+    run_set = None
+    if args.more:  # three or more runs: the app opens on the matrix of every pair
+        from evaltui.core.multirun import RunSetSpec
+
+        run_set = RunSetSpec.of(spec, args.more)
     app = create_app(
         AppConfig(
-            spec=spec_from_args(args),
+            spec=spec,
             tags=parse_tags(args.tags) if args.tags else None,
             log_directory=directory,
             fresh=args.fresh,
             reviewer=args.reviewer,
+            run_set=run_set,
         )
     )
     app.quit_without_waiting = True

@@ -359,3 +359,47 @@ def _mirror(pair: PairResult) -> str:
         f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
     )
 
+
+# -- one cell of the matrix, for the review app (evaltui/ui/screens/matrix.py) ------------------
+
+
+@dataclass(frozen=True, eq=False)
+class MatrixCell:
+    """Cell (row, col) of the matrix in parts: run `row` minus run `col`, with the mark,
+    effect and interval `matrix_lines` prints in one string, so a screen can lay them out
+    (the estimate above its interval) without parsing that string back."""
+
+    row: int
+    col: int
+    pair: PairResult  # the pair both cells of the two runs show (oriented lower index first)
+    mark: str  # ▲ the row's run is better, ▼ worse, · no significant difference or no verdict
+    estimate: str  # "+8.0 pts": the row's run minus the column's, with its unit
+    interval: str  # "[+2.2, +13.7]": the interval the pair's verdict rests on; "" if undefined
+
+    @property
+    def mirrored(self) -> bool:
+        """The row is the pair's baseline: the pair read the other way round."""
+        return self.row == self.pair.baseline
+
+
+def matrix_cell(run_set: RunSetAnalysis, row: int, col: int) -> MatrixCell:
+    """The off-diagonal cell (row, col) as `matrix_lines` shows it (ValueError on the
+    diagonal: a run against itself has no pair)."""
+    if row == col:
+        raise ValueError(f"cell ({row}, {col}) is on the diagonal: a run has no pair with itself")
+    pair = run_set.pair(row, col)
+    a = pair.analysis
+    sign = 1.0 if row == pair.candidate else -1.0
+    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
+    lo, hi = a.decision_ci
+    if sign < 0:
+        lo, hi = -hi, -lo
+    mark = {"improved": "▲", "regressed": "▼"}.get(pair.verdict, "·")
+    if sign < 0:
+        mark = _mirror_mark(mark)
+    unit = " pts" if a.in_points else ""
+    if math.isnan(lo) or math.isnan(hi):
+        return MatrixCell(row, col, pair, mark, signed(sign * estimate, a.in_points) + unit, "")
+    k = interval_digits(lo, hi, a.in_points)
+    shown = f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
+    return MatrixCell(row, col, pair, mark, signed(sign * estimate, a.in_points, k) + unit, shown)

@@ -51,12 +51,19 @@ from evaltui.ui.messages import (
     PairLoaded,
     PreviewsGrew,
     ReviewChanged,
+    RunSetChanged,
+    RunSetDecided,
+    RunSetLoaded,
+    RunSetPairFailed,
+    RunSetPairLoaded,
     TerminalGone,
     WorkerProblem,
 )
 from evaltui.ui.triage import Triage
 
 if TYPE_CHECKING:
+    from evaltui.core.multirun import RunSetAnalysis, RunSetSpec
+    from evaltui.core.runset_report import RunSetDecision
     from evaltui.ui.screens.main import MainScreen
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
@@ -94,6 +101,8 @@ class AppConfig:
     state_root: Path | None = None  # where session journals live (None: the default place)
     log_directory: Path | None = None  # `evaltui DIR`: the picker chooses the pair first
     reviewer: str | None = None  # None: workflow.reviewer_identity finds who is at the keys
+    # `evaltui BASE CAND CAND2 ...`: the matrix of every pair first, each pair reviewed from it
+    run_set: RunSetSpec | None = None
 
     @classmethod
     def for_pair(
@@ -145,6 +154,8 @@ class EvalTuiApp(App[int]):
         Binding("g", "gates", "Release gates (with --policy)", id="app.gates"),
         Binding("l", "slices", "Slices: table and forest plot", id="app.slices"),
         Binding("m", "next_metric", "Compare on the next metric", id="app.metric"),
+        # (the same key: with three or more runs every pair compares one metric, see check_action)
+        Binding("m", "matrix", "Back to the matrix of every pair (3+ runs)", id="app.matrix"),
         Binding("0", "clear_tag", "Clear the item's tag", id="app.untag"),
         Binding("z", "undo", "Undo the last tag or bulk tag", id="app.undo"),
         *[Binding(str(n), f"tag({n})", f"Tag {n}", id=f"app.tag{n}") for n in range(1, 10)],
@@ -172,6 +183,13 @@ class EvalTuiApp(App[int]):
         self.inputs_problem: str | None = None
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
         self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
+        # Three or more runs (`config.run_set`): the matrix, and the pair reviewed from it.
+        self.run_set: RunSetAnalysis | None = None
+        self.run_set_decision: RunSetDecision | None = None
+        self.open_pair: tuple[int, int] | None = None  # the pair under review (None: the matrix)
+        self.opening_pair: tuple[int, int] | None = None  # its review being opened in a worker
+        self.matrix_cursor: tuple[int, int] = (1, 0)  # (row, column): candidate vs baseline
+        self._reviewed_pairs: set[tuple[int, int]] = set()  # `--fresh` starts each pair once
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -193,6 +211,9 @@ class EvalTuiApp(App[int]):
             from evaltui.ui.screens.picker import PickerScreen
 
             self.push_screen(PickerScreen(self.config.log_directory, self.open_picked))
+            return
+        if self.config.run_set is not None:  # three or more runs: the matrix first
+            self.load_run_set()
             return
         self.load_pair()
 
@@ -281,19 +302,11 @@ class EvalTuiApp(App[int]):
             self._progress(LOAD_STEPS[4], 4)
             rows = _list_rows(analysis, session)
             gates, decision = judge(analysis, session)
-        except EvalTuiError as exc:
-            self.post_message(LoadFailed(str(exc)))
-            return
-        except Exception as exc:  # noqa: BLE001 - a bug: one line and exit 3, not a traceback
-            if isinstance(exc, OSError) and exc.filename is not None:
-                # The environment, not a bug (permissions, a full disk): one line, exit 2.
-                self.post_message(LoadFailed(f"{exc.filename}: {os_error_text(exc)}"))
-                return
-            if os.environ.get("EVALTUI_DEBUG"):
+        except Exception as exc:  # noqa: BLE001 - one line and an exit code, not a traceback
+            failed = _load_failed(exc)
+            if failed is None:  # EVALTUI_DEBUG=1: the traceback
                 raise
-            detail = " ".join(str(exc).split())
-            message = f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)"
-            self.post_message(LoadFailed(message, 3))
+            self.post_message(failed)
             return
         self.post_message(PairLoaded(Loaded(analysis, session, rows, gates, decision)))
 
@@ -301,12 +314,174 @@ class EvalTuiApp(App[int]):
         if self.main_screen is not None:  # posting is thread-safe; a burst is drawn once
             self.main_screen.post_message(LoadProgress(what, step, len(LOAD_STEPS)))
 
+    # -- three or more runs: the matrix, and each pair reviewed from it ------------------------
+
+    @work(thread=True, exclusive=True, group="load")
+    def load_run_set(self) -> None:
+        """Read every run once, compare every pair and decide the set, off the UI thread,
+        reporting each step on the loading screen as `load_pair` does."""
+        from evaltui.core.multirun import compare_runs
+
+        spec = self.config.run_set
+        assert spec is not None
+        steps = spec.k + 3  # compare_runs' k reads, the pairs and the omnibus test; deciding
+
+        def progress(what: str, step: float, total: int) -> None:
+            if self.main_screen is not None:
+                self.main_screen.post_message(LoadProgress(what, step, steps))
+
+        try:
+            run_set = compare_runs(spec, progress=progress)
+            progress("deciding the set with each pair's tags", steps - 1, steps)
+            decision = self._decide_run_set(run_set)
+        except Exception as exc:  # noqa: BLE001 - one line and an exit code, not a traceback
+            failed = _load_failed(exc)
+            if failed is None:  # EVALTUI_DEBUG=1: the traceback
+                raise
+            self.post_message(failed)
+            return
+        self.post_message(RunSetLoaded(run_set, decision))
+
+    def _decide_run_set(self, run_set: RunSetAnalysis) -> RunSetDecision:
+        """The set's decision with the tags in each baseline pair's journal as it is now (read
+        only: the lock stays free). Opened here, in this app's state folder, not by
+        `decide_run_set`, which would read the default one."""
+        from evaltui.core.runset_report import decide_run_set
+
+        sessions = {}
+        try:
+            for pair in run_set.baseline_pairs:
+                sessions[(pair.baseline, pair.candidate)] = start_review(
+                    pair.analysis, read_only=True, state_root=self.config.state_root
+                )
+            return decide_run_set(run_set, sessions)
+        finally:
+            for session in sessions.values():
+                session.close()
+
+    def on_run_set_loaded(self, message: RunSetLoaded) -> None:
+        from evaltui.ui.screens.matrix import MatrixScreen
+
+        self.run_set, self.run_set_decision = message.run_set, message.decision
+        if not self.closing:
+            self.push_screen(MatrixScreen())
+
+    def open_run_set_pair(self, row: int, col: int) -> None:
+        """Review the pair of runs `row` and `col` (the lower index as the baseline, whichever
+        cell was chosen): its analysis is the run set's, adjusted over the family of pairs,
+        so it is never recomputed from the files (that would lose the adjustment)."""
+        if self.run_set is None or self.closing or self.opening_pair is not None:
+            return
+        self.matrix_cursor = (row, col)
+        pair = (min(row, col), max(row, col))
+        self.opening_pair = pair
+        self._open_pair_review(pair)
+
+    @work(thread=True, exclusive=True, group="load")
+    def _open_pair_review(self, pair: tuple[int, int]) -> None:
+        assert self.run_set is not None
+        cfg = self.config
+        analysis = self.run_set.pair(*pair).analysis
+        try:
+            session = start_review(
+                analysis,
+                tags=cfg.tags,
+                fresh=cfg.fresh and pair not in self._reviewed_pairs,  # never a second time
+                state_root=cfg.state_root,
+                reviewer=cfg.reviewer,
+            )
+            try:
+                rows = _list_rows(analysis, session)
+                gates, decision = judge(analysis, session)
+            except BaseException:
+                session.close()
+                raise
+        except Exception as exc:  # noqa: BLE001 - said on the matrix, which stays open
+            failed = _load_failed(exc)
+            bug = failed is None or failed.code == 3
+            self.post_message(RunSetPairFailed("" if bug else failed.text))
+            if bug:
+                raise  # reported as a bug (`report_unexpected`); the matrix stays
+            return
+        self.post_message(RunSetPairLoaded(pair, Loaded(analysis, session, rows, gates, decision)))
+
+    def on_run_set_pair_failed(self, message: RunSetPairFailed) -> None:
+        self.opening_pair = None
+        if message.text:
+            self.notify(
+                message.text,
+                title="The pair did not open",
+                severity="error",
+                timeout=20,
+                markup=False,
+            )
+
+    def on_run_set_pair_loaded(self, message: RunSetPairLoaded) -> None:
+        """The pair's review replaces the matrix: a new main screen (no list, filter or search
+        of another pair carries over), then the usual first screen of a pair."""
+        from evaltui.ui.screens.main import MainScreen
+
+        self.opening_pair = None
+        if self.closing or self.loaded is not None:  # (quitting, or a pair already open)
+            message.loaded.session.close()
+            return
+        self.open_pair = message.pair
+        self._reviewed_pairs.add(message.pair)
+        self.triage.steps.clear()  # an undo never reaches into another pair's journal
+        while len(self.screen_stack) > 2 and self.screen is not self.main_screen:
+            self.pop_screen()  # the matrix, and a help screen opened while the pair loaded
+        self.main_screen = MainScreen()
+        self.switch_screen(self.main_screen)
+        self.adopt(message.loaded)
+
+    def action_matrix(self) -> None:
+        """Back to the matrix from a pair's review (m, or Esc on its list with nothing to
+        clear): the pair's session is closed (it holds the lock on the pair's journal) and the
+        set is decided anew with the tags just made."""
+        from evaltui.ui.screens.matrix import MatrixScreen
+
+        if self.run_set is None or self.closing or self.loaded is None:
+            return
+        while len(self.screen_stack) > 2 and self.screen is not self.main_screen:
+            self.pop_screen()
+        self.loaded.session.close()
+        self.loaded = None
+        self.open_pair = None
+        self.push_screen(MatrixScreen())
+        self.redecide_run_set(self.run_set)
+
+    @work(thread=True, exclusive=True, group="decide-set")
+    def redecide_run_set(self, run_set: RunSetAnalysis) -> None:
+        try:
+            decision = self._decide_run_set(run_set)
+        except EvalTuiError as exc:
+            self.post_message(WorkerProblem(str(exc)))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(RunSetDecided(decision))
+
+    def on_run_set_decided(self, message: RunSetDecided) -> None:
+        self.run_set_decision = message.decision
+        self._tell_screens(RunSetChanged)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`m` is the next metric with two runs and the way back to the matrix with three or
+        more (where every pair compares one metric: another would leave the family)."""
+        if action == "matrix":
+            return self.run_set is not None
+        if action == "next_metric":
+            return self.run_set is None
+        return True
+
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.text
         self.exit(message.code, return_code=message.code)  # the CLI prints it afterwards
 
     def on_pair_loaded(self, message: PairLoaded) -> None:
-        loaded = message.loaded
+        self.adopt(message.loaded)
+
+    def adopt(self, loaded: Loaded) -> None:
+        """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
         self.loaded = loaded
         self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
         self._rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
@@ -648,6 +823,9 @@ class EvalTuiApp(App[int]):
         """Compare the pair on the next metric it carries (re-analysed off the UI thread)."""
         if not self._can_act():
             return
+        if self.run_set is not None:  # (the palette's Next metric; the key is the matrix's)
+            self.notify(f"every pair of the run set compares {self.run_set.metric}", timeout=4)
+            return
         names = [row.metric for row in self.loaded.analysis.metrics]
         if not names:
             self.notify("still computing the other metrics…", timeout=3)
@@ -709,6 +887,17 @@ class EvalTuiApp(App[int]):
     def action_export(self) -> None:
         from evaltui.ui.screens.signoff import SignoffScreen
 
+        if self._can_act() and self.run_set is not None:
+            # A record of one pair would not verify: its p-values are adjusted over every pair.
+            self.notify(
+                "three or more runs are signed off together, each pair with its own tags: "
+                "`evaltui signoff BASE CAND CAND2 ... --decision D --rationale R --output PREFIX` "
+                "(tags made here are in each pair's journal, where it reads them)",
+                title="Sign off the whole set",
+                severity="warning",
+                timeout=20,
+            )
+            return
         if self._can_act() and not isinstance(self.screen, SignoffScreen):
             self.push_screen(SignoffScreen())
 
@@ -733,9 +922,14 @@ class EvalTuiApp(App[int]):
         yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)
         yield SystemCommand("Release gates", "Each gate's status and items (g)", self.action_gates)
         yield SystemCommand("Slices", "Per-slice table and forest plot (l)", self.action_slices)
-        yield SystemCommand(
-            "Next metric", "Compare on the next metric (m)", self.action_next_metric
-        )
+        if self.run_set is not None:
+            yield SystemCommand(
+                "Matrix", "Back to the matrix of every pair (m)", self.action_matrix
+            )
+        else:
+            yield SystemCommand(
+                "Next metric", "Compare on the next metric (m)", self.action_next_metric
+            )
         if self.loaded is not None:
             for n, tag in enumerate(self.loaded.session.info.tags, start=1):
                 yield SystemCommand(
@@ -749,6 +943,22 @@ class EvalTuiApp(App[int]):
 def _error_text(error: BaseException) -> str:
     """`Type: message` on one line, bounded."""
     return f"{type(error).__name__}: {' '.join(str(error).split())}"[:300]
+
+
+def _load_failed(exc: Exception) -> LoadFailed | None:
+    """What a failed load tells the reviewer, on one line: a user's mistake or the
+    environment exit 2, a bug exit 3; None under EVALTUI_DEBUG=1 (the caller re-raises)."""
+    if isinstance(exc, EvalTuiError):
+        return LoadFailed(str(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        # The environment, not a bug (permissions, a full disk): one line, exit 2.
+        return LoadFailed(f"{exc.filename}: {os_error_text(exc)}")
+    if os.environ.get("EVALTUI_DEBUG"):
+        return None
+    detail = " ".join(str(exc).split())
+    return LoadFailed(
+        f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)", 3
+    )
 
 
 def _action_name(action: Any) -> str:

@@ -19,6 +19,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from evaltui.core.analysis import Analysis
+    from evaltui.core.multirun import RunSetAnalysis
     from evaltui.core.review import ReviewSession
     from evaltui.ui.listmodel import ListRow
 
@@ -62,6 +63,42 @@ class PairLoaded(Message):
     def __init__(self, loaded: Loaded) -> None:
         super().__init__()
         self.loaded = loaded
+
+
+class RunSetLoaded(Message):
+    """Three or more runs were read and every pair compared (`evaltui BASE CAND CAND2 ...`),
+    and the set decided with the tags in each baseline pair's journal: the matrix can show."""
+
+    def __init__(self, run_set: RunSetAnalysis, decision: Any) -> None:
+        super().__init__()
+        self.run_set, self.decision = run_set, decision
+
+
+class RunSetDecided(Message):
+    """The set decided anew (after a pair's review closed, with the tags just made); the app
+    keeps it and tells the screens (`RunSetChanged`)."""
+
+    def __init__(self, decision: Any) -> None:
+        super().__init__()
+        self.decision = decision
+
+
+class RunSetPairLoaded(Message):
+    """The review of pair `pair` (baseline index, candidate index) of the run set is open:
+    its analysis as the run set made it (family-adjusted), its session and its list rows."""
+
+    def __init__(self, pair: tuple[int, int], loaded: Loaded) -> None:
+        super().__init__()
+        self.pair, self.loaded = pair, loaded
+
+
+class RunSetPairFailed(Message):
+    """Opening a pair of the run set failed (its journal locked by another process...); the
+    matrix stays and says why."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
 
 
 class LoadFailed(Message):
@@ -165,3 +202,7 @@ class ReviewChanged(Message):
     def __init__(self, item_id: str) -> None:
         super().__init__()
         self.item_id = item_id
+
+
+class RunSetChanged(Message):
+    """The app's decision of the run set was replaced: the matrix redraws its words."""

@@ -59,6 +59,8 @@ GLOSSARY = (
     ),
     ("BCa", "bias-corrected and accelerated bootstrap interval (graded scores)"),
     ("Holm", "p-values adjusted for testing many slices or metrics at once"),
+    ("omnibus test", "do any of 3+ runs differ? Cochran's Q (pass/fail), Friedman (scores)"),
+    ("▲ ▼ ·", "in the matrix: the row's run better, worse, no significant difference"),
 )
 
 
@@ -121,6 +123,7 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
         from evaltui.ui.screens.gates import GatesScreen
         from evaltui.ui.screens.item import ItemScreen
         from evaltui.ui.screens.main import MainScreen
+        from evaltui.ui.screens.matrix import MatrixScreen
         from evaltui.ui.screens.note import NoteScreen
         from evaltui.ui.screens.signoff import SignoffScreen
         from evaltui.ui.screens.slices import SlicesScreen
@@ -130,10 +133,16 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
         app_bindings = [b for b in type(self.app).BINDINGS if not b.action.startswith("tag(")]
         palette = Binding("ctrl+p", "", "Command palette: every action, by name")
+        back = [  # (the app's m and the list's Esc, named where a reviewer of 3+ runs looks)
+            Binding("up,down,left,right", "", "Move through the matrix"),
+            Binding("m", "", "From a pair's review: back to the matrix (the tags stay the pair's)"),
+            Binding("escape", "", "From a pair's list with nothing to clear: back to the matrix"),
+        ]
         with VerticalScroll(id="help-box", classes="dialog"):
             yield Static("evaltui — keys", classes="title")
             yield Static(bindings_table("Everywhere", [*app_bindings, palette, *tag_rows]))
             yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
+            yield Static(bindings_table("The matrix of 3+ runs", [*MatrixScreen.BINDINGS, *back]))
             yield Static(bindings_table("An item", ItemScreen.BINDINGS))
             yield Static(
                 bindings_table(

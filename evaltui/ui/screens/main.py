@@ -79,6 +79,7 @@ class MainScreen(FooterKeys, Screen):
         Shown("app.export", "Sign off"),
         Shown("app.help", "Help"),
         Shown("app.quit", "Quit"),
+        Shown("app.matrix", "Matrix"),  # (three or more runs: back to the matrix of pairs)
         Shown("main.slice", "Slice", when=lambda s: bool(s.view and s.view.slices())),
         Shown("main.sort", "Sort"),
         Shown("app.gates", "Gates", when=has_gates),
@@ -464,6 +465,9 @@ class MainScreen(FooterKeys, Screen):
             self._reshow()
 
     def action_clear(self) -> None:
+        if not self.filtered and getattr(self.app, "run_set", None) is not None:
+            self.app.action_matrix()  # nothing to clear: back to the matrix of every pair
+            return
         search = self.query_one("#search", Input)
         if self.view is not None:
             self.view.search = ""
