@@ -69,7 +69,7 @@ class MatrixScreen(FooterKeys, Screen):
         yield Static(id="matrix-decision")
         yield Static(id="matrix-omnibus")
         yield Static(id="matrix-title")
-        yield DataTable(id="matrix-table", cursor_type="cell", zebra_stripes=False)
+        yield DataTable(id="matrix-table", cursor_type="cell", cell_padding=2)
         yield Static(id="matrix-pair")
         yield Footer(compact=True, show_command_palette=False)
 
@@ -100,7 +100,7 @@ class MatrixScreen(FooterKeys, Screen):
 
     def _cell(self, row: int, col: int) -> Text:
         if row == col:
-            return Text("—", style="dim")
+            return Text("—")
         cell = matrix_cell(self.run_set, row, col)
         text = Text()
         text.append(cell.mark, style=MARK_STYLE[cell.mark])
