@@ -370,11 +370,6 @@ async def test_run_names_from_file_names_are_shown_literally(state, monkeypatch)
             assert not label.spans or all(span.style == "bold" for span in label.spans)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the native loaders hand the path to polars, which reads [ ] * ? as a glob: "
-    "'[bold]x.jsonl' could not be read as JSON Lines (formats/jsonl_scan.py, csv.py, parquet.py)",
-)
 async def test_a_run_file_named_like_markup_opens_in_the_matrix(state, tmp_path):
     hostile = tmp_path / "[bold]x.jsonl"
     shutil.copyfile(THIRD, hostile)
@@ -419,3 +414,44 @@ def _p(value) -> str:
     from evaltui.core.analysis import format_p
 
     return format_p(value)
+
+
+class _Terminal:
+    """stdin/stdout as a terminal, for the app's command line."""
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 0
+
+
+def test_the_command_line_starts_the_app_with_the_run_set(monkeypatch, capsys):
+    from evaltui import cli
+
+    started = []
+
+    def fake_create_app(config):
+        started.append(config)
+        raise SystemExit(0)  # (the app itself is driven by the tests above)
+
+    monkeypatch.setattr("sys.stdin", _Terminal())
+    monkeypatch.setattr("sys.stdout", _Terminal())
+    monkeypatch.setattr("evaltui.ui.app.create_app", fake_create_app)
+    assert cli.main([*map(str, RUNS)]) == 0
+    assert cli.main([*map(str, SAMPLE)]) == 0
+    three, two = started
+    assert three.run_set is not None and three.run_set.runs == tuple(RUNS)
+    assert (three.spec.baseline, three.spec.candidate) == SAMPLE
+    assert two.run_set is None  # two runs: the familiar review, unchanged
+
+
+def test_the_same_run_twice_is_refused_before_the_app_starts(monkeypatch, capsys):
+    from evaltui import cli
+
+    monkeypatch.setattr("sys.stdin", _Terminal())
+    monkeypatch.setattr("sys.stdout", _Terminal())
+    monkeypatch.setattr("evaltui.ui.app.create_app", lambda config: pytest.fail("started"))
+    assert cli.main([str(SAMPLE[0]), str(SAMPLE[1]), str(SAMPLE[0])]) == 2
+    err = capsys.readouterr().err
+    assert "is given twice" in err and err.count("\n") == 1

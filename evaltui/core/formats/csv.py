@@ -78,7 +78,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     overrides = {src: (pl.String if dst == PASSED else schema[dst]) for src, dst in plan.reads}
     records = check_quoting(path)
     try:
-        raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides)
+        raw = pl.read_csv(path, columns=list(overrides), schema_overrides=overrides, glob=False)
     except POLARS_FAILURES as exc:
         raise InputError(path, f"cannot be read as CSV: {first_line(exc)}") from None
     if raw.height != records:
@@ -273,6 +273,7 @@ class CsvTranscripts:
                         self._path,
                         columns=sources,
                         schema_overrides=dict.fromkeys(sources, pl.String),
+                        glob=False,
                     )
                 except POLARS_FAILURES as exc:
                     raise InputError(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from array import array
 from collections.abc import Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -144,13 +145,19 @@ def _scan_blocks(path: Path, schema: dict[str, pl.DataType], block: int, check: 
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
-def _without_bom(path: Path) -> Path | bytes:
+def _without_bom(path: Path) -> str | bytes:
     """What polars parses: the file, or its bytes after a UTF-8 BOM (polars refuses one; the
     hash and the line index still read the file as it is)."""
     with path.open("rb") as handle:
         if handle.read(len(UTF8_BOM)) != UTF8_BOM:
-            return path
+            return _glob_literal(path)
         return handle.read()
+
+
+def _glob_literal(path: Path) -> str:
+    """The path as polars' read_ndjson (which always expands globs, with no way to say not to)
+    reads it literally: each of [ * ? in a bracket class, so "[bold]x.jsonl" is that file."""
+    return re.sub(r"([\[*?])", r"[\1]", str(path))
 
 
 def _joined(parts: list[np.ndarray]) -> np.ndarray:
@@ -215,7 +222,7 @@ class LineCheck:
             return None
         try:
             found = (
-                pl.scan_lines(path)
+                pl.scan_lines(path, glob=False)  # a name holding [ ] * ? is a name
                 .with_row_index("n")
                 .filter(self.flagged)
                 .select("n")

@@ -41,7 +41,7 @@ def load(path: Path, options: LoadOptions, own: ColumnOptions) -> Run:
 
 def _columns(path: Path) -> list[str]:
     try:
-        return list(pl.read_parquet_schema(path))
+        return list(pl.scan_parquet(path, glob=False).collect_schema())
     except POLARS_FAILURES as exc:
         raise _unreadable(path, exc) from None
 
@@ -50,7 +50,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
     """The statistics columns only: Parquet is columnar, the others are never decoded."""
     check_pages(path, set(plan.sources))
     try:
-        raw = plan.renamed(pl.read_parquet(path, columns=plan.sources))
+        raw = plan.renamed(pl.read_parquet(path, columns=plan.sources, glob=False))
     except POLARS_FAILURES as exc:
         raise _unreadable(path, exc) from None
 
@@ -281,7 +281,7 @@ class ParquetTranscripts:
 
     def _rows(self, row: int, length: int = 1) -> pl.DataFrame:
         try:
-            scan = pl.scan_parquet(self._path).select(self._select(self._columns))
+            scan = pl.scan_parquet(self._path, glob=False).select(self._select(self._columns))
             return scan.slice(row, length).collect()
         except POLARS_FAILURES as exc:  # a page the statistics did not need may be the corrupt one
             raise _unreadable(self._path, exc, row) from None
@@ -306,7 +306,7 @@ class ParquetTranscripts:
         if not flat:
             return Transcript(complete=False)
         try:
-            scan = pl.scan_parquet(self._path).select(self._select(flat))
+            scan = pl.scan_parquet(self._path, glob=False).select(self._select(flat))
             record = scan.slice(row, 1).collect().row(0, named=True)
         except POLARS_FAILURES as exc:
             raise _unreadable(self._path, exc, row) from None
@@ -322,7 +322,7 @@ class ParquetTranscripts:
         self._checked()
         try:
             column = (
-                pl.scan_parquet(self._path)
+                pl.scan_parquet(self._path, glob=False)
                 .select(self._select([name]))
                 .with_row_index("_row")
                 .filter(pl.col("_row").is_in(pl.Series(list(rows), dtype=pl.UInt32).implode()))
