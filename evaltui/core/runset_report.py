@@ -96,17 +96,24 @@ def omnibus_short(run_set: RunSetAnalysis) -> str:
 
 def pair_effect(pair: PairResult) -> str:
     """ "+8.0 pts [+2.2, +13.7]": the pair's effect and the interval its verdict rests on."""
+    estimate, interval = _effect_parts(pair, 1.0)
+    return f"{estimate} {interval}".rstrip()
+
+
+def _effect_parts(pair: PairResult, sign: float) -> tuple[str, str]:
+    """The effect ("+8.0 pts") and its interval ("[+2.2, +13.7]", "" when undefined), read
+    candidate minus baseline (sign 1) or the other way round (sign -1)."""
     a = pair.analysis
     estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
     lo, hi = a.decision_ci
-    if math.isnan(lo) or math.isnan(hi):
-        return signed(estimate, a.in_points)
-    k = interval_digits(lo, hi, a.in_points)
+    if sign < 0:  # 0.0 - x, not -x: a mirrored zero prints as +0.0, not "-0.0"
+        estimate, lo, hi = 0.0 - estimate, 0.0 - hi, 0.0 - lo
     unit = " pts" if a.in_points else ""
-    return (
-        f"{signed(estimate, a.in_points, k)}{unit} "
-        f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
-    )
+    if math.isnan(lo) or math.isnan(hi):
+        return signed(estimate, a.in_points) + unit, ""
+    k = interval_digits(lo, hi, a.in_points)
+    interval = f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
+    return signed(estimate, a.in_points, k) + unit, interval
 
 
 def _num(value: float | None) -> float | None:
@@ -318,10 +325,11 @@ def matrix_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     title = "Matrix: row minus column, interval, verdict after adjustment"
     out = [f"**{title}**" if md else title + ":", ""]
     cells: dict[tuple[int, int], str] = {}
-    for pair in run_set.pairs:
-        mark = {"improved": "▲", "regressed": "▼"}.get(pair.verdict, "·")
-        cells[(pair.candidate, pair.baseline)] = f"{mark} {pair_effect(pair)}"
-        cells[(pair.baseline, pair.candidate)] = f"{_mirror_mark(mark)} {_mirror(pair)}"
+    for row in range(run_set.k):
+        for col in range(run_set.k):
+            if row != col:
+                cell = matrix_cell(run_set, row, col)
+                cells[(row, col)] = f"{cell.mark} {cell.estimate} {cell.interval}".rstrip()
     if md:
         out.append("| | " + " | ".join(md_cell(n) for n in names) + " |")
         out.append("|---|" + "---|" * len(names))
@@ -341,23 +349,6 @@ def matrix_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
 
 def _mirror_mark(mark: str) -> str:
     return {"▲": "▼", "▼": "▲"}.get(mark, mark)
-
-
-def _mirror(pair: PairResult) -> str:
-    """The pair read the other way round: baseline minus candidate."""
-    a = pair.analysis
-    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
-    lo, hi = a.decision_ci
-    # 0.0 - x, not -x: a zero mirrored stays +0.0 instead of printing as "-0.0"
-    estimate, lo, hi = 0.0 - estimate, 0.0 - hi, 0.0 - lo
-    if math.isnan(lo) or math.isnan(hi):
-        return signed(estimate, a.in_points)
-    k = interval_digits(lo, hi, a.in_points)
-    unit = " pts" if a.in_points else ""
-    return (
-        f"{signed(estimate, a.in_points, k)}{unit} "
-        f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
-    )
 
 
 # -- one cell of the matrix, for the review app (evaltui/ui/screens/matrix.py) ------------------
@@ -388,18 +379,9 @@ def matrix_cell(run_set: RunSetAnalysis, row: int, col: int) -> MatrixCell:
     if row == col:
         raise ValueError(f"cell ({row}, {col}) is on the diagonal: a run has no pair with itself")
     pair = run_set.pair(row, col)
-    a = pair.analysis
     sign = 1.0 if row == pair.candidate else -1.0
-    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
-    lo, hi = a.decision_ci
-    if sign < 0:
-        lo, hi = -hi, -lo
     mark = {"improved": "▲", "regressed": "▼"}.get(pair.verdict, "·")
     if sign < 0:
         mark = _mirror_mark(mark)
-    unit = " pts" if a.in_points else ""
-    if math.isnan(lo) or math.isnan(hi):
-        return MatrixCell(row, col, pair, mark, signed(sign * estimate, a.in_points) + unit, "")
-    k = interval_digits(lo, hi, a.in_points)
-    shown = f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
-    return MatrixCell(row, col, pair, mark, signed(sign * estimate, a.in_points, k) + unit, shown)
+    estimate, interval = _effect_parts(pair, sign)
+    return MatrixCell(row, col, pair, mark, estimate, interval)
