@@ -131,10 +131,13 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
 
         tags = self.app.loaded.session.info.tags if self.app.loaded else ()
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
-        app_bindings = [b for b in type(self.app).BINDINGS if not b.action.startswith("tag(")]
+        app_bindings = [  # (only the m this app has: the next metric, or the matrix of 3+ runs)
+            b
+            for b in type(self.app).BINDINGS
+            if not b.action.startswith("tag(") and self.app.check_action(b.action, ()) is not False
+        ]
         palette = Binding("ctrl+p", "", "Command palette: every action, by name")
         back = [  # (the app's m and the list's Esc, named where a reviewer of 3+ runs looks)
-            Binding("up,down,left,right", "", "Move through the matrix"),
             Binding("m", "", "From a pair's review: back to the matrix (the tags stay the pair's)"),
             Binding("escape", "", "From a pair's list with nothing to clear: back to the matrix"),
         ]

@@ -52,10 +52,12 @@ class MatrixScreen(FooterKeys, Screen):
             priority=True,
             id="matrix.open",
         ),
-        Binding("j", "move(1, 0)", "Down the matrix", show=False, id="matrix.down"),
-        Binding("k", "move(-1, 0)", "Up the matrix", show=False, id="matrix.up"),
-        Binding("h", "move(0, -1)", "Left in the matrix", show=False, id="matrix.left"),
-        Binding("l", "move(0, 1)", "Right in the matrix", show=False, id="matrix.right"),
+        # (the arrows too, not only the table's own: a key typed while the focus comes back
+        # to the table, after a dialog closes, still moves the cursor)
+        Binding("down,j", "move(1, 0)", "Down the matrix", show=False, id="matrix.down"),
+        Binding("up,k", "move(-1, 0)", "Up the matrix", show=False, id="matrix.up"),
+        Binding("left,h", "move(0, -1)", "Left in the matrix", show=False, id="matrix.left"),
+        Binding("right,l", "move(0, 1)", "Right in the matrix", show=False, id="matrix.right"),
     ]
     FOOTER = (
         Shown("matrix.open", "Review pair"),
