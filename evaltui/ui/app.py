@@ -440,12 +440,15 @@ class EvalTuiApp(App[int]):
         set is decided anew with the tags just made."""
         from evaltui.ui.screens.matrix import MatrixScreen
 
-        if self.run_set is None or self.closing or self.loaded is None:
+        if self.run_set is None or self.closing or self.opening_pair is not None:
             return
+        if any(isinstance(screen, MatrixScreen) for screen in self.screen_stack):
+            return  # (already there, under a dialog)
         while len(self.screen_stack) > 2 and self.screen is not self.main_screen:
             self.pop_screen()
-        self.loaded.session.close()
-        self.loaded = None
+        if self.loaded is not None:  # (None: the matrix itself was closed by an error)
+            self.loaded.session.close()
+            self.loaded = None
         self.open_pair = None
         self.push_screen(MatrixScreen())
         self.redecide_run_set(self.run_set)
@@ -467,10 +470,11 @@ class EvalTuiApp(App[int]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`m` is the next metric with two runs and the way back to the matrix with three or
         more (where every pair compares one metric: another would leave the family)."""
+        three_or_more = self.config.run_set is not None  # (known before the runs are read)
         if action == "matrix":
-            return self.run_set is not None
+            return three_or_more
         if action == "next_metric":
-            return self.run_set is None
+            return not three_or_more
         return True
 
     def on_load_failed(self, message: LoadFailed) -> None:

@@ -20,6 +20,7 @@ from evaltui.core.multirun import RunSetSpec, compare_runs
 from evaltui.core.review import session_key
 from evaltui.core.runset_report import decide_run_set, matrix_lines
 from evaltui.ui.app import AppConfig, create_app
+from evaltui.ui.screens import matrix as matrix_module
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.matrix import MatrixScreen
@@ -455,3 +456,28 @@ def test_the_same_run_twice_is_refused_before_the_app_starts(monkeypatch, capsys
     assert cli.main([str(SAMPLE[0]), str(SAMPLE[1]), str(SAMPLE[0])]) == 2
     err = capsys.readouterr().err
     assert "is given twice" in err and err.count("\n") == 1
+
+
+async def test_a_bug_in_the_matrix_screen_is_reported_and_m_brings_the_matrix_back(
+    state, monkeypatch
+):
+    app = matrix_app(state)
+    with pytest.raises(RuntimeError, match="drawing the words"):  # run_test re-raises it
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+
+            def broken(*args):
+                raise RuntimeError("drawing the words")
+
+            working = matrix_module.pair_text
+            monkeypatch.setattr(matrix_module, "pair_text", broken)
+            await pilot.press("down")
+            await settle(app, pilot)
+            assert app.unexpected_errors and "matrix screen" in app.unexpected_errors[0]
+            assert not isinstance(app.screen, MatrixScreen)  # closed: its loop stopped
+            monkeypatch.setattr(matrix_module, "pair_text", working)
+            await pilot.press("m")
+            await settle(app, pilot)
+            assert isinstance(app.screen, MatrixScreen)
+            await open_cell(app, pilot, 2, 0)  # and the review goes on
+            assert app.open_pair == (0, 2)
