@@ -103,7 +103,7 @@ def test_the_page_check_passes_every_page_of_a_sound_file_and_costs_little(tmp_p
     assert load_run(path).transcripts.read(8).output == "some text "
 
 
-@pytest.mark.parametrize("call", ["read_parquet_schema", "read_parquet"])
+@pytest.mark.parametrize("call", ["scan_parquet", "read_parquet"])  # the schema, the columns
 def test_a_panic_in_any_statistics_read_of_a_parquet_file_is_an_input_error(
     tmp_path, monkeypatch, call
 ):
