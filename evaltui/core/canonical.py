@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from typing import Any
 
 HASH_FIELD = "content_hash"  # where a record keeps the hash of its own other keys
@@ -22,3 +23,11 @@ def canonical_json(obj: Any) -> str:
 def canonical_sha256(obj: Any) -> str:
     """The hex sha256 of `canonical_json(obj)`."""
     return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+
+def json_number(value: float | None) -> float | None:
+    """A finite float, or None: JSON has no NaN or infinity, so an undefined number is null
+    (every report and record writes its numbers through this)."""
+    if value is None or not math.isfinite(value):
+        return None
+    return float(value)

@@ -8,11 +8,11 @@ title or open HTML in a PR comment.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from evaltui import __version__
 from evaltui.core.analysis import format_p
+from evaltui.core.canonical import json_number as _num
 from evaltui.core.decision import VERDICT_SHORT
 from evaltui.core.prefer import PreferAnalysis, percent_interval
 from evaltui.core.stats.binary import Interval
@@ -36,13 +36,6 @@ METHOD_LABELS = {"tango": "Tango score", "wilson": "Wilson", "wald": "Wald"}
 # --------------------------------------------------------------------------------------------
 # Data
 # --------------------------------------------------------------------------------------------
-
-
-def _num(value: float | None) -> float | None:
-    """A finite float or None: JSON has no NaN or infinity."""
-    if value is None or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 def _ci(interval: Interval | None) -> list[float] | None:

@@ -7,13 +7,13 @@ The terminal (Rich) rendering lives outside core, in `evaltui.render`; both read
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import numpy as np
 
 from evaltui import __version__
 from evaltui.core.analysis import VERDICT_TEXT, Analysis, format_p, percent, points, signed
+from evaltui.core.canonical import json_number as _num
 from evaltui.core.pairing import ArmReport, arm_columns
 from evaltui.core.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
@@ -22,13 +22,6 @@ from evaltui.core.stats.graded import EpochSummary, GradedComparison
 from evaltui.core.textsafe import md_cell, one_line
 
 REPORT_SCHEMA = "evaltui.report/2"
-
-
-def _num(value: float | None) -> float | None:
-    """JSON has no NaN: an undefined number is null."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return float(value)
 
 
 def _pair(values: tuple[float, float] | list[float]) -> list[float | None]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from evaltui import __version__
 from evaltui.core.analysis import format_p, interval_digits, plural, signed
+from evaltui.core.canonical import json_number as _num
 from evaltui.core.decision import EXIT_CODES, STATUS_WORDS, STATUSES, VERDICT_SHORT, Decision
 from evaltui.core.multirun import PairResult, RunSetAnalysis
 from evaltui.core.report import report_dict
@@ -114,12 +115,6 @@ def _effect_parts(pair: PairResult, sign: float) -> tuple[str, str]:
     k = interval_digits(lo, hi, a.in_points)
     interval = f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
     return signed(estimate, a.in_points, k) + unit, interval
-
-
-def _num(value: float | None) -> float | None:
-    if value is None or (isinstance(value, float) and not math.isfinite(value)):
-        return None
-    return float(value)
 
 
 def run_set_report_dict(

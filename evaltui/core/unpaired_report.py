@@ -9,11 +9,11 @@ lists, because there are no pairs, and a key that held a paired number would be 
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from evaltui import __version__
 from evaltui.core.analysis import format_p, percent, signed
+from evaltui.core.canonical import json_number as _num
 from evaltui.core.report import REPORT_SCHEMA, input_dict, options_dict, policy_dict
 from evaltui.core.stats.independent import (
     MIN_EXPECTED,
@@ -34,13 +34,6 @@ CI_WORDS = {
     "newcombe": "Newcombe hybrid score interval for independent proportions",
     "welch": "Welch interval for the difference in means",
 }
-
-
-def _num(value: float | None) -> float | None:
-    """JSON has no NaN: an undefined number is null."""
-    if value is None or math.isnan(value):
-        return None
-    return float(value)
 
 
 def _test_dict(test: TwoSampleTest | None) -> dict[str, Any] | None:
