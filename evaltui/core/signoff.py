@@ -51,6 +51,9 @@ RESULT_KEYS = (
     "unpaired", "graded", "epochs", "clusters", "metrics", "slices", "flags", "warnings",
     "verdict", "headline",
 )  # fmt: skip
+# Results a record carries when the report has them, and that an older record may lack: the
+# outcome categories (a record made before they existed reads as having none).
+OPTIONAL_RESULT_KEYS = ("categories",)
 
 
 @dataclass(frozen=True)
@@ -142,7 +145,10 @@ def build_record(
         "spec": analysis.spec.to_dict() if analysis.spec is not None else None,
         "policy": policy,
         "policy_hash": policy_hash,
-        "results": {key: report[key] for key in RESULT_KEYS},
+        "results": {
+            **{key: report[key] for key in RESULT_KEYS},
+            **{key: report.get(key) for key in OPTIONAL_RESULT_KEYS},
+        },
         "triage": {
             "regressions": len(analysis.regressions),
             "triaged": len(analysis.regressions) - len(untriaged),

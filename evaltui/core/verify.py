@@ -41,6 +41,7 @@ from evaltui.core.review import inputs_changed_notice, journal_entries
 from evaltui.core.runs import sha256_of
 from evaltui.core.signoff import (
     DECISIONS,
+    OPTIONAL_RESULT_KEYS,
     READABLE_SCHEMAS,
     RESULT_KEYS,
     SIGNOFF_SCHEMA,
@@ -420,7 +421,7 @@ def _record_difference(record: dict[str, Any], expected: dict[str, Any]) -> str 
     keys = sorted((set(record) | set(expected)) - set(IGNORED) - {"results"})
     for key in ["results", *keys]:  # the statistics first: a changed number is named as one
         if key == "results":
-            for name in RESULT_KEYS:
+            for name in (*RESULT_KEYS, *OPTIONAL_RESULT_KEYS):
                 where = _first_difference(
                     record["results"].get(name), expected["results"].get(name), name
                 )
