@@ -246,6 +246,16 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "more", type=Path, nargs="*", metavar="CAND", help="a run-set record's further runs"
     )
+    verify.add_argument(
+        "--signature",
+        type=Path,
+        default=None,
+        metavar="SIG",
+        help="also check who signed the record: its ssh-keygen -Y signature (RECORD.sig), "
+        "with --allowed-signers and --identity",
+    )
+    verify.add_argument("--allowed-signers", type=Path, default=None, metavar="FILE")
+    verify.add_argument("--identity", default=None, metavar="NAME", help="who must have signed")
     from evaltui.prefer_cli import add_parser as add_prefer_parser
 
     add_prefer_parser(sub)
@@ -290,6 +300,9 @@ def _run_verify(args: argparse.Namespace) -> int:
 
     if (args.baseline is None) != (args.candidate is None):
         raise UsageError("give both input files (BASE CAND), or neither")
+    signing = (args.signature, args.allowed_signers, args.identity)
+    if any(v is not None for v in signing) and not all(v is not None for v in signing):
+        raise UsageError("checking a signature needs --signature, --allowed-signers and --identity")
     record = read_record(args.record)
     from evaltui.core.runset_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
 
@@ -300,6 +313,14 @@ def _run_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
     else:
         result = verify_record(record, args.baseline, args.candidate)
+    if result.ok and args.signature is not None:
+        from evaltui.core.verify import verify_signature
+
+        signed = verify_signature(args.record, args.signature, args.allowed_signers, args.identity)
+        if not signed.ok:
+            result = signed
+        else:
+            sys.stdout.write(f"evaltui: {signed.reason}\n")
     (sys.stdout if result.ok else sys.stderr).write(
         f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
     )
@@ -719,7 +740,8 @@ def _run_signoff(args: argparse.Namespace) -> int:
 
 
 def _run_app(args: argparse.Namespace) -> int:
-    _refuse_independent(args, "the review app")
+    if getattr(args, "more", None):  # (two runs of different items: the app shows them)
+        _refuse_independent(args, "the review app of three or more runs")
     if getattr(args, "more", None) and Path(args.baseline).is_dir():
         from evaltui.core.errors import UsageError
 

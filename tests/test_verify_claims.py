@@ -400,3 +400,25 @@ def test_a_signed_record_verifies_for_its_signer_and_not_after_an_edit(approved,
     approved.write_text(json.dumps(_rehashed(record)), encoding="utf-8")
     result = verify_signature(approved, signature, allowed, "dana@example.org")
     assert not result.ok and "\n" not in result.reason
+
+
+@pytest.mark.skipif(KEYGEN is None, reason="ssh-keygen is not on this machine")
+def test_verify_on_the_command_line_checks_the_signature_too(approved, tmp_path, capsys):
+    from evaltui.cli import main
+
+    key = tmp_path / "key"
+    assert _keygen("-q", "-t", "ed25519", "-N", "", "-C", "dana", "-f", str(key)).returncode == 0
+    public = (tmp_path / "key.pub").read_text().split()
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"dana@example.org {public[0]} {public[1]}\n")
+    done = _keygen("-Y", "sign", "-f", str(key), "-n", "evaltui-signoff", str(approved))
+    if done.returncode != 0:
+        pytest.skip(f"this ssh-keygen cannot sign: {done.stderr.decode().strip()}")
+    signature = approved.with_name(approved.name + ".sig")
+    common = ["verify", str(approved), "--signature", str(signature), "--allowed-signers"]
+    assert main([*common, str(allowed), "--identity", "dana@example.org"]) == 0
+    assert "the signature is good" in capsys.readouterr().out
+    assert main([*common, str(allowed), "--identity", "eve@example.org"]) == 1
+    assert "does not verify for eve@example.org" in capsys.readouterr().err
+    assert main(["verify", str(approved), "--signature", str(signature)]) == 2
+    assert "needs --signature, --allowed-signers and --identity" in capsys.readouterr().err
