@@ -6,6 +6,8 @@ Selecting a slice filters the regression list to it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult, SystemCommand
@@ -32,28 +34,61 @@ BAR_MIN, BAR_MAX = 5, 40  # the forest plot's columns; narrower than that, it fo
 LIST_INSET = 4  # the list's border, padding and ▶ gutter: the header line starts after them
 
 
-def slice_rows(slices: list, width: int) -> tuple[str, list[Option]]:
+@dataclass(frozen=True)
+class OverallRow:
+    """What the overall row shows: the header's own reading of the pair (its decision
+    interval, verdict and p, cluster-aware when the items cluster), not the item-level one the
+    slice table computes beside the slices, so the screen never contradicts the first line."""
+
+    ci: tuple[float, float]
+    verdict: str
+    p: float | None
+    label: str  # the row's name
+    note: str  # which interval it is, for the title: "wild cluster bootstrap-t 95%, 31 clusters"
+
+    @classmethod
+    def of(cls, analysis: Any) -> OverallRow:
+        row = next((r for r in analysis.metrics if r.metric == analysis.metric), None)
+        p = row.p_adjusted if row is not None and row.p_adjusted is not None else None
+        if p is None and row is not None:
+            p = row.p_raw
+        return cls(tuple(analysis.decision_ci), analysis.verdict, p, "overall",
+                   analysis.decision_ci_label)  # fmt: skip
+
+
+def slice_rows(
+    slices: list, width: int, overall: OverallRow | None = None
+) -> tuple[str, list[Option]]:
     """The column header and one option per slice, at `width` columns: every number in full
     (counts with thousands separators, the interval to the decimals its width needs, the
     adjusted p as `format_p` writes it). Only the name is cut; when the forest plot would
-    get fewer than BAR_MIN columns it goes on a line of its own below the numbers."""
-    span = max(
-        (max(abs(s.comparison.delta_ci.lower), abs(s.comparison.delta_ci.upper)) for s in slices),
-        default=1.0,
-    )
+    get fewer than BAR_MIN columns it goes on a line of its own below the numbers. The overall
+    row reads `overall` when given (the header's interval and verdict)."""
+
+    def interval(s: Any) -> tuple[float, float]:
+        if s.is_overall and overall is not None:
+            return overall.ci
+        return s.comparison.delta_ci.lower, s.comparison.delta_ci.upper
+
+    span = max((max(abs(v) for v in interval(s)) for s in slices), default=1.0)
     cells = []
     for s in slices:
         c, t = s.comparison, s.table
-        lo, hi = c.delta_ci.lower, c.delta_ci.upper
+        lo, hi = interval(s)
         digits = interval_digits(lo, hi, True)
+        name = s.name
+        p = s.p_adjusted
+        if s.is_overall:
+            name = overall.label if overall is not None else "overall"
+            p = overall.p if overall is not None else p
         cells.append(
             (
-                "overall" if s.is_overall else s.name,
+                name,
                 f"{s.n:,}",
                 f"{t.regressions:,}/{t.improvements:,}",
                 points(c.delta),
                 f"[{points(lo, digits)}, {points(hi, digits)}]",
-                format_p(s.p_adjusted),
+                format_p(p),
             )
         )
     heads = ("slice", "n", "−/+", "Δ", "interval", "p")
@@ -80,7 +115,8 @@ def slice_rows(slices: list, width: int) -> tuple[str, list[Option]]:
     options = []
     for s, values in zip(slices, cells, strict=True):
         c = s.comparison
-        plot = forest_bar(c.delta_ci.lower, c.delta, c.delta_ci.upper, span or 1.0, bar)
+        lo, hi = interval(s)
+        plot = forest_bar(lo, c.delta, hi, span or 1.0, bar)
         parts = line(values, plot)
         row = Text(no_wrap=True)
         name_cell = literal_line(values[0], name, style="bold" if s.is_overall else "")
@@ -89,7 +125,8 @@ def slice_rows(slices: list, width: int) -> tuple[str, list[Option]]:
         row.append(" " + " ".join(parts[1:-1]) + " ")
         # Colour follows the direction of a difference core calls real (its verdict, after
         # the adjustment), never significance alone; the mark says it without colour.
-        style, mark = VERDICT_MARK.get(s.verdict, ("", " "))
+        verdict = overall.verdict if s.is_overall and overall is not None else s.verdict
+        style, mark = VERDICT_MARK.get(verdict, ("", " "))
         row.append(f"{parts[-1]} {mark}", style=style)
         if fold:
             row.append(f"\n  {plot}")
@@ -112,7 +149,8 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         slices = self._slices()
-        header, options = slice_rows(slices, self._row_width())
+        overall = OverallRow.of(self.app.loaded.analysis)
+        header, options = slice_rows(slices, self._row_width(), overall)
         with Vertical(id="slices-box", classes="dialog"):
             adjust = slices[0].adjust if slices else "holm"
             level = f"{slices[0].comparison.confidence * 100:g}%" if slices else ""
@@ -121,6 +159,7 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
                     ("Slices", "bold"),
                     f"  Δ and {level} interval in pts, against zero; p adjusted ({adjust})\n",
                     ("▼ worse / ▲ better: the difference holds after the adjustment\n", "dim"),
+                    f"overall: the header's interval and test ({overall.note})\n",
                     (header, "dim"),
                 ),
                 id="slices-title",
