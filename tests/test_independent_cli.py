@@ -158,7 +158,11 @@ def test_signoff_refuses_an_independent_comparison_and_names_the_report(
     assert not list(tmp_path.glob("so.*"))
 
 
-def test_the_app_refuses_an_independent_comparison_before_it_opens(capsys):
+def test_the_app_takes_an_independent_comparison_but_not_of_three_runs(capsys):
+    """Two runs: the app shows the comparison (tests/ui/test_independent_screen.py), so here,
+    with no terminal, the only refusal is the terminal's. Three or more runs still refuse."""
     code, _, err = run(capsys, BASE, CAND, "--design", "independent")
-    assert code == 2 and "the review app reviews item pairs" in err
+    assert code == 2 and "needs a terminal" in err and "reviews item pairs" not in err
+    code, _, err = run(capsys, BASE, CAND, CAND_SCORES, "--design", "independent")
+    assert code == 2 and "the review app of three or more runs reviews item pairs" in err
     assert "evaltui report BASE CAND --design independent" in err

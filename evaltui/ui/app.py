@@ -44,6 +44,8 @@ from evaltui.ui.messages import (
     AnalysisChanged,
     BreakdownsReady,
     GatesUpdated,
+    Independent,
+    IndependentLoaded,
     InputsChanged,
     Loaded,
     LoadFailed,
@@ -78,6 +80,10 @@ LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previe
 # truecolor theme into 16, where the cursor, the warnings and the errors all became bright red.
 ANSI_THEME = "ansi-dark"
 SIXTEEN_COLOURS = ("standard", "windows")  # Rich's names of 16-colour terminals
+# The app's actions on an item pair's review; none applies to an independent comparison.
+PAIR_ACTIONS = frozenset(
+    {"export", "note", "gates", "slices", "next_metric", "matrix", "clear_tag", "undo", "tag"}
+)
 
 
 def no_color_requested() -> bool:
@@ -190,6 +196,8 @@ class EvalTuiApp(App[int]):
         self.opening_pair: tuple[int, int] | None = None  # its review being opened in a worker
         self.matrix_cursor: tuple[int, int] = (1, 0)  # (row, column): candidate vs baseline
         self._reviewed_pairs: set[tuple[int, int]] = set()  # `--fresh` starts each pair once
+        # Two runs of different items (`--design independent|auto`): shown, never reviewed.
+        self.independent: Independent | None = None
 
     # -- start-up --------------------------------------------------------------------------
 
@@ -279,18 +287,29 @@ class EvalTuiApp(App[int]):
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
         """Load, pair and analyse off the UI thread, reporting each step."""
-        from evaltui.core.compare import compare
+        from evaltui.core.compare import compare, compare_design
 
         cfg = self.config
         try:
-            analysis = compare(
-                cfg.spec,
-                progress=lambda what, step, total: self._progress(what, step),
-                # The first screen need not wait for hashing gigabytes the scan cache has seen
-                # before; `confirm_inputs` re-hashes them right after it.
-                defer_hash_check=True,
-                complete=False,  # clusters, metric family and slices come after the first screen
-            )
+            if cfg.spec.design != "paired":  # maybe two samples of different items
+                # (compare_design has no deferred hash or later breakdowns: with `auto` on runs
+                # that do pair, the first screen waits for them; the paired default does not)
+                found = compare_design(
+                    cfg.spec, progress=lambda what, step, total: self._progress(what, step)
+                )
+                if not isinstance(found, Analysis):
+                    self.post_message(IndependentLoaded(independent_view(found)))
+                    return
+                analysis = found
+            else:
+                analysis = compare(
+                    cfg.spec,
+                    progress=lambda what, step, total: self._progress(what, step),
+                    # The first screen need not wait for hashing gigabytes the scan cache has
+                    # seen before; `confirm_inputs` re-hashes them right after it.
+                    defer_hash_check=True,
+                    complete=False,  # clusters, metric family, slices: after the first screen
+                )
             self._progress(LOAD_STEPS[3], 3)
             session = start_review(
                 analysis,
@@ -467,9 +486,19 @@ class EvalTuiApp(App[int]):
         self.run_set_decision = message.decision
         self._tell_screens(RunSetChanged)
 
+    def on_independent_loaded(self, message: IndependentLoaded) -> None:
+        from evaltui.ui.screens.independent import IndependentScreen
+
+        self.independent = message.independent
+        if not self.closing:
+            self.push_screen(IndependentScreen())
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """`m` is the next metric with two runs and the way back to the matrix with three or
-        more (where every pair compares one metric: another would leave the family)."""
+        more (where every pair compares one metric: another would leave the family). An
+        independent comparison has no item pairs: no key that tags, notes or signs them."""
+        if self.independent is not None and action.split("(")[0] in PAIR_ACTIONS:
+            return False
         three_or_more = self.config.run_set is not None  # (known before the runs are read)
         if action == "matrix":
             return three_or_more
@@ -914,6 +943,10 @@ class EvalTuiApp(App[int]):
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Show every key (?)", self.action_help)
+        commands = getattr(screen, "palette_commands", None)
+        if self.independent is not None:  # (no pair: nothing to tag, note, gate or sign)
+            yield from commands() if commands else ()
+            return
         yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
         # The same action under the words a reviewer looks for it by.
         yield SystemCommand(
@@ -939,9 +972,19 @@ class EvalTuiApp(App[int]):
                 yield SystemCommand(
                     f"Tag: {tag}", f"Tag the current item ({n})", lambda n=n: self.action_tag(n)
                 )
-        commands = getattr(screen, "palette_commands", None)
         if commands:
             yield from commands()
+
+
+def independent_view(analysis: Any) -> Independent:
+    """What the independent screen shows: core's decision on the comparison and its report
+    (the same words and numbers as `evaltui report --design independent`)."""
+    from evaltui.core.decision import decide_independent
+    from evaltui.core.unpaired_report import independent_report_dict
+
+    spec = analysis.spec
+    decision = decide_independent(analysis, accept_mismatch=bool(spec and spec.accept_mismatch))
+    return Independent(analysis, decision, independent_report_dict(analysis, decision))
 
 
 def _error_text(error: BaseException) -> str:

@@ -19,6 +19,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from evaltui.core.analysis import Analysis
+    from evaltui.core.decision import Decision
     from evaltui.core.multirun import RunSetAnalysis
     from evaltui.core.review import ReviewSession
     from evaltui.ui.listmodel import ListRow
@@ -43,6 +44,20 @@ class Loaded:
         return f"Loaded({sizes})"
 
 
+@dataclass(frozen=True, repr=False)
+class Independent:
+    """Two runs of different items as the app shows them (`IndependentScreen`): the analysis,
+    its decision and the report made from both, so the screen reads the report's words and
+    numbers and computes nothing. There is no session: nothing to tag, nothing journalled."""
+
+    analysis: Any  # core.unpaired.IndependentAnalysis
+    decision: Decision
+    report: dict[str, Any]  # unpaired_report.independent_report_dict(analysis, decision)
+
+    def __repr__(self) -> str:
+        return f"Independent({self.decision.line[:60]!r})"
+
+
 # -- from workers -------------------------------------------------------------------------
 
 
@@ -63,6 +78,15 @@ class PairLoaded(Message):
     def __init__(self, loaded: Loaded) -> None:
         super().__init__()
         self.loaded = loaded
+
+
+class IndependentLoaded(Message):
+    """The runs turned out to be (or were asked to be compared as) two samples of different
+    items: the independent comparison and its decision are ready to show."""
+
+    def __init__(self, independent: Independent) -> None:
+        super().__init__()
+        self.independent = independent
 
 
 class RunSetLoaded(Message):

@@ -61,6 +61,7 @@ GLOSSARY = (
     ("Holm", "p-values adjusted for testing many slices or metrics at once"),
     ("omnibus test", "do any of 3+ runs differ? Cochran's Q (pass/fail), Friedman (scores)"),
     ("▲ ▼ ·", "in the matrix: the row's run better, worse, no significant difference"),
+    ("independent (unpaired)", "two runs of different items as two samples: at best NEEDS REVIEW"),
 )
 
 
@@ -121,6 +122,7 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from evaltui.ui.screens.bulk import BulkTagScreen
         from evaltui.ui.screens.gates import GatesScreen
+        from evaltui.ui.screens.independent import IndependentScreen
         from evaltui.ui.screens.item import ItemScreen
         from evaltui.ui.screens.main import MainScreen
         from evaltui.ui.screens.matrix import MatrixScreen
@@ -144,8 +146,13 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
         with VerticalScroll(id="help-box", classes="dialog"):
             yield Static("evaltui — keys", classes="title")
             yield Static(bindings_table("Everywhere", [*app_bindings, palette, *tag_rows]))
+            independent = bindings_table("Two runs of different items", IndependentScreen.BINDINGS)
+            if self.app.independent is not None:  # (this screen's keys first: nothing else is)
+                yield Static(independent)
             yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
             yield Static(bindings_table("The matrix of 3+ runs", [*MatrixScreen.BINDINGS, *back]))
+            if self.app.independent is None:
+                yield Static(independent)
             yield Static(bindings_table("An item", ItemScreen.BINDINGS))
             yield Static(
                 bindings_table(
