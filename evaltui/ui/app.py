@@ -58,6 +58,7 @@ from evaltui.ui.messages import (
     RunSetLoaded,
     RunSetPairFailed,
     RunSetPairLoaded,
+    RunSetSignoffReady,
     TerminalGone,
     WorkerProblem,
 )
@@ -485,6 +486,36 @@ class EvalTuiApp(App[int]):
     def on_run_set_decided(self, message: RunSetDecided) -> None:
         self.run_set_decision = message.decision
         self._tell_screens(RunSetChanged)
+
+    def sign_off_run_set(self) -> None:
+        """x on the matrix: the whole set's sign-off dialog, once each baseline pair's journal
+        says what an approval would override (read off the UI thread, as the set is decided)."""
+        if (
+            self.run_set is None
+            or self.closing
+            or self.loaded is not None  # (a pair's review is open: its x names the way here)
+            or self.opening_pair is not None  # (its session is being opened, with its lock)
+        ):
+            return
+        self._read_run_set_overrides(self.run_set)
+
+    @work(thread=True, exclusive=True, group="signoff-set")
+    def _read_run_set_overrides(self, run_set: RunSetAnalysis) -> None:
+        from evaltui.ui.screens.signoff import read_overrides
+
+        try:
+            overrides = read_overrides(run_set, self.config.state_root)
+        except EvalTuiError as exc:
+            self.post_message(WorkerProblem(str(exc)))
+            return
+        self.post_message(RunSetSignoffReady(overrides))
+
+    def on_run_set_signoff_ready(self, message: RunSetSignoffReady) -> None:
+        from evaltui.ui.screens.matrix import MatrixScreen
+        from evaltui.ui.screens.signoff import RunSetSignoffScreen
+
+        if not self.closing and isinstance(self.screen, MatrixScreen):  # (not moved on)
+            self.push_screen(RunSetSignoffScreen(message.overrides))
 
     def on_independent_loaded(self, message: IndependentLoaded) -> None:
         from evaltui.ui.screens.independent import IndependentScreen
@@ -920,12 +951,16 @@ class EvalTuiApp(App[int]):
     def action_export(self) -> None:
         from evaltui.ui.screens.signoff import SignoffScreen
 
+        if self.run_set is not None and self.loaded is None:  # (the palette's, on the matrix)
+            self.sign_off_run_set()
+            return
         if self._can_act() and self.run_set is not None:
             # A record of one pair would not verify: its p-values are adjusted over every pair.
             self.notify(
-                "three or more runs are signed off together, each pair with its own tags: "
-                "`evaltui signoff BASE CAND CAND2 ... --decision D --rationale R --output PREFIX` "
-                "(tags made here are in each pair's journal, where it reads them)",
+                "three or more runs are signed off together, each pair with its own tags: go "
+                "back to the matrix (m) and press x there, or run `evaltui signoff BASE CAND "
+                "CAND2 ... --decision D --rationale R --output PREFIX` (tags made here are in "
+                "each pair's journal, where both read them)",
                 title="Sign off the whole set",
                 severity="warning",
                 timeout=20,

@@ -125,6 +125,15 @@ class RunSetPairFailed(Message):
         self.text = text
 
 
+class RunSetSignoffReady(Message):
+    """What an approval would override in each baseline pair (x on the matrix), read from the
+    journals: the set's sign-off dialog can open."""
+
+    def __init__(self, overrides: dict[tuple[int, int], Any]) -> None:
+        super().__init__()
+        self.overrides = overrides  # (baseline, candidate) -> workflow.Override
+
+
 class LoadFailed(Message):
     """Opening the pair failed; the app ends with `code` and prints `text` on one line."""
 

@@ -291,9 +291,10 @@ async def test_the_matrix_footer_names_its_keys_and_pair_keys_do_nothing_there(s
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         assert screen_lines(app)[-1].rstrip() == (
-            "⏎ Review pair ←↑↓→ Move ? Help q Quit ^p Commands"
+            "⏎ Review pair ←↑↓→ Move x Sign off ? Help q Quit ^p Commands"
         )
-        await pilot.press("m", "1", "0", "z", "x", "g", "e")  # no pair is open on the matrix
+        # (x here signs off the whole set: tests/ui/test_matrix_signoff.py)
+        await pilot.press("m", "1", "0", "z", "g", "e")  # no pair is open on the matrix
         await settle(app, pilot)
         assert isinstance(app.screen, MatrixScreen) and app.loaded is None
         assert app.unexpected_errors == []

@@ -9,8 +9,9 @@ meaning never rests on colour. The pair under the cursor is said in words below 
 Enter opens the pair's familiar two-run review (the app's main screen and everything behind
 it), with the run set's own analysis of it (adjusted over the family of pairs) and the pair's
 own journal; `m` comes back here. Both cells of two runs open the same pair, oriented as the
-run set orients it: the run given first is the baseline. Run names come from file names, so
-every name is drawn inertly (`safe.literal_line`): a file called `[bold]x.jsonl` reads as such.
+run set orients it: the run given first is the baseline. `x` here signs off the whole set (one
+record naming every baseline pair). Run names come from file names, so every name is drawn
+inertly (`safe.literal_line`): a file called `[bold]x.jsonl` reads as such.
 """
 
 from __future__ import annotations
@@ -52,6 +53,12 @@ class MatrixScreen(FooterKeys, Screen):
             priority=True,
             id="matrix.open",
         ),
+        Binding(
+            "x",
+            "signoff",
+            "Sign off the whole set: one record naming every baseline pair, each with its tags",
+            id="matrix.signoff",
+        ),
         # (the arrows too, not only the table's own: a key typed while the focus comes back
         # to the table, after a dialog closes, still moves the cursor)
         Binding("down,j", "move(1, 0)", "Down the matrix", show=False, id="matrix.down"),
@@ -62,6 +69,7 @@ class MatrixScreen(FooterKeys, Screen):
     FOOTER = (
         Shown("matrix.open", "Review pair"),
         Shown("matrix.down", "Move", key="←↑↓→"),
+        Shown("matrix.signoff", "Sign off"),
         Shown("app.help", "Help"),
         Shown("app.quit", "Quit"),
         Shown(PALETTE, "Commands"),
@@ -162,6 +170,9 @@ class MatrixScreen(FooterKeys, Screen):
         opening.append("…", style="italic")
         self.query_one("#matrix-pair", Static).update(opening)
         self.app.open_run_set_pair(row, col)
+
+    def action_signoff(self) -> None:
+        self.app.sign_off_run_set()
 
     def action_move(self, rows: int, cols: int) -> None:
         table = self.query_one(DataTable)

@@ -1,9 +1,15 @@
-"""The sign-off dialog: reviewer, decision, rationale, where to write; core builds the record."""
+"""The sign-off dialog: reviewer, decision, rationale, where to write; core builds the record.
+
+`SignoffScreen` signs off the open pair; `RunSetSignoffScreen` (x on the matrix of three or more
+runs) the whole set, in one record naming every baseline pair: the same form and keys, with the
+set's decision line, the pairs it covers and what an approval would override in each pair.
+"""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import work
@@ -14,18 +20,22 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.signoff import (
-    DECISIONS,
-    ReviewerDecision,
-    build_record,
-    default_reviewer,
-    write_record,
+from evaltui.core.signoff import DECISIONS, ReviewerDecision, build_record, write_record
+from evaltui.core.workflow import (
+    Override,
+    OverrideRequired,
+    evaluate_policy_gates,
+    override_for,
+    reviewer_identity,
+    start_review,
 )
-from evaltui.core.workflow import OverrideRequired, override_for
-from evaltui.ui.messages import BreakdownsReady, SignoffFailed, SignoffWritten
-from evaltui.ui.safe import literal
+from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
+from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.widgets.header_pane import decision_text
+
+if TYPE_CHECKING:
+    from evaltui.core.multirun import PairResult, RunSetAnalysis
 
 
 class MarkedRadioButton(RadioButton):
@@ -37,8 +47,18 @@ class MarkedRadioButton(RadioButton):
         return "●" if self.value else "○"
 
 
+DISCARD_QUESTION = "Discard what you typed? Esc again discards it · Ctrl+S writes the record"
+
+
 class SignoffScreen(FooterKeys, ModalScreen[None]):
+    """The open pair's sign-off. Subclasses say what is signed off (`HEADING`, the decision,
+    `compose_covers`, `override_problems`) and how it is written (`check_ready`, `start_writing`);
+    the form, its keys and its messages are this one's."""
+
     writing = False  # a record is being written: Ctrl+S again does nothing
+    asked_to_discard = False  # Esc was pressed once over typed text
+    _composed: tuple[str, ...] | None = None  # the typed fields as the dialog opened
+    HEADING = "Sign off this comparison"
 
     BINDINGS = [
         Binding("ctrl+s", "write", "Write record", priority=True, id="signoff.write"),
@@ -50,26 +70,51 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         Shown("action:app.focus_next", "Next field"),
     )
 
-    def compose(self) -> ComposeResult:
-        app = self.app
-        loaded = app.loaded
+    # -- what is signed off (the open pair here; the run set in RunSetSignoffScreen) -----------
+
+    def decision(self) -> Any:
+        """The tool's decision, shown first (a `Decision` or a `RunSetDecision`)."""
+        return self.app.loaded.decision
+
+    def compose_covers(self) -> ComposeResult:
+        """What the record covers, below the decision (a pair's dialog needs no such line)."""
+        yield from ()
+
+    def override_problems(self) -> list[str]:
+        """What an approval would override, each in words; empty: nothing."""
+        loaded = self.app.loaded
         override = override_for(loaded.analysis, loaded.session, loaded.gates)
+        return override.problems() if override.needed else []
+
+    def check_ready(self) -> None:
+        """Raise EvalTuiError when no record may be written now."""
+        self.app.check_inputs_confirmed(self.app.loaded)  # the record's sha256 are the bytes'
+
+    def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
+        self.write_record(self.app.loaded, decision, prefix)
+
+    # -- the form ----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        problems = self.override_problems()
+        decided = self.decision()
         with VerticalScroll(id="signoff-box", classes="dialog"):
-            yield Static("Sign off this comparison", classes="title")
-            if loaded.decision is not None:
-                yield Static(decision_text(loaded.decision), id="signoff-decision")
+            yield Static(self.HEADING, classes="title")
+            if decided is not None:
+                yield Static(decision_text(decided), id="signoff-decision")
+            yield from self.compose_covers()
             yield Label("Reviewer")
-            yield Input(default_reviewer(), id="reviewer")
+            yield Input(reviewer_identity(self.app.config.reviewer), id="reviewer")
             yield Label("Your decision (none chosen yet: pick one)")
             with RadioSet(id="decision"):
                 for decision in DECISIONS:
                     yield MarkedRadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
-            if override.needed:
+            if problems:
                 yield Label("Override reason (needed to approve)")
                 yield Static(
-                    literal("Approving overrides: " + "; ".join(override.problems())),
+                    literal("Approving overrides: " + "; ".join(problems)),
                     classes="warning",
                     id="override-what",
                 )
@@ -86,6 +131,23 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         # Open at the top: the title, the decision line and the reviewer field first.
         self.query_one("#signoff-box", VerticalScroll).scroll_home(animate=False)
         self.query_one("#decision", RadioSet).focus(scroll_visible=False)
+        self._composed = self._typed_text()
+
+    def _typed_text(self) -> tuple[str, ...]:
+        """Every field a reviewer types in, as it reads now."""
+        texts = [i.value for i in self.query(Input)]
+        return (*texts, self.query_one("#rationale", TextArea).text)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self._typing_again()
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        self._typing_again()
+
+    def _typing_again(self) -> None:
+        if self.asked_to_discard:  # the next Esc asks again
+            self.asked_to_discard = False
+            self.query_one("#signoff-error", Static).update("")
 
     def _decision(self) -> str | None:
         pressed = self.query_one(RadioSet).pressed_button
@@ -102,7 +164,6 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         items), so the screen keeps answering while it is written."""
         if self.writing:
             return
-        app = self.app
         overrides = self.query("#override")
         chosen = self._decision()
         if chosen is None:
@@ -117,15 +178,16 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
                 rationale=self.query_one("#rationale", TextArea).text,
                 override_reason=overrides.first(Input).value if overrides else None,
             )
-            app.check_inputs_confirmed(app.loaded)  # the record's sha256 are the bytes' own
+            self.check_ready()
         except EvalTuiError as exc:
             self._show_error(str(exc))
             return
         prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
         self.writing = True
+        self.asked_to_discard = False
         self.query_one("#write", Button).disabled = True
         self.query_one("#signoff-error", Static).update(Text("Writing the record…"))
-        self.write_record(app.loaded, decision, prefix)
+        self.start_writing(decision, prefix)
 
     @work(thread=True, exclusive=True, group="signoff")
     def write_record(self, loaded, decision: ReviewerDecision, prefix: Path) -> None:
@@ -172,4 +234,141 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         error.scroll_visible(animate=False)
 
     def action_cancel(self) -> None:
+        """Esc: close; over typed text, ask first (a second Esc discards it)."""
+        if not self.writing and not self.asked_to_discard and self._typed_text() != self._composed:
+            self.asked_to_discard = True
+            error = self.query_one("#signoff-error", Static)
+            error.update(Text(DISCARD_QUESTION, style="bold"))
+            error.scroll_visible(animate=False)
+            return
         self.dismiss(None)
+
+
+# -- three or more runs: the whole set in one record -----------------------------------------
+
+PairKey = tuple[int, int]  # (baseline index, candidate index) of a pair of the run set
+
+
+def pair_name(run_set: RunSetAnalysis, pair: PairResult) -> str:
+    """ "candidate vs baseline": a pair as the matrix and the record's CSV name it."""
+    names = run_set.names
+    return f"{names[pair.candidate]} vs {names[pair.baseline]}"
+
+
+def pair_override(pair: PairResult, session: Any) -> Override:
+    """What approving this pair with these tags would override (the rule `build_record` applies
+    to each pair of the set)."""
+    gates = evaluate_policy_gates(pair.analysis, session)
+    return override_for(pair.analysis, session, gates)
+
+
+def read_overrides(run_set: RunSetAnalysis, state_root: Path | None) -> dict[PairKey, Override]:
+    """Each baseline pair's override as its journal stands now, read only (no lock is taken:
+    the matrix holds no pair's session). Seconds at a million items: call it in a worker."""
+    overrides = {}
+    for pair in run_set.baseline_pairs:
+        session = start_review(pair.analysis, read_only=True, state_root=state_root)
+        try:
+            overrides[(pair.baseline, pair.candidate)] = pair_override(pair, session)
+        finally:
+            session.close()
+    return overrides
+
+
+class RunSetSignoffScreen(SignoffScreen):
+    """x on the matrix: one record for the whole set (`runset_signoff`), naming every baseline
+    pair, each pair's own record inside with its own tags. No pair's session is open while the
+    matrix shows; the worker opens each in the app's state folder (taking its lock, as the CLI
+    does), builds and writes, and closes them all, whatever happens."""
+
+    HEADING = "Sign off the whole set"
+
+    def __init__(self, overrides: dict[PairKey, Override]) -> None:
+        super().__init__()
+        self.overrides = overrides  # read when x was pressed (`read_overrides`)
+
+    @property
+    def run_set(self) -> RunSetAnalysis:
+        run_set = self.app.run_set
+        assert run_set is not None  # opened from the matrix
+        return run_set
+
+    def decision(self) -> Any:
+        return self.app.run_set_decision
+
+    def compose_covers(self) -> ComposeResult:
+        names = ", ".join(pair_name(self.run_set, p) for p in self.run_set.baseline_pairs)
+        covers = Text("covers: ", style="bold")
+        covers.append_text(literal_line(names, 600))
+        line = Static(covers, id="signoff-covers")
+        line.styles.padding = (1, 0, 0, 0)  # (apart from the decision line above it)
+        yield line
+
+    def override_problems(self) -> list[str]:
+        """Pair by pair, as the rule applies: "candidate vs baseline: 5 of 5 regressions are
+        untriaged"; a pair an approval overrides nothing in is not named."""
+        problems = []
+        for pair in self.run_set.baseline_pairs:
+            override = self.overrides[(pair.baseline, pair.candidate)]
+            if override.needed:
+                problems.append(
+                    f"{pair_name(self.run_set, pair)}: {', '.join(override.problems())}"
+                )
+        return problems
+
+    def check_ready(self) -> None:
+        """Nothing to wait for: the run set hashed every file as it read it."""
+
+    def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
+        self.write_run_set(self.run_set, decision, prefix)
+
+    def on_run_set_changed(self, message: RunSetChanged) -> None:
+        """The set decided anew (the tags of the pair just closed): the line follows."""
+        decided = self.app.run_set_decision
+        if decided is not None:
+            self.query_one("#signoff-decision", Static).update(decision_text(decided))
+
+    @work(thread=True, exclusive=True, group="signoff")
+    def write_run_set(
+        self, run_set: RunSetAnalysis, decision: ReviewerDecision, prefix: Path
+    ) -> None:
+        from evaltui.core.runset_signoff import build_run_set_record, write_run_set_record
+
+        config = self.app.config
+        sessions: dict[PairKey, Any] = {}
+        try:
+            for pair in run_set.baseline_pairs:
+                try:  # (locked by another evaltui: that pair's name, and nothing written)
+                    session = start_review(
+                        pair.analysis, state_root=config.state_root, reviewer=config.reviewer
+                    )
+                except EvalTuiError as exc:
+                    self.post_message(SignoffFailed(f"{pair_name(run_set, pair)}: {exc}"))
+                    return
+                sessions[(pair.baseline, pair.candidate)] = session
+            try:
+                record = build_run_set_record(run_set, sessions, decision)
+                paths = write_run_set_record(record, run_set, prefix)
+            except OverrideRequired as exc:
+                self.post_message(SignoffFailed(self._refusal(run_set, sessions, exc), "#override"))
+                return
+            except (EvalTuiError, OSError) as exc:
+                self.post_message(SignoffFailed(str(exc)))
+                return
+        finally:
+            for session in sessions.values():
+                session.close()
+        self.post_message(SignoffWritten(paths))
+
+    @staticmethod
+    def _refusal(
+        run_set: RunSetAnalysis, sessions: dict[PairKey, Any], exc: OverrideRequired
+    ) -> str:
+        """The refusal in the dialog's words, naming the pair it is about (`build_record`
+        refuses the first pair whose approval overrides something without a reason)."""
+        why = exc.override.refusal("fill in the override reason in this dialog")
+        for key, session in sessions.items():
+            pair = run_set.pair(*key)
+            if pair_override(pair, session) == exc.override:
+                return f"{pair_name(run_set, pair)}: {why}"
+        return why
