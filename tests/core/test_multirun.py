@@ -188,8 +188,7 @@ def test_outcome_mix_is_tested_pairwise_with_the_correction_over_the_pairs(tmp_p
         path = tmp_path / f"{name}.jsonl"
         path.write_text(
             "".join(
-                json.dumps({"item_id": f"q{i:03d}", "passed": o == "correct", "outcome": o})
-                + "\n"
+                json.dumps({"item_id": f"q{i:03d}", "passed": o == "correct", "outcome": o}) + "\n"
                 for i, o in enumerate(outcomes)
             )
         )
