@@ -8,13 +8,13 @@ ends as one line on stderr and exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from evaltui import __version__
+from evaltui.core.textsafe import inert_json
 from evaltui.plan_cli import add_plan_parser, run_plan
 
 EXIT_OK = 0
@@ -597,7 +597,7 @@ def _print_independent(analysis, form: str) -> int:
         from evaltui.core.unpaired_report import independent_report_dict
 
         report = independent_report_dict(analysis, decision)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(inert_json(report) + "\n")
     elif form == "markdown":
         from evaltui.core.unpaired_report import independent_report_markdown
 
@@ -627,7 +627,7 @@ def _run_report(args: argparse.Namespace) -> int:
         from evaltui.core.report import report_dict
 
         report = report_dict(analysis, gates, decision)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+        sys.stdout.write(inert_json(report))
         sys.stdout.write("\n")
     elif args.format == "markdown":
         from evaltui.core.report import report_markdown
@@ -695,7 +695,7 @@ def _run_set_report(args: argparse.Namespace) -> int:
     decision = decide_run_set(run_set)
     if args.format == "json":
         report = run_set_report_dict(run_set, decision)
-        sys.stdout.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(inert_json(report) + "\n")
     else:
         sys.stdout.write("\n".join(run_set_lines(run_set, decision, md=args.format == "markdown")))
     return decision.exit_code

@@ -10,7 +10,6 @@ one-line error into it).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -79,8 +78,9 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.format == "json":
         from evaltui.core.prefer_report import prefer_dict
+        from evaltui.core.textsafe import inert_json
 
-        text = json.dumps(prefer_dict(analysis), indent=2, ensure_ascii=False) + "\n"
+        text = inert_json(prefer_dict(analysis)) + "\n"
     elif args.format == "markdown":
         from evaltui.core.prefer_report import prefer_markdown
 

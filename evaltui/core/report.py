@@ -6,7 +6,6 @@ The terminal (Rich) rendering lives outside core, in `evaltui.render`; both read
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -19,7 +18,7 @@ from evaltui.core.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.graded import EpochSummary, GradedComparison
-from evaltui.core.textsafe import md_cell, one_line
+from evaltui.core.textsafe import inert_json, md_cell, one_line
 
 REPORT_SCHEMA = "evaltui.report/2"
 
@@ -415,7 +414,7 @@ def arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
 
 
 def report_json(analysis: Analysis) -> str:
-    return json.dumps(report_dict(analysis), indent=2, ensure_ascii=False) + "\n"
+    return inert_json(report_dict(analysis)) + "\n"
 
 
 def report_markdown(

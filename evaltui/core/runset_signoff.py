@@ -14,7 +14,6 @@ rest) but not of the sign-off: the release decision is about each candidate agai
 from __future__ import annotations
 
 import io
-import json
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -29,7 +28,7 @@ from evaltui.core.runs import sha256_of
 from evaltui.core.runset_report import decide_run_set, omnibus_lines, pair_effect
 from evaltui.core.signoff import ReviewerDecision, _hash, build_record, record_csv, record_hash_ok
 from evaltui.core.signoff_markdown import GITHUB_COMMENT_LIMIT, decision_markdown, record_markdown
-from evaltui.core.textsafe import md_cell
+from evaltui.core.textsafe import inert_json, md_cell
 from evaltui.core.verify import RUN_SET_RECORD
 
 RUN_SET_SIGNOFF_SCHEMA = RUN_SET_RECORD  # verify.read_record reads it
@@ -165,7 +164,7 @@ def write_run_set_record(
     texts = [
         (csv_path, run_set_csv(record, run_set.names)),
         (md_path, run_set_markdown(record, run_set)),
-        (json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n"),
+        (json_path, inert_json(record) + "\n"),
     ]
     try:
         _atomic_write(texts)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 import tempfile
 import time
@@ -33,7 +32,7 @@ from evaltui.core.report import (
 from evaltui.core.review import ReviewSession
 from evaltui.core.runs import CLUSTER, ITEM_ID, SLICE
 from evaltui.core.signoff_markdown import record_markdown
-from evaltui.core.textsafe import csv_cell
+from evaltui.core.textsafe import csv_cell, inert_json
 from evaltui.core.workflow import (
     check_override,
     decide_review,
@@ -262,7 +261,7 @@ def write_record(
     texts = [
         (csv_path, record_csv(record)),
         (md_path, record_markdown(record, analysis)),
-        (json_path, json.dumps(record, indent=2, ensure_ascii=False) + "\n"),
+        (json_path, inert_json(record) + "\n"),
     ]
     try:
         _atomic_write(texts)

@@ -7,7 +7,9 @@ reorder what the reviewer reads; in a PR comment they can break a table or injec
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 # C0 controls except tab and newline, DEL, C1 controls, the Unicode bidi controls, the invisible
 # characters that make two ids look alike or hide text (zero-width space, non-joiner and joiner,
@@ -74,3 +76,14 @@ def csv_cell(value: object) -> str:
     text = inert(text).replace("\t", visible("\t"))
     text = _FORMULA_AFTER_BREAK.sub("\n'", text)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def inert_json(document: Any, indent: int | None = 2) -> str:
+    """`document` as JSON text that is safe to `cat` and paste: UTF-8 kept as is, but every
+    control, bidi and invisible character (what `inert` makes visible) written as a \\uXXXX
+    escape. A JSON reader gets the same strings back, so a record's content hash still holds,
+    while a terminal showing the file is never restyled or reordered by text from a run. json
+    escapes C0 controls itself; only inside strings can the others occur, so escaping them in
+    the text is exact. A lone surrogate, which no UTF-8 file can hold, is escaped too."""
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    return _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -150,3 +150,45 @@ def test_invisible_characters_and_line_separators_in_an_id_are_shown_not_hidden(
     assert one_line(f"pharm{char}0020") == f"pharm{shown}0020"
     assert inert(f"a{char}b") == f"a{shown}b"
     assert "U+" in md_cell(f"a{char}b") and char not in md_cell(f"a{char}b")
+
+
+# ---------------------------------------------------------------------------------------------
+# JSON documents (reports, records)
+
+HOSTILE_ID = "q\u202e1\x1b[31m\x9b\u200b\u2028"
+
+
+def _hostile_pair(tmp_path: Path) -> tuple[Path, Path]:
+    paths = []
+    for arm, flip in (("base", False), ("cand", True)):
+        path = tmp_path / f"{arm}.jsonl"
+        with path.open("w", encoding="utf-8") as handle:
+            for i in range(40):
+                item = HOSTILE_ID + str(i) if i < 10 else f"q{i}"
+                passed = (i % 3 == 0) != (flip and i < 15)
+                handle.write(json.dumps({"item_id": item, "passed": passed}) + "\n")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def test_json_reports_and_records_escape_controls_and_bidi_yet_read_back_the_same(
+    tmp_path, capsys, monkeypatch
+):
+    from evaltui.core.verify import read_record
+
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    base, cand = _hostile_pair(tmp_path)
+    main(["report", str(base), str(cand), "--format", "json"])
+    text = capsys.readouterr().out
+    assert not RAW_CONTROL.search(text) and "\u200b" not in text and "\u2028" not in text
+    assert "\\u202e" in text
+    assert any(i.startswith(HOSTILE_ID) for i in json.loads(text)["regressions"])
+    prefix = tmp_path / "rec"
+    args = ["signoff", str(base), str(cand), "--decision", "block", "--rationale", "x"]
+    assert main([*args, "--reviewer", "r", "--output", str(prefix)]) == 0
+    written = prefix.with_suffix(".json").read_text(encoding="utf-8")
+    assert not RAW_CONTROL.search(written) and "\u200b" not in written
+    record = read_record(prefix.with_suffix(".json"))
+    assert any(i["item_id"].startswith(HOSTILE_ID) for i in record["items"])
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(base), str(cand)]) == 0
