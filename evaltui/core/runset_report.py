@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evaltui import __version__
@@ -52,10 +53,13 @@ class RunSetDecision:
 
 
 def decide_run_set(
-    run_set: RunSetAnalysis, sessions: dict[tuple[int, int], Any] | None = None
+    run_set: RunSetAnalysis,
+    sessions: dict[tuple[int, int], Any] | None = None,
+    state_root: Path | None = None,
 ) -> RunSetDecision:
     """Decide each baseline pair with its gates and tags (`sessions` maps a pair to its review
-    session; a missing one is opened read-only), then fold them into one status and line."""
+    session; a missing one is opened read-only, from `state_root` when given, else from the
+    default state folder), then fold them into one status and line."""
     from evaltui.core.workflow import judge_review, start_review
 
     decided = []
@@ -64,7 +68,7 @@ def decide_run_set(
         session = (sessions or {}).get(key)
         opened = session is None
         if opened:
-            session = start_review(pair.analysis, read_only=True)
+            session = start_review(pair.analysis, read_only=True, state_root=state_root)
         try:
             _gates, decision = judge_review(pair.analysis, session)
         finally:

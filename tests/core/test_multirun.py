@@ -14,6 +14,7 @@ from evaltui.core.multirun import RunSetSpec, compare_runs, run_names
 from evaltui.core.runset_report import decide_run_set, run_set_lines, run_set_report_dict
 from evaltui.core.spec import CompareSpec
 from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.workflow import start_review
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = [ROOT / "sample_runs" / f"{name}.jsonl" for name in ("baseline", "candidate", "candidate2")]
@@ -209,3 +210,16 @@ def test_outcome_mix_is_tested_pairwise_with_the_correction_over_the_pairs(tmp_p
     assert "outcome mix changed" in pair_lines["moved"]
     reasons = [r.text for p, d in decision.pairs for r in d.reasons if r.kind == "outcome_mix"]
     assert any("adjusted over the 3 pairs" in text for text in reasons)
+
+
+def test_the_set_decision_reads_the_tags_of_the_state_folder_it_is_given(tmp_path, demo):
+    first = demo.pair(0, 1)
+    session = start_review(first.analysis, state_root=tmp_path / "state")
+    for item in first.analysis.regressions:
+        session.set_tag(item, "acceptable")
+    session.close()
+    here = decide_run_set(demo, state_root=tmp_path / "state")
+    elsewhere = decide_run_set(demo, state_root=tmp_path / "other")
+    by_pair = {p.candidate: d for p, d in here.pairs}
+    assert by_pair[1].untriaged == 0
+    assert {p.candidate: d for p, d in elsewhere.pairs}[1].untriaged == 9
