@@ -72,11 +72,17 @@ def compare(
 
 
 def compare_design(
-    spec: CompareSpec, *, progress: Progress | None = None, policy: Policy | None = None
+    spec: CompareSpec,
+    *,
+    progress: Progress | None = None,
+    policy: Policy | None = None,
+    complete: bool = True,
+    defer_hash_check: bool = False,
 ) -> Analysis | IndependentAnalysis:
     """`compare`, or the independent comparison when the spec's design is independent, or is
-    `auto` and the runs cannot be paired (see `evaltui.core.design`)."""
-    return _compare(spec, progress, True, False, policy, independent_ok=True)
+    `auto` and the runs cannot be paired (see `evaltui.core.design`). `complete` and
+    `defer_hash_check` are `compare`'s, for the paired outcome (the app's first screen)."""
+    return _compare(spec, progress, complete, defer_hash_check, policy, independent_ok=True)
 
 
 def _compare(

@@ -293,10 +293,11 @@ class EvalTuiApp(App[int]):
         cfg = self.config
         try:
             if cfg.spec.design != "paired":  # maybe two samples of different items
-                # (compare_design has no deferred hash or later breakdowns: with `auto` on runs
-                # that do pair, the first screen waits for them; the paired default does not)
                 found = compare_design(
-                    cfg.spec, progress=lambda what, step, total: self._progress(what, step)
+                    cfg.spec,
+                    progress=lambda what, step, total: self._progress(what, step),
+                    defer_hash_check=True,  # as below: `confirm_inputs` re-hashes right after
+                    complete=False,  # a paired outcome completes after the first screen
                 )
                 if not isinstance(found, Analysis):
                     self.post_message(IndependentLoaded(independent_view(found)))

@@ -367,3 +367,30 @@ def test_installed_command_shows_the_independent_comparison_in_tmux(tmp_path):
     finally:
         _stop(tmux)
     assert not state.exists() or not any(state.rglob("*"))
+
+
+async def test_auto_on_runs_that_pair_opens_the_review_as_fast_as_the_paired_default(
+    tmp_path, monkeypatch
+):
+    """`--design auto` on runs of the same items is the paired review, and its first screen
+    waits neither for the cluster bootstrap nor for re-hashing a cached run (as the default)."""
+    import evaltui.core.compare as compare_module
+    from evaltui.ui.screens.main import MainScreen
+
+    seen = {}
+    original = compare_module.compare_design
+
+    def spy(spec, **kwargs):
+        seen.update(kwargs)
+        return original(spec, **kwargs)
+
+    monkeypatch.setattr(compare_module, "compare_design", spy)
+    sample = ROOT / "sample_runs"
+    app = independent_app(
+        tmp_path / "state", sample / "baseline.jsonl", sample / "candidate.jsonl", "auto"
+    )
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, MainScreen), app.load_error
+        assert seen["complete"] is False and seen["defer_hash_check"] is True
+        assert app.loaded.analysis.clusters_done  # completed in the background after it
