@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
@@ -42,10 +44,10 @@ def test_the_record_names_every_baseline_pair_with_its_own_record(state, capsys)
     assert markdown.startswith("**NEEDS REVIEW** · 3 runs against baseline")
     assert "## candidate against baseline" in markdown
     assert "## candidate2 against baseline" in markdown
-    csv_lines = (state / "rs.csv").read_text().splitlines()
-    assert csv_lines[0].startswith("pair,item_id,direction")
-    assert sum(line.startswith('"candidate vs baseline"') for line in csv_lines) == 30
-    assert sum(line.startswith('"candidate2 vs baseline"') for line in csv_lines) == 26
+    rows = list(csv.reader(io.StringIO((state / "rs.csv").read_text())))
+    assert rows[0][:3] == ["pair", "item_id", "direction"]
+    assert sum(row[0] == "candidate vs baseline" for row in rows) == 30
+    assert sum(row[0] == "candidate2 vs baseline" for row in rows) == 26
 
 
 def test_tags_belong_to_their_pair(state):
@@ -107,3 +109,21 @@ def test_verify_of_a_two_run_record_with_three_files_is_a_usage_error(state, cap
           str(state / "two")])  # fmt: skip
     capsys.readouterr()
     assert main(["verify", str(state / "two.json"), *DEMO]) == 2
+
+
+def test_a_note_with_a_line_break_stays_one_cell_of_the_set_csv(state):
+    spec = CompareSpec.create(DEMO[0], DEMO[1])
+    run_set = compare_runs(RunSetSpec.of(spec, DEMO[2:]))
+    pair = run_set.pair(0, 2)
+    session = start_review(pair.analysis)
+    item = pair.analysis.regressions[0]
+    session.set_note(item, "line one\n=line two")
+    session.close()
+    assert _sign(state / "rs") == 0
+    rows = list(csv.reader(io.StringIO((state / "rs.csv").read_text())))
+    header = rows[0]
+    assert header[:3] == ["pair", "item_id", "direction"]
+    assert all(len(row) == len(header) for row in rows)
+    noted = [r for r in rows if r[1] == item and r[0] == "candidate2 vs baseline"]
+    assert [r[header.index("note")] for r in noted] == ["line one\n'=line two"]
+    assert sum(r[0] == "candidate vs baseline" for r in rows) == 30

@@ -13,7 +13,6 @@ rest) but not of the sign-off: the release decision is about each candidate agai
 
 from __future__ import annotations
 
-import io
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -26,9 +25,16 @@ from evaltui.core.errors import UsageError
 from evaltui.core.multirun import RUN_SET_SCHEMA, RunSetAnalysis, RunSetSpec, compare_runs
 from evaltui.core.runs import sha256_of
 from evaltui.core.runset_report import decide_run_set, omnibus_lines, pair_effect
-from evaltui.core.signoff import ReviewerDecision, _hash, build_record, record_csv, record_hash_ok
+from evaltui.core.signoff import (
+    ReviewerDecision,
+    _hash,
+    build_record,
+    items_csv,
+    record_hash_ok,
+    write_record_files,
+)
 from evaltui.core.signoff_markdown import GITHUB_COMMENT_LIMIT, decision_markdown, record_markdown
-from evaltui.core.textsafe import inert_json, md_cell
+from evaltui.core.textsafe import md_cell
 from evaltui.core.verify import RUN_SET_RECORD
 
 RUN_SET_SIGNOFF_SCHEMA = RUN_SET_RECORD  # verify.read_record reads it
@@ -124,55 +130,25 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
 
 def run_set_csv(record: dict[str, Any], names: tuple[str, ...]) -> str:
     """Every pair's discordant items with tags and notes, a `pair` column first."""
-    out = io.StringIO()
-    for index, entry in enumerate(record["pairs"]):
-        text = record_csv(entry["record"])
-        head, _, body = text.partition("\n")
-        pair = f"{names[entry['candidate']]} vs {names[entry['baseline']]}"
-        if index == 0:
-            out.write("pair," + head + "\n")
-        for line in body.splitlines(keepends=True):
-            out.write(_csv_text(pair) + "," + line)
-    return out.getvalue()
-
-
-def _csv_text(text: str) -> str:
-    from evaltui.core.textsafe import csv_cell
-
-    cell = csv_cell(text)
-    return '"' + cell.replace('"', '""') + '"'
+    return items_csv(
+        [
+            (
+                (("pair", f"{names[entry['candidate']]} vs {names[entry['baseline']]}"),),
+                entry["record"]["items"],
+            )
+            for entry in record["pairs"]
+        ]
+    )
 
 
 def write_run_set_record(
     record: dict[str, Any], run_set: RunSetAnalysis, prefix: str | Path
 ) -> tuple[Path, Path, Path]:
-    """PREFIX.json, PREFIX.md and PREFIX.csv, written as `signoff.write_record` writes a pair's
-    (temporary names, fsync, the JSON renamed last)."""
-    from evaltui.core.review import StateWriteError, os_error_text
-    from evaltui.core.signoff import _atomic_write
-
-    prefix = Path(prefix)
-    if prefix.suffix in (".json", ".md"):
-        prefix = prefix.with_suffix("")
-    if not prefix.parent.is_dir():
-        raise UsageError(f"cannot write the sign-off: folder {prefix.parent} does not exist")
-    paths = tuple(prefix.parent / (prefix.name + ext) for ext in (".json", ".md", ".csv"))
-    for path in paths:
-        if path.is_symlink() or path.is_dir():
-            raise UsageError(f"cannot write the sign-off: {path} is a link or a folder")
-    json_path, md_path, csv_path = paths
-    texts = [
-        (csv_path, run_set_csv(record, run_set.names)),
-        (md_path, run_set_markdown(record, run_set)),
-        (json_path, inert_json(record) + "\n"),
-    ]
-    try:
-        _atomic_write(texts)
-    except OSError as exc:
-        raise StateWriteError(
-            f"cannot write the sign-off record {exc.filename or json_path}: {os_error_text(exc)}"
-        ) from None
-    return json_path, md_path, csv_path
+    """PREFIX.json, PREFIX.md and PREFIX.csv, written as a pair's record is
+    (`signoff.write_record_files`: temporary names, fsync, the JSON renamed last)."""
+    return write_record_files(
+        prefix, record, run_set_markdown(record, run_set), run_set_csv(record, run_set.names)
+    )
 
 
 def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> Any:

@@ -213,15 +213,24 @@ CSV_COLUMNS = (
 
 
 def record_csv(record: dict[str, Any]) -> str:
-    """The discordant items with their tags and notes, for a spreadsheet; formula-safe. Every
-    cell goes through `csv_cell` (line breaks as LF, no other control characters, the formula
-    guard at the start and after each line break), and a cell holding a line break is quoted,
-    so no text from a run or a note can start a row or a formula of its own."""
+    """The discordant items with their tags and notes, for a spreadsheet; formula-safe."""
+    return items_csv([((), record["items"])])
+
+
+def items_csv(groups: list[tuple[tuple[tuple[str, str], ...], list[dict[str, Any]]]]) -> str:
+    """Items as CSV, each group's rows led by its own (column, value) cells (a run-set record
+    puts the pair first). Every cell goes through `csv_cell` (line breaks as LF, no other
+    control characters, the formula guard at the start and after each line break), and a cell
+    holding a line break is quoted, so no text from a run or a note can start a row or a
+    formula of its own."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-    writer.writerow(CSV_COLUMNS)
-    for item in record["items"]:
-        writer.writerow([csv_cell(item.get(col)) for col in CSV_COLUMNS])
+    lead = tuple(name for name, _ in groups[0][0]) if groups else ()
+    writer.writerow([*lead, *CSV_COLUMNS])
+    for cells, items in groups:
+        first = [csv_cell(value) for _, value in cells]
+        for item in items:
+            writer.writerow([*first, *(csv_cell(item.get(col)) for col in CSV_COLUMNS)])
     return out.getvalue()
 
 
@@ -237,6 +246,17 @@ def write_record(
     replaced whole; a failed write (a full disk, a read-only folder) leaves it as it was and
     nothing behind. A target that is a folder or a symbolic link is refused (a link is never
     written through). Returns the JSON and Markdown paths (the CSV sits beside them)."""
+    json_path, md_path, _csv_path = write_record_files(
+        prefix, record, record_markdown(record, analysis), record_csv(record)
+    )
+    return json_path, md_path
+
+
+def write_record_files(
+    prefix: str | Path, record: dict[str, Any], markdown: str, csv_text: str
+) -> tuple[Path, Path, Path]:
+    """PREFIX.json, PREFIX.md and PREFIX.csv, written as `write_record` says (any record: a
+    pair's, or a run set's); returns the three paths."""
     from evaltui.core.review import StateWriteError, os_error_text
 
     prefix = Path(prefix)
@@ -259,8 +279,8 @@ def write_record(
         if path.is_dir():
             raise UsageError(f"cannot write the sign-off: {path} is a folder")
     texts = [
-        (csv_path, record_csv(record)),
-        (md_path, record_markdown(record, analysis)),
+        (csv_path, csv_text),
+        (md_path, markdown),
         (json_path, inert_json(record) + "\n"),
     ]
     try:
@@ -275,7 +295,7 @@ def write_record(
             f"cannot write the sign-off record {exc.filename or json_path}: "
             f"{os_error_text(exc)}; {left}"
         ) from None
-    return json_path, md_path
+    return json_path, md_path, csv_path
 
 
 def _shared_file_mode() -> int:
