@@ -90,3 +90,12 @@ def test_paths_in_the_text_report_are_the_ones_given(capsys):
     out = capsys.readouterr().out
     for path in DEMO:
         assert str(Path(path)) in out
+
+
+def test_when_several_runs_are_bad_the_first_one_given_is_named(tmp_path, capsys):
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"item_id": "a", "passed": "yes"}\n')
+    missing = tmp_path / "nowhere.jsonl"
+    assert main(["report", DEMO[0], str(broken), str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and str(broken) in err[0] and str(missing) not in err[0]

@@ -20,6 +20,7 @@ test to reject; when it does not while a pair does, the report says so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ from evaltui.core.stats.omnibus import OmnibusResult, cochran_q, friedman
 
 RUN_SET_SCHEMA = "evaltui.runset/1"
 MIN_RUNS = 3
+READERS = 4  # runs read at once: more only competes for the same disk and cores
 MAX_RUNS = 12  # 66 pairs: beyond that a matrix stops being readable and the family too large
 Progress = Callable[[str, float, int], None]
 
@@ -204,11 +206,7 @@ def compare_runs(
     if policy is not None:
         _check_policy_options(base, policy)
     steps = spec.k + 2
-    runs = []
-    for index, path in enumerate(spec.runs):
-        if progress is not None:
-            progress(f"reading run {index + 1} of {spec.k} ({spec.names[index]})", index, steps)
-        runs.append(load_run(path, base.input_format, base.load_options("baseline")))
+    runs = _load_all(spec, progress, steps)
     if progress is not None:
         progress(f"comparing {len(spec.pair_indices())} pairs", spec.k, steps)
     analyses = [
@@ -238,6 +236,26 @@ def compare_runs(
         family_label=label,
         policy=policy,
     )
+
+
+def _load_all(spec: RunSetSpec, progress: Progress | None, steps: int) -> list[Run]:
+    """Read the k runs side by side (a load is mostly hashing and polars parsing, which
+    release the GIL, as `compare` reads its two); the first run's error wins when several
+    files are bad, as if they were read in turn. Each run's hash finishes in its own thread
+    and is waited for when the pairs are resolved."""
+    options = spec.base.load_options("baseline")
+    done = 0
+    with ThreadPoolExecutor(max_workers=min(spec.k, READERS)) as pool:
+        futures = [
+            pool.submit(load_run, path, spec.base.input_format, options, wait_for_hash=False)
+            for path in spec.runs
+        ]
+        for index, future in enumerate(futures):
+            if progress is not None:
+                progress(f"reading {spec.k} runs ({done} read)", done, steps)
+            future.exception()  # wait, in order
+            done = index + 1
+    return [future.result() for future in futures]
 
 
 def _check_same_metric(spec: RunSetSpec, analyses: list[Analysis]) -> None:
