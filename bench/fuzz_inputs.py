@@ -48,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 import polars as pl  # noqa: E402
 
 from evaltui.core.errors import EvalTuiError  # noqa: E402
-from evaltui.core.formats import REGISTRY, load_run  # noqa: E402
-from evaltui.core.runs import EPOCH, ITEM_ID, PASSED, SCORE, STATUS  # noqa: E402
+from evaltui.core.read.formats import REGISTRY, load_run  # noqa: E402
+from evaltui.core.read.runs import EPOCH, ITEM_ID, PASSED, SCORE, STATUS  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 HELM_RUN = DATA / "helm" / "benchmark_output" / "runs" / "v4"

@@ -262,7 +262,7 @@ asyncio.run(main())
 """,
     "item_open": """
 import json, statistics, sys, time
-from evaltui.core.formats import load_run
+from evaltui.core.read.formats import load_run
 run = load_run(sys.argv[1])
 rows = [int(run.n_records * f) for f in (0.1, 0.3, 0.5, 0.7, 0.9)]
 times = []
@@ -274,7 +274,7 @@ print(json.dumps({"seconds": statistics.median(times), "max": max(times),
     "listing": """
 import json, sys, time
 t0 = time.perf_counter()
-from evaltui.core.logdir import list_runs
+from evaltui.core.read.logdir import list_runs
 listing = list_runs(sys.argv[1])
 print(json.dumps({"seconds": time.perf_counter() - t0, "runs": len(listing.runs)}))
 """,

@@ -35,8 +35,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaltui.core.notices import JOURNAL_DAMAGED  # noqa: E402
-from evaltui.core.review import ReviewSession  # noqa: E402
+from evaltui.core.decide.notices import JOURNAL_DAMAGED  # noqa: E402
+from evaltui.core.record.journal import ReviewSession  # noqa: E402
 
 SCRIPT = Path(sys.executable).parent / "evaltui"  # run with this checkout's code (PYTHONPATH)
 BASE, CAND = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
@@ -116,7 +116,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="evaltui-kill-rounds-"))
     state = work / "state"
-    from evaltui.core.compare import compare_files
+    from evaltui.core.analysis.pipeline import compare_files
 
     regressions = list(compare_files(BASE, CAND).regressions)
     tmux = Tmux()

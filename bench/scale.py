@@ -627,19 +627,19 @@ def child_breakdown(base: str, cand: str) -> dict:
 
     timed("import polars", importlib.import_module, "polars")
     timed("import numpy, scipy.special", lambda: importlib.import_module("scipy.special"))
-    timed("import evaltui.core.compare", importlib.import_module, "evaltui.core.compare")
+    timed("import evaltui.core.analysis.pipeline", importlib.import_module, "evaltui.core.analysis.pipeline")
     import polars as pl
 
-    from evaltui.core.compare import compare_files
-    from evaltui.core.formats import detect_format
-    from evaltui.core.runs import sha256_of
+    from evaltui.core.analysis.pipeline import compare_files
+    from evaltui.core.read.formats import detect_format
+    from evaltui.core.read.runs import sha256_of
 
     path = Path(base)
     fmt = detect_format(path)
     timed(f"sha256 of the baseline ({path.stat().st_size / 1e9:.2f} GB)", sha256_of, path)
     if fmt == "jsonl":
-        from evaltui.core.formats.jsonl import _discover_columns
-        from evaltui.core.formats.jsonl_scan import scan_jsonl
+        from evaltui.core.read.formats.jsonl import _discover_columns
+        from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 
         timed("discover columns (1,000 lines in Python)", _discover_columns, path)
         schema = {
@@ -677,7 +677,7 @@ def child_breakdown(base: str, cand: str) -> dict:
     for (what, at, _), (_, nxt, hwm) in zip(marks, marks[1:], strict=False):
         steps.append((f"compare_files: {what}", nxt - at, hwm))
     steps.append(("compare_files total", t_end - t0, vm_hwm()))
-    from evaltui.core.report import report_json
+    from evaltui.core.report.pair import report_json
 
     timed("report_json", report_json, analysis)
     return {"steps": steps}

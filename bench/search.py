@@ -33,8 +33,8 @@ from types import SimpleNamespace
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from evaltui.core.compare import compare  # noqa: E402
-from evaltui.core.spec import CompareSpec  # noqa: E402
+from evaltui.core.analysis.pipeline import compare  # noqa: E402
+from evaltui.core.compare.spec import CompareSpec  # noqa: E402
 from evaltui.ui.app import _list_rows, fill_previews  # noqa: E402
 from evaltui.ui.listmodel import ListView  # noqa: E402
 from evaltui.ui.search import FIELDS, SearchIndex, fill  # noqa: E402

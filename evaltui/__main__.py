@@ -1,5 +1,5 @@
 """Allow `python -m evaltui`."""
 
-from evaltui.cli import main
+from evaltui.cli.main import main
 
 raise SystemExit(main())

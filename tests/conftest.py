@@ -60,12 +60,12 @@ def table_records(a: int, b: int, c: int, d: int) -> tuple[list[dict], list[dict
 SCHEMAS = ROOT / "docs" / "schema"
 # (module, function, schema): the producers whose return values are checked.
 SCHEMA_CHECKED = (
-    ("evaltui.core.report", "report_dict", "report"),
-    ("evaltui.core.unpaired_report", "independent_report_dict", "report"),
-    ("evaltui.core.signoff", "build_record", "signoff"),
-    ("evaltui.core.runset_report", "run_set_report_dict", "report-runset"),
-    ("evaltui.core.runset_signoff", "build_run_set_record", "signoff-runset"),
-    ("evaltui.core.prefer_report", "prefer_dict", "prefer"),
+    ("evaltui.core.report.pair", "report_dict", "report"),
+    ("evaltui.core.report.independent", "independent_report_dict", "report"),
+    ("evaltui.core.record.signoff", "build_record", "signoff"),
+    ("evaltui.core.report.run_set", "run_set_report_dict", "report-runset"),
+    ("evaltui.core.record.run_set_signoff", "build_run_set_record", "signoff-runset"),
+    ("evaltui.core.report.preference", "prefer_dict", "prefer"),
 )
 _violations: list[str] | None = None  # the running test's, while the fixture below is active
 
@@ -137,7 +137,7 @@ def _schema_wrappers() -> dict[int, Callable]:
     for module_name, func_name, schema in SCHEMA_CHECKED:
         original = getattr(importlib.import_module(module_name), func_name)
         wrappers[id(original)] = _checked(original, schema)
-    write_record = importlib.import_module("evaltui.core.signoff").write_record
+    write_record = importlib.import_module("evaltui.core.record.signoff").write_record
     wrappers[id(write_record)] = _checked_write_record(write_record)
     return wrappers
 

@@ -95,7 +95,9 @@ def _layer(module: str) -> str:
         return "core"
     if module.startswith("evaltui.ui"):
         return "ui"
-    return "cli"  # evaltui.cli, evaltui.render, evaltui.progress_line, evaltui.__main__
+    return (
+        "cli"  # evaltui.cli.main, evaltui.cli.render, evaltui.cli.progress_line, evaltui.__main__
+    )
 
 
 def test_module_level_imports_form_no_cycle():
@@ -121,6 +123,6 @@ def test_core_imports_neither_the_ui_nor_the_cli_and_the_ui_never_imports_the_cl
 def test_the_walk_finds_a_cycle_when_there_is_one():
     assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None
-    tree = ast.parse("def f():\n    from evaltui.cli import main\n")
-    assert "evaltui.cli" in _imports(tree, "evaltui.ui.app", False, top_level_only=False)
-    assert "evaltui.cli" not in _imports(tree, "evaltui.ui.app", False, top_level_only=True)
+    tree = ast.parse("def f():\n    from evaltui.cli.main import main\n")
+    assert "evaltui.cli.main" in _imports(tree, "evaltui.ui.app", False, top_level_only=False)
+    assert "evaltui.cli.main" not in _imports(tree, "evaltui.ui.app", False, top_level_only=True)

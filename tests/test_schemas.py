@@ -9,9 +9,9 @@ import math
 
 import pytest
 
-from evaltui.cli import main
-from evaltui.core import report as report_module
-from evaltui.core import signoff as signoff_module
+from evaltui.cli.main import main
+from evaltui.core.record import signoff as signoff_module
+from evaltui.core.report import pair as report_module
 from tests import conftest
 from tests.conftest import DATA, SAMPLE_RUNS, SCHEMAS, schema_errors, schema_validator
 

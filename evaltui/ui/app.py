@@ -28,17 +28,17 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import get_current_worker
 
-from evaltui.core.analysis import Analysis, item_values
-from evaltui.core.compare import STEPS as COMPARE_STEPS
+from evaltui.core.analysis.pair import Analysis, item_values
+from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.formats.scan_cache import confirm as confirm_source
-from evaltui.core.pairing import BASE_ROW, CAND_ROW
-from evaltui.core.review import ReviewSession, os_error_text
-from evaltui.core.runs import ITEM_ID, SLICE
-from evaltui.core.spec import CompareSpec
+from evaltui.core.read.formats.scan_cache import confirm as confirm_source
+from evaltui.core.read.runs import ITEM_ID, SLICE
+from evaltui.core.record.journal import ReviewSession, os_error_text
+from evaltui.core.record.session import judge_review as judge
+from evaltui.core.record.session import start_review, untriaged_regressions
 from evaltui.core.textsafe import inert, one_line
-from evaltui.core.workflow import judge_review as judge
-from evaltui.core.workflow import start_review, untriaged_regressions
 from evaltui.ui.listmodel import ListRow, ListView
 from evaltui.ui.messages import (
     AnalysisChanged,
@@ -65,8 +65,8 @@ from evaltui.ui.messages import (
 from evaltui.ui.triage import Triage
 
 if TYPE_CHECKING:
-    from evaltui.core.multirun import RunSetAnalysis, RunSetSpec
-    from evaltui.core.runset_report import RunSetDecision
+    from evaltui.core.analysis.run_set import RunSetAnalysis, RunSetSpec
+    from evaltui.core.report.run_set import RunSetDecision
     from evaltui.ui.screens.main import MainScreen
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
@@ -288,7 +288,7 @@ class EvalTuiApp(App[int]):
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
         """Load, pair and analyse off the UI thread, reporting each step."""
-        from evaltui.core.compare import compare, compare_design
+        from evaltui.core.analysis.pipeline import compare, compare_design
 
         cfg = self.config
         try:
@@ -341,7 +341,7 @@ class EvalTuiApp(App[int]):
     def load_run_set(self) -> None:
         """Read every run once, compare every pair and decide the set, off the UI thread,
         reporting each step on the loading screen as `load_pair` does."""
-        from evaltui.core.multirun import compare_runs
+        from evaltui.core.analysis.run_set import compare_runs
 
         spec = self.config.run_set
         assert spec is not None
@@ -367,7 +367,7 @@ class EvalTuiApp(App[int]):
         """The set's decision with the tags in each baseline pair's journal as it is now (read
         only: the lock stays free). Opened here, in this app's state folder, not by
         `decide_run_set`, which would read the default one."""
-        from evaltui.core.runset_report import decide_run_set
+        from evaltui.core.report.run_set import decide_run_set
 
         sessions = {}
         try:
@@ -635,7 +635,7 @@ class EvalTuiApp(App[int]):
     @work(thread=True, exclusive=True, group="complete")
     def complete_pair(self, loaded: Loaded) -> None:
         """The slower parts of the analysis, after the first screen is up."""
-        from evaltui.core.compare import complete_analysis
+        from evaltui.core.analysis.pipeline import complete_analysis
 
         try:
             analysis = complete_analysis(loaded.analysis)
@@ -767,7 +767,7 @@ class EvalTuiApp(App[int]):
                 self.pop_screen()
 
     def error_log(self) -> Path:
-        from evaltui.core.review import state_dir
+        from evaltui.core.record.journal import state_dir
 
         return (self.config.state_root or state_dir()) / "errors.log"
 
@@ -905,7 +905,7 @@ class EvalTuiApp(App[int]):
 
     @work(thread=True, exclusive=True, group="load")
     def switch_metric(self, metric: str) -> None:
-        from evaltui.core.compare import reanalyse
+        from evaltui.core.analysis.pipeline import reanalyse
 
         loaded = self.loaded
         try:
@@ -1015,8 +1015,8 @@ class EvalTuiApp(App[int]):
 def independent_view(analysis: Any) -> Independent:
     """What the independent screen shows: core's decision on the comparison and its report
     (the same words and numbers as `evaltui report --design independent`)."""
-    from evaltui.core.decision import decide_independent
-    from evaltui.core.unpaired_report import independent_report_dict
+    from evaltui.core.decide.pair import decide_independent
+    from evaltui.core.report.independent import independent_report_dict
 
     spec = analysis.spec
     decision = decide_independent(analysis, accept_mismatch=bool(spec and spec.accept_mismatch))

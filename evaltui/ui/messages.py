@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from evaltui.core.analysis import Analysis
-    from evaltui.core.decision import Decision
-    from evaltui.core.multirun import RunSetAnalysis
-    from evaltui.core.review import ReviewSession
+    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.run_set import RunSetAnalysis
+    from evaltui.core.decide.pair import Decision
+    from evaltui.core.record.journal import ReviewSession
     from evaltui.ui.listmodel import ListRow
 
 

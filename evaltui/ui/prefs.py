@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.review import state_dir
+from evaltui.core.record.journal import state_dir
 
 NAME = "ui.json"
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import polars as pl
 from textual.message import Message
 
-from evaltui.core.runs import Transcript
+from evaltui.core.read.runs import Transcript
 
 SEARCH_CHARS = 8000  # characters of each field kept for search (a long output's tail is not)
 FIELDS = ("baseline output", "candidate output", "target")

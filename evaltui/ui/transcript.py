@@ -18,7 +18,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 
-from evaltui.core.runs import Transcript
+from evaltui.core.read.runs import Transcript
 from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.safe import literal
 

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from evaltui.core.analysis import item_values
+from evaltui.core.analysis.pair import item_values
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.review import ItemReview
+from evaltui.core.record.journal import ItemReview
 
 if TYPE_CHECKING:
     from evaltui.ui.app import EvalTuiApp

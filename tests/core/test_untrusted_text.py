@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.cli import main
-from evaltui.core.signoff import CSV_COLUMNS, record_csv
+from evaltui.cli.main import main
+from evaltui.core.record.signoff import CSV_COLUMNS, record_csv
 from evaltui.core.textsafe import csv_cell, inert, md_cell, one_line
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
@@ -174,7 +174,7 @@ def _hostile_pair(tmp_path: Path) -> tuple[Path, Path]:
 def test_json_reports_and_records_escape_controls_and_bidi_yet_read_back_the_same(
     tmp_path, capsys, monkeypatch
 ):
-    from evaltui.core.verify import read_record
+    from evaltui.core.verify.pair import read_record
 
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     base, cand = _hostile_pair(tmp_path)

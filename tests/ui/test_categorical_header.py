@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from evaltui.core.compare import compare_files
+from evaltui.core.analysis.pipeline import compare_files
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.widgets.header_pane import header_text
 from tests.conftest import DATA

@@ -7,7 +7,7 @@ import json
 import pytest
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
-from evaltui.cli import main
+from evaltui.cli.main import main
 from evaltui.ui.screens.signoff import SignoffScreen
 from tests.ui.helpers import SAMPLE, demo_app, settle, text_of, written
 

@@ -8,7 +8,7 @@ import io
 
 from rich.console import Console
 
-from evaltui.core.runs import Transcript
+from evaltui.core.read.runs import Transcript
 from evaltui.ui.transcript import DiffView, diff_lines, output_diff
 from tests.ui.helpers import demo_app, screen_lines, settle, text_of
 from tests.ui.test_hostile_text import HOSTILE

@@ -7,7 +7,7 @@ import polars as pl
 
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
-from tests.test_graded_report import CLAUDE, GPT5
+from tests.cli.test_graded_report import CLAUDE, GPT5
 from tests.ui.helpers import screen_lines, settle, side_text, text_of
 
 

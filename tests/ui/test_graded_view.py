@@ -5,7 +5,7 @@ from __future__ import annotations
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.test_graded_report import CLAUDE, GPT5, rated_pair
+from tests.cli.test_graded_report import CLAUDE, GPT5, rated_pair
 from tests.ui.helpers import settle, text_of
 
 

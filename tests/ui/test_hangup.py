@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.review import LOCK_NAME, ReviewSession, session_key
+from evaltui.core.record.journal import LOCK_NAME, ReviewSession, session_key
 from tests.conftest import SAMPLE_RUNS
 from tests.ui.test_real_terminal import _capture, _stop, _tmux, _wait_for
 

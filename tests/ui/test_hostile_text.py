@@ -39,7 +39,7 @@ def hostile_pair(tmp_path):
 
 
 def test_transcript_text_keeps_markup_literal_and_escapes_visible():
-    from evaltui.core.runs import Message, Transcript
+    from evaltui.core.read.runs import Message, Transcript
 
     text = transcript_text(Transcript(messages=(Message("user", HOSTILE),), output=HOSTILE))
     plain = text.plain

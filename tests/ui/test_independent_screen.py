@@ -26,10 +26,10 @@ from rich.console import Console
 from scipy import stats
 from textual.widgets import Static
 
-from evaltui.cli import _app_parser, main, spec_from_args
-from evaltui.core.compare import compare_design
-from evaltui.core.decision import decide_independent
-from evaltui.core.unpaired import IndependentAnalysis
+from evaltui.cli.main import _app_parser, main, spec_from_args
+from evaltui.core.analysis.independent import IndependentAnalysis
+from evaltui.core.analysis.pipeline import compare_design
+from evaltui.core.decide.pair import decide_independent
 from evaltui.ui.app import ANSI_THEME, AppConfig, EvalTuiApp, create_app
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.independent import NO_PAIRS, REPORT_COMMAND, IndependentScreen
@@ -374,7 +374,7 @@ async def test_auto_on_runs_that_pair_opens_the_review_as_fast_as_the_paired_def
 ):
     """`--design auto` on runs of the same items is the paired review, and its first screen
     waits neither for the cluster bootstrap nor for re-hashing a cached run (as the default)."""
-    import evaltui.core.compare as compare_module
+    import evaltui.core.analysis.pipeline as compare_module
     from evaltui.ui.screens.main import MainScreen
 
     seen = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 
-import evaltui.core.compare as compare_module
+import evaltui.core.analysis.pipeline as compare_module
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen

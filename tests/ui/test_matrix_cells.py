@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaltui.core.multirun import RunSetSpec, compare_runs
-from evaltui.core.runset_report import matrix_cell, matrix_lines
-from evaltui.core.spec import CompareSpec
+from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.report.run_set import matrix_cell, matrix_lines
 from tests.ui.helpers import SAMPLE
 
 THIRD = SAMPLE[0].parent / "candidate2.jsonl"

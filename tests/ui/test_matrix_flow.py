@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.multirun import RunSetSpec, compare_runs
-from evaltui.core.review import session_key
-from evaltui.core.runset_report import decide_run_set, matrix_lines
+from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.record.journal import session_key
+from evaltui.core.report.run_set import decide_run_set, matrix_lines
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens import matrix as matrix_module
 from evaltui.ui.screens.help import HelpScreen
@@ -159,11 +159,11 @@ async def test_enter_reviews_the_pair_with_the_run_sets_analysis_without_reading
         def refuse(*args, **kwargs):
             raise AssertionError("a pair of the run set was read or compared again")
 
-        monkeypatch.setattr("evaltui.core.multirun.load_run", refuse)
-        monkeypatch.setattr("evaltui.core.formats.load_run", refuse)
-        monkeypatch.setattr("evaltui.core.compare.compare", refuse)
-        monkeypatch.setattr("evaltui.core.compare.compare_loaded", refuse)
-        monkeypatch.setattr("evaltui.core.compare.complete_analysis", refuse)
+        monkeypatch.setattr("evaltui.core.analysis.run_set.load_run", refuse)
+        monkeypatch.setattr("evaltui.core.read.formats.load_run", refuse)
+        monkeypatch.setattr("evaltui.core.analysis.pipeline.compare", refuse)
+        monkeypatch.setattr("evaltui.core.analysis.pipeline.compare_loaded", refuse)
+        monkeypatch.setattr("evaltui.core.analysis.pipeline.complete_analysis", refuse)
         await open_cell(app, pilot, 2, 0)
         pair = app.run_set.pair(0, 2)
         assert app.open_pair == (0, 2)
@@ -357,7 +357,7 @@ HOSTILE_NAMES = ("baseline", "\x1b[31mred", "[bold]x")
 async def test_run_names_from_file_names_are_shown_literally(state, monkeypatch):
     """The names come from file names (`multirun.run_names`): markup stays text, escapes are
     made visible. (Given here: the loaders cannot read such files yet, see below.)"""
-    monkeypatch.setattr("evaltui.core.multirun.run_names", lambda paths: HOSTILE_NAMES)
+    monkeypatch.setattr("evaltui.core.analysis.run_set.run_names", lambda paths: HOSTILE_NAMES)
     app = matrix_app(state)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -413,7 +413,7 @@ async def test_graded_runs_show_friedman_and_the_wilcoxon_adjusted_p(state, tmp_
 
 
 def _p(value) -> str:
-    from evaltui.core.analysis import format_p
+    from evaltui.core.words import format_p
 
     return format_p(value)
 
@@ -429,7 +429,7 @@ class _Terminal:
 
 
 def test_the_command_line_starts_the_app_with_the_run_set(monkeypatch, capsys):
-    from evaltui import cli
+    from evaltui.cli import main as cli
 
     started = []
 
@@ -449,7 +449,7 @@ def test_the_command_line_starts_the_app_with_the_run_set(monkeypatch, capsys):
 
 
 def test_the_same_run_twice_is_refused_before_the_app_starts(monkeypatch, capsys):
-    from evaltui import cli
+    from evaltui.cli import main as cli
 
     monkeypatch.setattr("sys.stdin", _Terminal())
     monkeypatch.setattr("sys.stdout", _Terminal())

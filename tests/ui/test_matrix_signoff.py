@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, RadioButton, Static, TextArea
 
-from evaltui.core.review import session_key
-from evaltui.core.runset_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
-from evaltui.core.signoff_markdown import decision_markdown
+from evaltui.core.record.journal import session_key
+from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
+from evaltui.core.record.signoff_markdown import decision_markdown
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.matrix import MatrixScreen

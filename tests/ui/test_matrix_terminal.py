@@ -8,8 +8,8 @@ import sys
 import uuid
 from pathlib import Path
 
-from evaltui.core.review import ReviewSession
-from evaltui.core.runs import sha256_of
+from evaltui.core.read.runs import sha256_of
+from evaltui.core.record.journal import ReviewSession
 from tests.ui.test_real_terminal import ROOT, _stop, _tmux, _wait_for
 
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from evaltui.core.analysis import format_p
+from evaltui.core.words import format_p
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.screens.slices import SlicesScreen
-from tests.test_graded_report import CLAUDE, GPT5
+from tests.cli.test_graded_report import CLAUDE, GPT5
 from tests.ui.helpers import SAMPLE, screen_lines, settle, text_of
 
 POLICY = SAMPLE[0].parent / "policy.toml"

@@ -6,8 +6,8 @@ import time
 
 import polars as pl
 
-from evaltui.core.formats.parquet import ParquetTranscripts
-from evaltui.core.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.read.formats.parquet import ParquetTranscripts
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from tests.ui.helpers import SAMPLE, settle

@@ -19,7 +19,7 @@ import random
 import re
 from pathlib import Path
 
-from evaltui.cli import main
+from evaltui.cli.main import main
 from evaltui.core.textsafe import inert
 from evaltui.ui.app import AppConfig, create_app
 from tests.ui.helpers import screen_lines, settle

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual.widgets import DataTable, Static
 
-from evaltui.core.spec import CompareSpec
+from evaltui.core.compare.spec import CompareSpec
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.picker import PickerScreen

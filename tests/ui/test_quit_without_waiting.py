@@ -34,7 +34,7 @@ def test_leaving_closes_the_session_flushes_output_and_skips_the_busy_threads(tm
         f"""
         import threading, time
         from pathlib import Path
-        from evaltui.cli import _leave_without_waiting_for_workers
+        from evaltui.cli.main import _leave_without_waiting_for_workers
 
         class Session:
             def close(self):

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from textual import events
 from textual.keys import _character_to_key, _get_unicode_name_from_key
 
-from evaltui.core.review import ReviewSession
+from evaltui.core.record.journal import ReviewSession
 from tests.ui.helpers import SAMPLE, demo_app
 
 POLICY = SAMPLE[0].parent / "policy.toml"

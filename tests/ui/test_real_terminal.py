@@ -99,8 +99,8 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     """Kill -9 the app the moment the screen says 'saved'; the tag is in the journal."""
     import signal
 
-    from evaltui.core.review import ReviewSession
-    from evaltui.core.runs import sha256_of
+    from evaltui.core.read.runs import sha256_of
+    from evaltui.core.record.journal import ReviewSession
 
     tmux = _tmux()
     script = Path(sys.executable).parent / "evaltui"
@@ -133,8 +133,8 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
     import re
     import signal
 
-    from evaltui.core.review import ReviewSession
-    from evaltui.core.runs import sha256_of
+    from evaltui.core.read.runs import sha256_of
+    from evaltui.core.record.journal import ReviewSession
 
     script = Path(sys.executable).parent / "evaltui"
     base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
@@ -176,8 +176,8 @@ def test_sigkill_right_after_a_bulk_tag_loses_none_of_its_tags(tmp_path):
     one of them carries the tag."""
     import signal
 
-    from evaltui.core.review import ReviewSession
-    from evaltui.core.runs import sha256_of
+    from evaltui.core.read.runs import sha256_of
+    from evaltui.core.record.journal import ReviewSession
 
     tmux = _tmux()
     script = Path(sys.executable).parent / "evaltui"

@@ -7,7 +7,7 @@ import json
 
 from rich.table import Table
 
-from evaltui.core.review import ReviewSession
+from evaltui.core.record.journal import ReviewSession
 from evaltui.ui.app import AppConfig, EvalTuiApp, create_app
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.item import ItemScreen

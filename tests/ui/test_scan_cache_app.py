@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from evaltui.core.formats import LoadOptions, load_run, scan_cache
+from evaltui.core.read.formats import LoadOptions, load_run, scan_cache
 from evaltui.ui import app as app_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.signoff import SignoffScreen

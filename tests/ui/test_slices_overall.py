@@ -3,7 +3,7 @@ cluster-aware interval, verdict and p, not the item-level ones that ignore the c
 
 from __future__ import annotations
 
-from evaltui.core.analysis import format_p, interval_digits, points
+from evaltui.core.words import format_p, interval_digits, points
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.slices import SlicesScreen
 from tests.ui.helpers import SAMPLE, settle

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from evaltui.core.review import ReviewSession
+from evaltui.core.record.journal import ReviewSession
 from evaltui.ui.screens.bulk import BulkTagScreen
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.screens.main import MainScreen

@@ -24,7 +24,7 @@ Top-level keys (all optional): ``primary_metric`` ("passed"), ``alpha`` (0.05), 
 bar of the min_effect gate; a negative value, the older form of a non-inferiority margin, is
 refused beside a margin), ``non_inferiority_margin`` or ``equivalence_margin`` (one of them, in
 the metric's units: the interval at 1 - 2 alpha against -m, or inside +-m; answered by
-:mod:`.margin` as a gate-like result after the gates), ``monitor``, ``gates``, ``tags``. Gate
+``decide.margin`` as a gate-like result after the gates), ``monitor``, ``gates``, ``tags``. Gate
 kinds and their keys (``name`` optional on all):
 
 - ``no_regressions`` [slice]: fails when any item regressed (baseline passed, candidate failed);
@@ -33,24 +33,18 @@ kinds and their keys (``name`` optional on all):
 - ``all_triaged`` [slice]: pending while any regression is untagged, passed once all are;
 - ``min_effect`` [slice]: the delta interval's lower bound >= min_effect, else failed.
 
-The package has three jobs in three modules: :mod:`.schema` declares those keys once, reads
-and checks a file against the declaration and fingerprints the rules (``Policy.hash``);
-:mod:`.gates` evaluates the gates on a pair and a review session; :mod:`.margin` answers the
-margin on the primary metric's analysis. Graded pairs (scores, or verdicts over epochs) count
-the analysis's own regressions; a gate that needs what they lack is refused, naming it. This
+This package is the policy file: :mod:`.schema` declares those keys once, reads and checks a
+file against the declaration and fingerprints the rules (``Policy.hash``). Evaluating it is the
+decide stage's: ``decide.gates`` evaluates the gates on a pair and a review session;
+``decide.margin`` answers the margin on the primary metric's analysis. Graded pairs (scores,
+or verdicts over epochs) count the analysis's own regressions; a gate that needs what they
+lack is refused, naming it. This
 module only re-exports, so ``from evaltui.core.policy import X`` works for every name the
 modules offer.
 """
 
 from __future__ import annotations
 
-from evaltui.core.policy.gates import (
-    GATE_STATUSES,
-    SHOW_IDS,
-    GateResult,
-    evaluate_gates,
-    gates_status,
-)
 from evaltui.core.policy.schema import (
     ARMS,
     GATE_KINDS,
@@ -65,15 +59,10 @@ from evaltui.core.policy.schema import (
 __all__ = [
     "ARMS",
     "GATE_KINDS",
-    "GATE_STATUSES",
     "MULTIPLICITY_METHODS",
     "POLICY_SCHEMA",
-    "SHOW_IDS",
     "Gate",
-    "GateResult",
     "Policy",
-    "evaluate_gates",
-    "gates_status",
     "load_policy",
     "loads_policy",
 ]

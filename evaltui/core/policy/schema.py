@@ -36,9 +36,9 @@ from typing import Any, Protocol
 
 from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError
-from evaltui.core.runs import PASSED
+from evaltui.core.policy.tags import DEFAULT_MEANINGS, MEANINGS, TagMeanings
+from evaltui.core.read.runs import PASSED
 from evaltui.core.stats.binary import CI_METHODS
-from evaltui.core.tags import DEFAULT_MEANINGS, MEANINGS, TagMeanings
 
 __all__ = [
     "ARMS",

@@ -12,7 +12,7 @@ from textual.keys import format_key
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
-from evaltui.core.review import state_dir
+from evaltui.core.record.journal import state_dir
 from evaltui.ui.safe import literal
 from evaltui.ui.screens.keys import FooterKeys, Shown
 

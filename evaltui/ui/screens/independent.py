@@ -30,8 +30,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from evaltui.core.unpaired import VERDICT_TEXT
-from evaltui.core.unpaired_report import arm_rows, comparison_lines
+from evaltui.core.analysis.independent import VERDICT_TEXT
+from evaltui.core.report.independent import arm_rows, comparison_lines
 from evaltui.ui.messages import Independent
 from evaltui.ui.safe import literal
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown

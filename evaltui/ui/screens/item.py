@@ -16,10 +16,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.pairing import BASE_ROW, CAND_ROW
-from evaltui.core.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
-from evaltui.core.workflow import tag_meanings
+from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
+from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line

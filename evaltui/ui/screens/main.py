@@ -13,10 +13,11 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
-from evaltui.core.analysis import Analysis, plural
+from evaltui.core.analysis.pair import Analysis
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.runs import Run
-from evaltui.core.workflow import tag_meanings
+from evaltui.core.read.runs import Run
+from evaltui.core.record.session import tag_meanings
+from evaltui.core.words import plural
 from evaltui.ui import prefs
 from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
 from evaltui.ui.messages import (

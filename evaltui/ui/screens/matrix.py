@@ -25,12 +25,12 @@ from textual.coordinate import Coordinate
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from evaltui.core.analysis import format_p, plural
-from evaltui.core.decision import VERDICT_SHORT
-from evaltui.core.multirun import RunSetAnalysis
-from evaltui.core.runset_report import MatrixCell, matrix_cell, omnibus_lines
+from evaltui.core.analysis.run_set import RunSetAnalysis
+from evaltui.core.decide.pair import VERDICT_SHORT
+from evaltui.core.report.run_set import MatrixCell, matrix_cell, omnibus_lines
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
 from evaltui.core.textsafe import one_line
+from evaltui.core.words import format_p, plural
 from evaltui.ui.messages import RunSetChanged
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown

@@ -20,9 +20,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from evaltui.core.analysis import plural
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.logdir import Listing, RunEntry, default_pair, list_runs
+from evaltui.core.read.logdir import Listing, RunEntry, default_pair, list_runs
+from evaltui.core.words import plural
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 

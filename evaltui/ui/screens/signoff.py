@@ -20,8 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.signoff import DECISIONS, ReviewerDecision, build_record, write_record
-from evaltui.core.workflow import (
+from evaltui.core.record.session import (
     Override,
     OverrideRequired,
     evaluate_policy_gates,
@@ -29,13 +28,14 @@ from evaltui.core.workflow import (
     reviewer_identity,
     start_review,
 )
+from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
 from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.widgets.header_pane import decision_text
 
 if TYPE_CHECKING:
-    from evaltui.core.multirun import PairResult, RunSetAnalysis
+    from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
 
 
 class MarkedRadioButton(RadioButton):
@@ -194,8 +194,8 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         analysis = loaded.analysis
         try:
             if not analysis.metrics:  # exported before the background analysis finished
-                from evaltui.core.compare import complete_analysis
-                from evaltui.core.workflow import judge_review
+                from evaltui.core.analysis.pipeline import complete_analysis
+                from evaltui.core.record.session import judge_review
 
                 analysis = complete_analysis(analysis)
                 gates, verdict = judge_review(analysis, loaded.session)
@@ -332,7 +332,7 @@ class RunSetSignoffScreen(SignoffScreen):
     def write_run_set(
         self, run_set: RunSetAnalysis, decision: ReviewerDecision, prefix: Path
     ) -> None:
-        from evaltui.core.runset_signoff import build_run_set_record, write_run_set_record
+        from evaltui.core.record.run_set_signoff import build_run_set_record, write_run_set_record
 
         config = self.app.config
         sessions: dict[PairKey, Any] = {}

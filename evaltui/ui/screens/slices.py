@@ -17,8 +17,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from evaltui.core.analysis import format_p, interval_digits, points
-from evaltui.core.report import forest_bar
+from evaltui.core.report.pair import forest_bar
+from evaltui.core.words import format_p, interval_digits, points
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.keys import FooterKeys, Shown

@@ -11,18 +11,11 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from evaltui.core.analysis import (
-    Analysis,
-    format_p,
-    interval_digits,
-    percent,
-    plural,
-    points,
-    signed,
-)
-from evaltui.core.decision import STATUS_WORDS
-from evaltui.core.notices import Notice
-from evaltui.core.report import arm_means, delta_histogram
+from evaltui.core.analysis.pair import Analysis
+from evaltui.core.decide.notices import Notice
+from evaltui.core.decide.pair import STATUS_WORDS
+from evaltui.core.report.pair import arm_means, delta_histogram
+from evaltui.core.words import format_p, interval_digits, percent, plural, points, signed
 from evaltui.ui.safe import literal, literal_line
 
 VERDICT_STYLE = {

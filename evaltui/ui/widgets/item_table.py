@@ -20,8 +20,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from evaltui.core.analysis import signed
 from evaltui.core.textsafe import one_line
+from evaltui.core.words import signed
 from evaltui.ui.listmodel import ListRow
 
 HEADER_LINES = 1

@@ -15,7 +15,7 @@ from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.runs import Transcript
+from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.safe import literal, literal_line
 

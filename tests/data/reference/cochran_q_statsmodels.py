@@ -1,4 +1,4 @@
-"""Reference values for tests/core/test_omnibus.py (Cochran's Q), from statsmodels.
+"""Reference values for tests/core/stats/test_omnibus.py (Cochran's Q), from statsmodels.
 
 Run with the reference venv, not the project's (statsmodels is not a dependency):
 

@@ -1,4 +1,4 @@
-"""Reference values for tests/core/test_independent.py: Newcombe's hybrid score interval for
+"""Reference values for tests/core/stats/test_independent.py: Newcombe's hybrid score interval for
 independent proportions (statsmodels' confint_proportions_2indep, method="newcomb") and the
 pooled two-proportion z (proportions_ztest). statsmodels is not an evaltui dependency: run with
 the reference venv, `/tmp/refvenv/bin/python tests/data/reference/independent_statsmodels.py`

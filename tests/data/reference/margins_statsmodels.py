@@ -1,4 +1,4 @@
-"""Reference values for tests/core/test_margins.py: statsmodels' paired TOST.
+"""Reference values for tests/core/stats/test_margins.py: statsmodels' paired TOST.
 
 Run with a Python that has statsmodels (not a dependency of evaltui):
     /tmp/refvenv/bin/python tests/data/reference/margins_statsmodels.py

@@ -1,5 +1,5 @@
 """Cochran's Q of the three demo runs (sample_runs/{baseline,candidate,candidate2}.jsonl) with
-statsmodels, the reference for tests/core/test_multirun.py. Run with a Python that has
+statsmodels, the reference for tests/core/analysis/test_run_set.py. Run with a Python that has
 statsmodels (not a dependency of evaltui): statsmodels 0.15.0 printed
 13.0 0.0015034391929775717 2."""
 

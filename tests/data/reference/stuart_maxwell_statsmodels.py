@@ -1,4 +1,4 @@
-"""Reference values for tests/core/test_categorical.py from statsmodels (not a dependency).
+"""Reference values for tests/core/stats/test_categorical.py from statsmodels (not a dependency).
 
 Run with the separate reference venv: /tmp/refvenv/bin/python
 tests/data/reference/stuart_maxwell_statsmodels.py (statsmodels 0.15.0).

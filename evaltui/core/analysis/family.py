@@ -1,0 +1,135 @@
+"""Every metric of the pair at once: one row per metric, with p-values adjusted over the family.
+
+A run that scores correctness, faithfulness and a pass/fail check offers several chances to
+"find" a difference; the ones that can decide a release form a family and their p-values are
+adjusted together (Holm by default). Metrics the policy lists under `monitor` are shown, with
+their raw p only, and stay out of the family.
+
+A verdict follows the adjusted p: a family member whose adjusted p is not below alpha is
+"no significant difference" whatever its own interval says (its own verdict is kept beside it).
+Each p tests what the row's interval describes: exact McNemar for pass/fail, the paired t test
+of the mean for graded scores (Wilcoxon, which tests another location, is a labelled
+reference), and with clusters the cluster-aware test the verdict interval inverts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from evaltui.core.analysis.pair import CLUSTER_METHOD_LABELS, Analysis, analyze
+from evaltui.core.compare.options import AnalysisOptions
+from evaltui.core.compare.pairing import PairedRuns
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.runs import PASSED
+from evaltui.core.stats.multiplicity import adjust_pvalues
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """One metric's comparison, as the family table shows it."""
+
+    metric: str
+    kind: str  # binary | graded
+    n: int
+    delta: float
+    ci: tuple[float, float]
+    ci_method: str
+    p_raw: float | None
+    p_test: str  # which test gave p_raw
+    p_adjusted: float | None  # None outside the family, or when p is undefined
+    in_family: bool
+    verdict: str  # after the adjustment (see the module docstring)
+    unadjusted_verdict: str = ""  # what the row's own interval says
+    p_reference: float | None = None  # graded: Wilcoxon signed-rank, for reference only
+    p_reference_test: str | None = None
+    # How many p-values the adjustment ran over, and what they were, when that is more than
+    # this pair's metrics (k runs adjust every pair's metrics together: `multirun`).
+    family_size: int = 0
+    family_label: str = ""
+
+
+def metric_names(paired: PairedRuns) -> tuple[str, ...]:
+    return ((PASSED,) if paired.has_verdicts else ()) + tuple(paired.score_columns)
+
+
+def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
+    lo, hi = analysis.decision_ci
+    common = {
+        "metric": analysis.metric,
+        "in_family": in_family,
+        "verdict": analysis.verdict,
+        "unadjusted_verdict": analysis.verdict,
+        "p_adjusted": None,
+    }
+    if analysis.binary is not None:
+        c = analysis.binary
+        row = MetricRow(
+            kind="binary",
+            n=c.table.n,
+            delta=c.delta,
+            ci=(lo, hi),
+            ci_method=c.ci_method,
+            p_raw=c.mcnemar.exact_p,
+            p_test="exact McNemar",
+            **common,
+        )
+    else:
+        g = analysis.graded
+        row = MetricRow(
+            kind="graded",
+            n=g.n,
+            delta=g.mean_delta,
+            ci=(lo, hi),
+            ci_method=f"bootstrap-{g.method}",
+            p_raw=g.t_p,
+            p_test="paired t",
+            p_reference=g.wilcoxon_p,
+            p_reference_test="Wilcoxon signed-rank",
+            **common,
+        )
+    c = analysis.clusters
+    if c is not None:  # the cluster-aware test the verdict interval inverts
+        p = c.verdict_p
+        return replace(
+            row,
+            ci_method=c.verdict_method,
+            p_raw=None if p is None or math.isnan(p) else p,
+            p_test=CLUSTER_METHOD_LABELS.get(c.verdict_method, c.verdict_method),
+        )
+    return row
+
+
+def _adjusted_verdict(row: MetricRow, alpha: float, family_size: int) -> str:
+    own = row.unadjusted_verdict
+    if not row.in_family or family_size < 2 or own not in ("improved", "regressed"):
+        return own
+    if row.p_adjusted is None or row.p_adjusted >= alpha:
+        return "no_significant_difference"
+    return own
+
+
+def metric_family(
+    primary: Analysis,
+    multiplicity: str = "holm",
+    monitor: tuple[str, ...] = (),
+) -> tuple[MetricRow, ...]:
+    """Analyse every metric the pair carries (the primary one is reused, not recomputed)."""
+    paired = primary.paired
+    rows = []
+    for metric in metric_names(paired):
+        if metric == primary.metric:
+            analysis = primary
+        else:
+            options: AnalysisOptions = replace(primary.options, metric=metric)
+            try:
+                analysis = analyze(paired, options)
+            except EvalTuiError:
+                continue  # a metric with missing values in one arm: shown by its own analysis
+        rows.append(metric_row(analysis, in_family=metric not in monitor))
+    family = [i for i, r in enumerate(rows) if r.in_family]
+    adjusted = adjust_pvalues([rows[i].p_raw for i in family], multiplicity)
+    for i, p in zip(family, adjusted, strict=True):
+        rows[i] = replace(rows[i], p_adjusted=p)
+    alpha = primary.options.alpha
+    return tuple(replace(r, verdict=_adjusted_verdict(r, alpha, len(family))) for r in rows)

@@ -1,0 +1,549 @@
+"""From paired runs to the answer a reviewer reads first: the numbers, the flags, one sentence.
+
+The report, the sign-off record and the app all show the same `Analysis`, so the verdict a
+reviewer sees on screen is word for word the one that lands in the PR.
+
+Two kinds of analysis, chosen by the data:
+- binary: one pass/fail per item and arm -> the 2x2 table, paired CI, exact McNemar;
+- graded: a score per item, or a per-item pass rate over epochs -> the paired bootstrap over
+  per-item deltas (resampling items, never the two columns), paired t and Wilcoxon for reference.
+Either way, a `cluster` column adds the cluster bootstrap and clustered SE, and epochs add a
+summary of how much of the variance sits inside items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from evaltui.core.compare.options import AnalysisOptions
+from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
+from evaltui.core.errors import UsageError
+from evaltui.core.read.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
+from evaltui.core.stats.binary import (
+    FLAG_TEXT,
+    BinaryComparison,
+    PairedTable,
+    compare_binary,
+)
+from evaltui.core.stats.clusters import (
+    FEW_CLUSTERS,
+    MIN_CLUSTERS,
+    ClusteredComparison,
+    clustered_delta,
+)
+from evaltui.core.stats.graded import (
+    EpochSummary,
+    GradedComparison,
+    epoch_summary,
+    graded_regressions,
+    paired_bootstrap,
+)
+from evaltui.core.words import format_p, interval_digits, plural, points, signed
+
+CI_METHOD_LABELS = {
+    "newcombe": "Newcombe",
+    "tango": "Tango",
+    "wald": "Wald",
+    "wald-cc": "Wald cc",
+    "agresti-min": "Agresti-Min",
+    "bonett-price": "Bonett-Price",
+}
+GRADED_FLAG_TEXT = {
+    "small_n": "fewer than 30 paired items: counts only, no verdict",
+    "zero_variance": "every item moved by the same amount: the interval is a single point",
+    "all_zero": "no item changed score: nothing to weigh",
+    "bca_fallback": "BCa undefined for these data: the percentile interval is shown",
+    "bca_extreme": "BCa reaches past the outermost resample: read the interval with care",
+    "bca_small_skewed": (
+        "few items with skewed deltas: the BCa interval can cover less than its level (83-92% "
+        "for 95% at 30 items in simulation); read it as approximate, or add items"
+    ),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class Analysis:
+    """Everything shown about a pair: the comparison, item lists, headline, flags in words."""
+
+    paired: PairedRuns
+    options: AnalysisOptions
+    metric: str  # the metric compared: "passed" or a score column
+    binary: BinaryComparison | None  # single pass/fail per item
+    graded: GradedComparison | None  # scores, or pass rates over epochs
+    epochs: dict[str, EpochSummary] | None  # per arm, when any item ran more than once
+    clusters: ClusteredComparison | None  # when the items carry a cluster column
+    deltas: np.ndarray  # per item: candidate - baseline, in `paired.items` order
+    regressions: tuple[str, ...]  # item ids
+    improvements: tuple[str, ...]
+    headline: str
+    warnings: tuple[str, ...]  # flags and pairing problems in plain words
+    # Filled in by compare.add_breakdowns: every metric (family table), every slice, the policy.
+    metrics: tuple[Any, ...] = ()
+    slices: tuple[Any, ...] = ()
+    policy: Any = None
+    spec: Any = None  # the CompareSpec this analysis was made from (compare.compare sets it)
+    clusters_done: bool = False  # False while the app defers the cluster bootstrap
+    # The outcome categories' comparison (categories.outcome_comparison), set by
+    # compare.breakdowns when both runs carry `outcome` with 3+ levels; None otherwise.
+    categorical: Any = None
+
+    @property
+    def clusters_pending(self) -> bool:
+        """A cluster column is there but its bootstrap has not run yet."""
+        return not self.clusters_done and CLUSTER in self.paired.items.columns
+
+    @property
+    def kind(self) -> str:
+        return "binary" if self.binary is not None else "graded"
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        own = self.binary.flags if self.binary is not None else self.graded.flags
+        mine = self.clusters.flags if self.clusters is not None else ()
+        extra = tuple(f for f in ("few_clusters", "too_few_clusters") if f in mine)
+        return own + extra + (("epochs_differ",) if self.epochs_differ else ())
+
+    @property
+    def epochs_differ(self) -> bool:
+        """The arms ran items a different number of times: their per-item means carry
+        different amounts of epoch noise."""
+        if not self.epochs:
+            return False
+        base, cand = self.epochs["baseline"], self.epochs["candidate"]
+        return (base.epochs_min, base.epochs_max) != (cand.epochs_min, cand.epochs_max)
+
+    @property
+    def lower_is_better(self) -> bool:
+        """The compared score is a loss (mae, a distance): the runs' metadata say so."""
+        runs = (self.paired.baseline, self.paired.candidate)
+        return self.metric != PASSED and any(
+            r.metadata.get("higher_is_better") == "false" for r in runs
+        )
+
+    @property
+    def item_level_verdict(self) -> str:
+        """The verdict the item-level interval gives, as if the items were independent."""
+        if self.binary is not None:
+            return self.binary.verdict
+        g = self.graded
+        if "small_n" in g.flags or "all_zero" in g.flags:
+            return "insufficient_data"
+        return _verdict_of(g.ci, self.lower_is_better)
+
+    @property
+    def clustered(self) -> bool:
+        """The verdict rests on the cluster-aware interval (the items carry clusters)."""
+        return self.clusters is not None
+
+    @property
+    def verdict(self) -> str:
+        """improved / regressed / no_significant_difference / insufficient_data.
+
+        With clusters, the cluster-aware interval decides (`decision_ci`); with too few
+        clusters for any cluster interval to be trusted there is no verdict.
+        """
+        verdict = self.own_verdict
+        row = self.family_row
+        if verdict in ("improved", "regressed") and row is not None:
+            return row.verdict  # "no_significant_difference" when the adjusted p is too big
+        return verdict
+
+    @property
+    def own_verdict(self) -> str:
+        """The verdict of this metric's interval alone, before any multiplicity adjustment."""
+        own = self.item_level_verdict
+        if own == "insufficient_data" or not self.clustered:
+            return own
+        if "too_few_clusters" in self.clusters.flags:
+            return "insufficient_data"
+        return _verdict_of(self.clusters.verdict_ci, self.lower_is_better)
+
+    @property
+    def family_row(self) -> Any:
+        """This metric's row in the family table, when the family has other members (other
+        metrics of the pair, or with k runs the other pairs: `MetricRow.family_size`)."""
+        family = [r for r in self.metrics if r.in_family]
+        row = next((r for r in family if r.metric == self.metric), None)
+        if row is None or max(len(family), row.family_size) < 2:
+            return None
+        return row
+
+    @property
+    def decision_ci(self) -> tuple[float, float]:
+        """The interval the verdict and the effect gates rest on, in the metric's units."""
+        if self.clustered:
+            return self.clusters.verdict_ci
+        return _headline_ci(self)
+
+    @property
+    def decision_ci_label(self) -> str:
+        """What `decision_ci` is, for a reader: "Newcombe 95%", "wild cluster bootstrap-t 95%"."""
+        level = f"{self.options.confidence * 100:g}%"
+        if self.clustered:
+            method = CLUSTER_METHOD_LABELS.get(self.clusters.verdict_method, "no cluster interval")
+            return f"{method} {level}, {self.clusters.labelled_clusters} clusters"
+        if self.binary is not None:
+            return f"{CI_METHOD_LABELS[self.binary.ci_method]} {level}"
+        g = self.graded
+        return f"{'BCa' if g.method == 'bca' else g.method} bootstrap {level}"
+
+    @property
+    def in_points(self) -> bool:
+        """Pass rates are read in percentage points; scores in their own units."""
+        return self.metric == PASSED
+
+
+def _verdict_of(ci: tuple[float, float], lower_is_better: bool = False) -> str:
+    """The verdict of an interval on candidate − baseline; for a loss a drop is the gain."""
+    below, above = ("improved", "regressed") if lower_is_better else ("regressed", "improved")
+    if ci[1] < 0:
+        return below
+    if ci[0] > 0:
+        return above
+    return "no_significant_difference"
+
+
+CLUSTER_METHOD_LABELS = {
+    "wild-cluster-t": "wild cluster bootstrap-t",
+    "cluster-t": "cluster-robust t",
+    "exact": "exact (all deltas equal)",
+}
+
+
+def item_values(analysis: Analysis, item_ids: Iterable[str] | None = None) -> dict[str, tuple]:
+    """Each item's (baseline, candidate) value of the compared metric, as the reviewer sees it."""
+    items = analysis.paired.items
+    if item_ids is not None:
+        wanted = list(item_ids)
+        items = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
+    cols = arm_columns(analysis.metric)
+    return {row[0]: (row[1], row[2]) for row in items.select(ITEM_ID, *cols).iter_rows()}
+
+
+def choose_metric(run: Run, requested: str | None) -> str | None:
+    """The column `requested` names in `run`, or None when it names none (a scorer, say)."""
+    if requested is None:
+        return None
+    for candidate in (requested, f"score:{requested}"):
+        if candidate == PASSED or (candidate in run.table.columns and candidate.startswith(SCORE)):
+            return candidate
+    return None
+
+
+def apply_threshold(run: Run, metric: str, threshold: float) -> Run:
+    """Turn a graded metric into verdicts: score >= threshold passes; errored records fail."""
+    if metric not in run.table.columns:
+        raise UsageError(
+            f"--pass-threshold needs a score column; {run.source.path} has none named {metric!r}"
+        )
+    table = run.table.with_columns(
+        pl.when(pl.col(STATUS) != "ok")
+        .then(False)
+        .otherwise(pl.col(metric) >= threshold)
+        .fill_null(False)
+        .alias(PASSED)
+    )
+    return Run(run.source, table, run.transcripts, run.metadata)
+
+
+def resolve_metric(paired: PairedRuns, requested: str | None) -> str:
+    if requested is not None:
+        if requested == PASSED and paired.has_verdicts:
+            return PASSED
+        if requested in paired.score_columns:
+            return requested
+        available = ([PASSED] if paired.has_verdicts else []) + list(paired.score_columns)
+        raise UsageError(f"no metric {requested!r} in both runs; available: {', '.join(available)}")
+    if paired.has_verdicts:
+        return PASSED
+    return paired.score_columns[0]
+
+
+def analyze(
+    paired: PairedRuns, options: AnalysisOptions | None = None, clusters: bool = True
+) -> Analysis:
+    """Compare the two arms of `paired` on one metric, with the right interval for the data.
+
+    `clusters=False` leaves the cluster bootstrap for `with_clusters` (the app shows its first
+    screen first); `clusters_pending` then says so.
+    """
+    options = options or AnalysisOptions()
+    metric = resolve_metric(paired, options.metric)
+    items = paired.items
+    if metric == PASSED:
+        base_values, cand_values = items[BASE_PASS], items[CAND_PASS]
+    else:
+        base_values, cand_values = (items[c] for c in arm_columns(metric))
+        missing = items.filter(base_values.is_null() | cand_values.is_null())
+        if missing.height:
+            ids = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
+            raise UsageError(
+                f"{missing.height} paired item(s) have no {metric} in one run (errored records "
+                f"carry no score): {ids}; use --on-error exclude, or give them a score"
+            )
+    deltas = (cand_values - base_values).to_numpy().astype(np.float64)
+    ids = items[ITEM_ID]
+
+    binary: BinaryComparison | None = None
+    graded: GradedComparison | None = None
+    if metric == PASSED and paired.binary:
+        base, cand = paired.verdicts()
+        binary = compare_binary(
+            PairedTable.from_verdicts(base, cand),
+            ci_method=options.ci_method,
+            confidence=options.confidence,
+            alpha=options.alpha,
+        )
+        regressed, improved = base & ~cand, ~base & cand
+    else:
+        graded = paired_bootstrap(
+            deltas,
+            resamples=options.resamples,
+            confidence=options.confidence,
+            seed=options.seed,
+            method=options.bootstrap,
+        )
+        regressed, improved = graded_regressions(deltas, options.tolerance)
+        # A loss (mae, a distance) that the runs' metadata marks lower-is-better: a drop is
+        # the improvement (the loader names the source and warns; see docs/run-format.md).
+        runs = (paired.baseline, paired.candidate)
+        if metric != PASSED and any(r.metadata.get("higher_is_better") == "false" for r in runs):
+            regressed, improved = improved, regressed  # Analysis.lower_is_better: the verdict too
+    regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
+    improvements = tuple(ids.filter(pl.Series(improved)).to_list())
+
+    epochs = _epochs(paired, metric) if paired.report.has_epochs else None
+    partial = Analysis(
+        paired, options, metric, binary, graded, epochs, None, deltas,
+        regressions, improvements, "", (),
+    )  # fmt: skip
+    partial = replace(partial, headline=headline(partial))
+    return with_clusters(partial) if clusters else replace(partial, warnings=warnings_of(partial))
+
+
+def with_clusters(analysis: Analysis) -> Analysis:
+    """Add the cluster bootstrap and clustered SE (when items carry clusters) and the warnings
+    that depend on them."""
+    clustered = _clusters(analysis.paired.items, analysis.deltas, analysis.options)
+    done = replace(analysis, clusters=clustered, clusters_done=True)
+    done = replace(done, headline=headline(done))
+    return replace(done, warnings=warnings_of(done))
+
+
+def _epochs(paired: PairedRuns, metric: str) -> dict[str, EpochSummary]:
+    out = {}
+    for arm, run in (("baseline", paired.baseline), ("candidate", paired.candidate)):
+        table = run.table.filter(pl.col(ITEM_ID).is_in(paired.items[ITEM_ID].implode()))
+        if metric == PASSED:
+            values = table[PASSED].fill_null(False).cast(pl.Float64)
+        else:
+            values = table[metric].cast(pl.Float64)
+        keep = values.is_not_null()
+        codes = table[ITEM_ID].cast(pl.Categorical).to_physical()
+        out[arm] = epoch_summary(codes.filter(keep).to_numpy(), values.filter(keep).to_numpy())
+    return out
+
+
+def _clusters(
+    items: pl.DataFrame, deltas: np.ndarray, options: AnalysisOptions
+) -> ClusteredComparison | None:
+    if CLUSTER not in items.columns or items[CLUSTER].null_count() == items.height:
+        return None
+    # An item without a cluster is its own cluster: never pooled with strangers.
+    labels = items.select(pl.coalesce(CLUSTER, pl.lit("\0item:") + pl.col(ITEM_ID))).to_series()
+    # Integer codes in the labels' sorted order (the bootstrap draws clusters by code, so the
+    # order must not depend on the file's row order). Sorting the distinct labels and mapping
+    # them back is 0.13 s at a million items; rank("dense") sorted all of them (0.34 s).
+    distinct = labels.unique().sort()
+    codes = labels.replace_strict(
+        distinct, pl.int_range(distinct.len(), eager=True), return_dtype=pl.Int64
+    ).to_numpy()
+    return clustered_delta(
+        deltas,
+        codes,
+        resamples=options.resamples,
+        confidence=options.confidence,
+        seed=options.seed,
+        unlabelled_items=items[CLUSTER].null_count(),
+    )
+
+
+def warnings_of(a: Analysis) -> tuple[str, ...]:
+    out: list[str] = []
+    if a.binary is not None:
+        out += [FLAG_TEXT[f] for f in a.binary.flags]
+    else:
+        out += [GRADED_FLAG_TEXT[f] for f in a.graded.flags if f in GRADED_FLAG_TEXT]
+    c = a.clusters
+    if c is not None and "too_few_clusters" in c.flags:
+        out.append(
+            f"only {c.labelled_clusters} clusters (fewer than {MIN_CLUSTERS}): no cluster "
+            "interval can be trusted, so there is no verdict"
+        )
+    elif c is not None and c.labelled_clusters < FEW_CLUSTERS:
+        out.append(
+            f"only {c.labelled_clusters} clusters (fewer than {FEW_CLUSTERS}): the clustered "
+            "intervals are themselves unreliable"
+        )
+    if c is not None and c.unlabelled_items:
+        out.append(
+            f"{c.unlabelled_items:,} item(s) carry no cluster label: each counts as a cluster "
+            f"of its own, beside the {c.labelled_clusters:,} labelled clusters"
+        )
+    row = a.family_row
+    if row is not None and a.own_verdict != a.verdict:
+        family = row.family_label or f"{sum(1 for r in a.metrics if r.in_family)} metrics"
+        out.append(
+            f"{a.own_verdict} on its own, but its p adjusted over the {family} "
+            f"({format_p(row.p_adjusted)}) is not below alpha {a.options.alpha:g}: no verdict "
+            "of a difference"
+        )
+    own = a.item_level_verdict
+    if c is not None and own != "insufficient_data" and own != a.own_verdict:
+        out.append(
+            f"the item-level interval says {own.replace('_', ' ')}, but the items are "
+            "clustered: the verdict follows the cluster-aware interval"
+        )
+    note = underpowered_note(a)
+    if note:
+        out.append(note)
+    if a.options.pass_threshold is not None:
+        out.append(
+            f"verdicts from {a.options.threshold_metric}: pass when >= {a.options.pass_threshold:g}"
+        )
+    if a.epochs_differ:
+        base, cand = a.epochs["baseline"], a.epochs["candidate"]
+        out.append(
+            f"the arms ran different numbers of epochs (baseline {_epoch_range(base)}, candidate "
+            f"{_epoch_range(cand)}): their per-item means carry different epoch noise"
+        )
+    out.extend(a.paired.report.problems)
+    return tuple(out)
+
+
+def _epoch_range(e: EpochSummary) -> str:
+    return str(e.epochs_min) if e.epochs_min == e.epochs_max else f"{e.epochs_min}-{e.epochs_max}"
+
+
+def underpowered_note(a: Analysis, power: float = 0.80) -> str | None:
+    """For a non-significant binary result: the smallest effect this run could have detected,
+    from its observed discordance (reading list 002/004), so "no difference" is not misread."""
+    if a.binary is None or a.verdict != "no_significant_difference":
+        return None
+    from evaltui.core.stats.power import detectable_delta
+
+    t = a.binary.table
+    found = detectable_delta(t.n, t.discordant / t.n, alpha=a.options.alpha, power=power)
+    if found.delta is None:
+        return (
+            f"underpowered: with {t.discordant} disagreements in {t.n} items this run could not "
+            f"detect any effect at {power:.0%} power"
+        )
+    return (
+        f"underpowered: this run could only detect ±{found.delta * 100:.1f} pts at "
+        f"{power:.0%} power (observed discordance {t.discordant / t.n:.0%})"
+    )
+
+
+def _headline_ci(a: Analysis) -> tuple[float, float]:
+    if a.binary is not None:
+        return (a.binary.delta_ci.lower, a.binary.delta_ci.upper)
+    return a.graded.ci
+
+
+def _crosses_zero(ci: tuple[float, float]) -> bool:
+    return not (ci[0] > 0 or ci[1] < 0)
+
+
+def headline(a: Analysis) -> str:
+    """One sentence with the effect, its interval and the test, as the reading list writes it.
+
+    With clusters the interval is the cluster-aware one; the item-level interval and test are
+    named as what they are, a reading that ignores the clusters."""
+    if a.clustered and a.item_level_verdict != "insufficient_data":
+        return clustered_headline(a)
+    if a.binary is not None:
+        return binary_headline(a.binary)
+    g = a.graded
+    unit = " pts" if a.in_points else ""
+    what = "pass rate per item" if a.in_points else a.metric
+    counts = f"{len(a.regressions):,} regressed, {len(a.improvements):,} improved"
+    if "all_zero" in g.flags:
+        return f"No item changed {what} across {g.n} items: nothing to weigh."
+    if "small_n" in g.flags:
+        return f"Only {g.n} paired items ({counts}): counts only, no verdict."
+    level = f"{g.confidence * 100:g}%"
+    return (
+        f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} "
+        f"[{signed(g.ci[0], a.in_points)}, {signed(g.ci[1], a.in_points)}] "
+        f"({'BCa' if g.method == 'bca' else g.method} bootstrap {level}, "
+        f"{g.resamples:,} resamples) in {what} over {g.n} items ({counts})."
+    )
+
+
+def clustered_headline(a: Analysis) -> str:
+    c = a.clusters
+    unit = " pts" if a.in_points else ""
+    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
+    what = "Candidate" if a.binary is not None else "Candidate mean Δ"
+    if "too_few_clusters" in c.flags:
+        effect = (
+            f"{what} {signed(estimate, a.in_points)}{unit} over {c.labelled_clusters} "
+            f"clusters: too few for a cluster-aware interval, no verdict"
+        )
+    else:
+        lo, hi = c.verdict_ci
+        k = interval_digits(lo, hi, a.in_points)
+        effect = (
+            f"{what} {signed(estimate, a.in_points, k)}{unit} "
+            f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}] ({a.decision_ci_label})"
+        )
+    if a.binary is not None:
+        b = a.binary
+        t = b.table
+        own = (
+            f"{CI_METHOD_LABELS[b.ci_method]} [{points(b.delta_ci.lower)}, "
+            f"{points(b.delta_ci.upper)}] and exact McNemar p = {format_p(b.mcnemar.exact_p)}"
+        )
+        counts = f"{plural(t.discordant, 'discordant item')} ({plural(t.regressions, 'regression')}"
+        counts += f", {plural(t.improvements, 'improvement')})"
+    else:
+        g = a.graded
+        own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
+        counts = f"{plural(g.n, 'item')} ({len(a.regressions):,} regressed, "
+        counts += f"{len(a.improvements):,} improved)"
+    return f"{effect} on {counts}; item-level {own} ignore the clusters."
+
+
+def binary_headline(c: BinaryComparison) -> str:
+    t = c.table
+    if "no_discordant" in c.flags:
+        return (
+            f"No disagreements: both runs gave the same verdict on all {t.n:,} items, "
+            "nothing to weigh."
+        )
+    counts = f"{plural(t.regressions, 'regression')}, {plural(t.improvements, 'improvement')}"
+    if "small_n" in c.flags:
+        return f"Only {plural(t.n, 'paired item')} ({counts}): counts only, no verdict."
+    label = CI_METHOD_LABELS[c.ci_method]
+    level = f"{c.confidence * 100:g}%"
+    k = interval_digits(c.delta_ci.lower, c.delta_ci.upper, True)
+    ci = f"[{points(c.delta_ci.lower, k)}, {points(c.delta_ci.upper, k)}]"
+    return (
+        f"Candidate {points(c.delta, k)} pts {ci} ({label} {level}), exact McNemar "
+        f"p = {format_p(c.mcnemar.exact_p)} on {plural(t.discordant, 'discordant item')} "
+        f"({counts})."
+    )
+
+
+VERDICT_TEXT = {
+    "improved": "improved: the interval lies above zero",
+    "regressed": "regressed: the interval lies below zero",
+    "no_significant_difference": "no significant difference: the interval includes zero",
+    "insufficient_data": "insufficient data for a verdict",
+}

@@ -1,0 +1,346 @@
+"""The one way from a comparison spec to an Analysis, shared by the CLI, the app and verify.
+
+Each step reports progress through an optional callback, so the app can show where a slow open
+is and the headless commands stay silent.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.analysis.categories import outcome_comparison
+from evaltui.core.analysis.family import metric_family
+from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
+from evaltui.core.analysis.pair import (
+    Analysis,
+    analyze,
+    apply_threshold,
+    choose_metric,
+    warnings_of,
+    with_clusters,
+)
+from evaltui.core.analysis.slices import slice_comparisons
+from evaltui.core.compare.choose_design import (
+    DesignChoice,
+    choose_design,
+    explain_pairing_error,
+    refuse_accidental_pairing,
+)
+from evaltui.core.compare.pairing import PairedRuns, pair_runs
+from evaltui.core.compare.spec import POLICY_FIXED, CompareSpec
+from evaltui.core.errors import PairingError, UsageError
+from evaltui.core.policy import Policy, load_policy
+from evaltui.core.read import meter
+from evaltui.core.read.formats import LoadOptions, load_run
+from evaltui.core.read.runs import PASSED, SLICE, Run, size_or_zero
+
+STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
+Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
+
+
+def compare_files(
+    baseline: str | Path,
+    candidate: str | Path,
+    *,
+    progress: Progress | None = None,
+    complete: bool = True,
+    **choices: Any,
+) -> Analysis:
+    """`compare` on a spec made from these choices (`CompareSpec.create` names them)."""
+    spec = CompareSpec.create(baseline, candidate, **choices)
+    return compare(spec, progress=progress, complete=complete)
+
+
+def compare(
+    spec: CompareSpec,
+    *,
+    progress: Progress | None = None,
+    complete: bool = True,
+    defer_hash_check: bool = False,
+    policy: Policy | None = None,
+) -> Analysis:
+    """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
+    verify review. A spec whose design is independent (or `auto` on two runs that cannot be
+    paired) is refused here, with the reason: `compare_design` is the entry that compares
+    independent samples (`evaltui report --design independent`)."""
+    return _compare(spec, progress, complete, defer_hash_check, policy)  # type: ignore[return-value]
+
+
+def compare_design(
+    spec: CompareSpec,
+    *,
+    progress: Progress | None = None,
+    policy: Policy | None = None,
+    complete: bool = True,
+    defer_hash_check: bool = False,
+) -> Analysis | IndependentAnalysis:
+    """`compare`, or the independent comparison when the spec's design is independent, or is
+    `auto` and the runs cannot be paired (see `evaltui.core.compare.choose_design`). `complete` and
+    `defer_hash_check` are `compare`'s, for the paired outcome (the app's first screen)."""
+    return _compare(spec, progress, complete, defer_hash_check, policy, independent_ok=True)
+
+
+def _compare(
+    spec: CompareSpec,
+    progress: Progress | None,
+    complete: bool,
+    defer_hash_check: bool,
+    policy: Policy | None,
+    *,
+    independent_ok: bool = False,
+) -> Analysis | IndependentAnalysis:
+    """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
+
+    The policy the spec names is read here unless the caller passes it (`verify` replays a
+    record without its policy file: `spec.policy` is then ignored and `policy` stays None).
+    `complete=False` stops after the headline analysis (no cluster bootstrap, metric family or
+    slices): the app shows its first screen and calls `complete_analysis` in the background.
+    `defer_hash_check` lets a JSONL run found in the scan cache take its sha256 from the cache
+    (the app only; it must confirm the hash before anything records it).
+    """
+    if policy is None and spec.policy is not None:
+        policy = load_policy(spec.policy)
+    if policy is not None:
+        _check_policy_options(spec, policy)
+    if progress is not None:
+        progress(STEPS[0], 0, len(STEPS))
+    base_run, cand_run = _load_both(
+        spec.baseline,
+        spec.candidate,
+        spec.input_format,
+        spec.load_options("baseline", defer_hash_check=defer_hash_check),
+        spec.load_options("candidate", defer_hash_check=defer_hash_check),
+        progress,
+    )
+    return compare_loaded(
+        spec,
+        base_run,
+        cand_run,
+        policy=policy,
+        complete=complete,
+        progress=progress,
+        independent_ok=independent_ok,
+    )
+
+
+def compare_loaded(
+    spec: CompareSpec,
+    base_run: Run,
+    cand_run: Run,
+    *,
+    policy: Policy | None = None,
+    complete: bool = True,
+    progress: Progress | None = None,
+    independent_ok: bool = False,
+) -> Analysis | IndependentAnalysis:
+    """Everything `compare` does after reading the two files: the pass threshold, pairing,
+    the analysis and its breakdowns. A comparison of k runs reads each file once and calls
+    this for every pair (`multirun.compare_runs`)."""
+    analysis = spec.analysis
+
+    def step(index: int) -> None:
+        if progress is not None:
+            progress(STEPS[index], index, len(STEPS))
+
+    metric = choose_metric(base_run, analysis.metric)
+    if analysis.pass_threshold is not None:
+        if metric in (None, PASSED):
+            scores = base_run.score_columns
+            if not scores:
+                raise UsageError(
+                    f"--pass-threshold needs a graded metric; {base_run.source.path} has none"
+                )
+            metric = scores[0]
+        base_run = apply_threshold(base_run, metric, analysis.pass_threshold)
+        cand_run = apply_threshold(cand_run, metric, analysis.pass_threshold)
+        analysis = replace(analysis, metric=PASSED, threshold_metric=metric)
+    else:
+        analysis = replace(analysis, metric=metric)
+    step(1)
+    if spec.design != "paired":
+        choice = choose_design(
+            spec.design, base_run, cand_run, accept_mismatch=spec.accept_mismatch
+        )
+        if choice.independent:
+            step(2)
+            return _independent(spec, choice, base_run, cand_run, analysis, policy, independent_ok)
+    paired = _pair(spec, base_run, cand_run)
+    step(2)
+    first = replace(analyze(paired, analysis, clusters=complete), spec=spec)
+    done = replace(first, policy=policy) if not complete else add_breakdowns(first, policy)
+    # The inputs' sha256 were computed beside all this; the result carries them, never "".
+    resolved = replace(
+        paired,
+        baseline=paired.baseline.resolved(),
+        candidate=paired.candidate.resolved(),
+    )
+    return replace(done, paired=resolved)
+
+
+def _pair(spec: CompareSpec, baseline: Run, candidate: Run) -> PairedRuns:
+    """The pairing, refusing ids that coincide by accident, and naming the independent design
+    when the runs turn out to be two samples of different items (`compare.choose_design`)."""
+    refuse_accidental_pairing(baseline, candidate, accept_mismatch=spec.accept_mismatch)
+    try:
+        return pair_runs(baseline, candidate, spec.pairing)
+    except PairingError as exc:
+        raise explain_pairing_error(exc, baseline, candidate) from None
+
+
+def _independent(
+    spec: CompareSpec,
+    choice: DesignChoice,
+    baseline: Run,
+    candidate: Run,
+    options: Any,
+    policy: Policy | None,
+    allowed: bool,
+) -> IndependentAnalysis:
+    if not allowed:
+        raise UsageError(
+            f"{choice.reason}; this command reviews paired runs only: compare two runs of "
+            "different items with evaltui report BASE CAND --design independent"
+        )
+    return analyze_independent(
+        baseline.resolved(),
+        candidate.resolved(),
+        choice,
+        options,
+        on_error=spec.pairing.on_error,
+        spec=spec,
+        policy=policy,
+    )
+
+
+def _check_policy_options(spec: CompareSpec, policy: Policy) -> None:
+    """The spec's alpha, CI method and level are the policy's (`CompareSpec.create` folds them
+    in); a policy file edited since the spec was made is refused rather than half-applied."""
+    for name in POLICY_FIXED:
+        mine, theirs = getattr(spec.analysis, name), getattr(policy, name)
+        if mine != theirs:
+            raise UsageError(
+                f"the policy {policy.source_path} says {name} = {theirs}, but this comparison "
+                f"was set up with {mine}; the policy changed: open the pair again"
+            )
+
+
+def _load_both(
+    baseline: str | Path,
+    candidate: str | Path,
+    input_format: str | None,
+    base_load: LoadOptions,
+    cand_load: LoadOptions,
+    progress: Progress | None = None,
+) -> tuple[Run, Run]:
+    """Read both runs at once: a load is mostly hashing and polars parsing, which release the
+    GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
+    two hashes run side by side instead of one after the other).
+
+    The baseline's error wins when both files are bad, as it did when they were read in turn.
+    The candidate is read in a daemon thread so an error in the baseline exits at once instead
+    of waiting for a big candidate to finish.
+    """
+    box: dict[str, object] = {}
+    counter = _ByteProgress(progress, (baseline, candidate))
+
+    def read_candidate() -> None:
+        try:
+            with meter.metering(counter.add):
+                box["run"] = load_run(candidate, input_format, cand_load, wait_for_hash=False)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
+    worker.start()
+    with meter.metering(counter.add):
+        base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
+    worker.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return base_run, box["run"]  # type: ignore[return-value]
+
+
+class _ByteProgress:
+    """Turns the loaders' byte counts into the reading step's progress ("1.2 of 4.8 GB"),
+    at most ten times a second (the app's progress call waits for the UI thread)."""
+
+    INTERVAL = 0.1  # seconds between reports
+
+    def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
+        self._progress = progress
+        self._total = sum(size_or_zero(Path(p)) for p in paths)
+        self._done = 0
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, n_bytes: int) -> None:
+        if self._progress is None or self._total <= 0:
+            return
+        with self._lock:
+            self._done += n_bytes
+            now = time.monotonic()
+            if now - self._last < self.INTERVAL:
+                return
+            self._last = now
+            fraction = min(self._done / self._total, 1.0)
+            what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
+            self._progress(what, fraction, len(STEPS))
+
+
+def _gigabytes(done: int, total: int) -> str:
+    unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
+    return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"
+
+
+def reanalyse(analysis: Analysis, metric: str) -> Analysis:
+    """The same pair compared on another of its metrics (the app's metric switch); the spec
+    follows, so a sign-off made after the switch replays the metric it shows."""
+    options = replace(analysis.options, metric=metric)
+    spec = analysis.spec
+    if spec is not None:
+        spec = replace(spec, analysis=replace(spec.analysis, metric=metric))
+    again = replace(analyze(analysis.paired, options), spec=spec)
+    return add_breakdowns(again, analysis.policy)
+
+
+def complete_analysis(analysis: Analysis) -> Analysis:
+    """What `compare_files(complete=False)` left out: clusters, metric family, slices."""
+    if not analysis.clusters_done:
+        analysis = with_clusters(analysis)
+    return add_breakdowns(analysis, analysis.policy)
+
+
+def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis:
+    """Add the metric family table and the per-slice comparisons (binary verdicts only)."""
+    multiplicity = policy.multiplicity if policy is not None else "holm"
+    monitor = policy.monitor if policy is not None else ()
+    return replace(breakdowns(analysis, multiplicity, monitor), policy=policy)
+
+
+def breakdowns(analysis: Analysis, multiplicity: str, monitor: tuple[str, ...]) -> Analysis:
+    """The family table (adjusted by `multiplicity`, without `monitor`) and the slices."""
+    metrics = metric_family(analysis, multiplicity, monitor)
+    slices: tuple = ()
+    paired = analysis.paired
+    if analysis.binary is not None and SLICE in paired.items.columns:
+        slices = slice_comparisons(
+            paired,
+            ci_method=analysis.options.ci_method,
+            confidence=analysis.options.confidence,
+            alpha=analysis.options.alpha,
+            adjust=multiplicity,
+        )
+    categorical = outcome_comparison(
+        paired,
+        ci_method=analysis.options.ci_method,
+        confidence=analysis.options.confidence,
+        alpha=analysis.options.alpha,
+        adjust=multiplicity,
+    )
+    done = replace(analysis, metrics=metrics, slices=slices, categorical=categorical)
+    return replace(done, warnings=warnings_of(done))  # the family may change the verdict

@@ -1,0 +1,378 @@
+"""Three or more runs of the same items: the omnibus test, every pair, one family.
+
+The design chooser's rules R5 and R6: with k >= 3 systems scored on the same items, ask first
+whether any system differs at all (Cochran's Q for pass/fail, the Friedman test for scores), then
+compare pairs, with the p-values of every pair adjusted together. Each pair is the familiar
+two-run comparison (`compare.compare_loaded` on the pair's own spec), so its table, interval,
+regressions and review journal are exactly what `evaltui BASE CAND` shows for it; only its
+verdict changes, because the family it is adjusted over is now every pair (and, when the runs
+carry several metrics, every pair's metrics): a pair is "regressed" only when its interval
+excludes 0 and its adjusted p is below alpha.
+
+Pairs are oriented by the order the runs were given: for i < j, run i plays the baseline and
+run j the candidate. The first run is THE baseline: the decision (`decide_run_set`) is the worst
+of its pairs with each candidate; candidate-against-candidate pairs are shown in the matrix and
+are in the family (they were looked at), but they do not gate the release. Holm's method
+controls the familywise error on its own, so the pairwise verdicts do not wait for the omnibus
+test to reject; when it does not while a pair does, the report says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from evaltui.core.analysis.family import _adjusted_verdict, metric_row
+from evaltui.core.analysis.pair import Analysis, warnings_of
+from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded
+from evaltui.core.compare.pairing import arm_columns
+from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.errors import UsageError
+from evaltui.core.policy import Policy, load_policy
+from evaltui.core.read.formats import load_run
+from evaltui.core.read.runs import ITEM_ID, Run
+from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.stats.omnibus import OmnibusResult, cochran_q, friedman
+
+RUN_SET_SCHEMA = "evaltui.runset/1"
+MIN_RUNS = 3
+READERS = 4  # runs read at once: more only competes for the same disk and cores
+MAX_RUNS = 12  # 66 pairs: beyond that a matrix stops being readable and the family too large
+Progress = Callable[[str, float, int], None]
+
+
+@dataclass(frozen=True)
+class RunSetSpec:
+    """k runs compared with one set of choices. `base` carries every option (its baseline and
+    candidate are runs[0] and runs[1]); pair (i, j) is `pair_spec(i, j)`."""
+
+    runs: tuple[Path, ...]
+    base: CompareSpec
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "runs", tuple(Path(p) for p in self.runs))
+
+    @classmethod
+    def of(cls, spec: CompareSpec, more: Sequence[str | Path]) -> RunSetSpec:
+        """The runs of `spec` (baseline, candidate) followed by `more` candidates."""
+        runs = (spec.baseline, spec.candidate, *(Path(p) for p in more))
+        if len(runs) > MAX_RUNS:
+            raise UsageError(
+                f"{len(runs)} runs given; at most {MAX_RUNS} can be compared at once "
+                f"({MAX_RUNS * (MAX_RUNS - 1) // 2} pairs)"
+            )
+        if spec.baseline_options or spec.candidate_options:
+            raise UsageError(
+                "--baseline-arm/--candidate-arm choose two arms of one file; with three or more "
+                "runs give each run as its own file"
+            )
+        resolved = [p.resolve() for p in runs]
+        for index, path in enumerate(resolved):
+            if path in resolved[:index]:
+                raise UsageError(f"{runs[index]} is given twice: each run must be its own file")
+        return cls(runs=runs, base=spec)
+
+    @property
+    def k(self) -> int:
+        return len(self.runs)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return run_names(self.runs)
+
+    def pair_spec(self, i: int, j: int) -> CompareSpec:
+        """The two-run comparison of run i (as the baseline) with run j (as the candidate)."""
+        return self.base.with_inputs(self.runs[i], self.runs[j])
+
+    def pair_indices(self) -> tuple[tuple[int, int], ...]:
+        return tuple((i, j) for i in range(self.k) for j in range(i + 1, self.k))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema": RUN_SET_SCHEMA,
+            "runs": [str(p) for p in self.runs],
+            "spec": self.base.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RunSetSpec:
+        if not isinstance(data, dict) or data.get("schema") != RUN_SET_SCHEMA:
+            raise UsageError(f"the run set is not a {RUN_SET_SCHEMA} object")
+        runs = data.get("runs")
+        if not isinstance(runs, list) or len(runs) < MIN_RUNS:
+            raise UsageError(f"the run set must list at least {MIN_RUNS} runs")
+        return cls(runs=tuple(Path(str(p)) for p in runs), base=CompareSpec.from_dict(data["spec"]))
+
+
+def run_names(paths: Sequence[Path]) -> tuple[str, ...]:
+    """Short unique labels for the runs: the file names without their suffix, else the whole
+    file names, else with the parent folder, and a position as the last resort."""
+    paths = [Path(p) for p in paths]
+    tries = (
+        [p.name.split(".")[0] or p.name for p in paths],
+        [p.name for p in paths],
+        [f"{p.parent.name}/{p.name}" if p.parent.name else p.name for p in paths],
+    )
+    names = next((t for t in tries if len(set(t)) == len(t)), None)
+    if names is None:
+        names = [f"{n} ({i + 1})" for i, n in enumerate(tries[1])]
+    return tuple(names)
+
+
+@dataclass(frozen=True, eq=False)
+class PairResult:
+    """One pair of the set: its two-run analysis (verdict adjusted over the family) and the
+    p-values the matrix shows."""
+
+    baseline: int  # index into the run set
+    candidate: int
+    analysis: Analysis
+    p_raw: float | None  # the test the verdict uses (exact McNemar; paired t for scores)
+    p_test: str
+    p_adjusted: float | None
+    # Scores: the Wilcoxon signed-rank test the chooser names for R6, adjusted over the pairs.
+    p_rank: float | None = None
+    p_rank_adjusted: float | None = None
+    # Outcome categories (R8): the pair's Stuart-Maxwell p, adjusted over the pairs.
+    p_outcome: float | None = None
+    p_outcome_adjusted: float | None = None
+
+    @property
+    def verdict(self) -> str:
+        return self.analysis.verdict
+
+    @property
+    def own_verdict(self) -> str:
+        return self.analysis.own_verdict
+
+
+@dataclass(frozen=True, eq=False)
+class RunSetAnalysis:
+    """Everything shown about k runs: the omnibus test and every pair."""
+
+    spec: RunSetSpec
+    runs: tuple[Run, ...]
+    metric: str
+    kind: str  # binary | graded, as every pair's analysis
+    omnibus: OmnibusResult | None  # None when fewer than 2 items are common to all runs
+    common_items: int  # items every run scored (the omnibus test's rows)
+    pairs: tuple[PairResult, ...]  # every i < j, in `spec.pair_indices()` order
+    multiplicity: str
+    family_size: int
+    family_label: str
+    policy: Policy | None = None
+
+    @property
+    def k(self) -> int:
+        return len(self.runs)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.spec.names
+
+    def pair(self, i: int, j: int) -> PairResult:
+        """The pair of runs i and j, whichever order they are asked in (oriented i < j)."""
+        lo, hi = min(i, j), max(i, j)
+        return next(p for p in self.pairs if (p.baseline, p.candidate) == (lo, hi))
+
+    @property
+    def baseline_pairs(self) -> tuple[PairResult, ...]:
+        """The baseline against each candidate: the pairs the decision rests on."""
+        return tuple(p for p in self.pairs if p.baseline == 0)
+
+    @property
+    def omnibus_rejects(self) -> bool | None:
+        """Does the omnibus test reject at alpha (None: undefined)."""
+        if self.omnibus is None or self.omnibus.p is None:
+            return None
+        return self.omnibus.p < self.pairs[0].analysis.options.alpha
+
+
+def compare_runs(
+    spec: RunSetSpec, *, progress: Progress | None = None, policy: Policy | None = None
+) -> RunSetAnalysis:
+    """Read each run once, compare every pair, run the omnibus test and adjust the family."""
+    if spec.k < MIN_RUNS:
+        raise UsageError(f"a run set needs at least {MIN_RUNS} runs, got {spec.k}")
+    base = spec.base
+    if policy is None and base.policy is not None:
+        policy = load_policy(base.policy)
+    if policy is not None:
+        _check_policy_options(base, policy)
+    steps = spec.k + 2
+    runs = _load_all(spec, progress, steps)
+    if progress is not None:
+        progress(f"comparing {len(spec.pair_indices())} pairs", spec.k, steps)
+    analyses = [
+        compare_loaded(spec.pair_spec(i, j), runs[i], runs[j], policy=policy)
+        for i, j in spec.pair_indices()
+    ]
+    _check_same_metric(spec, analyses)
+    if progress is not None:
+        progress("the omnibus test", spec.k + 1, steps)
+    kind = analyses[0].kind
+    metric = analyses[0].metric
+    table = _common_items(spec, analyses, metric)
+    omnibus = _omnibus(table, kind)
+    multiplicity = policy.multiplicity if policy is not None else "holm"
+    pairs, size, label = _adjust_family(spec, analyses, multiplicity)
+    resolved = tuple(r.resolved() for r in runs)
+    return RunSetAnalysis(
+        spec=spec,
+        runs=resolved,
+        metric=metric,
+        kind=kind,
+        omnibus=omnibus,
+        common_items=table.height,
+        pairs=pairs,
+        multiplicity=multiplicity,
+        family_size=size,
+        family_label=label,
+        policy=policy,
+    )
+
+
+def _load_all(spec: RunSetSpec, progress: Progress | None, steps: int) -> list[Run]:
+    """Read the k runs side by side (a load is mostly hashing and polars parsing, which
+    release the GIL, as `compare` reads its two); the first run's error wins when several
+    files are bad, as if they were read in turn. Each run's hash finishes in its own thread
+    and is waited for when the pairs are resolved."""
+    options = spec.base.load_options("baseline")
+    done = 0
+    with ThreadPoolExecutor(max_workers=min(spec.k, READERS)) as pool:
+        futures = [
+            pool.submit(load_run, path, spec.base.input_format, options, wait_for_hash=False)
+            for path in spec.runs
+        ]
+        for index, future in enumerate(futures):
+            if progress is not None:
+                progress(f"reading {spec.k} runs ({done} read)", done, steps)
+            future.exception()  # wait, in order
+            done = index + 1
+    return [future.result() for future in futures]
+
+
+def _check_same_metric(spec: RunSetSpec, analyses: list[Analysis]) -> None:
+    """Every pair must compare the same metric the same way, or the matrix mixes units."""
+    first = analyses[0]
+    for (i, j), a in zip(spec.pair_indices(), analyses, strict=True):
+        if a.metric == first.metric and a.kind != first.kind:
+            raise UsageError(
+                f"{spec.runs[i]} and {spec.runs[j]} compare one {a.metric} verdict per item, but "
+                f"{spec.runs[0]} and {spec.runs[1]} compare pass rates over repeated epochs: the "
+                "runs must repeat their items the same way to be compared together"
+            )
+        if (a.metric, a.kind) != (first.metric, first.kind):
+            raise UsageError(
+                f"{spec.runs[i]} and {spec.runs[j]} compare {a.metric} ({a.kind}), the first pair "
+                f"{first.metric} ({first.kind}); give runs that carry the same metric, or --metric"
+            )
+
+
+def _common_items(spec: RunSetSpec, analyses: list[Analysis], metric: str) -> pl.DataFrame:
+    """One row per item every run scored, one column per run (the per-item value)."""
+    base_col, cand_col = arm_columns(metric)
+    by_pair = dict(zip(spec.pair_indices(), analyses, strict=True))
+    first = by_pair[(0, 1)].paired.items.select(
+        pl.col(ITEM_ID), pl.col(base_col).alias("run_0"), pl.col(cand_col).alias("run_1")
+    )
+    for j in range(2, spec.k):
+        other = by_pair[(0, j)].paired.items.select(
+            pl.col(ITEM_ID), pl.col(cand_col).alias(f"run_{j}")
+        )
+        first = first.join(other, on=ITEM_ID, how="inner", maintain_order="left")
+    return first
+
+
+def _omnibus(table: pl.DataFrame, kind: str) -> OmnibusResult | None:
+    if table.height < 2:
+        return None
+    values = table.drop(ITEM_ID)
+    if values.null_count().sum_horizontal().item():
+        return None  # an arm without a value: no omnibus row can be formed (never guessed)
+    values = values.to_numpy()
+    if kind == "binary":
+        return cochran_q(values.astype(bool))  # binary pairs hold one bool verdict per item
+    return friedman(values.astype(np.float64))
+
+
+def _adjust_family(
+    spec: RunSetSpec, analyses: list[Analysis], method: str
+) -> tuple[tuple[PairResult, ...], int, str]:
+    """Adjust every in-family p of every pair together, and give each pair its new rows."""
+    rows_per_pair = [list(a.metrics) or [metric_row(a, in_family=True)] for a in analyses]
+    family = [
+        (pi, ri)
+        for pi, rows in enumerate(rows_per_pair)
+        for ri, row in enumerate(rows)
+        if row.in_family
+    ]
+    adjusted = adjust_pvalues([rows_per_pair[pi][ri].p_raw for pi, ri in family], method)
+    size = len(family)
+    metrics = len({rows_per_pair[pi][ri].metric for pi, ri in family})
+    n_pairs = len(analyses)
+    label = f"{n_pairs} pairs" if metrics <= 1 else f"{n_pairs} pairs x {metrics} metrics"
+    alpha = analyses[0].options.alpha
+    for (pi, ri), p in zip(family, adjusted, strict=True):
+        row = replace(rows_per_pair[pi][ri], p_adjusted=p, family_size=size, family_label=label)
+        rows_per_pair[pi][ri] = replace(row, verdict=_adjusted_verdict(row, alpha, size))
+    ranks = [
+        _primary(rows, a.metric).p_reference
+        for rows, a in zip(rows_per_pair, analyses, strict=True)
+    ]
+    ranks_adjusted = adjust_pvalues(ranks, method)
+    out = []
+    for (i, j), a, rows, rank, rank_adj in zip(
+        spec.pair_indices(), analyses, rows_per_pair, ranks, ranks_adjusted, strict=True
+    ):
+        done = replace(a, metrics=tuple(rows))
+        done = replace(done, warnings=warnings_of(done))
+        primary = _primary(rows, a.metric)
+        out.append(
+            PairResult(
+                baseline=i,
+                candidate=j,
+                analysis=done,
+                p_raw=primary.p_raw,
+                p_test=primary.p_test,
+                p_adjusted=primary.p_adjusted,
+                p_rank=rank if a.kind == "graded" else None,
+                p_rank_adjusted=rank_adj if a.kind == "graded" else None,
+            )
+        )
+    return _adjust_outcomes(tuple(out), method, n_pairs), size, label
+
+
+def _adjust_outcomes(pairs: tuple[PairResult, ...], method: str, n_pairs: int) -> tuple:
+    """Pairwise Stuart-Maxwell with the correction (R8): when the runs carry outcome
+    categories, each pair's test of whether the mix moved is adjusted over the pairs, and the
+    pair's decision reads the adjusted p (`CategoricalComparison.rejects`)."""
+    raw = [_outcome_p(p.analysis) for p in pairs]
+    if all(value is None for value in raw):
+        return pairs
+    adjusted = adjust_pvalues(raw, method)
+    label = f"{n_pairs} pairs"
+    out = []
+    for pair, p, p_adj in zip(pairs, raw, adjusted, strict=True):
+        categorical = pair.analysis.categorical
+        if categorical is not None and p is not None:
+            categorical = replace(categorical, p_family=p_adj, family_label=label)
+            pair = replace(pair, analysis=replace(pair.analysis, categorical=categorical))
+        out.append(replace(pair, p_outcome=p, p_outcome_adjusted=p_adj))
+    return tuple(out)
+
+
+def _outcome_p(analysis: Analysis) -> float | None:
+    categorical = getattr(analysis, "categorical", None)
+    return None if categorical is None else categorical.test.p_value
+
+
+def _primary(rows: list[Any], metric: str) -> Any:
+    """The row of the metric the pair compares."""
+    return next(r for r in rows if r.metric == metric)

@@ -1,0 +1,48 @@
+"""The analysis options of a comparison: the statistical choices a spec records.
+
+They belong to the comparison (the spec serialises them into every report and record, and verify
+replays them), so they live here, below the analysis that reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from evaltui.core.errors import UsageError
+from evaltui.core.stats.binary import CI_METHODS
+
+BOOTSTRAP_METHODS = ("bca", "percentile")
+
+
+@dataclass(frozen=True)
+class AnalysisOptions:
+    """The statistical choices; recorded in every report so a reader knows what was done."""
+
+    ci_method: str = "newcombe"
+    confidence: float = 0.95
+    alpha: float = 0.05
+    metric: str | None = None  # "passed", "score" or "score:<name>"; None: passed, else score
+    pass_threshold: float | None = None  # a graded metric >= this counts as a pass
+    threshold_metric: str | None = None  # the score column the threshold was applied to
+    tolerance: float = 0.0  # graded: an item regresses when its delta < -tolerance
+    resamples: int = 10_000
+    seed: int = 0
+    bootstrap: str = "bca"
+
+    def __post_init__(self) -> None:
+        if self.ci_method not in CI_METHODS:
+            raise UsageError(
+                f"--ci-method must be one of {', '.join(CI_METHODS)}, got {self.ci_method!r}"
+            )
+        if not 0.0 < self.confidence < 1.0:
+            raise UsageError(f"--confidence must be between 0 and 1, got {self.confidence}")
+        if not 0.0 < self.alpha < 1.0:
+            raise UsageError(f"--alpha must be between 0 and 1, got {self.alpha}")
+        if self.tolerance < 0:
+            raise UsageError(f"--tolerance must be 0 or more, got {self.tolerance}")
+        if self.resamples < 100:
+            raise UsageError(f"--resamples must be at least 100, got {self.resamples}")
+        if self.bootstrap not in BOOTSTRAP_METHODS:
+            raise UsageError(
+                f"--bootstrap must be one of {', '.join(BOOTSTRAP_METHODS)}, got {self.bootstrap!r}"
+            )

@@ -1,0 +1,631 @@
+"""The decision: everything the tool knows about a pair, folded into one status and one line.
+
+The numbers are one input among several. A reviewer reads the first line and decides in five
+seconds, so that line must already say what blocks the release (failed gates, confirmed
+regressions, a regression the interval shows), what is still open (untriaged regressions,
+pending gates, inputs that changed) and what makes a verdict impossible (too few items or
+clusters, two runs that measure different things). Computed once here and shown word for word
+by the app's header, the text and Markdown reports, the sign-off Markdown and both JSON forms.
+
+Statuses, in the order they win:
+
+- ``not_comparable``: the runs' metadata say different tasks, datasets or scorers, and the
+  user did not say the comparison is intended (`--accept-mismatch`);
+- ``blocked``: a release gate failed, the policy's non-inferiority or equivalence margin was
+  not shown, a regression is tagged as confirmed, or the verdict is "regressed" (unless the
+  margin was shown: then the candidate is worse by less than the policy allows);
+- ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters),
+  or the margin cannot be answered (small n, too few clusters); with a margin that is answered,
+  "no disagreements" is no obstacle: the margin decides;
+- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, the cluster
+  analysis still running, inputs or the policy changed since the tags were made;
+- ``ready``: nothing of the above: the reviewer may approve.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.analysis.pair import Analysis, analyze
+from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
+from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
+from evaltui.core.policy.tags import CONFIRMED, GRADER_ERROR, OPEN, TagMeanings
+from evaltui.core.read.runs import ITEM_ID, SLICE
+from evaltui.core.record.journal import ReviewSession
+from evaltui.core.stats.margins import MARGIN_KINDS
+from evaltui.core.textsafe import one_line
+from evaltui.core.words import format_p, interval_digits, percent, plural, points, signed
+
+STATUSES = ("not_comparable", "blocked", "not_enough_data", "needs_review", "ready")
+STATUS_WORDS = {
+    "not_comparable": "NOT COMPARABLE",
+    "blocked": "BLOCKED",
+    "not_enough_data": "NOT ENOUGH DATA",
+    "needs_review": "NEEDS REVIEW",
+    "ready": "READY TO APPROVE",
+}
+EXIT_READY = 0  # ready, or needs review: nothing blocks, reviewer work may be pending
+EXIT_BLOCKED = 1
+EXIT_NO_VERDICT = 4  # not enough data, or not comparable: a CI job must not pass on it
+EXIT_CODES = {
+    "not_comparable": EXIT_NO_VERDICT,
+    "blocked": EXIT_BLOCKED,
+    "not_enough_data": EXIT_NO_VERDICT,
+    "needs_review": EXIT_READY,
+    "ready": EXIT_READY,
+}
+VERDICT_SHORT = {
+    "improved": "improved",
+    "regressed": "regressed",
+    "no_significant_difference": "no significant difference",
+    "insufficient_data": "no verdict",
+}
+SHOWN_REASONS = 4  # on the first line; every reason is listed in full below it
+SHOWN_SLICES = 2
+SHOWN_GATES = 2  # failed gates named on the first line
+# Reasons that say what the decision rests on without asking anything of the reviewer: they
+# never make a pair "needs review" on their own.
+MARGIN_INFO = ("margin_shown", "regressed_within_margin", "nothing_to_weigh")
+INFORMATIONAL = ("grader_errors", *MARGIN_INFO)
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One thing the decision rests on: plain words with the numbers, and the items."""
+
+    kind: str
+    text: str  # the full sentence, for the lines below the first
+    short: str  # the few words the first line carries
+    blocking: bool = False
+    item_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Sensitivity:
+    """The same analysis with the items tagged as grader errors removed from both arms."""
+
+    removed: tuple[str, ...]
+    analysis: Analysis | None  # None when too few items remain to analyse
+
+    @property
+    def line(self) -> str:
+        n = len(self.removed)
+        what = f"without the {n} grader-error item{'s' if n != 1 else ''}"
+        if self.analysis is None:
+            return f"{what}: too few items remain to compare"
+        return f"{what}: {effect_text(self.analysis)}"
+
+
+@dataclass(frozen=True, eq=False)
+class Decision:
+    """See the module docstring. `line` is the first line on every surface."""
+
+    status: str
+    line: str
+    reasons: tuple[Reason, ...]
+    exit_code: int
+    verdict: str
+    effect: str
+    by_tag: dict[str, int]  # regressions per tag
+    confirmed_by_slice: dict[str, int]
+    untriaged: int
+    sensitivity: Sensitivity | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "line": self.line,
+            "exit_code": self.exit_code,
+            "verdict": self.verdict,
+            "effect": self.effect,
+            "reasons": [
+                {
+                    "kind": r.kind,
+                    "text": r.text,
+                    "blocking": r.blocking,
+                    "item_ids": list(r.item_ids),
+                }
+                for r in self.reasons
+            ],
+            "by_tag": dict(self.by_tag),
+            "confirmed_by_slice": dict(self.confirmed_by_slice),
+            "untriaged_regressions": self.untriaged,
+            "sensitivity": (
+                None
+                if self.sensitivity is None
+                else {
+                    "removed": list(self.sensitivity.removed),
+                    "line": self.sensitivity.line,
+                    "verdict": (
+                        self.sensitivity.analysis.verdict
+                        if self.sensitivity.analysis is not None
+                        else None
+                    ),
+                }
+            ),
+        }
+
+
+def effect_text(analysis: Analysis) -> str:
+    """The overall effect with the interval the verdict rests on, and the verdict in words."""
+    estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
+    unit = " pts" if analysis.in_points else ""
+    what = "" if analysis.binary is not None else "mean Δ "
+    lo, hi = analysis.decision_ci
+    k = interval_digits(lo, hi, analysis.in_points)
+    value = f"{what}{signed(estimate, analysis.in_points, k)}{unit}"
+    verdict = VERDICT_SHORT[analysis.verdict]
+    if analysis.verdict == "insufficient_data" or math.isnan(lo) or math.isnan(hi):
+        return f"{value}, {verdict}"
+    interval = f"[{signed(lo, analysis.in_points, k)}, {signed(hi, analysis.in_points, k)}]"
+    clustered = " (clusters)" if analysis.clustered else ""
+    if analysis.clusters_pending:
+        clustered = " (item-level; clusters pending)"
+    return f"{value} {interval}{clustered}, {verdict}"
+
+
+def decide(
+    analysis: Analysis,
+    gates: tuple[Any, ...],
+    session: ReviewSession | None,
+    meanings: TagMeanings,
+    *,
+    accept_mismatch: bool = False,
+) -> Decision:
+    """Fold the analysis, the gates, the reviewer's tags and the notices into one decision."""
+    reasons: list[Reason] = []
+    reasons += _comparability(analysis, accept_mismatch)
+    margins = [g for g in gates if g.kind in MARGIN_KINDS]
+    failed = [g for g in gates if g.status == "failed" and g.kind not in MARGIN_KINDS]
+    if failed:
+        names = "; ".join(g.name for g in failed)
+        shown = "; ".join(g.name for g in failed[:SHOWN_GATES])
+        shown += "; …" if len(failed) > SHOWN_GATES else ""
+        reasons.append(
+            Reason(
+                "gates_failed",
+                f"{plural(len(failed), 'release gate')} failed: {names}",
+                f"{plural(len(failed), 'gate')} failed ({shown})",
+                blocking=True,
+                item_ids=tuple(i for g in failed for i in g.item_ids),
+            )
+        )
+    tags = _regression_tags(analysis, session)
+    confirmed = tuple(i for i, tag in tags.items() if meanings.meaning(tag) == CONFIRMED)
+    by_slice = _by_slice(analysis, confirmed)
+    if confirmed:
+        where = ", ".join(f"{name} {count}" for name, count in list(by_slice.items()))
+        shown = ", ".join(list(by_slice)[:SHOWN_SLICES])
+        more = "…" if len(by_slice) > SHOWN_SLICES else ""
+        reasons.append(
+            Reason(
+                "confirmed_regressions",
+                f"{plural(len(confirmed), 'regression')} tagged as confirmed"
+                + (f" (by slice: {where})" if by_slice else ""),
+                f"{plural(len(confirmed), 'confirmed regression')}"
+                + (f" ({shown}{more})" if by_slice else ""),
+                blocking=True,
+                item_ids=confirmed,
+            )
+        )
+    reasons += _margin_reasons(margins)
+    within = any(g.status == "passed" for g in margins)
+    if analysis.verdict == "regressed" and within:
+        reasons.append(
+            Reason(
+                "regressed_within_margin",
+                f"the candidate is worse ({effect_text(analysis)}), but by less than the "
+                "policy's margin allows",
+                "worse, within the margin",
+            )
+        )
+    elif analysis.verdict == "regressed":
+        reasons.append(
+            Reason(
+                "regressed",
+                f"the candidate regressed: {effect_text(analysis)}",
+                "regressed",
+                blocking=True,
+            )
+        )
+    decided = any(g.status in ("passed", "failed") for g in margins)
+    if analysis.verdict == "insufficient_data" and decided:
+        # Only "no item changed" leaves a margin decidable (too few items or clusters leave
+        # it undecided too): nothing to weigh for a difference, and the margin decides.
+        reasons.append(
+            Reason(
+                "nothing_to_weigh",
+                f"{_no_verdict_text(analysis)}; the margin decides",
+                "no item changed",
+            )
+        )
+    elif analysis.verdict == "insufficient_data":
+        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
+    reasons += _outcome_mix(analysis)
+    untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
+    still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
+    if untriaged:
+        text = f"{len(untriaged):,} of {plural(len(analysis.regressions), 'regression')} untriaged"
+        if still_open:
+            text += f" ({len(still_open):,} tagged as still open)"
+        reasons.append(
+            Reason(
+                "untriaged",
+                text,
+                f"{len(untriaged):,} of {len(analysis.regressions):,} untriaged",
+                item_ids=untriaged,
+            )
+        )
+    pending = [g for g in gates if g.status == "pending"]
+    if pending:
+        reasons.append(
+            Reason(
+                "gates_pending",
+                f"{plural(len(pending), 'gate')} pending: " + "; ".join(g.name for g in pending),
+                f"{plural(len(pending), 'gate')} pending",
+            )
+        )
+    if analysis.clusters_pending:
+        reasons.append(
+            Reason(
+                "clusters_pending",
+                "the cluster-aware interval is still being computed: the verdict may change",
+                "clusters pending",
+            )
+        )
+    reasons += _notices(session)
+    reasons += _incomplete_runs(analysis)
+    sensitivity = _sensitivity(analysis, session, meanings)
+    if sensitivity is not None:
+        reasons.append(
+            Reason(
+                "grader_errors",
+                f"{plural(len(sensitivity.removed), 'item')} tagged as grader errors; "
+                f"sensitivity analysis {sensitivity.line}",
+                f"{plural(len(sensitivity.removed), 'grader error')}",
+                item_ids=sensitivity.removed,
+            )
+        )
+    status = _status(reasons)
+    effect = effect_text(analysis)
+    # Blocking reasons first, then the margin's answer (the first line must say it), then
+    # the rest.
+    ordered = sorted(reasons, key=lambda r: (not r.blocking, not r.kind.startswith("margin_")))
+    shorts = [r.short for r in ordered]
+    if len(shorts) > SHOWN_REASONS:
+        shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
+    if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
+        shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
+    line = " · ".join([STATUS_WORDS[status], *shorts, f"overall {effect}"])
+    by_tag: dict[str, int] = {}
+    for tag in tags.values():
+        if tag is not None:
+            by_tag[tag] = by_tag.get(tag, 0) + 1
+    return Decision(
+        status=status,
+        line=line,
+        reasons=tuple(reasons),
+        exit_code=EXIT_CODES[status],
+        verdict=analysis.verdict,
+        effect=effect,
+        by_tag=by_tag,
+        confirmed_by_slice=by_slice,
+        untriaged=len(untriaged),
+        sensitivity=sensitivity,
+    )
+
+
+def _status(reasons: list[Reason]) -> str:
+    kinds = {r.kind for r in reasons}
+    if "not_comparable" in kinds:
+        return "not_comparable"
+    if any(r.blocking for r in reasons):
+        return "blocked"
+    if "no_verdict" in kinds or "margin_no_verdict" in kinds:
+        return "not_enough_data"
+    if not kinds <= set(INFORMATIONAL):
+        return "needs_review"
+    return "ready"
+
+
+def _margin_reasons(margins: list[Any]) -> list[Reason]:
+    """The policy's margin, answered: shown (said, blocks nothing), not shown (blocks), or no
+    answer for want of data (no verdict). A pending one waits with the pending gates."""
+    out = []
+    for g in margins:
+        text = f"{g.name}: {g.detail}"
+        short = g.summary or g.name
+        if g.status == "failed":
+            out.append(Reason("margin_not_shown", text, short, blocking=True))
+        elif g.status == "undecided":
+            out.append(Reason("margin_no_verdict", text, short))
+        elif g.status == "passed":
+            out.append(Reason("margin_shown", text, short))
+    return out
+
+
+def _comparability(analysis: Analysis, accept_mismatch: bool) -> list[Reason]:
+    base, cand = analysis.paired.baseline.metadata, analysis.paired.candidate.metadata
+    differ = [
+        f"{key} ({base[key]!r} vs {cand[key]!r})"
+        for key in SAME_EXPERIMENT_KEYS
+        if base.get(key) is not None and cand.get(key) is not None and base[key] != cand[key]
+    ]
+    if not differ:
+        return []
+    text = "the runs measure different things: they differ in " + ", ".join(differ)
+    if accept_mismatch:
+        return [Reason("mismatch_accepted", text + " (accepted as intended)", "mismatch accepted")]
+    keys = ", ".join(d.split(" ", 1)[0] for d in differ)
+    return [
+        Reason(
+            "not_comparable",
+            text + "; if this comparison is intended, say so with --accept-mismatch",
+            f"runs differ in {keys}",
+        )
+    ]
+
+
+def _incomplete_runs(analysis: Analysis) -> list[Reason]:
+    out = []
+    for arm, run in (
+        ("baseline", analysis.paired.baseline),
+        ("candidate", analysis.paired.candidate),
+    ):
+        status = run.metadata.get("run_status")
+        if status is not None and status not in FINISHED_STATUSES:
+            out.append(
+                Reason(
+                    "run_incomplete",
+                    f"the {arm} log's run status is {status!r}: it may be incomplete",
+                    f"{arm} run {status}",
+                )
+            )
+    return out
+
+
+def _notices(session: ReviewSession | None) -> list[Reason]:
+    if session is None:
+        return []
+    words = {
+        INPUTS_CHANGED: "input changed",
+        STALE_TAGS: "tags stale",
+        POLICY_CHANGED: "policy changed",
+    }
+    return [
+        Reason(notice.kind, notice.text, words[notice.kind])
+        for notice in session.notices
+        if notice.kind in words
+    ]
+
+
+SHOWN_CATEGORIES = 2  # categories named on the first line when the outcome mix moved
+
+
+def _outcome_mix(analysis: Analysis) -> list[Reason]:
+    """The outcome categories moved (Stuart-Maxwell rejects at the analysis alpha): the
+    verdict is the metric's, but a pass rate that held while refusals replaced wrong answers
+    is a different model, so the first line names the categories that moved most."""
+    c = getattr(analysis, "categorical", None)
+    if c is None or not c.rejects:
+        return []
+    t = c.test
+    p = format_p(t.p_value)
+    moved = c.moved_most()
+    short = ", ".join(
+        f"{one_line(m.level, 24)} {points(m.delta)} pts" for m in moved[:SHOWN_CATEGORIES]
+    )
+    details = "; ".join(
+        f"{one_line(m.level, 60)} {percent(m.baseline_share)} → {percent(m.candidate_share)} "
+        f"({points(m.delta)} pts [{points(m.ci.lower)}, {points(m.ci.upper)}], "
+        f"adjusted p = {format_p(m.p_adjusted)})"
+        for m in moved
+    )
+    if c.family_label:  # one pair of several runs: the p that decided is the adjusted one
+        p = f"{p}, adjusted over the {c.family_label} {format_p(c.p_family)}"
+    text = (
+        f"the mix of outcomes changed (Stuart-Maxwell chi² = {t.statistic:.2f} on {t.df} df, "
+        f"p = {p}, below alpha {c.alpha:g}): {details}"
+    )
+    if t.note:
+        text += f"; {t.note}"
+    return [Reason("outcome_mix", text, f"outcome mix changed (Stuart-Maxwell p = {p}): {short}")]
+
+
+def _no_verdict_text(analysis: Analysis) -> str:
+    flags = set(analysis.flags)
+    if "too_few_clusters" in flags:
+        c = analysis.clusters
+        return (
+            f"only {c.labelled_clusters} clusters: too few for any cluster-aware interval "
+            "to be trusted, so there is no verdict"
+        )
+    if "no_discordant" in flags or "all_zero" in flags:
+        return "no item changed: nothing to weigh, so there is no verdict"
+    return f"only {analysis.paired.n} paired items: counts only, no verdict"
+
+
+def _regression_tags(analysis: Analysis, session: ReviewSession | None) -> dict[str, str | None]:
+    """Each regression's tag (None: untagged), in the regression list's order."""
+    if session is None:
+        return dict.fromkeys(analysis.regressions)
+    items = session.items
+    return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
+
+
+def _by_slice(analysis: Analysis, item_ids: tuple[str, ...]) -> dict[str, int]:
+    """How many of `item_ids` fall in each slice, most first (empty without slices)."""
+    items = analysis.paired.items
+    if not item_ids or SLICE not in items.columns:
+        return {}
+    wanted = pl.Series(list(item_ids), dtype=pl.String).implode()
+    counts = (
+        items.filter(pl.col(ITEM_ID).is_in(wanted))
+        .group_by(pl.col(SLICE).fill_null("(no slice)"))
+        .len()
+        .sort(["len", SLICE], descending=[True, False])
+    )
+    return dict(zip(counts[SLICE].to_list(), counts["len"].to_list(), strict=True))
+
+
+def _sensitivity(
+    analysis: Analysis, session: ReviewSession | None, meanings: TagMeanings
+) -> Sensitivity | None:
+    """The analysis without the discordant items tagged as grader errors (both arms)."""
+    if session is None:
+        return None
+    discordant = (*analysis.regressions, *analysis.improvements)
+    removed = tuple(
+        i
+        for i in discordant
+        if i in session.items and meanings.meaning(session.items[i].tag) == GRADER_ERROR
+    )
+    if not removed:
+        return None
+    paired = analysis.paired
+    keep = paired.items.filter(
+        ~pl.col(ITEM_ID).is_in(pl.Series(list(removed), dtype=pl.String).implode())
+    )
+    if keep.height < 2:
+        return Sensitivity(removed, None)
+    again = analyze(replace(paired, items=keep), analysis.options, clusters=analysis.clusters_done)
+    return Sensitivity(removed, again)
+
+
+# --- two runs of different items (analysis.independent) ---------------------------------------
+
+# What must agree even between two samples of different items: a different scorer, metric,
+# filter or harness measures something else. Different datasets or tasks are what two samples
+# may have (design rule D1): said, never refused.
+INDEPENDENT_SAME_KEYS = ("scorer", "metric", "filter", "harness")
+NO_VERDICT_INDEPENDENT = {
+    "small_n": "an arm has fewer than 30 items ({sizes}): counts only, no verdict",
+    "no_variation": "every item in both arms has the same outcome: nothing to weigh, no verdict",
+    "zero_variance": "every score is the same within each arm: Welch's t is undefined, no verdict",
+}
+
+
+def decide_independent(analysis: Any, *, accept_mismatch: bool = False) -> Decision:
+    """The decision on an independent (unpaired) comparison, made as `decide` makes it for a
+    pair, with one more rule: it is at best NEEDS REVIEW. There are no item pairs to triage,
+    and two samples of different items say less than one set of items seen twice, so a person
+    reads the comparison before anyone approves (exit 0, never READY TO APPROVE).
+
+    A "regressed" verdict blocks; no verdict (an arm under 30 items, nothing to weigh) is NOT
+    ENOUGH DATA; a different scorer, metric, filter or harness is NOT COMPARABLE unless
+    `--accept-mismatch`; a policy's gates and margins are read on item pairs and cannot be
+    evaluated here, which is NOT ENOUGH DATA too (a CI job must not pass on gates nobody read).
+    """
+    from evaltui.core.analysis.independent import LABEL
+    from evaltui.core.analysis.independent import effect_text as unpaired_effect
+    from evaltui.core.compare.choose_design import ITEM_SOURCE_KEYS, source_mismatch
+
+    c = analysis.comparison
+    base_run, cand_run = analysis.runs
+    label = Reason(
+        "independent",
+        f"{LABEL}: {analysis.design.reason}; there are no item pairs to triage, so the "
+        "decision is at best needs review",
+        LABEL,
+    )
+    reasons: list[Reason] = []
+    differ = [
+        f"{key} ({base_run.metadata[key]!r} vs {cand_run.metadata[key]!r})"
+        for key in INDEPENDENT_SAME_KEYS
+        if base_run.metadata.get(key) is not None
+        and cand_run.metadata.get(key) is not None
+        and base_run.metadata[key] != cand_run.metadata[key]
+    ]
+    if differ:
+        text = "the runs measure different things: they differ in " + ", ".join(differ)
+        keys = ", ".join(d.split(" ", 1)[0] for d in differ)
+        if accept_mismatch:
+            reasons.append(Reason("mismatch_accepted", text + " (accepted as intended)", keys))
+        else:
+            reasons.append(
+                Reason(
+                    "not_comparable",
+                    text + "; if this comparison is intended, say so with --accept-mismatch",
+                    f"runs differ in {keys}",
+                )
+            )
+    sources = source_mismatch(base_run, cand_run)
+    if sources:
+        named = ", ".join(f"{key} {a!r} vs {b!r}" for key, a, b in sources)
+        reasons.append(
+            Reason(
+                "different_sources",
+                f"the arms come from different item sources ({named}): the comparison assumes "
+                f"both are samples of one population of items ({', '.join(ITEM_SOURCE_KEYS)})",
+                "different item sources",
+            )
+        )
+    effect = f"{unpaired_effect(analysis)} (independent), {VERDICT_SHORT[analysis.verdict]}"
+    if analysis.verdict == "regressed":
+        reasons.append(
+            Reason("regressed", f"the candidate regressed: {effect}", "regressed", blocking=True)
+        )
+    if analysis.verdict == "insufficient_data":
+        flag = next(f for f in ("small_n", "no_variation", "zero_variance") if f in c.flags)
+        sizes = f"baseline {c.baseline.n:,}, candidate {c.candidate.n:,}"
+        reasons.append(
+            Reason("no_verdict", NO_VERDICT_INDEPENDENT[flag].format(sizes=sizes), "no verdict")
+        )
+    policy = analysis.policy
+    unread = _policy_rules(policy)
+    if unread:
+        reasons.append(
+            Reason(
+                "gates_not_evaluated",
+                f"the policy's {plural(len(unread), 'rule')} ({'; '.join(unread)}) are read on "
+                "item pairs and cannot be evaluated on an independent comparison",
+                f"{plural(len(unread), 'policy rule')} not evaluated",
+            )
+        )
+    for arm, run in (("baseline", base_run), ("candidate", cand_run)):
+        status = run.metadata.get("run_status")
+        if status is not None and status not in FINISHED_STATUSES:
+            reasons.append(
+                Reason(
+                    "run_incomplete",
+                    f"the {arm} log's run status is {status!r}: it may be incomplete",
+                    f"{arm} run {status}",
+                )
+            )
+    status = _status([label, *reasons])
+    if unread and status in ("needs_review", "ready"):
+        status = "not_enough_data"
+    ordered = sorted(reasons, key=lambda r: not r.blocking)
+    shorts = [r.short for r in ordered]
+    if len(shorts) > SHOWN_REASONS:
+        shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
+    line = " · ".join([STATUS_WORDS[status], LABEL, *shorts, f"overall {effect}"])
+    return Decision(
+        status=status,
+        line=line,
+        reasons=(label, *ordered),
+        exit_code=EXIT_CODES[status],
+        verdict=analysis.verdict,
+        effect=effect,
+        by_tag={},
+        confirmed_by_slice={},
+        untriaged=0,
+        sensitivity=None,
+    )
+
+
+def _policy_rules(policy: Any) -> list[str]:
+    """The names of the policy's rules an independent comparison cannot read."""
+    if policy is None:
+        return []
+    names = [g.name for g in policy.gates]
+    if policy.min_effect is not None:
+        names.append(f"min_effect {policy.min_effect:g}")
+    margin = getattr(policy, "margin", None)
+    if margin is not None:
+        names.append(f"{margin[0].replace('_', '-')} margin {margin[1]:g}")
+    return names

@@ -1,0 +1,386 @@
+"""Inspect AI `.eval` logs: a zip archive with one JSON member per sample.
+
+Layout (Inspect >= 0.3.5x): `header.json` (the EvalLog without samples: spec, status, results),
+`samples/{id}_epoch_{n}.json` (one EvalSample each), `summaries.json` (one EvalSampleSummary per
+sample: id, epoch, score values, error), `reductions.json`, and a journal written while the run is
+going: `_journal/start.json` (spec only) and `_journal/summaries/{k}.json`. The first `.eval`
+releases kept `start.json`, `results.json`, `summary.json` and `summaries/{k}.json` at the root;
+those load too.
+
+Statistics come from the summaries when there are any, so opening a run reads a few members,
+not every sample body; a sample member is read only when its summary lacks what the statistics
+need, and otherwise when drill-down asks for that row. Every member read is capped
+(`MAX_MEMBER_BYTES`, checked against the declared size before a byte is inflated), and every zip
+or JSON failure becomes an `InputError` naming the file and the member. Members may be stored,
+deflated or zstd-compressed (Inspect's default since 0.3.206; `zip_members.py` reads those on
+every supported Python).
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+import threading
+import zipfile
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats.contract import LoadOptions, NoOptions, check_row, ensure_same_file
+from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.inspect_common import (
+    SampleFacts,
+    as_dict,
+    build_table,
+    check_has_samples,
+    check_scored,
+    choose_scorer,
+    has_scores,
+    run_metadata,
+    sample_facts,
+    sample_transcript,
+    transcript_field,
+)
+from evaltui.core.read.formats.jsontext import (
+    DuplicateKey,
+    duplicate_problem,
+    loads,
+    locate_duplicate,
+)
+from evaltui.core.read.formats.native import fingerprint
+from evaltui.core.read.formats.zip_members import MemberError, read_member
+from evaltui.core.read.runs import Run, RunSource, Transcript
+
+NAME = "inspect_eval"
+Options = NoOptions  # no options of its own: only the common --metric
+MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
+
+ZIP_MAGIC = b"PK\x03\x04"
+HEADER_JSON = "header.json"
+JOURNAL_START = "_journal/start.json"
+SUMMARIES_JSON = "summaries.json"
+JOURNAL_SUMMARY = re.compile(r"^_journal/summaries/(\d+)\.json$")
+LEGACY_START = "start.json"  # the first .eval layout (late 2024)
+LEGACY_RESULTS = "results.json"
+LEGACY_SUMMARY_JSON = "summary.json"
+LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
+SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
+FIRST_MEMBERS = (JOURNAL_START, HEADER_JSON, LEGACY_START)  # what Inspect writes first
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A zip whose first member is Inspect's start record, or that holds Inspect's header."""
+    if not head.startswith(ZIP_MAGIC):
+        return False
+    if _first_member_name(head) in FIRST_MEMBERS:
+        return True  # decided from the head alone, so a truncated log is still recognised
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except Exception:  # any unreadable zip is simply not recognised here
+        return False
+    return HEADER_JSON in names or JOURNAL_START in names
+
+
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    stamp = fingerprint(path)
+    with _open_archive(path) as archive:
+        members = _members(archive)
+        header, default_status = _read_header(path, archive, members)
+        facts, rows, sample_source = _eager_pass(path, archive, members, header)
+    check_has_samples(path, facts)
+    check_scored(path, header, facts)
+    scorer = choose_scorer(path, header, facts, options.metric)
+    table = build_table(path, facts, scorer, options.metric)
+    metadata = run_metadata(header, scorer, facts, default_status=default_status)
+    metadata["sample_source"] = sample_source
+    return Run(
+        source=source,
+        table=table,
+        transcripts=EvalTranscripts(path, rows, scorer, stamp),
+        metadata=metadata,
+    )
+
+
+@dataclass(frozen=True)
+class _RowSource:
+    """Where a row's transcript comes from: its sample member, else the summary kept in memory."""
+
+    member: str | None
+    summary: dict[str, Any] | None
+    record: str
+
+
+class EvalTranscripts:
+    """Reads one sample member per opened row; the archive handle is opened once and shared."""
+
+    def __init__(
+        self, path: Path, rows: Sequence[_RowSource], scorer: str | None, stamp: tuple[int, int]
+    ) -> None:
+        self._path = path
+        self._rows = list(rows)
+        self._scorer = scorer
+        self._stamp = stamp
+        self._lock = threading.Lock()
+        self._archive: zipfile.ZipFile | None = None
+
+    def read(self, row: int) -> Transcript:
+        check_row(row, len(self._rows))
+        source = self._rows[row]
+        if source.member is None:
+            return sample_transcript(source.summary or {}, self._scorer, source.record)
+        sample = self._read_member(source.member)
+        return sample_transcript(sample, self._scorer, source.member)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        return [transcript_field(self.read(row), name) for row in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self.close_archive()
+
+    def close_archive(self) -> None:
+        """Close the shared archive handle; the caller holds the lock."""
+        if self._archive is not None:
+            self._archive.close()
+            self._archive = None
+
+    def _read_member(self, member: str) -> dict[str, Any]:
+        with self._lock:
+            try:
+                ensure_same_file(self._path, self._stamp, record=member)
+            except InputError:
+                self.close_archive()  # its central directory is the old file's
+                raise
+            if self._archive is None:
+                self._archive = _open_archive(self._path)
+            try:
+                info = self._archive.getinfo(member)
+            except KeyError:
+                raise InputError(
+                    self._path, "the sample member is missing", record=member
+                ) from None
+            sample = _read_json(self._path, self._archive, info)
+        return as_dict(self._path, sample, "sample", record=member)
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading the archive
+
+
+def _eager_pass(
+    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], header: dict
+) -> tuple[list[SampleFacts], list[_RowSource], str]:
+    """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
+    sample_members = {
+        (m["id"], int(m["epoch"])): name
+        for name in members
+        if (m := SAMPLE_MEMBER.match(name)) is not None
+    }
+    facts: list[SampleFacts] = []
+    rows: list[_RowSource] = []
+    position: dict[tuple[str, int], int] = {}
+
+    def keep(fact: SampleFacts, row: _RowSource) -> None:
+        key = (fact.item_id, fact.epoch)
+        if key in position:  # the journal can repeat a sample; the member holds the last one
+            facts[position[key]] = fact
+            rows[position[key]] = row
+        else:
+            position[key] = len(facts)
+            facts.append(fact)
+            rows.append(row)
+
+    summaries, summary_source = _read_summaries(path, archive, members)
+    unscored_log = _header_says_unscored(header) and not any(
+        isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
+    )
+    for record, summary in summaries:
+        fact = sample_facts(path, summary, record)
+        member = sample_members.get((fact.item_id, fact.epoch))
+        if member is not None:  # name both: the value at fault is the summary's copy
+            fact = SampleFacts(
+                fact.item_id, fact.epoch, fact.scores, fact.error, f"{member} via {record}"
+            )
+        if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
+            # an old summary has no `error` field, and a thinned one may lack the score: the
+            # member is the authority
+            fact = _facts_from_member(path, archive, members[member], fact)
+        keep(fact, _RowSource(member, None if member else summary, member or fact.record))
+    unsummarised = [m for key, m in sample_members.items() if key not in position]
+    for member in unsummarised:
+        fact = _facts_from_member(path, archive, members[member], None)
+        keep(fact, _RowSource(member, None, member))
+    if not summaries:
+        return facts, rows, "samples"
+    if unsummarised:
+        return facts, rows, f"{summary_source} + {len(unsummarised)} sample members"
+    return facts, rows, summary_source
+
+
+def _facts_from_member(
+    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, expected: SampleFacts | None
+) -> SampleFacts:
+    sample = _read_json(path, archive, info)
+    fact = sample_facts(path, sample, info.filename)
+    if expected is not None and (fact.item_id, fact.epoch) != (expected.item_id, expected.epoch):
+        raise InputError(
+            path,
+            f"the member holds sample id {fact.item_id} epoch {fact.epoch}, but its name and "
+            f"summary say id {expected.item_id} epoch {expected.epoch}",
+            record=info.filename,
+            field="id",
+        )
+    return fact
+
+
+def _read_summaries(
+    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+) -> tuple[list[tuple[str, Any]], str]:
+    """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
+    for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
+        if consolidated in members:
+            return _summary_list(path, archive, members[consolidated]), consolidated
+    for pattern in (JOURNAL_SUMMARY, LEGACY_SUMMARY):
+        parts = sorted(
+            (int(m.group(1)), name) for name in members if (m := pattern.match(name)) is not None
+        )
+        if parts:
+            found: list[tuple[str, Any]] = []
+            for _, name in parts:
+                found.extend(_summary_list(path, archive, members[name]))
+            directory = parts[0][1].rsplit("/", 1)[0]
+            return found, f"{directory}/*.json"
+    return [], ""
+
+
+def _summary_list(
+    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo
+) -> list[tuple[str, Any]]:
+    data = _read_json(path, archive, info)
+    if not isinstance(data, list):
+        raise InputError(
+            path,
+            f"expected a JSON list of sample summaries, got {type(data).__name__}",
+            record=info.filename,
+        )
+    return [(element(info.filename, i), item) for i, item in enumerate(data)]
+
+
+def _header_says_unscored(header: dict[str, Any]) -> bool:
+    results = header.get("results")
+    return isinstance(results, dict) and results.get("scores") == []
+
+
+def _read_header(
+    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+) -> tuple[dict[str, Any], str]:
+    """The log header and the status to assume when it records none."""
+    if HEADER_JSON in members:
+        header = as_dict(path, _read_json(path, archive, members[HEADER_JSON]), "header.json")
+        record = HEADER_JSON
+        default_status = "unknown"
+    elif JOURNAL_START in members:  # still running, or it crashed before writing the header
+        header = as_dict(path, _read_json(path, archive, members[JOURNAL_START]), JOURNAL_START)
+        record = JOURNAL_START
+        default_status = "started"
+    elif LEGACY_START in members:
+        header = dict(as_dict(path, _read_json(path, archive, members[LEGACY_START]), "start"))
+        record = LEGACY_START
+        default_status = "started"
+        if LEGACY_RESULTS in members:
+            results = _read_json(path, archive, members[LEGACY_RESULTS])
+            header.update(as_dict(path, results, "results", record=LEGACY_RESULTS))
+    else:
+        raise InputError(
+            path,
+            "not an Inspect .eval log: the zip has neither header.json nor _journal/start.json",
+        )
+    as_dict(path, header.get("eval"), "eval", record=record)
+    return header, default_status
+
+
+def _open_archive(path: Path) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(path)
+    # NotImplementedError: a central directory naming a zip version zipfile does not read
+    except (
+        zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+        NotImplementedError,
+    ) as exc:  # fmt: skip
+        raise InputError(
+            path,
+            f"not a readable Inspect .eval archive: {exc} (is the file truncated, or still being "
+            "written?)",
+        ) from None
+
+
+def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    return {info.filename: info for info in archive.infolist() if not info.is_dir()}
+
+
+def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
+    cap = MAX_MEMBER_BYTES
+    if info.file_size > cap:
+        raise InputError(
+            path,
+            f"the member declares {info.file_size} bytes uncompressed, over the {cap}-byte limit "
+            "for one member; refusing to inflate it",
+            record=info.filename,
+        )
+    try:
+        data = read_member(archive, info, path, cap)
+    except MemberError as exc:
+        raise InputError(
+            path, f"cannot read the member from the archive: {exc}", record=info.filename
+        ) from None
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        EOFError,
+        OSError,
+        NotImplementedError,
+        RuntimeError,
+        ValueError,
+        struct.error,
+    ) as exc:
+        raise InputError(
+            path, f"cannot read the member from the archive: {exc}", record=info.filename
+        ) from None
+    if len(data) > cap:
+        raise InputError(
+            path,
+            f"the member inflates to more than the {cap}-byte limit for one member",
+            record=info.filename,
+        )
+    try:
+        return loads(data)
+    except DuplicateKey as exc:
+        found = locate_duplicate(data)
+        field, line = found if found is not None else (exc.key, None)
+        raise InputError(
+            path, duplicate_problem(exc), line=line, record=info.filename, field=field
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise InputError(
+            path, f"the member is not UTF-8 JSON: {exc}", record=info.filename
+        ) from None
+    except (ValueError, RecursionError) as exc:
+        raise InputError(
+            path, f"the member is not valid JSON: {exc}", record=info.filename
+        ) from None
+
+
+def _first_member_name(head: bytes) -> str | None:
+    """The file name in the first local file header of a zip (offset 30, length at 26)."""
+    if len(head) < 30:
+        return None
+    (name_length,) = struct.unpack("<H", head[26:28])
+    name = head[30 : 30 + name_length]
+    if len(name) < name_length:
+        return None
+    return name.decode("utf-8", errors="replace")

@@ -1,0 +1,102 @@
+"""Inspect AI `.json` logs: one JSON document, the EvalLog with its samples inline.
+
+The whole document has to be parsed to reach the samples, so it is parsed once; the statistics
+are taken from it and each sample is kept in a compact form (no events, no store) for drill-down.
+The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_common`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats.contract import LoadOptions, NoOptions, check_row
+from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.inspect_common import (
+    as_dict,
+    build_table,
+    check_has_samples,
+    check_scored,
+    choose_scorer,
+    compact_sample,
+    run_metadata,
+    sample_facts,
+    sample_transcript,
+    transcript_field,
+)
+from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, read_json_file
+from evaltui.core.read.runs import Run, RunSource, Transcript
+
+NAME = "inspect_json"
+Options = NoOptions  # no options of its own: only the common --metric
+KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A JSON object whose first top-level keys include "version" and "eval"."""
+    text = head.removeprefix(UTF8_BOM).lstrip()
+    if not text.startswith(b"{"):
+        return False
+    top = (key for where, key in object_keys(text) if where == ())
+    keys = list(itertools.islice(top, KEYS_TO_SCAN))
+    return "version" in keys and "eval" in keys
+
+
+def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
+    source = RunSource.of(path, NAME)
+    log = _parse(path)
+    header = {key: value for key, value in log.items() if key != "samples"}
+    samples = log.get("samples")
+    if samples is None:
+        samples = []
+    if not isinstance(samples, list):
+        raise InputError(
+            path, f"expected a list of samples, got {type(samples).__name__}", field="samples"
+        )
+    facts = []
+    first_record: dict[tuple[str, int], str] = {}
+    for i, sample in enumerate(samples):
+        fact = sample_facts(path, sample, element("samples", i))
+        key = (fact.item_id, fact.epoch)
+        if key in first_record:
+            raise InputError(
+                path,
+                f"sample id {fact.item_id} epoch {fact.epoch} appears twice (first at "
+                f"{first_record[key]}); expected one sample per id and epoch",
+                record=fact.record,
+                field="id",
+            )
+        first_record[key] = fact.record
+        facts.append(fact)
+    check_has_samples(path, facts)
+    check_scored(path, header, facts)
+    scorer = choose_scorer(path, header, facts, options.metric)
+    table = build_table(path, facts, scorer, options.metric)
+    metadata = run_metadata(header, scorer, facts, default_status="unknown")
+    transcripts = JsonTranscripts([compact_sample(s) for s in samples], scorer)
+    return Run(source=source, table=table, transcripts=transcripts, metadata=metadata)
+
+
+class JsonTranscripts:
+    """The samples are already in memory (compacted); a read renders one."""
+
+    def __init__(self, samples: Sequence[dict[str, Any]], scorer: str | None) -> None:
+        self._samples = list(samples)
+        self._scorer = scorer
+
+    def read(self, row: int) -> Transcript:
+        check_row(row, len(self._samples))
+        return sample_transcript(self._samples[row], self._scorer, element("samples", row))
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        return [transcript_field(self.read(row), name) for row in rows]
+
+
+def _parse(path: Path) -> dict[str, Any]:
+    log = read_json_file(path)
+    log = as_dict(path, log, "(top level)")
+    as_dict(path, log.get("eval"), "eval")
+    return log

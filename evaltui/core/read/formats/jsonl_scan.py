@@ -1,0 +1,345 @@
+"""One pass over a JSON Lines file for its statistics columns, sha256 and line index.
+
+Reading a multi-gigabyte run three times (hash, newline index, parse) costs three passes, and
+handing polars the whole file maps all of it into memory. So a big file is read once, in
+blocks that end at a line break: each block is hashed (in a helper thread; hashlib releases the
+GIL), its line starts are recorded, and polars parses only the statistics keys of its lines.
+Peak memory is a couple of blocks plus the parsed columns, whatever the file size. A file of
+up to WHOLE_FILE_MAX bytes is handed to polars whole instead (mapping it costs at most that
+much memory, and one call is much cheaper than many), while one pass hashes and indexes it.
+
+polars does not see everything wrong with a line: of a key written twice it takes the first value
+(Python and jq the last), it decodes an escaped key (`"p\\u0061ssed"`) as the key, and it reads
+any JSON value (`1.5`, `true`, `[1]`) into a text column. So each block's lines also go through a
+few regular expressions in polars (Rust, both cores, no Python per line): a line where a
+statistics key occurs twice, where a key holds an escape, or where a text key holds something
+else than a string (or, for an id, an integer) is a *suspect*, and the caller reads the suspects
+again in Python, which names the line, the key and the value (or finds nothing wrong). A line
+that is none of these holds each statistics key at most once, spelled as written, so the values
+polars read are the ones every JSON reader reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from array import array
+from collections.abc import Collection, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from polars.exceptions import PanicException
+
+from evaltui.core.read import meter
+from evaltui.core.read.formats.line_index import LineIndex
+
+# Bytes per block; grows when a single line is longer. Kept under glibc's largest mmap threshold
+# (32 MiB): bigger blocks are fresh mappings each time, and their page faults made a 2.4 GB file
+# take 5.4 s instead of 3.9 s (64 MiB against 16 MiB blocks, bench/scale.py breakdown).
+BLOCK = 16 << 20
+# Files up to this size are parsed by polars in one call (it maps the file: this much RSS at
+# most); above it, block by block. 256 MiB covers ~100,000 records of 2 KB.
+WHOLE_FILE_MAX = 256 << 20
+WHITESPACE = b" \t\r\n"
+
+
+@dataclass(frozen=True, eq=False)
+class Scan:
+    frame: pl.DataFrame  # the statistics columns, one row per non-blank line
+    sha256: str
+    lines: LineIndex
+    hash_checked: bool = True  # False: sha256 is a cache entry's, not yet recomputed
+    # 1-based numbers of the lines the caller must read again in Python before trusting the
+    # frame (see the module docstring); empty for a file written the usual way
+    suspects: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+
+
+def scan_jsonl(
+    path: Path,
+    schema: dict[str, pl.DataType],
+    block: int = BLOCK,
+    whole_file_max: int | None = None,
+    *,
+    texts: Collection[str] = (),
+    ids: Collection[str] = (),
+) -> Scan:
+    """Parse `schema`'s keys of every non-blank line; raises polars' error on a bad line.
+
+    Up to `whole_file_max` bytes (default WHOLE_FILE_MAX) polars parses the whole file at once
+    while one pass over it hashes and indexes the lines; bigger files are parsed block by block
+    so that memory stays bounded. The scan's `suspects` are the lines to read again
+    (`suspect_lines`): `texts` names the keys whose value must be a string or null (labels),
+    `ids` those that may also hold an integer (an item's id).
+    """
+    limit = WHOLE_FILE_MAX if whole_file_max is None else whole_file_max
+    check = _line_check(schema, texts, ids)
+    if path.stat().st_size <= limit:
+        return _scan_whole(path, schema, block, check)
+    return _scan_blocks(path, schema, block, check)
+
+
+def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: LineCheck) -> Scan:
+    """polars maps and parses the file in its own threads; meanwhile this thread reads it once
+    more in blocks (from the page cache) for the sha256 and the line index, while polars reads
+    the lines once more, streaming, for the suspects (`LineCheck.file`). Half the CPU of the
+    block-by-block parse at 240 MB (polars' per-call overhead and the copies it needs)."""
+    with ThreadPoolExecutor(max_workers=2) as parser:
+        parsed = parser.submit(pl.read_ndjson, _without_bom(path), schema=schema)
+        checked = parser.submit(check.file, path)
+        index = _LineIndexer()
+        with ThreadPoolExecutor(max_workers=1) as hasher:
+            digest = hashlib.sha256()
+            for buf, cut in _complete_lines(path, block):
+                with memoryview(buf) as view, view[:cut] as lines:
+                    hashed = hasher.submit(digest.update, lines)
+                    index.add(buf, cut)
+                    hashed.result()
+                meter.read(cut)
+        frame = parsed.result()
+        found = checked.result()
+    every = np.arange(1, index.next_line, dtype=np.int64)
+    consistent = found is not None and (found.size == 0 or found[-1] < index.next_line)
+    suspects = found if consistent else every
+    return Scan(frame=frame, sha256=digest.hexdigest(), lines=index.done(), suspects=suspects)
+
+
+def _scan_blocks(path: Path, schema: dict[str, pl.DataType], block: int, check: LineCheck) -> Scan:
+    """Hash, index and parse each block of whole lines; polars gets a copy of each block (it
+    takes bytes), at most two in flight, so peak memory is a few blocks plus the columns."""
+    digest = hashlib.sha256()
+    frames: list[pl.DataFrame] = []
+    suspects: list[np.ndarray] = []
+    index = _LineIndexer()
+    in_flight: list = []
+    with (
+        ThreadPoolExecutor(max_workers=1) as hasher,
+        ThreadPoolExecutor(max_workers=2) as parser,
+    ):
+        for buf, cut in _complete_lines(path, block):
+            with memoryview(buf) as view:
+                chunk = bytes(view[:cut])  # polars takes bytes; the hash reads the same copy
+            hashed = hasher.submit(digest.update, chunk)
+            first_line = index.next_line
+            text = chunk.removeprefix(UTF8_BOM) if first_line == 1 else chunk
+            parsed = parser.submit(pl.read_ndjson, text, schema=schema)
+            if index.add(chunk, cut):
+                in_flight.append(parsed)
+            suspects.append(check.block(chunk, first_line, index.next_line - first_line))
+            # Keep at most two chunks in flight: memory stays bounded, both cores stay busy.
+            while len(in_flight) > 1:
+                frames.append(in_flight.pop(0).result())
+            hashed.result()
+            meter.read(cut)
+            del chunk
+        frames.extend(f.result() for f in in_flight)
+    frame = pl.concat(frames) if frames else pl.DataFrame(schema=schema)
+    return Scan(
+        frame=frame, sha256=digest.hexdigest(), lines=index.done(), suspects=_joined(suspects)
+    )
+
+
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def _without_bom(path: Path) -> str | bytes:
+    """What polars parses: the file, or its bytes after a UTF-8 BOM (polars refuses one; the
+    hash and the line index still read the file as it is)."""
+    with path.open("rb") as handle:
+        if handle.read(len(UTF8_BOM)) != UTF8_BOM:
+            return _glob_literal(path)
+        return handle.read()
+
+
+def _glob_literal(path: Path) -> str:
+    """The path as polars' read_ndjson (which always expands globs, with no way to say not to)
+    reads it literally: each of [ * ? in a bracket class, so "[bold]x.jsonl" is that file."""
+    return re.sub(r"([\[*?])", r"[\1]", str(path))
+
+
+def _joined(parts: list[np.ndarray]) -> np.ndarray:
+    return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+
+# ---------------------------------------------------------------------------------------------
+# Suspect lines
+
+_REGEX_META = set("\\.+*?()|[]{}^$#&-~")
+
+
+def _rust_literal(text: str) -> str:
+    """`text` as a literal in a polars (Rust) regular expression."""
+    return "".join("\\" + ch if ch in _REGEX_META else ch for ch in text)
+
+
+def suspect_lines(
+    data: bytes | memoryview,
+    schema: dict[str, pl.DataType],
+    texts: Collection[str] = (),
+    ids: Collection[str] = (),
+    first_line: int = 1,
+) -> np.ndarray:
+    """The 1-based numbers of the lines of `data` that polars may have read differently from
+    Python: a key of `schema` written twice, a key holding an escape, a key of `texts` whose
+    value is not a string or null, or a key of `ids` whose value is not a string, null or an
+    integer of at most 19 digits. False alarms are allowed (Python finds nothing wrong
+    with the line), misses are not."""
+    lines = bytes(data)
+    count = lines.count(b"\n") + (0 if lines.endswith(b"\n") or not lines else 1)
+    return _line_check(schema, texts, ids).block(lines, first_line, count)
+
+
+@dataclass(frozen=True)
+class LineCheck:
+    """The check `suspect_lines` describes, its expression built once per scan; `None` for a
+    schema whose keys it cannot spell reliably (a quote, a backslash or a control character
+    in a key name): then every line is a suspect."""
+
+    flagged: pl.Expr | None
+
+    def block(self, data: bytes | memoryview, first_line: int, count: int) -> np.ndarray:
+        """The suspects of a block of `count` lines starting at line `first_line`."""
+        every = np.arange(first_line, first_line + count, dtype=np.int64)
+        if count == 0 or self.flagged is None:
+            return every
+        try:
+            frame = pl.read_lines(bytes(data)).with_row_index("n")
+            rows = frame.filter(self.flagged).get_column("n").to_numpy()
+        except (Exception, PanicException):  # noqa: BLE001 - not UTF-8 (the parse refuses it too)
+            return every
+        if frame.height != count:  # lines counted otherwise than by "\n": read them all
+            return every
+        return rows.astype(np.int64) + first_line
+
+    def file(self, path: Path) -> np.ndarray | None:
+        """The suspects of a whole file, streamed by polars (bounded memory, every core); None
+        when polars cannot tell (then every line is one). polars splits lines at "\\n" only,
+        as the line index does, so its row numbers are line numbers."""
+        if self.flagged is None:
+            return None
+        try:
+            found = (
+                pl.scan_lines(path, glob=False)  # a name holding [ ] * ? is a name
+                .with_row_index("n")
+                .filter(self.flagged)
+                .select("n")
+                .collect(engine="streaming")
+            )
+        except (Exception, PanicException):  # noqa: BLE001 - not UTF-8 (the parse refuses it too)
+            return None
+        return found["n"].to_numpy().astype(np.int64) + 1
+
+
+def _escaped_key(keys: Collection[str]) -> str:
+    """A key spelled with an escape that stands for a character of one of `keys` (`"p\\u0061ssed":`
+    is `passed` to every JSON reader, polars included, but not to the literal patterns): the
+    escape (`\\uXXXX` of such a character, or `\\/`), then the rest of the key and its colon.
+    Only those escapes, not any: text escapes its newlines and quotes everywhere, and an
+    escape-anything pattern would walk every such string."""
+    codes = set()
+    for char in set("".join(keys)):
+        for unit in char.encode("utf-16-be").hex(" ", 2).split():  # an astral char: two units
+            codes.add("".join(f"[{h}{h.upper()}]" if h.isalpha() else h for h in unit))
+    escapes = [rf"u{code}" for code in sorted(codes)] + (["/"] if "/" in "".join(keys) else [])
+    return r"\\(?:" + "|".join(escapes) + r')[^"\\]*"[ \t\r]*:'
+
+
+def _line_check(
+    schema: dict[str, pl.DataType], texts: Collection[str], ids: Collection[str]
+) -> LineCheck:
+    """Build the `LineCheck` of a schema (see the module docstring)."""
+    if any(set(key) & {'"', "\\"} or not key.isprintable() for key in schema):
+        return LineCheck(None)
+    line = pl.col("line")
+    conditions = []
+    typed = [_escaped_key(list(schema))]
+    for key in schema:
+        token = _rust_literal(json.dumps(key, ensure_ascii=False)) + r"[ \t\r]*:"
+        conditions.append(line.str.count_matches(token) > 1)
+        value = token + r"[ \t\r]*"
+        if key in ids:  # "...", null, or an integer that fits in 64 bits
+            typed += [value + r'[^"n0-9 \t\r-]', value + r"-?[0-9]+[.eE]",
+                      value + r"-?[0-9]{19}"]  # fmt: skip
+        elif key in texts:  # "..." or null
+            typed.append(value + r'[^"n \t\r]')
+    conditions.append(line.str.contains("|".join(typed)))
+    return LineCheck(pl.any_horizontal(conditions))
+
+
+def _complete_lines(path: Path, block: int) -> Iterator[tuple[bytearray, int]]:
+    """The file as (buffer, cut): buffer[:cut] holds the next whole lines (the last may lack
+    its newline at the end of the file). One buffer is reused: use it before the next step."""
+    buf = bytearray(min(block, path.stat().st_size + 1))  # a small file needs no big buffer
+    have = 0  # bytes of an unfinished line carried at the front of buf
+    with path.open("rb", buffering=0) as handle:
+        while True:
+            with memoryview(buf) as view:
+                n = handle.readinto(view[have:])
+            end = have + n
+            if end == 0:
+                return
+            cut = buf.rfind(b"\n", 0, end) + 1 if n else end
+            if cut == 0:  # one line fills the block: grow it and read on
+                buf.extend(bytearray(len(buf)))
+                have = end
+                continue
+            yield buf, cut
+            rest = end - cut
+            buf[:rest] = buf[cut:end]  # same length: no resize
+            have = rest
+            if n == 0:
+                return
+
+
+class _LineIndexer:
+    """Collects the start offset and line number of every non-blank line, block by block."""
+
+    def __init__(self) -> None:
+        self._starts: list[np.ndarray] = []
+        self._numbers: list[np.ndarray] = []
+        self._offset = 0  # file offset of the next block
+        self._line_no = 1  # 1-based number of its first line
+
+    @property
+    def next_line(self) -> int:
+        """The 1-based number of the next block's first line."""
+        return self._line_no
+
+    def add(self, data: bytes | bytearray, cut: int) -> bool:
+        """Index data[:cut]; True if it holds a non-blank line."""
+        line_starts, keep = _lines(data, cut)
+        self._starts.append(line_starts[keep] + self._offset)
+        self._numbers.append(np.arange(self._line_no, self._line_no + len(line_starts))[keep])
+        self._line_no += len(line_starts)
+        self._offset += cut
+        return bool(keep.any())
+
+    def done(self) -> LineIndex:
+        def joined(parts: list[np.ndarray]) -> np.ndarray:
+            return np.concatenate(parts).astype(np.int64) if parts else np.zeros(0, np.int64)
+
+        return LineIndex(joined(self._starts), joined(self._numbers))
+
+
+def _lines(data: bytes | bytearray, end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Start offsets of the lines in data[:end], and which are not blank (polars skips blank
+    ones: empty, or only whitespace, which is checked among the short lines only)."""
+    found = array("q", [0])
+    find = data.find
+    pos = find(b"\n", 0, end)
+    while pos != -1:  # memchr under the hood: faster than a vectorised compare here
+        found.append(pos + 1)
+        pos = find(b"\n", pos + 1, end)
+    line_starts = np.frombuffer(found, np.int64)
+    if line_starts[-1] >= end:
+        line_starts = line_starts[:-1]
+    ends = np.concatenate((line_starts[1:], [end]))
+    lengths = ends - line_starts
+    keep = lengths > 0
+    for i in np.flatnonzero(lengths <= 16):
+        if not bytes(data[line_starts[i] : ends[i]]).strip(WHITESPACE):
+            keep[i] = False
+    return line_starts, keep

@@ -1,0 +1,648 @@
+"""lm-evaluation-harness `--log_samples` files: `samples_<task>_<date>.jsonl`.
+
+One line per (doc_id, filter): `doc_id`, `doc`, `target`, `arguments` (the requests), `resps`
+(raw model responses), `filtered_resps` (after the task's filter), `filter`, `metrics` (names),
+`doc_hash`/`prompt_hash`/`target_hash`, and one key per metric with the per-document value.
+
+A run is one filter of one task: `--filter` picks it (default: the first seen); other filters'
+lines are skipped and listed in the metadata. The metric is `--metric`, else the first of
+PREFERRED_METRICS present. Values 0/1 (ints, floats or booleans) of a verdict metric (acc,
+exact_match...) become `passed`; any other number makes the column a graded `score`; anything
+else is an error naming the line. `doc_hash` is kept as a column so pairing can check that a
+doc_id means the same document in both runs.
+
+Every line is parsed once for the statistics; drill-down re-reads one line by its byte offset.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats.contract import (
+    HEAD_BYTES,
+    LoadOptions,
+    check_row,
+    check_text_field,
+    ensure_same_file,
+)
+from evaltui.core.read.formats.fields import (
+    Where,
+    dotted,
+    element,
+    identifier,
+    is_finite,
+    metric_value,
+    require_str,
+)
+from evaltui.core.read.formats.jsonl_scan import scan_jsonl
+from evaltui.core.read.formats.jsontext import UTF8_BOM, DuplicateKey, as_text, loads, object_keys
+from evaltui.core.read.formats.lm_eval_records import JSONL, is_array, read_one, read_records
+from evaltui.core.read.formats.native import POLARS_FAILURES, fingerprint
+from evaltui.core.read.formats.refusals import explain
+from evaltui.core.read.runs import (
+    EPOCH,
+    ITEM_ID,
+    PASSED,
+    ROW,
+    SCORE,
+    STATUS,
+    Run,
+    RunSource,
+    Transcript,
+    stats_table,
+)
+
+NAME = "lm_eval"
+HARNESS = "lm_eval"
+DOC_HASH = "doc_hash"
+DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
+PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
+VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
+# Keys of a sample line that are not metric values.
+RECORD_KEYS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+        "task_name",
+    }
+)
+SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
+FAST_KEYS = frozenset({"filter", DOC_HASH})  # read beside the metric by the fast path
+DIRECTION_PREFIX = "higher_is_better."  # the results file's per-metric directions, in passing
+# lm-eval's `perplexity` (loglikelihood tasks) is declared lower-is-better for its aggregate,
+# exp(-mean ll), but each record holds the log-likelihood itself, for which higher is better.
+PER_RECORD_LOGLIKELIHOOD = frozenset({"perplexity"})
+OLD_FILTERS_HINT = (
+    " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
+    "with several filters cannot be read from such a file)"
+)
+MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
+MAX_METADATA_CHARS = 4000
+QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """First line: a JSON object with doc_id, doc and resps/filtered_resps; or (lm-eval 0.4.0
+    to 0.4.2) a JSON array whose first object starts with doc_id and doc."""
+    text = head.removeprefix(UTF8_BOM).lstrip()
+    if is_array(text):
+        keys = [key for where, key in object_keys(text) if where == (0,)]
+        return keys[:2] == ["doc_id", "doc"]
+    if not text.startswith(b"{"):
+        return False
+    first, newline, _ = text.partition(b"\n")
+    complete = bool(newline) or len(head) < HEAD_BYTES
+    if complete:
+        try:
+            record = json.loads(first)
+        except ValueError:
+            return False
+        return (
+            isinstance(record, dict)
+            and "doc_id" in record
+            and "doc" in record
+            and ("resps" in record or "filtered_resps" in record)
+        )
+    # A first line longer than the head (a huge document): lm-eval writes doc_id, then doc.
+    return re.match(rb'\{\s*"doc_id"\s*:\s*[^,]+,\s*"doc"\s*:', first) is not None
+
+
+@dataclass(frozen=True)
+class Options:
+    """lm-eval's own options: which filter's lines are the run (default: the first seen), and
+    whether a non-finite value is an errored item rather than an error."""
+
+    filter: str | None = None
+    # A record whose metric value is NaN or infinite becomes an errored item instead of
+    # refusing the file (`--exclude-nonfinite`); how errors count is then --on-error's choice.
+    exclude_nonfinite: bool | None = None  # None: not given (refused)
+    # Whether more of the metric is better (`--higher-is-better true|false`), for runs whose
+    # results file does not say (None: the results file's word, else higher).
+    higher_is_better: bool | None = None
+
+
+@dataclass(frozen=True)
+class _Line:
+    offset: int
+    length: int  # bytes of the record at `offset`
+    number: int  # 1-based line number in the file (where the record starts)
+    record: str | None  # "[i]" in the JSON array layout
+    item_id: str
+    value: Any
+    doc_hash: str | None
+
+
+def load(path: Path, options: LoadOptions, own: Options) -> Run:
+    source = RunSource.of(path, NAME)
+    stamp = fingerprint(path)
+    chosen_filter = own.filter
+    metric = options.metric
+    filters: dict[str, int] = {}  # filter -> line count, in order of first appearance
+    kept: list[_Line] = []
+    seen: dict[str, tuple[int, bytes]] = {}  # item_id -> (line, digest), for the chosen filter
+    repeats: list[int] = []  # lines that repeat an earlier line byte for byte
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    reason = None if sniff(path, head) else explain(path, head)
+    if reason is not None:  # forced with --input-format lm_eval on the results file
+        raise InputError(path, reason)
+    if not is_array(head):
+        fast = _fast_load(path, head, options, own, stamp)
+        if fast is not None:
+            return fast
+    layout, sample_records = read_records(path, head)
+    for sample in sample_records:
+        record, number = sample.record, sample.number
+        record_name = None if sample.index is None else element("", sample.index)
+        where = Where(path, line=number, record=record_name, quote=QUOTE_CHARS)
+        name = require_str(
+            record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
+        )
+        filters[name] = filters.get(name, 0) + 1
+        if chosen_filter is None:
+            chosen_filter = name
+        if name != chosen_filter:
+            continue  # another filter's view of the same documents: not this run
+        item_id = identifier(record, "doc_id", where, "doc_id as an integer or a non-empty string")
+        if item_id in seen:
+            first, digest = seen[item_id]
+            if digest == sample.digest:  # lm-eval appended the same run again: not new data
+                repeats.append(number)
+                continue
+            raise where.error(
+                "doc_id",
+                f"doc_id {item_id} appears twice for filter '{name}' (first on line {first}) "
+                "and the two records differ; expected one line per (doc_id, filter)"
+                + (OLD_FILTERS_HINT if sample.index is not None else ""),
+            )
+        seen[item_id] = (number, sample.digest)
+        if metric is None:
+            metric = _default_metric(path, record, number)
+        if metric not in record:
+            available = ", ".join(_metric_names(record)) or "none"
+            raise where.error(
+                metric,
+                f"no value for metric '{metric}'; this line has: {available} "
+                "(choose one with --metric)",
+            )
+        doc_hash = record.get(DOC_HASH)
+        kept.append(
+            _Line(
+                offset=sample.offset,
+                length=sample.length,
+                number=number,
+                record=record_name,
+                item_id=item_id,
+                value=record[metric],
+                doc_hash=doc_hash if isinstance(doc_hash, str) else None,
+            )
+        )
+    if not filters:
+        raise InputError(
+            path, "holds no samples; expected one JSON object per line (or a JSON array)"
+        )
+    if own.filter is not None and own.filter not in filters:
+        raise InputError(
+            path,
+            f"no lines for filter '{own.filter}'; filters in this file: "
+            f"{', '.join(repr(f) for f in filters)} (choose one with --filter)",
+            field="filter",
+        )
+    assert metric is not None and chosen_filter is not None
+    table, nonfinite = _table(path, kept, metric, bool(own.exclude_nonfinite))
+    metadata = _metadata(path, chosen_filter, metric, filters, table)
+    metadata["layout"] = layout
+    if "score" in table.columns:  # a verdict has no direction to get wrong
+        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+    for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
+        del metadata[key]
+    if nonfinite:
+        lines = ", ".join(map(str, nonfinite[:5])) + (", ..." if len(nonfinite) > 5 else "")
+        metadata["nonfinite_records"] = str(len(nonfinite))
+        metadata["warning.nonfinite"] = (
+            f"{path.name}: {len(nonfinite)} record(s) with a non-finite {metric} (NaN or "
+            f"infinite; lines {lines}) are counted as errored items (--exclude-nonfinite)"
+        )
+    if repeats:
+        metadata["repeated_lines"] = str(len(repeats))
+        metadata["warning.repeated_lines"] = (
+            f"{path.name}: {len(repeats)} record(s) repeat an earlier one byte for byte (lm-eval "
+            "appends to its samples file when a run is written into the same folder again); "
+            f"each item is counted once (first repeat on line {repeats[0]})"
+        )
+    return Run(
+        source=source,
+        table=table,
+        transcripts=LmEvalTranscripts(path, [(k.offset, k.length, k.number) for k in kept], stamp),
+        metadata=metadata,
+    )
+
+
+def _fast_load(
+    path: Path, head: bytes, options: LoadOptions, own: Options, stamp: tuple[int, int]
+) -> Run | None:
+    """The common case in one polars pass (`scan_jsonl`: the statistics keys, sha256 and line
+    index): finite numeric values, one line per doc_id of the chosen filter. Anything else
+    (booleans, lists, a missing key, a repeat, a NaN) returns None, and the line-by-line
+    reader below gives its precise answer or error."""
+    first, newline, _ = head.removeprefix(UTF8_BOM).partition(b"\n")
+    if not newline:
+        return None
+    try:
+        record = json.loads(first)
+        if not isinstance(record, dict):
+            return None
+        metric = options.metric or _default_metric(path, record, 1)
+    except (ValueError, InputError, RecursionError):
+        return None
+    if metric in (FAST_KEYS | {"doc_id"}):
+        return None
+    if isinstance(record.get(metric), bool) or not is_finite(record.get(metric)):
+        return None
+    schema = {"doc_id": pl.String(), "filter": pl.String(), metric: pl.Float64()}
+    schema[DOC_HASH] = pl.String()
+    try:
+        scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH], ids=["doc_id"])
+    except POLARS_FAILURES:  # polars says what, not where: the slow path says where
+        return None
+    if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
+        return None
+    if scan.frame["doc_id"].str.contains("\x00", literal=True).any():  # or a lone surrogate
+        return None
+    frame = scan.frame.with_columns(pl.col("filter").fill_null(DEFAULT_FILTER))
+    if frame.height == 0 or frame["doc_id"].null_count() or frame.height != len(scan.lines):
+        return None
+    counts = frame.group_by("filter", maintain_order=True).len()
+    filters = dict(zip(counts["filter"].to_list(), counts["len"].to_list(), strict=True))
+    chosen = own.filter if own.filter is not None else next(iter(filters))
+    if chosen not in filters:
+        return None
+    positions = frame.with_row_index("at").filter(pl.col("filter") == chosen)
+    values = positions[metric]
+    if positions["doc_id"].is_duplicated().any() or values.null_count():
+        return None
+    if not values.is_finite().all() or (positions["doc_id"] == "").any():
+        return None
+    rows = positions["at"].to_numpy()
+    starts = scan.lines.starts
+    lengths = np.append(starts[1:], path.stat().st_size) - starts
+    lines = _LineTable(starts[rows], lengths[rows], scan.lines.line_numbers[rows])
+    verdicts = metric in VERDICT_METRICS and bool(values.is_in([0.0, 1.0]).all())
+    value = (pl.col(metric) == 1.0).alias(PASSED) if verdicts else pl.col(metric).alias(SCORE)
+    table = positions.select(  # the columns and types of runs.stats_table, built in polars
+        pl.col("doc_id").alias(ITEM_ID),
+        pl.lit(1, dtype=pl.Int64).alias(EPOCH),
+        value,
+        pl.lit("ok", dtype=pl.String).alias(STATUS),
+        pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
+    )
+    if positions[DOC_HASH].null_count() < positions.height:
+        table = table.with_columns(positions[DOC_HASH].alias(DOC_HASH))
+    metadata = _metadata(path, chosen, metric, filters, table)
+    metadata["layout"] = JSONL
+    if "score" in table.columns:
+        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+    for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
+        del metadata[key]
+    source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
+    return Run(
+        source=source,
+        table=table,
+        transcripts=LmEvalTranscripts(path, lines, stamp),
+        metadata=metadata,
+    )
+
+
+def _metric_names(record: dict[str, Any]) -> list[str]:
+    listed = record.get("metrics")
+    if isinstance(listed, list):
+        names = [m for m in listed if isinstance(m, str) and m in record]
+        if names:
+            return names
+    return [key for key in record if key not in RECORD_KEYS]
+
+
+def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
+    """The first preferred metric with a per-item value, else any such metric; a corpus-level
+    metric (a list per record) only when there is nothing else, so its error explains it."""
+    names = _metric_names(record)
+    per_item = [n for n in names if not isinstance(record[n], list)]
+    for name in PREFERRED_METRICS:
+        if name in record and not isinstance(record[name], list):
+            return name
+    if per_item:
+        return per_item[0]
+    if not names:
+        raise InputError(
+            path,
+            "no metric value on the line; expected a key such as "
+            + ", ".join(PREFERRED_METRICS[:3])
+            + " next to doc_id",
+            line=number,
+        )
+    return names[0]
+
+
+def _table(
+    path: Path, lines: Sequence[_Line], metric: str, exclude_nonfinite: bool
+) -> tuple[pl.DataFrame, list[int]]:
+    """The statistics table, and the lines whose value was NaN or infinite: with
+    `exclude_nonfinite` those records are errored items (status "error", no value), otherwise
+    the first one is an error naming its line."""
+    numbers: list[float | None] = []
+    nonfinite: list[int] = []
+    for line in lines:
+        if exclude_nonfinite and _is_nonfinite(line.value):
+            nonfinite.append(line.number)
+            numbers.append(None)
+            continue
+        where = Where(path, line=line.number, record=line.record, quote=QUOTE_CHARS)
+        if _is_nonfinite(line.value):
+            raise where.error(
+                metric,
+                f"the value {where.quoted(line.value)} of metric '{metric}' is not a finite "
+                "number; pass --exclude-nonfinite to count such records as errored items "
+                "(then --on-error decides: failures, or excluded from both runs)",
+            )
+        if isinstance(line.value, list):
+            raise where.error(metric, _corpus_level(metric, where.quoted(line.value), lines))
+        numbers.append(float(metric_value(line.value, metric, where, metric)))
+    finite = [n for n in numbers if n is not None]
+    all_bool = all(isinstance(line.value, bool) for line in lines if line.number not in nonfinite)
+    verdicts = all_bool or (metric in VERDICT_METRICS and all(n in (0.0, 1.0) for n in finite))
+    table = stats_table(
+        [line.item_id for line in lines],
+        [1] * len(lines),
+        ["ok" if n is not None else "error" for n in numbers],
+        passed=[n == 1.0 for n in numbers] if verdicts else None,
+        score=None if verdicts else numbers,
+    )
+    if any(line.doc_hash is not None for line in lines):
+        hashes = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
+        table = table.with_columns(hashes)
+    return table, nonfinite
+
+
+def _corpus_level(metric: str, quoted: str, lines: Sequence[_Line]) -> str:
+    return (
+        f"metric '{metric}' holds a list per record ({quoted}): lm-eval computes {metric} over "
+        "the whole corpus from these (reference, prediction) pairs, so there is no per-item "
+        f"{metric} to pair; choose a per-item metric with --metric, or compare the runs' "
+        "results_*.json numbers by hand"
+    )
+
+
+def _is_nonfinite(value: Any) -> bool:
+    """NaN or an infinity (Python's json reads `NaN`, `Infinity` and `-Infinity`)."""
+    return isinstance(value, float) and not math.isfinite(value)
+
+
+def _metadata(
+    path: Path, chosen_filter: str, metric: str, filters: dict[str, int], table: pl.DataFrame
+) -> dict[str, str]:
+    meta: dict[str, str] = {
+        "harness": HARNESS,
+        "metric": metric,
+        "scorer": metric,
+        "filter": chosen_filter,
+        "filters": ", ".join(f"{name} ({count} lines)" for name, count in filters.items()),
+        "lines_ignored": str(sum(c for name, c in filters.items() if name != chosen_filter)),
+    }
+    named = SAMPLES_NAME.match(path.name)
+    if named:
+        task, date_id = named.group("task"), named.group("date")
+        meta["task"] = task
+        meta["date_id"] = date_id
+        # lm-eval's layout: <output_path>/<model_name_sanitized>/samples_<task>_<date>.jsonl,
+        # where sanitizing turned "/" into "__".
+        meta["model"] = path.parent.name.replace("__", "/")
+        meta["model_source"] = "directory name"
+        meta.update(_results_metadata(path.parent / f"results_{date_id}.json", task))
+    if DOC_HASH not in table.columns:
+        meta["doc_hash"] = "absent (pairing cannot check that doc_ids name the same documents)"
+    return meta
+
+
+def _direction(path: Path, metric: str, flag: bool | None, meta: dict[str, str]) -> dict[str, str]:
+    """Whether more of `metric` is better: `--higher-is-better` when given, else what the
+    results file beside the samples declares; stated in the metadata, and warned about when
+    lower is better, since the list of regressions turns on it."""
+    declared = meta.get(f"{DIRECTION_PREFIX}{metric}")
+    if flag is not None:
+        higher, source = flag, "--higher-is-better"
+        if declared is not None and (declared == "true") != flag:
+            source += f" (the results file says {declared})"
+    elif metric in PER_RECORD_LOGLIKELIHOOD:
+        higher, source = True, f"per-record {metric} values are log-likelihoods"
+    elif declared is not None:
+        higher, source = declared == "true", meta.get("results_file", "results file")
+    else:
+        return {"higher_is_better": "unknown (assumed true; set --higher-is-better)"}
+    out = {"higher_is_better": "true" if higher else "false", "direction_source": source}
+    if not higher:
+        out["warning.direction"] = (
+            f"{path.name}: {metric} is lower-is-better ({source}): an item whose {metric} rose "
+            f"is a regression; the mean delta is candidate minus baseline, so below zero is better"
+        )
+    return out
+
+
+def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
+    """Model and versions from the results file lm-eval writes beside the samples, if any."""
+    try:
+        if not results_path.is_file() or results_path.stat().st_size > MAX_RESULTS_BYTES:
+            return {}
+        results = loads(results_path.read_bytes())
+    except DuplicateKey as exc:  # the directions in it would be one reader's guess
+        return {"results_file": f"{results_path.name} (unreadable: {exc}; ignored)"}
+    except (OSError, ValueError, RecursionError):
+        return {"results_file": f"{results_path.name} (unreadable, ignored)"}
+    if not isinstance(results, dict):
+        return {}
+    meta = {"results_file": results_path.name}
+    if isinstance(results.get("model_name"), str) and results["model_name"]:
+        meta["model"] = results["model_name"]
+        meta["model_source"] = results_path.name
+    for key, target in (("lm_eval_version", "harness_version"), ("git_hash", "git_hash")):
+        if isinstance(results.get(key), str) and results[key]:
+            meta[target] = results[key]
+    config = results.get("config")
+    if isinstance(config, dict):
+        for key in ("model", "model_args"):
+            if isinstance(config.get(key), str) and config[key]:
+                meta[f"config_{key}"] = config[key][:MAX_METADATA_CHARS]
+    versions = results.get("versions")
+    if isinstance(versions, dict) and task in versions:
+        meta["task_version"] = str(versions[task])
+    directions = results.get("higher_is_better")
+    if isinstance(directions, dict) and isinstance(directions.get(task), dict):
+        for name, higher in directions[task].items():
+            if isinstance(higher, bool):  # lm-eval writes null when subtasks disagree
+                meta[f"{DIRECTION_PREFIX}{name}"] = "true" if higher else "false"
+    n_shot = results.get("n-shot")
+    if isinstance(n_shot, dict) and task in n_shot:
+        meta["n_shot"] = str(n_shot[task])
+    configs = results.get("configs")
+    if isinstance(configs, dict) and isinstance(configs.get(task), dict):
+        task_config = configs[task]
+        parts = [
+            str(task_config[k]) for k in ("dataset_path", "dataset_name") if task_config.get(k)
+        ]
+        if parts:
+            meta["dataset"] = "/".join(parts)
+    return meta
+
+
+class _LineTable(Sequence[tuple[int, int, int]]):
+    """(offset, length, line) per row, kept as three numpy arrays: 200,000 rows as Python
+    tuples cost the first screen a quarter of a second of the GIL."""
+
+    def __init__(self, offsets: np.ndarray, lengths: np.ndarray, numbers: np.ndarray) -> None:
+        self._columns = (offsets, lengths, numbers)
+
+    def __len__(self) -> int:
+        return int(self._columns[0].shape[0])
+
+    def __getitem__(self, row):  # type: ignore[override]
+        offsets, lengths, numbers = self._columns
+        return int(offsets[row]), int(lengths[row]), int(numbers[row])
+
+
+class LmEvalTranscripts:
+    """Seeks to a row's line and renders it; the file is opened per read."""
+
+    def __init__(
+        self, path: Path, lines: Sequence[tuple[int, int, int]], stamp: tuple[int, int]
+    ) -> None:
+        self._path = path
+        # (byte offset, length, 1-based line number) per row
+        self._lines = lines if isinstance(lines, _LineTable) else list(lines)
+        self._stamp = stamp
+        self._lock = threading.Lock()
+
+    def read(self, row: int) -> Transcript:
+        check_row(row, len(self._lines))
+        offset, length, number = self._lines[row]
+        with self._lock:
+            ensure_same_file(self._path, self._stamp, line=number)
+            record = read_one(self._path, offset, length, number)
+        return _transcript(record, number)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        check_text_field(name)
+        return [getattr(self.read(row), name) for row in rows]
+
+
+def _transcript(record: dict[str, Any], number: int) -> Transcript:
+    requests = _requests(record.get("arguments"))
+    prompt = requests[0][0] if requests and requests[0] else None
+    responses = record.get("filtered_resps")
+    if responses is None:
+        responses = record.get("resps")
+    metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
+    for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
+        if record.get(key) is not None:
+            metadata[key] = as_text(record[key])
+    for name in _metric_names(record):
+        metadata[dotted("metric", name)] = as_text(record[name])
+    if "doc" in record:
+        metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
+    return Transcript(
+        input=None if prompt is None else as_text(prompt),
+        output=_render_responses(responses, requests),
+        target=_target_text(record.get("target")),
+        metadata=metadata,
+    )
+
+
+def _requests(arguments: Any) -> list[list[Any]]:
+    """The requests' arguments as lists: {"gen_args_0": {"arg_0": .., "arg_1": ..}} (lm-eval
+    >= 0.4.3) or [[arg_0, arg_1], ...] (older)."""
+    if isinstance(arguments, dict):
+        found = []
+        for _, request in sorted(arguments.items(), key=lambda kv: _suffix_number(kv[0])):
+            if isinstance(request, dict):
+                found.append(
+                    [v for _, v in sorted(request.items(), key=lambda kv: _suffix_number(kv[0]))]
+                )
+            else:
+                found.append([request])
+        return found
+    if isinstance(arguments, list):
+        return [list(a) if isinstance(a, list | tuple) else [a] for a in arguments]
+    if arguments is None:
+        return []
+    return [[arguments]]
+
+
+def _suffix_number(key: str) -> int:
+    match = re.search(r"(\d+)$", key)
+    return int(match.group(1)) if match else 0
+
+
+def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
+    """Generation: the text(s). Loglikelihood (one [logprob, is_greedy] per choice): one line
+    per choice with its continuation and log-likelihood, the most likely marked with '*'."""
+    if responses is None:
+        return None
+    if not isinstance(responses, list):
+        return as_text(responses)
+    if responses and all(isinstance(r, str) for r in responses):
+        return "\n".join(responses)
+    pairs = [_loglikelihood(r) for r in responses]
+    if responses and all(p is not None for p in pairs):
+        best = max(range(len(pairs)), key=lambda i: pairs[i][0])  # type: ignore[index]
+        lines = []
+        for i, pair in enumerate(pairs):
+            assert pair is not None
+            logprob, greedy = pair
+            continuation = (
+                as_text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
+            )
+            marker = "*" if i == best else " "
+            extra = ", greedy" if greedy else ""
+            lines.append(f"{marker} [{i}] {continuation!r}  loglikelihood {logprob:g}{extra}")
+        return "\n".join(lines)
+    return as_text(responses)
+
+
+def _loglikelihood(response: Any) -> tuple[float, bool] | None:
+    # filtered_resps holds [logprob, is_greedy]; resps wraps it once more: [[logprob, is_greedy]]
+    if isinstance(response, list) and len(response) == 1 and isinstance(response[0], list):
+        response = response[0]
+    if not (isinstance(response, list) and len(response) == 2):
+        return None
+    try:
+        logprob = float(response[0])
+    except (TypeError, ValueError):
+        return None
+    greedy = response[1]
+    return logprob, greedy is True or greedy == "True"
+
+
+def _target_text(target: Any) -> str | None:
+    if target is None:
+        return None
+    if isinstance(target, list):
+        return "\n".join(as_text(t) for t in target)
+    return as_text(target)

@@ -1,0 +1,185 @@
+"""Reopening a big JSON Lines run without parsing it again.
+
+Parsing the statistics keys of a multi-gigabyte JSONL run is most of the time it takes to open
+(a million 2 KB records: about 4 s a file on two cores), and reviewers open the same pair many
+times: the report in CI, then the app, then the app again after a break. What one parse found
+(the statistics columns as read, and the line index) is kept on disk and reused.
+
+The cache never vouches for a file: an entry is found by the file's identity (path, device,
+inode, size, modification and change times) and the columns asked for, and it is used only if
+the sha256 of the file's bytes, computed again on every open, equals the one the entry was made
+from. The hash is needed anyway (report, journal, sign-off), so a reopen costs one hashing pass
+instead of a hash and a parse, and the numbers are those of the bytes on disk.
+
+Small files are not cached (parsing them is quicker than the bookkeeping). `EVALTUI_CACHE_DIR`
+moves the cache (default `$XDG_CACHE_HOME/evaltui/scans`, else `~/.cache/evaltui/scans`);
+`EVALTUI_CACHE_DIR=off` turns it off. A cache that cannot be read or written is ignored: it
+only ever costs a fresh parse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from polars.exceptions import PanicException
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats.jsonl_scan import Scan
+from evaltui.core.read.formats.line_index import LineIndex
+from evaltui.core.read.runs import RunSource, sha256_of, size_or_zero
+
+# bump when what a scan holds, how it is stored, or what a scan checks changes (2: entries
+# are kept only for files whose lines passed the duplicate-key and typed-text checks)
+VERSION = 2
+MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
+MAX_ENTRIES = 16  # least recently used entries beyond this are removed
+ENV = "EVALTUI_CACHE_DIR"
+META = "meta.json"
+FRAME = "frame.parquet"
+LINES = "lines.npz"
+STAGING = ".incoming-"
+
+
+def cache_root() -> Path | None:
+    """Where entries live, or None when caching is off."""
+    configured = os.environ.get(ENV)
+    if configured is not None:
+        return None if configured.strip().lower() in ("", "off", "0", "no") else Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home directory to speak of
+            return None
+    return Path(base) / "evaltui" / "scans"
+
+
+def entry_key(path: Path, schema: dict[str, pl.DataType]) -> str:
+    """The file's identity and the columns read. The change time moves on any write (it cannot
+    be set back like the modification time), so a rewritten file gets a new key; the sha256
+    check on use catches anything this misses."""
+    stat = path.stat()
+    identity = {
+        "version": VERSION,
+        "path": str(path.resolve()),
+        "device": stat.st_dev,
+        "inode": stat.st_ino,
+        "size": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "ctime_ns": stat.st_ctime_ns,
+        "schema": {name: str(dtype) for name, dtype in schema.items()},
+    }
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) -> Scan | None:
+    """The cached scan of `path`, if one exists and the file's bytes still hash to it.
+
+    `check_hash=False` (the app's first screen) skips the hashing and returns the entry's
+    sha256 marked unchecked; `confirm` must recompute it before it is recorded anywhere."""
+    root = cache_root()
+    if root is None or size_or_zero(path) < MIN_BYTES:
+        return None
+    entry = root / entry_key(path, schema)
+    try:
+        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        if meta.get("version") != VERSION:
+            return None
+        digest = sha256_of(path) if check_hash else str(meta["sha256"])
+        if digest != meta.get("sha256"):
+            shutil.rmtree(entry, ignore_errors=True)  # the bytes moved under the same identity
+            return None
+        frame = pl.read_parquet(entry / FRAME)
+        with np.load(entry / LINES) as arrays:
+            lines = LineIndex(arrays["starts"], arrays["line_numbers"])
+        if frame.height != len(lines) or frame.height != meta.get("rows"):
+            return None
+        os.utime(entry / META)  # recently used: pruned last
+    except (Exception, PanicException):  # noqa: BLE001 - missing, partly written or damaged: parse
+        return None
+    return Scan(frame=frame, sha256=digest, lines=lines, hash_checked=check_hash)
+
+
+def confirm(source: RunSource) -> RunSource:
+    """Recompute an unchecked sha256 from the file's bytes; refuse a file that no longer
+    matches what was shown (its numbers came from the cache entry, not from these bytes)."""
+    if source.hash_checked:
+        return source
+    path = Path(source.path)
+    try:
+        digest = sha256_of(path)
+    except OSError as exc:
+        problem = f"cannot be read to check its sha256: {exc.strerror or exc}"
+        raise InputError(path, problem) from None
+    if digest != source.sha256:
+        forget(path)  # the next open parses the bytes instead of trusting the entry again
+        raise InputError(
+            path,
+            f"changed since it was opened (sha256 {digest[:16]}… instead of "
+            f"{source.sha256[:16]}…): its numbers on screen are not from these bytes; "
+            "reopen the pair",
+        )
+    return replace(source, hash_checked=True)
+
+
+def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
+    """Keep `scan` for the next open of `path`; written aside and renamed into place, so a
+    killed process leaves no half entry behind."""
+    root = cache_root()
+    if root is None or size_or_zero(path) < MIN_BYTES:
+        return
+    staging: Path | None = None
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        entry = root / entry_key(path, schema)
+        staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=root))
+        scan.frame.write_parquet(staging / FRAME, compression="lz4")
+        np.savez(staging / LINES, starts=scan.lines.starts, line_numbers=scan.lines.line_numbers)
+        meta = {"version": VERSION, "sha256": scan.sha256, "rows": scan.frame.height}
+        meta["path"] = str(path.resolve())  # for a person looking in the folder
+        (staging / META).write_text(json.dumps(meta), encoding="utf-8")
+        shutil.rmtree(entry, ignore_errors=True)
+        os.replace(staging, entry)
+        staging = None
+        _prune(root)
+    except Exception:  # noqa: BLE001 - a full disk or read-only home: no cache, same results
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def forget(path: Path) -> None:
+    """Drop every entry made from `path` (whatever columns were read)."""
+    root = cache_root()
+    if root is None or not root.is_dir():
+        return
+    target = str(path.resolve())
+    for entry in root.iterdir():
+        try:
+            if json.loads((entry / META).read_text(encoding="utf-8")).get("path") == target:
+                shutil.rmtree(entry, ignore_errors=True)
+        except (OSError, ValueError):
+            continue  # a staging folder or a damaged entry: not ours to judge here
+
+
+def _prune(root: Path) -> None:
+    """Drop the least recently used entries beyond MAX_ENTRIES, and staging folders a killed
+    process left (older than an hour, so a concurrent writer's is spared)."""
+    entries, cutoff = [], time.time() - 3600
+    for child in root.iterdir():
+        if child.name.startswith(STAGING):
+            if child.stat().st_mtime < cutoff:
+                shutil.rmtree(child, ignore_errors=True)
+        elif (child / META).is_file():
+            entries.append(child)
+    entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
+    for old in entries[MAX_ENTRIES:]:
+        shutil.rmtree(old, ignore_errors=True)

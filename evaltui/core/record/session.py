@@ -1,0 +1,229 @@
+"""The review workflow the CLI and the app share: open a review, decide if an approval overrides.
+
+Opening a review is more than loading two files: the pair's journal is resumed (and locked),
+the policy in force is journalled (a changed policy is a notice), and tags whose items changed
+outcome since they were made are named. The override rule says what an approval would be
+approved over (untriaged regressions, failed gates) and refuses it without a reason. Both live
+here once, so the headless commands and the app cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.analysis.pair import Analysis, item_values
+from evaltui.core.decide.notices import STALE_TAGS, Notice
+from evaltui.core.decide.pair import Decision, decide
+from evaltui.core.errors import UsageError
+from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, TagMeanings
+from evaltui.core.record.journal import ReviewSession
+
+
+def start_review(
+    analysis: Analysis,
+    *,
+    tags: tuple[str, ...] | None = None,
+    fresh: bool = False,
+    read_only: bool = False,
+    state_root: Path | None = None,
+    reviewer: str | None = None,
+) -> ReviewSession:
+    """The pair's review session, resumed or started, with its notices filled in.
+
+    `read_only` (headless reports) reads the journal if there is one and never writes or locks.
+    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s.
+    """
+    paired = analysis.paired
+    session = ReviewSession.open(
+        Path(paired.baseline.source.path),
+        Path(paired.candidate.source.path),
+        paired.baseline.source.sha256,
+        paired.candidate.source.sha256,
+        tags=tags,
+        root=state_root,
+        fresh=fresh,
+        read_only=read_only,
+    )
+    session.reviewer = reviewer_identity(reviewer)
+    add_review_notices(analysis, session)
+    return session
+
+
+def add_review_notices(analysis: Analysis, session: ReviewSession) -> None:
+    """The notices a review raises on opening: a changed policy (journalled unless read-only)
+    and tagged items whose outcome moved. `verify` raises them the same way for a record."""
+    if analysis.policy is not None:
+        changed = session.use_policy(analysis.policy.hash, analysis.policy.source_path)
+        if changed is not None:
+            session.notices.append(changed)
+    stale = stale_notice(analysis, session)
+    if stale is not None:
+        session.notices.append(stale)
+
+
+REVIEWER_VARIABLE = "EVALTUI_REVIEWER"
+
+
+def reviewer_identity(explicit: str | None = None) -> str:
+    """Who is reviewing: `--reviewer`, else $EVALTUI_REVIEWER, else `git config user.name`,
+    else the login name; "" when none of them says (a container with no user)."""
+    for candidate in (explicit, os.environ.get(REVIEWER_VARIABLE)):
+        if candidate and candidate.strip():
+            return candidate.strip()
+    try:
+        done = subprocess.run(
+            ["git", "config", "user.name"],
+            capture_output=True,
+            text=True,
+            timeout=2,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        pass  # no git here: the login name follows
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no login name in some containers
+        return ""
+
+
+def evaluate_policy_gates(analysis: Analysis, session: ReviewSession | None) -> tuple:
+    """The policy's gates on this pair and these tags (empty without a policy)."""
+    if analysis.policy is None:
+        return ()
+    from evaltui.core.decide.gates import evaluate_gates
+
+    return evaluate_gates(analysis.policy, analysis.paired, analysis, session)
+
+
+def decide_review(
+    analysis: Analysis, gates: tuple[Any, ...], session: ReviewSession | None
+) -> Decision:
+    """The decision for this pair now: its analysis, gates, tags and notices (see decision.py)."""
+    spec = analysis.spec
+    return decide(
+        analysis,
+        gates,
+        session,
+        tag_meanings(analysis),
+        accept_mismatch=bool(spec is not None and spec.accept_mismatch),
+    )
+
+
+def judge_review(analysis: Analysis, session: ReviewSession) -> tuple[tuple[Any, ...], Decision]:
+    """The gates and the decision for this analysis and these tags (seconds at a million
+    items: the app calls it in a worker)."""
+    gates = evaluate_policy_gates(analysis, session)
+    return gates, decide_review(analysis, gates, session)
+
+
+def tag_meanings(analysis: Analysis) -> TagMeanings:
+    """What the tags mean for this pair: its policy's `[tags]`, else the defaults."""
+    return analysis.policy.tag_meanings if analysis.policy is not None else DEFAULT_MEANINGS
+
+
+def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
+    """Regressions with no tag, or with a tag that leaves them open ("needs investigation")."""
+    meanings = tag_meanings(analysis)
+    return [i for i in analysis.regressions if not meanings.triaged(session.review(i).tag)]
+
+
+@dataclass(frozen=True)
+class Override:
+    """What approving this pair now would approve over; nothing, when `needed` is False."""
+
+    regressions: int  # all regressions of the pair
+    untriaged: tuple[str, ...]  # their ids
+    failed_gates: tuple[str, ...]  # gate names
+    confirmed: tuple[str, ...] = ()  # regressions tagged as confirmed
+    regressed: bool = False  # the verdict itself says the candidate regressed
+
+    @property
+    def needed(self) -> bool:
+        return bool(self.untriaged or self.failed_gates or self.confirmed or self.regressed)
+
+    def problems(self) -> list[str]:
+        """Each thing being overridden, in plain words with its count."""
+        out = []
+        if self.failed_gates:
+            out.append(
+                f"{len(self.failed_gates)} release gate(s) failed ({', '.join(self.failed_gates)})"
+            )
+        if self.confirmed:
+            out.append(f"{len(self.confirmed)} regression(s) are tagged as confirmed")
+        if self.regressed:
+            out.append("the candidate regressed (the interval lies below zero)")
+        if self.untriaged:
+            out.append(f"{len(self.untriaged)} of {self.regressions} regressions are untriaged")
+        return out
+
+    def refusal(self, how: str) -> str:
+        """Why an approval without a reason is refused; `how` says where to give the reason."""
+        return "; ".join(self.problems()) + f"; approving anyway needs an override reason ({how})"
+
+
+class OverrideRequired(UsageError):
+    """An approval over untriaged regressions or failed gates was given no reason."""
+
+    def __init__(self, override: Override) -> None:
+        super().__init__(override.refusal("--override-reason TEXT"))
+        self.override = override
+
+
+def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, ...]) -> Override:
+    from evaltui.core.decide.gates import margin_accepts_regression
+
+    meanings = tag_meanings(analysis)
+    confirmed = tuple(
+        i for i in analysis.regressions if meanings.meaning(session.review(i).tag) == CONFIRMED
+    )
+    return Override(
+        regressions=len(analysis.regressions),
+        untriaged=tuple(untriaged_regressions(analysis, session)),
+        failed_gates=tuple(g.name for g in gates if g.status == "failed"),
+        confirmed=confirmed,
+        # A margin the policy states and the data show: worse, by less than it allows.
+        regressed=analysis.verdict == "regressed" and not margin_accepts_regression(gates),
+    )
+
+
+def check_override(decision: str, override_reason: str | None, override: Override) -> bool:
+    """True when this decision overrides something (and has the reason it needs); raises
+    `OverrideRequired` when an approval overrides without one."""
+    overriding = decision == "approve" and override.needed
+    if overriding and not (override_reason or "").strip():
+        raise OverrideRequired(override)
+    return overriding
+
+
+def stale_notice(analysis: Analysis, session: Any) -> Notice | None:
+    """After an input file changed: which tagged items now show a different outcome."""
+    if not session.inputs_changed:
+        return None
+    tagged = [i for i, r in session.items.items() if r.tag is not None]
+    stale = session.stale_items(item_values(analysis, tagged))
+    if not stale:
+        return None
+    shown = ", ".join(
+        f"{i} ({_pair_text(then)} -> {_pair_text(now)})" for i, then, now in stale[:5]
+    )
+    more = f" and {len(stale) - 5} more" if len(stale) > 5 else ""
+    return Notice(
+        STALE_TAGS, f"{len(stale)} tagged item(s) changed outcome since tagging: {shown}{more}"
+    )
+
+
+def _pair_text(values: Any) -> str:
+    if values is None:
+        return "gone"
+    return "/".join(
+        ("pass" if v >= 1.0 else "fail") if isinstance(v, float) and v in (0.0, 1.0) else f"{v:g}"
+        for v in values
+    )

@@ -1,0 +1,182 @@
+"""The sign-off record as Markdown a reviewer pastes into a pull request as it is.
+
+A PR comment is read top down and cut at GitHub's limit (65,536 characters), so the order is the
+order of importance: the decision line and its reasons, who decided what and what an approval
+overrode, then the regressions (each with its tag, who tagged it, the note, and a short excerpt
+of both outputs in a collapsible block), then the improvements as a count and a few ids, then
+the numbers. Past the limit the regressions that do not fit are counted and the reader is sent
+to the CSV and the JSON written beside this file, which hold every item.
+
+Every string taken from an input or a reviewer is escaped (`textsafe.md_cell`): an id, a note or
+a model output cannot break a table, open a tag or inject HTML.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaltui.core.analysis.pair import Analysis
+from evaltui.core.canonical import HASH_FIELD
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.read.runs import ITEM_ID
+from evaltui.core.report.pair import report_markdown
+from evaltui.core.textsafe import md_cell
+
+GITHUB_COMMENT_LIMIT = 65_536  # characters in one issue or pull-request comment
+LIMIT_MARGIN = 2_000  # room kept for the closing lines
+EXCERPT_CHARS = 160  # of each output, in the collapsible block
+SHOWN_IMPROVEMENTS = 10  # ids named beside the improvement count
+
+
+def record_markdown(
+    record: dict[str, Any], analysis: Analysis, limit: int = GITHUB_COMMENT_LIMIT
+) -> str:
+    """The record as PR-ready Markdown of at most `limit` characters."""
+    head = _head(record)
+    regressions = [i for i in record["items"] if i["direction"] == "regression"]
+    improvements = [i for i in record["items"] if i["direction"] == "improvement"]
+    results = report_markdown(
+        analysis,
+        gates=record["gates"] or None,
+        decision=record["decision"],
+        heading="## Results",
+        list_ids=False,
+    )
+    tail = [
+        _improvements(improvements),
+        results,
+        f"<sub>record `{record[HASH_FIELD]}` · evaltui {record['tool']['version']} · "
+        f"schema {record['schema']}</sub>",
+        "",
+    ]
+    budget = limit - LIMIT_MARGIN - sum(len(t) + 1 for t in (*head, *tail))
+    body = _regressions(regressions, analysis, budget)
+    return "\n".join([*head, *body, *tail])
+
+
+def decision_markdown(line: str) -> str:
+    """The decision line as the comment's first line: the status word in bold, the rest plain
+    (a heading that long is hard to read in a PR; the bold word carries the meaning)."""
+    status, sep, rest = line.partition(" · ")
+    return f"**{md_cell(status)}**{sep}{md_cell(rest)}"
+
+
+def _head(record: dict[str, Any]) -> list[str]:
+    triage = record["triage"]
+    decision = record["decision"]
+    by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
+    lines = [decision_markdown(decision["line"]), ""]
+    lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
+    lines += [
+        "",
+        f"**Reviewer's decision: {record['reviewer_decision']}** by "
+        f"{md_cell(record['reviewer'])}, {record['created']}",
+        "",
+        f"Rationale: {md_cell(record['rationale'])}",
+        "",
+        f"Regressions triaged: {triage['triaged']:,} of {triage['regressions']:,}"
+        + (f" (by tag: {by_tag})" if by_tag else ""),
+        "",
+    ]
+    if record["override"]:
+        over = "; ".join(md_cell(p) for p in record["override"]["overrides"])
+        lines += [
+            f"**Override**: approved over {over}. Reason: {md_cell(record['override']['reason'])}",
+            "",
+        ]
+    if record["policy"].get("rules") is not None:
+        lines += [f"Policy hash: `{record['policy_hash']}`", ""]
+    return lines
+
+
+def _regressions(items: list[dict[str, Any]], analysis: Analysis, budget: int) -> list[str]:
+    if not items:
+        return ["## Regressions", "", "None.", ""]
+    lines = [
+        f"## Regressions ({len(items):,})",
+        "",
+        "| item | slice | tag | tagged by | note |",
+        "|---|---|---|---|---|",
+    ]
+    excerpts = _excerpts(analysis, [i["item_id"] for i in items])
+    rows: list[str] = []
+    details: list[str] = []
+    used = sum(len(x) + 1 for x in lines) + 200  # the closing lines of this section
+    shown = 0
+    for item in items:
+        row = (
+            f"| `{md_cell(item['item_id'], code=True)}` | {md_cell(item['slice'] or '')} | "
+            f"{md_cell(item['tag'] or 'untriaged')} | {md_cell(item['tagged_by'] or '')} | "
+            f"{md_cell(item['note'] or '')} |"
+        )
+        base, cand = excerpts.get(item["item_id"], ("", ""))
+        detail = (
+            f"- `{md_cell(item['item_id'], code=True)}`: baseline «{md_cell(base)}» · "
+            f"candidate «{md_cell(cand)}»"
+        )
+        cost = len(row) + len(detail) + 2
+        if used + cost > budget:
+            break
+        rows.append(row)
+        details.append(detail)
+        used += cost
+        shown += 1
+    lines += rows
+    lines.append("")
+    if shown < len(items):
+        lines += [
+            f"**{len(items) - shown:,} more regressions are not listed here** (a PR comment holds "
+            f"{GITHUB_COMMENT_LIMIT:,} characters): every item, with its tag and note, is in the "
+            "CSV and the JSON record written beside this file.",
+            "",
+        ]
+    if details:
+        lines += [
+            "<details><summary>Both outputs of the regressions listed (excerpts)</summary>",
+            "",
+            *details,
+            "",
+            "</details>",
+            "",
+        ]
+    return lines
+
+
+def _improvements(items: list[dict[str, Any]]) -> str:
+    if not items:
+        return "## Improvements\n\nNone.\n"
+    ids = ", ".join(f"`{md_cell(i['item_id'], code=True)}`" for i in items[:SHOWN_IMPROVEMENTS])
+    more = (
+        f" and {len(items) - SHOWN_IMPROVEMENTS:,} more" if len(items) > SHOWN_IMPROVEMENTS else ""
+    )
+    return (
+        f"## Improvements ({len(items):,})\n\n{ids}{more} (all of them, with any tags and notes, "
+        "are in the CSV and the JSON record).\n"
+    )
+
+
+def _excerpts(analysis: Analysis, item_ids: list[str]) -> dict[str, tuple[str, str]]:
+    """Each item's two outputs, cut to a short excerpt on one line (read in one batch per
+    side; a reader that cannot give outputs gives empty excerpts, not an error)."""
+    import polars as pl
+
+    items = analysis.paired.items
+    wanted = pl.DataFrame({ITEM_ID: item_ids}, schema={ITEM_ID: pl.String})
+    rows = wanted.join(
+        items.select(ITEM_ID, BASE_ROW, CAND_ROW), on=ITEM_ID, how="left", maintain_order="left"
+    )
+    base_rows, cand_rows = rows[BASE_ROW].to_list(), rows[CAND_ROW].to_list()
+    try:
+        base = analysis.paired.baseline.transcripts.read_field(base_rows, "output")
+        cand = analysis.paired.candidate.transcripts.read_field(cand_rows, "output")
+    except Exception:  # noqa: BLE001 - excerpts are a courtesy; the record stands without them
+        return {}
+    return {
+        item_id: (_excerpt(b), _excerpt(c))
+        for item_id, b, c in zip(item_ids, base, cand, strict=True)
+    }
+
+
+def _excerpt(text: str | None) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= EXCERPT_CHARS else flat[: EXCERPT_CHARS - 1] + "…"

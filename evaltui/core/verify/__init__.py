@@ -1,0 +1,1 @@
+"""The verify stage: replaying a sign-off record from the files it names."""

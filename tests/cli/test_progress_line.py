@@ -1,0 +1,47 @@
+"""The headless commands show a self-erasing progress line at a terminal, and nothing elsewhere."""
+
+from __future__ import annotations
+
+import io
+
+from evaltui.cli.progress_line import ERASE, terminal_progress
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_terminal_gets_one_line_redrawn_in_place_and_erased_at_the_end():
+    screen = Terminal()
+    with terminal_progress(screen, delay=0) as progress:
+        progress("reading the baseline and the candidate (1.2 of 4.8 GB)", 0.25, 3)
+        progress("pairing items", 1, 3)
+    written = screen.getvalue()
+    assert written.count(ERASE) == 3 and "\n" not in written
+    assert "evaltui: reading the baseline and the candidate (1.2 of 4.8 GB)… 8%" in written
+    assert "evaltui: pairing items… 33%" in written
+    assert written.endswith(ERASE)  # nothing left on the line for what is printed next
+
+
+def test_the_line_is_erased_when_the_work_fails():
+    screen = Terminal()
+    try:
+        with terminal_progress(screen, delay=0) as progress:
+            progress("pairing items", 1, 3)
+            raise RuntimeError("bad input")
+    except RuntimeError:
+        pass
+    assert screen.getvalue().endswith(ERASE)
+
+
+def test_quick_work_draws_nothing():
+    screen = Terminal()
+    with terminal_progress(screen, delay=60) as progress:
+        progress("pairing items", 1, 3)
+    assert screen.getvalue() == ""
+
+
+def test_a_pipe_or_file_gets_no_progress_at_all():
+    with terminal_progress(io.StringIO()) as progress:
+        assert progress is None

@@ -1,0 +1,181 @@
+"""Reopening a big JSONL run reuses its parse, but only for the same bytes (sha256 checked)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+
+import pytest
+
+from evaltui.core.analysis.pipeline import compare_files
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats import LoadOptions, jsonl, load_run, scan_cache
+from evaltui.core.read.formats.jsonl_scan import scan_jsonl
+from evaltui.core.read.runs import sha256_of
+from evaltui.core.report.pair import report_dict
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    root = tmp_path / "cache"
+    monkeypatch.setenv(scan_cache.ENV, str(root))
+    monkeypatch.setattr(scan_cache, "MIN_BYTES", 0)  # the test files are small
+    return root
+
+
+def write_run(path, flip=False, n=120):
+    rows = [
+        {
+            "item_id": f"q{i}",
+            "passed": (i % 3 != 0) != (flip and i % 7 == 0),
+            "slice": f"s{i % 4}",
+            "cluster": f"doc{i // 6}",
+            "topic": f"t{i % 2}",
+            "output": f"answer {i} " + "y" * 300,
+        }
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def forbid_parsing(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("the file was parsed although a cache entry matched")
+
+    monkeypatch.setattr(jsonl, "scan_jsonl", refuse)
+
+
+def entries(root):
+    return sorted(p for p in root.iterdir() if not p.name.startswith("."))
+
+
+def test_a_reopened_run_comes_from_the_cache_with_the_same_table_hash_and_transcripts(
+    tmp_path, cache, monkeypatch
+):
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+    assert len(entries(cache)) == 1
+    forbid_parsing(monkeypatch)
+    again = load_run(path, None, LoadOptions())
+    assert again.table.equals(first.table)
+    assert again.source == first.source
+    assert again.source.sha256 == sha256_of(path)
+    assert again.transcripts.read(17).output == first.transcripts.read(17).output
+    assert again.transcripts.read(17).output.startswith("answer 17 ")
+
+
+def test_a_report_from_cached_runs_equals_the_report_from_parsed_runs(tmp_path, cache, monkeypatch):
+    base, cand = write_run(tmp_path / "b.jsonl"), write_run(tmp_path / "c.jsonl", flip=True)
+    parsed = report_dict(compare_files(base, cand))
+    forbid_parsing(monkeypatch)
+    cached = report_dict(compare_files(base, cand))
+    parsed.pop("generated_at", None), cached.pop("generated_at", None)
+    assert cached == parsed
+
+
+def test_an_entry_whose_recorded_hash_differs_from_the_file_is_dropped_and_the_file_parsed(
+    tmp_path, cache, monkeypatch
+):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    (entry,) = entries(cache)
+    meta = json.loads((entry / scan_cache.META).read_text())
+    meta["sha256"] = "0" * 64  # as if the bytes had changed under the same identity
+    (entry / scan_cache.META).write_text(json.dumps(meta))
+    parsed = []
+    monkeypatch.setattr(jsonl, "scan_jsonl", lambda *a, **k: parsed.append(1) or scan_jsonl(*a))
+    run = load_run(path, None, LoadOptions())
+    assert parsed == [1]
+    assert run.source.sha256 == sha256_of(path)
+
+
+def test_a_rewritten_file_is_parsed_again_even_with_its_old_size_and_mtime(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+    stat = path.stat()
+    path.write_text(path.read_text().replace("answer 1 ", "answer 1!", 1))  # same size
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    second = load_run(path, None, LoadOptions())
+    assert second.source.sha256 != first.source.sha256
+    assert second.source.sha256 == sha256_of(path)
+    assert second.transcripts.read(1).output.startswith("answer 1!")
+
+
+def test_a_damaged_entry_is_ignored_and_the_results_are_unchanged(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+    (entry,) = entries(cache)
+    (entry / scan_cache.FRAME).write_bytes(b"not parquet")
+    again = load_run(path, None, LoadOptions())
+    assert again.table.equals(first.table)
+
+
+@pytest.mark.parametrize("verdict", ["pass", None])
+def test_a_file_with_a_bad_record_is_never_cached(tmp_path, cache, verdict):
+    path = write_run(tmp_path / "b.jsonl")
+    with path.open("a") as handle:
+        handle.write(json.dumps({"item_id": "bad", "passed": verdict}) + "\n")
+    with pytest.raises(InputError, match=":121: field 'passed'"):
+        load_run(path, None, LoadOptions())
+    assert not cache.exists() or entries(cache) == []
+
+
+def test_different_column_options_do_not_share_an_entry(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    load_run(path, None, LoadOptions.of(slice_col="topic"))
+    assert len(entries(cache)) == 2
+
+
+def test_the_cache_off_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(scan_cache.ENV, "off")
+    monkeypatch.setattr(scan_cache, "MIN_BYTES", 0)
+    assert scan_cache.cache_root() is None
+    write_run(tmp_path / "b.jsonl")
+    load_run(tmp_path / "b.jsonl", None, LoadOptions())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.jsonl"]
+
+
+def test_small_files_are_not_cached(tmp_path, monkeypatch):
+    root = tmp_path / "cache"
+    monkeypatch.setenv(scan_cache.ENV, str(root))
+    load_run(write_run(tmp_path / "b.jsonl"), None, LoadOptions())
+    assert not root.exists()
+
+
+def test_an_unwritable_cache_leaves_loading_unchanged(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache folder would go")
+    monkeypatch.setenv(scan_cache.ENV, str(blocker / "scans"))
+    monkeypatch.setattr(scan_cache, "MIN_BYTES", 0)
+    run = load_run(write_run(tmp_path / "b.jsonl"), None, LoadOptions())
+    assert run.table.height == 120
+
+
+def test_only_the_most_recently_used_entries_are_kept(tmp_path, cache, monkeypatch):
+    monkeypatch.setattr(scan_cache, "MAX_ENTRIES", 3)
+    for i in range(5):
+        load_run(write_run(tmp_path / f"r{i}.jsonl", n=40 + i), None, LoadOptions())
+    kept = entries(cache)
+    assert len(kept) == 3
+    paths = {json.loads((p / scan_cache.META).read_text())["path"] for p in kept}
+    assert paths == {str((tmp_path / f"r{i}.jsonl").resolve()) for i in (2, 3, 4)}
+
+
+def test_an_unchecked_lookup_is_marked_and_confirm_recomputes_it(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    trusted = load_run(path, None, LoadOptions.of(defer_hash_check=True))
+    assert trusted.source.hash_checked is False
+    assert scan_cache.confirm(trusted.source).hash_checked is True
+    forged = replace(trusted.source, sha256="0" * 64)
+    with pytest.raises(InputError, match="b.jsonl: changed since it was opened"):
+        scan_cache.confirm(forged)
+
+
+def test_a_headless_load_always_hashes_the_bytes(tmp_path, cache):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    assert load_run(path, None, LoadOptions()).source.hash_checked is True
