@@ -25,10 +25,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from numbers import Real
 
 import numpy as np
 from scipy import special
+
+from evaltui.core.stats import validate
 
 __all__ = [
     "CI_METHODS",
@@ -94,25 +95,6 @@ FLAG_TEXT: dict[str, str] = {
 # --------------------------------------------------------------------------------------------
 
 
-def _check_count(name: str, value: object) -> int:
-    """A cell count must be a real integer >= 0; bools and floats are refused, not coerced."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be a non-negative integer count, got {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer count, got {value!r}")
-    return int(value)
-
-
-def _check_probability(name: str, value: object) -> float:
-    """Confidence and alpha are open-interval probabilities: 0 and 1 give no interval or test."""
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
-    number = float(value)
-    if not (0.0 < number < 1.0):
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
-    return number
-
-
 def _z(confidence: float) -> float:
     """Two-sided standard normal critical value: ndtri(1 - (1 - confidence) / 2)."""
     return float(special.ndtri(1.0 - (1.0 - confidence) / 2.0))
@@ -134,7 +116,7 @@ class PairedTable:
     def __post_init__(self) -> None:
         for name in ("both_pass", "regressions", "improvements", "both_fail"):
             # Normalise numpy integers to int so the dataclass compares and hashes plainly.
-            object.__setattr__(self, name, _check_count(name, getattr(self, name)))
+            object.__setattr__(self, name, validate.count(name, getattr(self, name)))
 
     @classmethod
     def from_verdicts(cls, baseline: np.ndarray, candidate: np.ndarray) -> PairedTable:
@@ -239,9 +221,9 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> Interva
     Used for the marginal rates because, unlike the Wald interval, it stays inside [0, 1] and
     keeps close to nominal coverage near 0 and 1, where eval pass rates often live.
     """
-    successes = _check_count("successes", successes)
-    n = _check_count("n", n)
-    confidence = _check_probability("confidence", confidence)
+    successes = validate.count("successes", successes)
+    n = validate.count("n", n)
+    confidence = validate.confidence(confidence)
     if n == 0:
         raise ValueError("n must be at least 1 for a pass-rate interval, got 0")
     if successes > n:
@@ -432,14 +414,6 @@ _DELTA_METHODS: dict[str, Callable[[PairedTable, float], tuple[float, float]]] =
 }
 
 
-def _check_method(method: object) -> str:
-    if not isinstance(method, str) or method not in _DELTA_METHODS:
-        raise ValueError(
-            f"unknown interval method {method!r}; choose one of {', '.join(CI_METHODS)}"
-        )
-    return method
-
-
 def paired_delta_interval(
     table: PairedTable, method: str = "newcombe", confidence: float = 0.95
 ) -> Interval:
@@ -449,12 +423,9 @@ def paired_delta_interval(
     leaves [-1, 1]; the Wald family is there for comparison with other tools. All limits are
     clipped to [-1, 1].
     """
-    method = _check_method(method)
-    confidence = _check_probability("confidence", confidence)
-    if not isinstance(table, PairedTable):
-        raise ValueError(f"table must be a PairedTable, got {type(table).__name__}")
-    if table.n == 0:
-        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    method = validate.one_of("interval method", method, CI_METHODS)
+    confidence = validate.confidence(confidence)
+    validate.some_items(validate.instance("table", table, PairedTable).n)
     lower, upper = _DELTA_METHODS[method](table, _z(confidence))
     return Interval(max(-1.0, lower), min(1.0, upper), method, confidence)
 
@@ -514,8 +485,7 @@ def mcnemar(table: PairedTable) -> McNemarResult:
       exactly: no floor (|b - c| = 1 gives 0), and when b == c R applies no correction at all,
       so chi2_cc is 0, not 1/(b + c).
     """
-    if not isinstance(table, PairedTable):
-        raise ValueError(f"table must be a PairedTable, got {type(table).__name__}")
+    validate.instance("table", table, PairedTable)
     b, c = table.regressions, table.improvements
     m = b + c
     if m == 0:
@@ -562,12 +532,8 @@ class UnpairedContrast:
 
 def unpaired_contrast(table: PairedTable, confidence: float = 0.95) -> UnpairedContrast:
     """delta +/- z sqrt(pA(1 - pA)/n + pB(1 - pB)/n), method ``"unpaired-wald"``, clipped."""
-    confidence = _check_probability("confidence", confidence)
-    if not isinstance(table, PairedTable):
-        raise ValueError(f"table must be a PairedTable, got {type(table).__name__}")
-    n = table.n
-    if n == 0:
-        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    confidence = validate.confidence(confidence)
+    n = validate.some_items(validate.instance("table", table, PairedTable).n)
     p_a = table.baseline_passes / n
     p_b = table.candidate_passes / n
     se = math.sqrt(p_a * (1.0 - p_a) / n + p_b * (1.0 - p_b) / n)
@@ -673,14 +639,10 @@ def compare_binary(
     ``insufficient_data`` with the counts still reported. An empty table raises ValueError:
     there is no rate to report at all.
     """
-    ci_method = _check_method(ci_method)
-    confidence = _check_probability("confidence", confidence)
-    alpha = _check_probability("alpha", alpha)
-    if not isinstance(table, PairedTable):
-        raise ValueError(f"table must be a PairedTable, got {type(table).__name__}")
-    n = table.n
-    if n == 0:
-        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    ci_method = validate.one_of("interval method", ci_method, CI_METHODS)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
+    n = validate.some_items(validate.instance("table", table, PairedTable).n)
     delta_ci = paired_delta_interval(table, ci_method, confidence)
     test = mcnemar(table)
     flags = _flags(table, delta_ci, test, alpha, confidence)

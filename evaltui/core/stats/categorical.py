@@ -45,6 +45,7 @@ from itertools import combinations
 import numpy as np
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.binary import (
     CI_METHODS,
     Interval,
@@ -117,13 +118,6 @@ def _labels(name: str, values: object) -> np.ndarray:
     return array.astype(str) if array.size else np.array([], dtype="U1")
 
 
-def _count(i: int, j: int, value: object) -> int:
-    """A cell count must be a real integer >= 0; bools and floats are refused, not coerced."""
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < 0:
-        raise ValueError(f"counts[{i}][{j}] must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
 @dataclass(frozen=True)
 class CategoricalTable:
     """The paired L x L table: `counts[i][j]` items the baseline put in `levels[i]` and the
@@ -144,9 +138,7 @@ class CategoricalTable:
                 f"counts must be a {len(levels)} x {len(levels)} table (one row and column per "
                 f"level), got {[len(r) for r in rows]}"
             )
-        checked = tuple(
-            tuple(_count(i, j, value) for j, value in enumerate(row)) for i, row in enumerate(rows)
-        )
+        checked = tuple(validate.counts(f"counts[{i}]", row) for i, row in enumerate(rows))
         object.__setattr__(self, "levels", levels)
         object.__setattr__(self, "counts", checked)
 
@@ -288,8 +280,7 @@ def stuart_maxwell(table: CategoricalTable) -> StuartMaxwellResult:
     joined by moves contributes d_g' S_g^-1 d_g with one of its levels dropped, on (size - 1)
     df. The p-value is the chi-square upper tail (``scipy.special.chdtrc``).
     """
-    if not isinstance(table, CategoricalTable):
-        raise ValueError(f"table must be a CategoricalTable, got {type(table).__name__}")
+    validate.instance("table", table, CategoricalTable)
     counts = table.as_array().astype(np.float64)
     rows, cols = counts.sum(axis=1), counts.sum(axis=0)
     diag = np.diag(counts)
@@ -370,14 +361,6 @@ class CategoricalComparison:
         return tuple(changed if count is None else changed[:count])
 
 
-def _check_probability(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
-    return float(value)
-
-
 def compare_categorical(
     table: CategoricalTable,
     ci_method: str = "newcombe",
@@ -386,17 +369,12 @@ def compare_categorical(
     adjust: str = "holm",
 ) -> CategoricalComparison:
     """The Stuart-Maxwell test and every level's change, p adjusted across the levels."""
-    if not isinstance(table, CategoricalTable):
-        raise ValueError(f"table must be a CategoricalTable, got {type(table).__name__}")
-    if ci_method not in CI_METHODS:
-        raise ValueError(f"unknown interval method {ci_method!r}; choose one of {CI_METHODS}")
-    if adjust not in ADJUST_METHODS:
-        raise ValueError(f"unknown adjustment method {adjust!r}; choose one of {ADJUST_METHODS}")
-    confidence = _check_probability("confidence", confidence)
-    alpha = _check_probability("alpha", alpha)
-    n = table.n
-    if n == 0:
-        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    validate.instance("table", table, CategoricalTable)
+    ci_method = validate.one_of("interval method", ci_method, CI_METHODS)
+    adjust = validate.one_of("adjustment method", adjust, ADJUST_METHODS)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
+    n = validate.some_items(table.n)
     test = stuart_maxwell(table)
     raw = []
     parts = []
@@ -488,8 +466,7 @@ def pairwise_stuart_maxwell(
 
     An undefined pair (nobody moved) keeps p None and does not count in the family.
     """
-    if method not in ADJUST_METHODS:
-        raise ValueError(f"unknown adjustment method {method!r}; choose one of {ADJUST_METHODS}")
+    method = validate.one_of("adjustment method", method, ADJUST_METHODS)
     if not isinstance(labels, Mapping) or len(labels) < 2:
         raise ValueError("labels must map at least two system names to their label arrays")
     systems = tuple(labels)

@@ -31,11 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.graded import (
-    check_confidence,
-    check_resamples,
-    check_sample,
-    check_seed,
     prefer_counts,
     resample_totals_by_counts,
     resample_totals_by_index,
@@ -134,7 +131,7 @@ def clustered_delta(
     carried no label (coded as clusters of one by the caller). Seeded with
     ``numpy.random.default_rng(seed)``: same inputs and seed give the identical interval.
     """
-    x = check_sample("deltas", deltas)
+    x = validate.sample("deltas", deltas)
     codes = np.asarray(cluster_codes)
     if codes.ndim != 1:
         raise ValueError(f"cluster_codes must be one-dimensional, got shape {codes.shape}")
@@ -154,9 +151,9 @@ def clustered_delta(
         codes = codes.astype(str)
     elif codes.dtype.kind not in "iuUS":
         raise ValueError(f"cluster_codes must be integer codes or strings, got dtype {codes.dtype}")
-    resamples = check_resamples(resamples)
-    confidence = check_confidence(confidence)
-    seed = check_seed(seed)
+    resamples = validate.integer("resamples", resamples, minimum=1)
+    confidence = validate.confidence(confidence)
+    seed = validate.integer("seed", seed, minimum=0)
 
     n = x.size
     inverse = _dense_codes(codes)
@@ -292,7 +289,9 @@ def rademacher_weights(n_clusters: int, *, seed: int = 0, resamples: int = 9_999
     if n_clusters <= WILD_EXACT_UP_TO:
         grid = np.meshgrid(*[[-1.0, 1.0]] * n_clusters, indexing="ij")
         return np.array(grid).reshape(n_clusters, -1).T
-    draws = max(399, min(check_resamples(resamples), WILD_WORK // n_clusters))
+    draws = max(
+        399, min(validate.integer("resamples", resamples, minimum=1), WILD_WORK // n_clusters)
+    )
     return np.random.default_rng(seed).choice([-1.0, 1.0], size=(draws, n_clusters))
 
 
@@ -347,7 +346,7 @@ def wild_cluster_interval(
     g = sums.size
     if g < 2:
         return (math.nan, math.nan)
-    alpha = 1.0 - check_confidence(confidence)
+    alpha = 1.0 - validate.confidence(confidence)
     if weights is None:
         weights = rademacher_weights(g, seed=seed, resamples=resamples)
     mean, se = (float(v) for v in _mean_and_cr1_se(sums, sizes, float(sizes.sum())))

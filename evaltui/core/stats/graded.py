@@ -22,12 +22,13 @@ start-up (see DESIGN.md, performance notes).
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
+
+from evaltui.core.stats import validate
 
 __all__ = [
     "EpochSummary",
@@ -54,61 +55,6 @@ _MULTINOMIAL_COST_RATIO = 18
 # Exact Wilcoxon limits, as in scipy.stats.wilcoxon(method="auto") (scipy 1.17).
 _WILCOXON_EXACT_MAX_N = 50
 _WILCOXON_SIGNFLIP_MAX_N = 13
-
-
-# --------------------------------------------------------------------------------------------
-# argument checks shared with clusters.py
-# --------------------------------------------------------------------------------------------
-
-
-def check_sample(name: str, values: np.ndarray) -> np.ndarray:
-    """Return ``values`` as a 1-D float64 array, or raise ValueError naming the bad value.
-
-    Non-finite deltas are refused rather than dropped: a silently shrunk sample would change
-    the statistic without the reviewer knowing (reading list, 001).
-    """
-    try:
-        arr = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numeric, got {values!r:.80}") from exc
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty: there are no items to compare")
-    bad = np.flatnonzero(~np.isfinite(arr))
-    if bad.size:
-        i = int(bad[0])
-        raise ValueError(
-            f"{name}[{i}] is {float(arr[i])} ({bad.size} non-finite value(s)); "
-            "fix or exclude those items before comparing"
-        )
-    return arr
-
-
-def check_resamples(resamples: object) -> int:
-    """Resamples must be a positive integer (bools are refused: ``True`` is not a count)."""
-    if isinstance(resamples, bool) or not isinstance(resamples, numbers.Integral):
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
-    if resamples < 1:
-        raise ValueError(f"resamples must be a positive integer, got {resamples!r}")
-    return int(resamples)
-
-
-def check_confidence(confidence: object) -> float:
-    """Confidence must be a real number strictly between 0 and 1."""
-    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    value = float(confidence)
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
-    return value
-
-
-def check_seed(seed: object) -> int:
-    """Seeds are non-negative integers so a sign-off record can name the exact stream."""
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -248,12 +194,11 @@ def paired_bootstrap(
     ``bca_extreme`` (an adjusted BCa level lies beyond the outermost resample; widen
     ``resamples``).
     """
-    x = check_sample("deltas", deltas)
-    resamples = check_resamples(resamples)
-    confidence = check_confidence(confidence)
-    seed = check_seed(seed)
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    x = validate.sample("deltas", deltas)
+    resamples = validate.integer("resamples", resamples, minimum=1)
+    confidence = validate.confidence(confidence)
+    seed = validate.integer("seed", seed, minimum=0)
+    method = validate.one_of("bootstrap method", method, METHODS)
 
     n = x.size
     values, counts = np.unique(x, return_counts=True)
@@ -386,8 +331,8 @@ def paired_t_interval(deltas: np.ndarray, confidence: float = 0.95) -> tuple[flo
 
     NaNs for a single item (no degrees of freedom); a zero-variance sample gives the point.
     """
-    x = check_sample("deltas", deltas)
-    confidence = check_confidence(confidence)
+    x = validate.sample("deltas", deltas)
+    confidence = validate.confidence(confidence)
     n = x.size
     if n < 2:
         return (math.nan, math.nan)
@@ -418,7 +363,7 @@ def paired_t_p(deltas: np.ndarray) -> float | None:
     None for a single item; with zero variance the mean is exactly known: p is 1 when it is
     0 and 0 otherwise (scipy returns NaN there, which no reader can act on).
     """
-    x = check_sample("deltas", deltas)
+    x = validate.sample("deltas", deltas)
     n = x.size
     if n < 2:
         return None
@@ -445,7 +390,7 @@ def wilcoxon_signed_rank_p(deltas: np.ndarray) -> float | None:
     counts are exact in float64 for n <= 50). Returns None when every delta is zero: there is
     nothing to rank, and "p = 1" would read as evidence of no difference.
     """
-    x = check_sample("deltas", deltas)
+    x = validate.sample("deltas", deltas)
     n_total = x.size
     nonzero = x[x != 0.0]
     m = nonzero.size
@@ -509,12 +454,8 @@ def graded_regressions(deltas: np.ndarray, tolerance: float = 0.0) -> tuple[np.n
     Graded deltas are rarely exactly zero, so the tolerance is what stops every last-digit
     wobble of a judge score from landing in the reviewer's list of regressions.
     """
-    x = check_sample("deltas", deltas)
-    if isinstance(tolerance, bool) or not isinstance(tolerance, numbers.Real):
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
-    tol = float(tolerance)
-    if not math.isfinite(tol) or tol < 0:
-        raise ValueError(f"tolerance must be a finite number >= 0, got {tolerance!r}")
+    x = validate.sample("deltas", deltas)
+    tol = validate.non_negative("tolerance", tolerance)
     return x < -tol, x > tol
 
 
@@ -568,7 +509,7 @@ def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
     ``item_index`` holds one code per record (e.g. polars ``rank("dense")`` or categorical
     codes); codes need not be contiguous. ``values`` are the per-record scores (0/1 verdicts).
     """
-    vals = check_sample("values", values)
+    vals = validate.sample("values", values)
     codes = np.asarray(item_index)
     if codes.ndim != 1:
         raise ValueError(f"item_index must be one-dimensional, got shape {codes.shape}")

@@ -34,8 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.binary import Interval, wilson_interval
-from evaltui.core.stats.graded import check_sample
 
 __all__ = [
     "FLAG_TEXT",
@@ -159,29 +159,13 @@ class IndependentComparison:
 # --------------------------------------------------------------------------------------------
 
 
-def _count(name: str, value: object) -> int:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
-        raise ValueError(f"{name} must be a non-negative integer count, got {value!r}")
-    if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer count, got {value!r}")
-    return int(value)
-
-
 def _arm(passes: object, n: object, which: str) -> tuple[int, int]:
-    passes, n = _count(f"{which} passes", passes), _count(f"{which} n", n)
+    passes, n = validate.count(f"{which} passes", passes), validate.count(f"{which} n", n)
     if n == 0:
         raise ValueError(f"the {which} arm is empty (n = 0): there is no rate to compare")
     if passes > n:
         raise ValueError(f"{which} passes must be at most n = {n}, got {passes}")
     return passes, n
-
-
-def _probability(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
-    if not 0.0 < float(value) < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
-    return float(value)
 
 
 def _z(confidence: float) -> float:
@@ -209,7 +193,7 @@ def newcombe_independent_interval(
     """
     x1, n1 = _arm(candidate_passes, candidate_n, "candidate")
     x2, n2 = _arm(baseline_passes, baseline_n, "baseline")
-    confidence = _probability("confidence", confidence)
+    confidence = validate.confidence(confidence)
     p1, p2 = x1 / n1, x2 / n2
     w1 = wilson_interval(x1, n1, confidence)
     w2 = wilson_interval(x2, n2, confidence)
@@ -307,8 +291,8 @@ def compare_proportions(
     """
     x1, n1 = _arm(candidate_passes, candidate_n, "candidate")
     x2, n2 = _arm(baseline_passes, baseline_n, "baseline")
-    confidence = _probability("confidence", confidence)
-    alpha = _probability("alpha", alpha)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
     ci = newcombe_independent_interval(x1, n1, x2, n2, confidence)
     z = two_proportion_z(x1, n1, x2, n2)
     fisher = TwoSampleTest("fisher_exact", None, None, fisher_exact_p(x1, n1, x2, n2))
@@ -367,9 +351,9 @@ def welch_t(
     FALSE)``: t, the Welch-Satterthwaite df, the two-sided p and the interval at
     ``confidence``. Undefined (NaN) with fewer than two items in an arm or no variance in either.
     """
-    cand = check_sample("candidate", candidate)
-    base = check_sample("baseline", baseline)
-    confidence = _probability("confidence", confidence)
+    cand = validate.sample("candidate", candidate)
+    base = validate.sample("baseline", baseline)
+    confidence = validate.confidence(confidence)
     n1, n2 = cand.size, base.size
     delta = float(cand.mean() - base.mean())
     if n1 < 2 or n2 < 2:
@@ -405,10 +389,10 @@ def compare_scores(
     ``lower_is_better`` (a loss: mae, a distance) turns a drop into the improvement, as the
     paired analysis does.
     """
-    cand = check_sample("candidate", candidate)
-    base = check_sample("baseline", baseline)
-    confidence = _probability("confidence", confidence)
-    alpha = _probability("alpha", alpha)
+    cand = validate.sample("candidate", candidate)
+    base = validate.sample("baseline", baseline)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
     test, ci = welch_t(cand, base, confidence)
     c_mean, c_sd, c_ci = _mean_interval(cand, confidence)
     b_mean, b_sd, b_ci = _mean_interval(base, confidence)

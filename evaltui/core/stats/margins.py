@@ -41,8 +41,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.binary import PairedTable, _tango_parts, paired_delta_interval
-from evaltui.core.stats.graded import check_sample
 
 __all__ = [
     "MARGIN_KINDS",
@@ -105,13 +105,10 @@ class MarginTest:
 
 
 def _check(kind: str, margin: float, alpha: float) -> None:
-    if kind not in MARGIN_KINDS:
-        raise ValueError(f"kind must be one of {', '.join(MARGIN_KINDS)}, got {kind!r}")
-    if isinstance(margin, bool) or not isinstance(margin, int | float) or not margin > 0:
-        raise ValueError(f"margin must be a positive number, got {margin!r}")
-    if not math.isfinite(margin):
-        raise ValueError(f"margin must be finite, got {margin!r}")
-    if isinstance(alpha, bool) or not isinstance(alpha, int | float) or not 0 < alpha < 0.5:
+    """alpha below 1/2: the interval read against the margin is two-sided at 1 - 2 alpha."""
+    validate.one_of("margin kind", kind, MARGIN_KINDS)
+    validate.positive("margin", margin)
+    if not 0.0 < validate.number("alpha", alpha) < 0.5:
         raise ValueError(f"alpha must be strictly between 0 and 0.5, got {alpha!r}")
 
 
@@ -182,10 +179,7 @@ def tango_one_sided(table: PairedTable, delta0: float) -> tuple[float, float, fl
     x21 = regressions (see binary.py). The variance is positive for every delta0 strictly
     inside (-1, 1) except 0 with no discordant items, where Z is taken as 0.
     """
-    if not isinstance(table, PairedTable):
-        raise ValueError(f"table must be a PairedTable, got {type(table).__name__}")
-    if table.n == 0:
-        raise ValueError("the table is empty (n = 0): there are no paired items to compare")
+    validate.some_items(validate.instance("table", table, PairedTable).n)
     if not -1.0 < delta0 < 1.0:
         raise ValueError(f"delta0 must lie strictly between -1 and 1, got {delta0!r}")
     numerator, sd = _tango_parts(delta0, table.improvements, table.regressions, table.n)
@@ -200,7 +194,7 @@ def paired_t_one_sided(deltas: np.ndarray, delta0: float) -> tuple[float, float,
     A single item has no degrees of freedom (NaN statistic, p-values 1: nothing is shown); all
     deltas equal make the mean exactly known, so each p is 0 or 1.
     """
-    x = check_sample("deltas", deltas)
+    x = validate.sample("deltas", deltas)
     n = x.size
     if n < 2:
         return math.nan, 1.0, 1.0

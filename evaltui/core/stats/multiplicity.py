@@ -26,6 +26,8 @@ import math
 from collections.abc import Sequence
 from numbers import Real
 
+from evaltui.core.stats import validate
+
 __all__ = ["ADJUST_METHODS", "ADJUST_LABELS", "adjust_pvalues"]
 
 ADJUST_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni", "none")
@@ -44,19 +46,12 @@ def _check_pvalue(index: int, value: object) -> float | None:
     """A p-value is None (undefined) or a real number in [0, 1]; NaN is refused, not guessed."""
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(
-            f"pvalues[{index}] must be a number in [0, 1] or None (undefined), got {value!r}"
-        )
-    number = float(value)
-    if math.isnan(number):
+    if isinstance(value, Real) and math.isnan(value):
         raise ValueError(
             f"pvalues[{index}] is NaN; pass None for an undefined p-value so it is kept out of "
             "the family on purpose"
         )
-    if not (0.0 <= number <= 1.0):
-        raise ValueError(f"pvalues[{index}] must be in [0, 1], got {value!r}")
-    return number
+    return validate.probability(f"pvalues[{index}]", value, open_interval=False)
 
 
 def adjust_pvalues(
@@ -69,10 +64,7 @@ def adjust_pvalues(
     the order of the raw p-values (the monotonicity step), exactly as R's ``p.adjust``. A family
     of one is returned unchanged.
     """
-    if not isinstance(method, str) or method not in ADJUST_METHODS:
-        raise ValueError(
-            f"unknown adjustment method {method!r}; choose one of {', '.join(ADJUST_METHODS)}"
-        )
+    method = validate.one_of("adjustment method", method, ADJUST_METHODS)
     if isinstance(pvalues, str | bytes) or not isinstance(pvalues, Sequence):
         raise ValueError(
             f"pvalues must be a sequence of numbers or None, got {type(pvalues).__name__}"

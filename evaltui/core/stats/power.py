@@ -32,9 +32,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Real
 
 from scipy import special
+
+from evaltui.core.stats import validate
 
 __all__ = [
     "PLAN_FORMULAS",
@@ -54,32 +55,16 @@ PLAN_FORMULAS: tuple[str, ...] = ("exact-psi", "simple")
 # --------------------------------------------------------------------------------------------
 
 
-def _real(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-    number = float(value)
-    if math.isnan(number) or math.isinf(number):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    return number
-
-
-def _open_unit(name: str, value: object) -> float:
-    number = _real(name, value)
-    if not (0.0 < number < 1.0):
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {value!r}")
-    return number
-
-
 def _power(value: object) -> float:
     """Power below one half makes z_b negative and the formulas stop meaning a plan."""
-    number = _real("power", value)
+    number = validate.number("power", value)
     if not (0.5 <= number < 1.0):
         raise ValueError(f"power must be at least 0.5 and below 1, got {value!r}")
     return number
 
 
 def _delta(value: object) -> float:
-    number = _real("delta", value)
+    number = validate.number("delta", value)
     if number == 0.0 or not (-1.0 < number < 1.0):
         raise ValueError(
             f"delta must be a non-zero rate difference between -1 and 1 (0.05 = 5 points), "
@@ -93,7 +78,7 @@ def _discordance(value: object, delta: float | None = None) -> float:
 
     That bound is stricter than the formula's own psi >= delta^2, which it implies.
     """
-    number = _real("discordance", value)
+    number = validate.number("discordance", value)
     if not (0.0 < number <= 1.0):
         raise ValueError(
             f"discordance (psi, the share of items the runs disagree on) must be in (0, 1], "
@@ -106,12 +91,6 @@ def _discordance(value: object, delta: float | None = None) -> float:
             "delta^2 is required)"
         )
     return number
-
-
-def _formula(value: object) -> str:
-    if not isinstance(value, str) or value not in PLAN_FORMULAS:
-        raise ValueError(f"unknown formula {value!r}; choose one of {', '.join(PLAN_FORMULAS)}")
-    return value
 
 
 def _z_alpha(alpha: float) -> float:
@@ -256,9 +235,9 @@ def independent_sample_size(
 
     Both ``baseline_rate`` and ``p1`` must lie strictly inside (0, 1).
     """
-    p0 = _open_unit("baseline_rate", baseline_rate)
+    p0 = validate.probability("baseline_rate", baseline_rate)
     d = _delta(delta)
-    alpha = _open_unit("alpha", alpha)
+    alpha = validate.probability("alpha", alpha)
     power = _power(power)
     p1 = p0 + d
     if not (0.0 < p1 < 1.0):
@@ -285,9 +264,9 @@ def paired_sample_size(
     """
     d = _delta(delta)
     psi = _discordance(discordance, d)
-    alpha = _open_unit("alpha", alpha)
+    alpha = validate.probability("alpha", alpha)
     power = _power(power)
-    formula = _formula(formula)
+    formula = validate.one_of("formula", formula, PLAN_FORMULAS)
     za, zb = _z_alpha(alpha), _z_beta(power)
     raw = _paired_raw(d, psi, za, zb, formula)
     paired_n = _ceil(raw)
@@ -296,7 +275,7 @@ def paired_sample_size(
     total: int | None = None
     base: float | None = None
     if baseline_rate is not None:
-        base = _open_unit("baseline_rate", baseline_rate)
+        base = validate.probability("baseline_rate", baseline_rate)
         _check_feasible(base, d, psi)
         per_arm = independent_sample_size(base, d, alpha, power)
         ind_raw = _independent_raw(base, d, za, zb)
@@ -334,12 +313,11 @@ def detectable_delta(
     n_required(delta) = n on that range, found by bisection to float resolution (closed form for
     the simple formula). With the observed discordance of a run, plug in its b + c over n.
     """
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer number of paired items, got {n!r}")
+    n = validate.integer("n", n, minimum=1)
     psi = _discordance(discordance)
-    alpha = _open_unit("alpha", alpha)
+    alpha = validate.probability("alpha", alpha)
     power = _power(power)
-    formula = _formula(formula)
+    formula = validate.one_of("formula", formula, PLAN_FORMULAS)
     za, zb = _z_alpha(alpha), _z_beta(power)
 
     def required(d: float) -> float:

@@ -22,15 +22,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.clusters import FEW_CLUSTERS, MIN_CLUSTERS
-from evaltui.core.stats.power import PlanResult, _ceil, _open_unit, _real
-from evaltui.core.stats.power_graded import (
-    EpochPlan,
-    GradedPlan,
-    _count,
-    _positive,
-    _small_n_warning,
-)
+from evaltui.core.stats.power import PlanResult, _ceil
+from evaltui.core.stats.power_graded import EpochPlan, GradedPlan, _small_n_warning
 
 __all__ = [
     "PAIRS",
@@ -97,7 +92,7 @@ def clustered_plan(
     ``icc`` (Deff = 1 + (m - 1) icc), or ``design_effect`` directly (optionally with the mean
     ``cluster_size``, for the clusters it implies)."""
     raw = _base_raw(base)
-    m = None if cluster_size is None else _count("cluster_size", cluster_size, 1)
+    m = None if cluster_size is None else validate.integer("cluster_size", cluster_size, minimum=1)
     if (icc is None) == (design_effect is None):
         raise ValueError(
             "give the intra-cluster correlation (with the cluster size) or the design effect, "
@@ -107,7 +102,7 @@ def clustered_plan(
     if icc is not None:
         if m is None:
             raise ValueError("an ICC needs the cluster size m: Deff = 1 + (m - 1) x ICC")
-        rho = _real("icc", icc)
+        rho = validate.number("icc", icc)
         if not 0.0 <= rho <= 1.0:
             raise ValueError(
                 f"icc must be between 0 and 1, got {icc!r} (a negative ICC, items less alike "
@@ -115,7 +110,7 @@ def clustered_plan(
             )
         deff = 1.0 + (m - 1) * rho
     else:
-        deff = _positive("design_effect", design_effect)
+        deff = validate.positive("design_effect", design_effect)
         rho = None if m is None or m == 1 else (deff - 1.0) / (m - 1)
         if deff < 1.0:
             warnings.append(
@@ -206,9 +201,8 @@ class SystemsPlan:
 def comparisons(systems: int, pairs: str = "all") -> int:
     """How many pairwise readings a k-system comparison makes: k(k-1)/2, or k-1 against one
     baseline."""
-    k = _count("systems", systems, 2)
-    if pairs not in PAIRS:
-        raise ValueError(f"unknown pairs {pairs!r}; choose one of {', '.join(PAIRS)}")
+    k = validate.integer("systems", systems, minimum=2)
+    validate.one_of("pairs", pairs, PAIRS)
     return k * (k - 1) // 2 if pairs == "all" else k - 1
 
 
@@ -223,7 +217,7 @@ def systems_plan(
     (e.g. ``lambda a: graded_sample_size(0.05, 0.2, alpha=a)``); it is called at alpha / m and
     at alpha."""
     m = comparisons(systems, pairs)
-    alpha = _open_unit("alpha", alpha)
+    alpha = validate.probability("alpha", alpha)
     pair_alpha = alpha / m
     pair = plan_at(pair_alpha)
     uncorrected = plan_at(alpha)

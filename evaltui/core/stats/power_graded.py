@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral
 
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.graded import SMALL_N
-from evaltui.core.stats.power import _ceil, _open_unit, _power, _real, _z_alpha, _z_beta
+from evaltui.core.stats.power import _ceil, _power, _z_alpha, _z_beta
 
 __all__ = [
     "MIN_T_ITEMS",
@@ -59,30 +59,10 @@ _BISECT_STEPS = 200
 
 
 def _nonzero(name: str, value: object) -> float:
-    number = _real(name, value)
+    number = validate.number(name, value)
     if number == 0.0:
         raise ValueError(f"{name} must be a non-zero difference worth detecting, got {value!r}")
     return number
-
-
-def _positive(name: str, value: object) -> float:
-    number = _real(name, value)
-    if number <= 0.0:
-        raise ValueError(f"{name} must be a positive number, got {value!r}")
-    return number
-
-
-def _non_negative(name: str, value: object) -> float:
-    number = _real(name, value)
-    if number < 0.0:
-        raise ValueError(f"{name} must be zero or positive, got {value!r}")
-    return number
-
-
-def _count(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or int(value) < minimum:
-        raise ValueError(f"{name} must be a whole number of at least {minimum}, got {value!r}")
-    return int(value)
 
 
 def _small_n_warning(items: int) -> tuple[str, ...]:
@@ -188,8 +168,8 @@ def graded_sample_size(
     score's units) when the per-item deltas have standard deviation ``sd`` (see the module
     docstring); the count depends on |delta| / sd only."""
     d = _nonzero("delta", delta)
-    sigma = _positive("sd", sd)
-    alpha = _open_unit("alpha", alpha)
+    sigma = validate.positive("sd", sd)
+    alpha = validate.probability("alpha", alpha)
     power = _power(power)
     za, zb = _z_alpha(alpha), _z_beta(power)
     normal_raw = ((za + zb) * sigma / d) ** 2
@@ -286,9 +266,9 @@ def epochs_plan(
     power with any number of epochs (sd_between alone needs more items).
     """
     d = _nonzero("delta", delta)
-    sb = _non_negative("sd_between", sd_between)
-    sw = _non_negative("sd_within", sd_within)
-    alpha = _open_unit("alpha", alpha)
+    sb = validate.non_negative("sd_between", sd_between)
+    sw = validate.non_negative("sd_within", sd_within)
+    alpha = validate.probability("alpha", alpha)
     power = _power(power)
     if sb == 0.0 and sw == 0.0:
         raise ValueError(
@@ -306,13 +286,13 @@ def epochs_plan(
     floor_raw = _t_items_raw(abs(d) / sb, alpha, power) if sb > 0.0 else float(MIN_T_ITEMS)
     sd_max: float | None = None
     if epochs is not None:
-        k = _count("epochs", epochs, 1)
+        k = validate.integer("epochs", epochs, minimum=1)
         solved = "items"
         sd_delta = math.sqrt(sb * sb + 2.0 * sw * sw / k)
         raw = _t_items_raw(abs(d) / sd_delta, alpha, power)
         n = _ceil(raw)
     else:
-        n = _count("items", items, MIN_T_ITEMS)
+        n = validate.integer("items", items, minimum=MIN_T_ITEMS)
         solved = "epochs"
         sd_max = _t_max_sd(d, n, alpha, power)
         room = sd_max * sd_max - sb * sb  # what the epoch noise 2 sd_within^2 / K may take up
@@ -360,9 +340,9 @@ def sd_from_t_interval(ci: tuple[float, float], n: int, confidence: float = 0.95
     """The SD of the per-item deltas behind a report's paired t interval (``graded.t_ci``):
     the interval is mean +- t_{(1+confidence)/2, n-1} sd / sqrt(n), so
     sd = sqrt(n) (hi - lo) / (2 t)."""
-    n = _count("n", n, 2)
-    confidence = _open_unit("confidence", confidence)
-    lo, hi = _real("ci lower", ci[0]), _real("ci upper", ci[1])
+    n = validate.integer("n", n, minimum=2)
+    confidence = validate.probability("confidence", confidence)
+    lo, hi = validate.number("ci lower", ci[0]), validate.number("ci upper", ci[1])
     if hi < lo:
         raise ValueError(f"the interval's upper end {hi!r} is below its lower end {lo!r}")
     t = float(special.stdtrit(n - 1, (1.0 + confidence) / 2.0))
@@ -383,9 +363,9 @@ def sd_between_from_pilot(
     *scores* (item difficulty), which pairing cancels; the plan needs the spread of their
     true *deltas*.
     """
-    s = _non_negative("sd_delta", sd_delta)
-    w_a = _non_negative("within_variance (baseline)", within_variance[0])
-    w_b = _non_negative("within_variance (candidate)", within_variance[1])
-    k_a = _positive("epochs (baseline)", epochs[0])
-    k_b = _positive("epochs (candidate)", epochs[1])
+    s = validate.non_negative("sd_delta", sd_delta)
+    w_a = validate.non_negative("within_variance (baseline)", within_variance[0])
+    w_b = validate.non_negative("within_variance (candidate)", within_variance[1])
+    k_a = validate.positive("epochs (baseline)", epochs[0])
+    k_b = validate.positive("epochs (candidate)", epochs[1])
     return math.sqrt(max(0.0, s * s - w_a / k_a - w_b / k_b))

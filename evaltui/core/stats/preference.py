@@ -56,11 +56,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
+from evaltui.core.stats import validate
 from evaltui.core.stats.binary import (
     Interval,
     PairedTable,
-    _check_count,
-    _check_probability,
     _z,
     mcnemar,
     paired_delta_interval,
@@ -169,7 +168,7 @@ class PreferenceCounts:
 
     def __post_init__(self) -> None:
         for name in ("a_better", "b_better", "ties"):
-            object.__setattr__(self, name, _check_count(name, getattr(self, name)))
+            object.__setattr__(self, name, validate.count(name, getattr(self, name)))
 
     @property
     def n(self) -> int:
@@ -246,18 +245,11 @@ class PreferenceComparison:
         )
 
 
-def _check_ties(ties: object) -> str:
-    if not isinstance(ties, str) or ties not in TIE_RULES:
-        raise ValueError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIE_RULES)}")
-    return ties
-
-
 def _check_counts(counts: object) -> PreferenceCounts:
-    if not isinstance(counts, PreferenceCounts):
-        raise ValueError(f"counts must be PreferenceCounts, got {type(counts).__name__}")
-    if counts.n == 0:
+    checked = validate.instance("counts", counts, PreferenceCounts)
+    if checked.n == 0:
         raise ValueError("no judgments (n = 0): there is nothing to compare")
-    return counts
+    return checked
 
 
 def split_interval(counts: PreferenceCounts, confidence: float = 0.95) -> Interval:
@@ -267,7 +259,7 @@ def split_interval(counts: PreferenceCounts, confidence: float = 0.95) -> Interv
     [0, 1] because Tango's stay in [-1, 1].
     """
     counts = _check_counts(counts)
-    confidence = _check_probability("confidence", confidence)
+    confidence = validate.confidence(confidence)
     delta = paired_delta_interval(counts.as_table(), "tango", confidence)
     return Interval(0.5 + delta.lower / 2.0, 0.5 + delta.upper / 2.0, "tango", confidence)
 
@@ -275,9 +267,7 @@ def split_interval(counts: PreferenceCounts, confidence: float = 0.95) -> Interv
 def sign_test(counts: PreferenceCounts) -> float | None:
     """Exact two-sided sign test of a against b (ties ignored), as R's ``binom.test(b, a + b)``:
     the exact McNemar p of the same table. None when there is no decisive judgment."""
-    if not isinstance(counts, PreferenceCounts):
-        raise ValueError(f"counts must be PreferenceCounts, got {type(counts).__name__}")
-    return mcnemar(counts.as_table()).exact_p
+    return mcnemar(validate.instance("counts", counts, PreferenceCounts).as_table()).exact_p
 
 
 def _flags(
@@ -329,9 +319,9 @@ def compare_preferences(
     all raise ValueError; degenerate data (all ties, few items) return a result with flags.
     """
     counts = _check_counts(counts)
-    ties = _check_ties(ties)
-    confidence = _check_probability("confidence", confidence)
-    alpha = _check_probability("alpha", alpha)
+    ties = validate.one_of("tie rule", ties, TIE_RULES)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
     n, a, b = counts.n, counts.a_better, counts.b_better
     split = WinRate("split", (b + counts.ties / 2.0) / n, split_interval(counts, confidence), n)
     if counts.decisive == 0:
@@ -385,8 +375,7 @@ class PairTally:
                 raise ValueError(f"{name} must be a non-empty system name, got {value!r}")
         if self.system_a == self.system_b:
             raise ValueError(f"a system cannot be compared with itself: {self.system_a!r}")
-        if not isinstance(self.counts, PreferenceCounts):
-            raise ValueError(f"counts must be PreferenceCounts, got {type(self.counts).__name__}")
+        validate.instance("counts", self.counts, PreferenceCounts)
 
     def swapped(self) -> PairTally:
         return PairTally(self.system_b, self.system_a, self.counts.swapped())
@@ -540,13 +529,10 @@ def win_rate_matrix(
     follow the adjusted p. Pairs never judged are absent (``WinRateMatrix.pair`` gives None)."""
     tallies = _check_tallies(tallies)
     order = _systems_of(tallies, systems)
-    ties = _check_ties(ties)
-    confidence = _check_probability("confidence", confidence)
-    alpha = _check_probability("alpha", alpha)
-    if not isinstance(multiplicity, str) or multiplicity not in ADJUST_METHODS:
-        raise ValueError(
-            f"unknown adjustment method {multiplicity!r}; choose one of {', '.join(ADJUST_METHODS)}"
-        )
+    ties = validate.one_of("tie rule", ties, TIE_RULES)
+    confidence = validate.confidence(confidence)
+    alpha = validate.alpha(alpha)
+    multiplicity = validate.one_of("adjustment method", multiplicity, ADJUST_METHODS)
     comparisons = [
         compare_preferences(t.counts, ties, confidence, alpha) if t.counts.n else None
         for t in tallies
@@ -765,7 +751,7 @@ def bradley_terry(
     """
     tallies = _check_tallies(tallies)
     order = _systems_of(tallies, systems)
-    confidence = _check_probability("confidence", confidence)
+    confidence = validate.confidence(confidence)
     if not isinstance(baseline, str) or baseline not in order:
         raise ValueError(f"baseline {baseline!r} is not among the systems {list(order)!r}")
     index = {s: k for k, s in enumerate(order)}

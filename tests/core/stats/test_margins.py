@@ -248,10 +248,10 @@ def test_a_result_with_no_interval_or_no_data_is_undecided():
 @pytest.mark.parametrize(
     ("kwargs", "fragment"),
     [
-        ({"kind": "superiority"}, "kind must be one of"),
+        ({"kind": "superiority"}, "unknown margin kind"),
         ({"margin": 0.0}, "margin must be a positive number"),
         ({"margin": -0.01}, "margin must be a positive number"),
-        ({"margin": math.inf}, "margin must be finite"),
+        ({"margin": math.inf}, "margin must be a finite number"),
         ({"alpha": 0.5}, "alpha must be strictly between 0 and 0.5"),
     ],
 )

@@ -260,5 +260,5 @@ def test_independent_sample_size_rejects_rates_outside_the_unit_interval(args, f
     "n, fragment", [(0, "got 0"), (-3, "got -3"), (2.5, "got 2.5"), (True, "got True")]
 )
 def test_detectable_delta_rejects_bad_n(n, fragment):
-    with pytest.raises(ValueError, match=f"n must be a positive integer .* {fragment}"):
+    with pytest.raises(ValueError, match=f"n must be a whole number of at least 1, {fragment}"):
         detectable_delta(n, 0.15)

@@ -178,7 +178,7 @@ def test_every_flag_has_words():
         (lambda: compare_preferences(PreferenceCounts(1, 2, 3), ties="half"), "unknown tie rule"),
         (lambda: compare_preferences(PreferenceCounts(1, 2, 3), confidence=1.0), "confidence"),
         (lambda: compare_preferences(PreferenceCounts(1, 2, 3), alpha=0), "alpha"),
-        (lambda: compare_preferences((1, 2, 3)), "counts must be PreferenceCounts"),
+        (lambda: compare_preferences((1, 2, 3)), "counts must be a PreferenceCounts"),
     ],
 )
 def test_invalid_arguments_raise_value_errors_naming_the_value(call, message):
