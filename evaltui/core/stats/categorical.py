@@ -99,7 +99,7 @@ def _labels(name: str, values: object) -> np.ndarray:
     number among the labels is a loading bug, not a category)."""
     # numpy would turn ["a", 3] into two strings: only a real string array skips the loop
     fast = isinstance(values, np.ndarray) and values.dtype.kind == "U"
-    array = values if fast else np.asarray(values, dtype=object)
+    array = values if isinstance(values, np.ndarray) and fast else np.asarray(values, dtype=object)
     if array.ndim != 1:
         raise ValueError(f"{name} labels must be one-dimensional, got shape {array.shape}")
     if fast:

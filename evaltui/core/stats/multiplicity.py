@@ -71,7 +71,7 @@ def adjust_pvalues(
         )
     checked = [_check_pvalue(i, p) for i, p in enumerate(pvalues)]
     positions = [i for i, p in enumerate(checked) if p is not None]
-    values = [checked[i] for i in positions]
+    values = [p for p in checked if p is not None]
     m = len(values)
     out: list[float | None] = list(checked)
     if m <= 1 or method == "none":

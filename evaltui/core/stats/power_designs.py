@@ -99,6 +99,7 @@ def clustered_plan(
             "not both or neither"
         )
     warnings: list[str] = []
+    rho: float | None
     if icc is not None:
         if m is None:
             raise ValueError("an ICC needs the cluster size m: Deff = 1 + (m - 1) x ICC")

@@ -290,8 +290,8 @@ def _flags(
         flags.append("small_n")
     # As in binary: an interval and a test can only disagree when they are at the same level.
     same_level = math.isclose(confidence, 1.0 - alpha, abs_tol=1e-9)
-    comparable = same_level and p is not None and primary.ci is not None
-    if comparable and primary.ci.excludes(0.5) != (p < alpha):  # type: ignore[union-attr,operator]
+    ci = primary.ci
+    if same_level and p is not None and ci is not None and ci.excludes(0.5) != (p < alpha):
         flags.append("ci_test_disagree")
     return tuple(flags)
 
@@ -615,11 +615,11 @@ class BradleyTerryFit:
         estimate = 0.0
         for system, sign in ((first, 1.0), (second, -1.0)):
             s = self.strength(system)
-            if s.status not in ("baseline", "estimated"):
+            if s.status not in ("baseline", "estimated") or s.log_strength is None:
                 return None
             if s.status == "estimated":
                 vector[index[system]] += sign
-                estimate += sign * float(s.log_strength)  # type: ignore[arg-type]
+                estimate += sign * s.log_strength
         if not self.estimated:
             return estimate, 0.0
         cov = np.array(self.covariance, dtype=float)
@@ -804,19 +804,15 @@ def bradley_terry(
     z = _z(confidence)
     strengths = []
     for k, system in enumerate(order):
-        common = {"system": system, "wins": float(wins[k]), "comparisons": int(played[k])}
+        won, compared = float(wins[k]), int(played[k])
         if k == base:
-            strengths.append(
-                Strength(status="baseline", log_strength=0.0, se=None, ci=None, **common)
-            )
+            strengths.append(Strength(system, "baseline", 0.0, None, None, won, compared))
         elif k in position:
             m = free.index(k)
             value = float(lam[position[k]])
             se = math.sqrt(max(float(covariance[m, m]), 0.0))
             ci = Interval(value - z * se, value + z * se, "wald", confidence)
-            strengths.append(
-                Strength(status="estimated", log_strength=value, se=se, ci=ci, **common)
-            )
+            strengths.append(Strength(system, "estimated", value, se, ci, won, compared))
         else:
             status = (
                 "plus_infinity"
@@ -825,7 +821,7 @@ def bradley_terry(
                 if k in below
                 else "not_identified"
             )
-            strengths.append(Strength(status=status, log_strength=None, se=None, ci=None, **common))
+            strengths.append(Strength(system, status, None, None, None, won, compared))
     statuses = {s.status for s in strengths}
     flags = tuple(
         flag
