@@ -9,7 +9,8 @@ import sys
 
 from evaltui.cli.main import main
 from evaltui.core.analysis.pair import binary_headline
-from evaltui.core.stats.binary import PairedTable, compare_binary
+from evaltui.core.stats.binary import compare_binary
+from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import interval_digits
 from tests.cli.test_graded_report import rated_pair
 

@@ -24,25 +24,16 @@ from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
-from evaltui.core.stats.binary import (
-    FLAG_TEXT,
-    BinaryComparison,
-    PairedTable,
-    compare_binary,
-)
+from evaltui.core.stats.binary import FLAG_TEXT, BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
     FEW_CLUSTERS,
     MIN_CLUSTERS,
     ClusteredComparison,
     clustered_delta,
 )
-from evaltui.core.stats.graded import (
-    EpochSummary,
-    GradedComparison,
-    epoch_summary,
-    graded_regressions,
-    paired_bootstrap,
-)
+from evaltui.core.stats.epochs import EpochSummary, epoch_summary
+from evaltui.core.stats.graded import GradedComparison, graded_regressions, paired_bootstrap
+from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import format_p, interval_digits, plural, points, signed
 
 CI_METHOD_LABELS = {

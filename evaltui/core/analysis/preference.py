@@ -27,14 +27,12 @@ from dataclasses import dataclass
 from evaltui.core.decide.pair import EXIT_CODES, STATUS_WORDS, VERDICT_SHORT, Reason
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.read.formats.preference import UNNAMED, PreferenceFile
+from evaltui.core.stats.bradley_terry import BradleyTerryFit, bradley_terry
 from evaltui.core.stats.multiplicity import ADJUST_METHODS
-from evaltui.core.stats.preference import (
-    TIE_RULE_TEXT,
-    TIE_RULES,
-    BradleyTerryFit,
+from evaltui.core.stats.preference import TIE_RULE_TEXT, TIE_RULES
+from evaltui.core.stats.preference_matrix import (
     PairResult,
     WinRateMatrix,
-    bradley_terry,
     tally_pairs,
     win_rate_matrix,
 )

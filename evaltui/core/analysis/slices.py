@@ -18,8 +18,9 @@ import polars as pl
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import SLICE
-from evaltui.core.stats.binary import BinaryComparison, PairedTable, compare_binary
+from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.stats.paired_table import PairedTable
 
 __all__ = ["OVERALL", "UNSLICED", "SliceResult", "slice_comparisons", "slice_names"]
 

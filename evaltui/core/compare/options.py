@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaltui.core.errors import UsageError
-from evaltui.core.stats.binary import CI_METHODS
+from evaltui.core.stats.paired_delta import CI_METHODS
 
 BOOTSTRAP_METHODS = ("bca", "percentile")
 

@@ -26,8 +26,9 @@ from evaltui.core.errors import InputError
 from evaltui.core.policy.schema import Gate, Policy, percent
 from evaltui.core.policy.tags import TagMeanings
 from evaltui.core.read.runs import ITEM_ID, PASSED, SCORE_PREFIX, SLICE
-from evaltui.core.stats.binary import PairedTable, paired_delta_interval
 from evaltui.core.stats.margins import MarginTest
+from evaltui.core.stats.paired_delta import paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import points, signed
 
 if TYPE_CHECKING:  # only for hints: the gates read the session, they never build one

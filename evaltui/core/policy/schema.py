@@ -38,7 +38,7 @@ from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError
 from evaltui.core.policy.tags import DEFAULT_MEANINGS, MEANINGS, TagMeanings
 from evaltui.core.read.runs import PASSED
-from evaltui.core.stats.binary import CI_METHODS
+from evaltui.core.stats.paired_delta import CI_METHODS
 
 __all__ = [
     "ARMS",

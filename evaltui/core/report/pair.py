@@ -17,7 +17,8 @@ from evaltui.core.compare.pairing import ArmReport, arm_columns
 from evaltui.core.read.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
-from evaltui.core.stats.graded import EpochSummary, GradedComparison
+from evaltui.core.stats.epochs import EpochSummary
+from evaltui.core.stats.graded import GradedComparison
 from evaltui.core.textsafe import inert_json, md_cell, one_line
 from evaltui.core.words import format_p, percent, points, signed
 

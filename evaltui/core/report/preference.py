@@ -14,17 +14,11 @@ from evaltui import __version__
 from evaltui.core.analysis.preference import PreferAnalysis, percent_interval
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.decide.pair import VERDICT_SHORT
-from evaltui.core.stats.binary import Interval
+from evaltui.core.stats.bradley_terry import BT_STATUS_TEXT, BradleyTerryFit, Strength
+from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
-from evaltui.core.stats.preference import (
-    BT_STATUS_TEXT,
-    FLAG_TEXT,
-    TIE_RULE_TEXT,
-    BradleyTerryFit,
-    PairResult,
-    Strength,
-    WinRate,
-)
+from evaltui.core.stats.preference import FLAG_TEXT, TIE_RULE_TEXT, WinRate
+from evaltui.core.stats.preference_matrix import PairResult
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import format_p
 

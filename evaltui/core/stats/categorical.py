@@ -29,8 +29,8 @@ counts the dropped levels as contributing zero); we count the df of what was tes
 statsmodels and R's coin do on the reduced table.
 
 Per level, "is this level" in each arm is a 2x2 table: the candidate's share minus the
-baseline's is the paired delta of `evaltui.core.stats.binary` (the same interval methods) and
-its exact McNemar p, adjusted across the levels with `multiplicity.adjust_pvalues`.
+baseline's is the paired delta of `evaltui.core.stats.paired_delta` (the same interval methods)
+and its exact McNemar p, adjusted across the levels with `multiplicity.adjust_pvalues`.
 
 Only ``scipy.special`` is imported (the chi-square tail ``chdtrc``): scipy.stats costs two
 seconds of start-up.
@@ -46,14 +46,10 @@ import numpy as np
 from scipy import special
 
 from evaltui.core.stats import validate
-from evaltui.core.stats.binary import (
-    CI_METHODS,
-    Interval,
-    PairedTable,
-    mcnemar,
-    paired_delta_interval,
-)
+from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.multiplicity import ADJUST_METHODS, adjust_pvalues
+from evaltui.core.stats.paired_delta import CI_METHODS, paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 __all__ = [
     "FEW_MOVES",

@@ -32,7 +32,7 @@ import numpy as np
 from scipy import special
 
 from evaltui.core.stats import validate
-from evaltui.core.stats.graded import (
+from evaltui.core.stats.resample import (
     prefer_counts,
     resample_totals_by_counts,
     resample_totals_by_index,

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import special
 
 from evaltui.core.stats import validate
-from evaltui.core.stats.binary import Interval, wilson_interval
+from evaltui.core.stats.interval import Interval, wilson_interval
 
 __all__ = [
     "FLAG_TEXT",
@@ -166,10 +166,6 @@ def _arm(passes: object, n: object, which: str) -> tuple[int, int]:
     if passes > n:
         raise ValueError(f"{which} passes must be at most n = {n}, got {passes}")
     return passes, n
-
-
-def _z(confidence: float) -> float:
-    return float(special.ndtri(1.0 - (1.0 - confidence) / 2.0))
 
 
 # --------------------------------------------------------------------------------------------

@@ -42,7 +42,8 @@ import numpy as np
 from scipy import special
 
 from evaltui.core.stats import validate
-from evaltui.core.stats.binary import PairedTable, _tango_parts, paired_delta_interval
+from evaltui.core.stats.paired_delta import paired_delta_interval, tango_parts
+from evaltui.core.stats.paired_table import PairedTable
 
 __all__ = [
     "MARGIN_KINDS",
@@ -176,13 +177,13 @@ def tango_one_sided(table: PairedTable, delta0: float) -> tuple[float, float, fl
 
     Z = (x12 - x21 - n delta0) / sqrt(n (2 p21~ + delta0 (1 - delta0))), p21~ the restricted
     MLE of p21 under delta0; the candidate is Tango's first variable, so x12 = improvements and
-    x21 = regressions (see binary.py). The variance is positive for every delta0 strictly
+    x21 = regressions (see paired_delta.py). The variance is positive for every delta0 strictly
     inside (-1, 1) except 0 with no discordant items, where Z is taken as 0.
     """
     validate.some_items(validate.instance("table", table, PairedTable).n)
     if not -1.0 < delta0 < 1.0:
         raise ValueError(f"delta0 must lie strictly between -1 and 1, got {delta0!r}")
-    numerator, sd = _tango_parts(delta0, table.improvements, table.regressions, table.n)
+    numerator, sd = tango_parts(delta0, table.improvements, table.regressions, table.n)
     z = 0.0 if sd == 0.0 else numerator / sd
     return z, float(special.ndtr(-z)), float(special.ndtr(z))
 

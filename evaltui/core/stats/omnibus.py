@@ -19,7 +19,7 @@ information about a difference between the runs: they add exactly nothing to eit
 ``informative`` counts the others, and the small-sample flag is judged on that count, not on n:
 10,000 items of which 6 disagree are 6 items' worth of evidence. When no item is informative the
 statistic is 0/0: it is reported as undefined (None), never as "no difference", for the same
-reason McNemar with no disagreements is (see :mod:`evaltui.core.stats.binary`).
+reason McNemar with no disagreements is (see :mod:`evaltui.core.stats.paired_table`).
 
 The arithmetic is done in integers (column totals, doubled rank sums, tie counts) with one
 division at the end, so the statistic is exact up to that one rounding and does not depend on

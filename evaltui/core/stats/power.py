@@ -25,7 +25,7 @@ of an item cannot be run):
 A paired design runs every item under both systems, so it costs 2n model runs against the
 independent design's 2 x per-arm cases; :class:`PlanResult` prices both.
 
-Only ``scipy.special`` is imported (for ``ndtri``), for the start-up reason given in binary.py.
+Only ``scipy.special`` is imported (for ``ndtri``), for the start-up reason given in interval.py.
 """
 
 from __future__ import annotations

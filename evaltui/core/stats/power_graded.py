@@ -15,7 +15,7 @@ Each plan speaks the quantities the report prints, so a pilot run's report can b
 - **repeated epochs**: an item's delta is the difference of its two K-epoch means, so over n
   items the variance of the mean delta is (sigma_b^2 + 2 sigma_w^2 / K) / n, with sigma_b the
   SD of the items' *true* deltas and sigma_w the within-item (epoch) SD of one record *per arm*:
-  the square root of the report's ``within_item_variance`` (epoch summary, graded.py), which is
+  the square root of the report's ``within_item_variance`` (epoch summary, epochs.py), which is
   per arm; with two different arms use sqrt((w_baseline + w_candidate) / 2). The graded plan
   runs with sigma^2 = sigma_b^2 + 2 sigma_w^2 / K. Epochs remove only the 2 sigma_w^2 / K term,
   so the items never fall below the sigma_b-only count (the floor, K -> infinity); and per model

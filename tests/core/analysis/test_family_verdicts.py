@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 from evaltui.core.analysis.pipeline import compare_files
-from evaltui.core.stats.graded import paired_t_p
+from evaltui.core.stats.graded_reference import paired_t_p
 
 
 def _family_pair(write_jsonl):

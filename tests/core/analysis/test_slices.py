@@ -19,8 +19,9 @@ from evaltui.core.analysis.slices import (
 from evaltui.core.compare.pairing import pair_runs
 from evaltui.core.errors import UsageError
 from evaltui.core.read.formats import load_run
-from evaltui.core.stats.binary import PairedTable, compare_binary
+from evaltui.core.stats.binary import compare_binary
 from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.stats.paired_table import PairedTable
 from tests.conftest import SAMPLE_RUNS
 
 # sample_runs/README.md: slice -> (both pass, regressions, improvements, both fail)

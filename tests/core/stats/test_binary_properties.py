@@ -18,17 +18,15 @@ from hypothesis import strategies as st
 from scipy import optimize, stats
 
 from evaltui.core.stats.binary import (
-    CI_METHODS,
     FLAG_TEXT,
     VERDICTS,
     BinaryComparison,
-    PairedTable,
     compare_binary,
-    mcnemar,
-    paired_delta_interval,
     unpaired_contrast,
-    wilson_interval,
 )
+from evaltui.core.stats.interval import wilson_interval
+from evaltui.core.stats.paired_delta import CI_METHODS, paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 COUNT = st.integers(min_value=0, max_value=200)
 CONFIDENCE = st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.999])

@@ -18,14 +18,10 @@ from __future__ import annotations
 
 import pytest
 
-from evaltui.core.stats.binary import (
-    PairedTable,
-    compare_binary,
-    mcnemar,
-    paired_delta_interval,
-    unpaired_contrast,
-    wilson_interval,
-)
+from evaltui.core.stats.binary import compare_binary, unpaired_contrast
+from evaltui.core.stats.interval import wilson_interval
+from evaltui.core.stats.paired_delta import paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 
 def _from_paper(n11: int, n12: int, n21: int, n22: int) -> PairedTable:

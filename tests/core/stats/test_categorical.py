@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaltui.core.stats.binary import PairedTable, mcnemar, paired_delta_interval
 from evaltui.core.stats.categorical import (
     CategoricalTable,
     compare_categorical,
@@ -21,6 +20,8 @@ from evaltui.core.stats.categorical import (
     stuart_maxwell,
 )
 from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.stats.paired_delta import paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 # Stuart (1955), "A test for homogeneity of the marginal distributions in a two-way
 # classification", Biometrika 42: unaided distance vision of 7477 women aged 30-39, right eye

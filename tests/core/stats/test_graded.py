@@ -15,17 +15,15 @@ import pytest
 from scipy import stats
 
 from evaltui.core.stats import graded as graded_module
+from evaltui.core.stats.epochs import EpochSummary, epoch_summary
 from evaltui.core.stats.graded import (
-    EpochSummary,
     GradedComparison,
-    epoch_summary,
     graded_regressions,
     jackknife_acceleration,
     paired_bootstrap,
-    resample_totals_by_counts,
-    resample_totals_by_index,
-    wilcoxon_signed_rank_p,
 )
+from evaltui.core.stats.graded_reference import wilcoxon_signed_rank_p
+from evaltui.core.stats.resample import resample_totals_by_counts, resample_totals_by_index
 
 B = 10_000
 

@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaltui.core.stats.binary import PairedTable, paired_delta_interval
 from evaltui.core.stats.margins import (
     MarginTest,
     binary_margin,
@@ -35,6 +34,8 @@ from evaltui.core.stats.margins import (
     paired_t_one_sided,
     tango_one_sided,
 )
+from evaltui.core.stats.paired_delta import paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable
 
 
 def _from_paper(n11: int, n12: int, n21: int, n22: int) -> PairedTable:

@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaltui.core.stats.binary import PairedTable, mcnemar
 from evaltui.core.stats.omnibus import (
     COCHRAN_MIN_CELLS,
     FLAG_TEXT,
@@ -33,6 +32,7 @@ from evaltui.core.stats.omnibus import (
     cochran_q,
     friedman,
 )
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 REFERENCE = Path(__file__).resolve().parent.parents[1] / "data" / "reference"
 

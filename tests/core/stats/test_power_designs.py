@@ -21,7 +21,8 @@ import pytest
 from scipy import special
 
 from evaltui.core.stats.clusters import FEW_CLUSTERS, MIN_CLUSTERS
-from evaltui.core.stats.graded import SMALL_N, epoch_summary, paired_bootstrap
+from evaltui.core.stats.epochs import epoch_summary
+from evaltui.core.stats.graded import SMALL_N, paired_bootstrap
 from evaltui.core.stats.multiplicity import adjust_pvalues
 from evaltui.core.stats.power import PlanResult, paired_sample_size
 from evaltui.core.stats.power_designs import (

@@ -12,18 +12,17 @@ import math
 
 import pytest
 
-from evaltui.core.stats.binary import PairedTable, mcnemar, paired_delta_interval
+from evaltui.core.stats.paired_delta import paired_delta_interval
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
 from evaltui.core.stats.preference import (
     FLAG_TEXT,
     TIE_RULES,
-    PairTally,
     PreferenceCounts,
     compare_preferences,
     sign_test,
     split_interval,
-    tally_pairs,
-    win_rate_matrix,
 )
+from evaltui.core.stats.preference_matrix import PairTally, tally_pairs, win_rate_matrix
 
 # --- the exact sign test and the ties-dropped Wilson interval against R ----------------------
 # R 4.2.2: for (a, b): binom.test(b, a + b)$p.value and prop.test(b, a + b, correct = FALSE)

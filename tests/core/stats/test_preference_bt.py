@@ -21,13 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import optimize, special
 
-from evaltui.core.stats.preference import (
-    BT_STATUS_TEXT,
-    BT_STATUSES,
-    PairTally,
-    PreferenceCounts,
-    bradley_terry,
-)
+from evaltui.core.stats.bradley_terry import BT_STATUS_TEXT, BT_STATUSES, bradley_terry
+from evaltui.core.stats.preference import PreferenceCounts
+from evaltui.core.stats.preference_matrix import PairTally
 
 # citations[cited, citing]: a citation of journal1 by journal2 is a win for journal1
 # (countsToBinomial(citations), self-citations ignored).

@@ -13,14 +13,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from evaltui.core.stats.preference import (
-    MIRRORED_VERDICT,
-    PairTally,
-    PreferenceCounts,
-    bradley_terry,
-    compare_preferences,
-    win_rate_matrix,
-)
+from evaltui.core.stats.bradley_terry import bradley_terry
+from evaltui.core.stats.preference import MIRRORED_VERDICT, PreferenceCounts, compare_preferences
+from evaltui.core.stats.preference_matrix import PairTally, win_rate_matrix
 
 COUNT = st.integers(min_value=0, max_value=400)
 CONFIDENCE = st.sampled_from([0.8, 0.9, 0.95, 0.99])

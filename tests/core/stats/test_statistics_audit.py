@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from evaltui.core.analysis.pipeline import compare_files
-from evaltui.core.stats.binary import PairedTable, compare_binary
+from evaltui.core.stats.binary import compare_binary
 from evaltui.core.stats.graded import paired_bootstrap
+from evaltui.core.stats.paired_table import PairedTable
 
 
 def test_an_interval_and_a_test_at_different_levels_are_not_called_a_disagreement():
