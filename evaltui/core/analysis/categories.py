@@ -17,11 +17,8 @@ import polars as pl
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.errors import InputError
 from evaltui.core.read.runs import EPOCH, ITEM_ID, OUTCOME, Run
-from evaltui.core.stats.categorical import (
-    CategoricalComparison,
-    CategoricalTable,
-    compare_categorical,
-)
+from evaltui.core.stats.categorical import CategoricalComparison, compare_categorical
+from evaltui.core.stats.categorical_table import CategoricalTable
 
 __all__ = ["MIN_LEVELS", "outcome_comparison"]
 

@@ -20,7 +20,8 @@ from evaltui.core.decide.pair import decide
 from evaltui.core.errors import InputError
 from evaltui.core.policy.tags import TagMeanings
 from evaltui.core.read.formats import load_run
-from evaltui.core.stats.categorical import CategoricalTable, compare_categorical
+from evaltui.core.stats.categorical import compare_categorical
+from evaltui.core.stats.categorical_table import CategoricalTable
 from tests.conftest import DATA
 
 CATEGORICAL = DATA / "categorical"

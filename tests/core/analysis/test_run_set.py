@@ -179,7 +179,8 @@ def test_the_same_file_twice_or_per_arm_options_are_refused(tmp_path):
 
 
 def test_outcome_mix_is_tested_pairwise_with_the_correction_over_the_pairs(tmp_path):
-    from evaltui.core.stats.categorical import CategoricalTable, stuart_maxwell
+    from evaltui.core.stats.categorical import stuart_maxwell
+    from evaltui.core.stats.categorical_table import CategoricalTable
 
     base = ["correct"] * 120 + ["incorrect"] * 60 + ["refused"] * 20
     moved = ["correct"] * 120 + ["incorrect"] * 35 + ["refused"] * 45  # 25 wrong -> refused

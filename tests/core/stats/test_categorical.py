@@ -14,11 +14,11 @@ import pytest
 from scipy import stats
 
 from evaltui.core.stats.categorical import (
-    CategoricalTable,
     compare_categorical,
     pairwise_stuart_maxwell,
     stuart_maxwell,
 )
+from evaltui.core.stats.categorical_table import CategoricalTable
 from evaltui.core.stats.multiplicity import adjust_pvalues
 from evaltui.core.stats.paired_delta import paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable, mcnemar
