@@ -132,14 +132,7 @@ def clustered_delta(
     ``numpy.random.default_rng(seed)``: same inputs and seed give the identical interval.
     """
     x = validate.sample("deltas", deltas)
-    codes = np.asarray(cluster_codes)
-    if codes.ndim != 1:
-        raise ValueError(f"cluster_codes must be one-dimensional, got shape {codes.shape}")
-    if codes.size != x.size:
-        raise ValueError(
-            f"cluster_codes has {codes.size} entries but deltas has {x.size}; "
-            "give one cluster per item"
-        )
+    codes = validate.aligned("cluster_codes", cluster_codes, "deltas", x.size)
     if codes.dtype.kind == "O":
         # polars and pandas hand string columns over as object arrays; accept str labels.
         for i, label in enumerate(codes.tolist()):

@@ -59,14 +59,7 @@ def epoch_summary(item_index: np.ndarray, values: np.ndarray) -> EpochSummary:
     codes); codes need not be contiguous. ``values`` are the per-record scores (0/1 verdicts).
     """
     vals = validate.sample("values", values)
-    codes = np.asarray(item_index)
-    if codes.ndim != 1:
-        raise ValueError(f"item_index must be one-dimensional, got shape {codes.shape}")
-    if codes.size != vals.size:
-        raise ValueError(
-            f"item_index has {codes.size} entries but values has {vals.size}; "
-            "they must describe the same records"
-        )
+    codes = validate.aligned("item_index", item_index, "values", vals.size)
     if not np.issubdtype(codes.dtype, np.integer):
         raise ValueError(f"item_index must hold integer codes, got dtype {codes.dtype}")
 

@@ -23,6 +23,7 @@ from typing import TypeVar
 import numpy as np
 
 __all__ = [
+    "aligned",
     "alpha",
     "confidence",
     "count",
@@ -137,6 +138,19 @@ def some_items(n: int) -> int:
     if n == 0:
         raise ValueError("the table is empty (n = 0): there are no paired items to compare")
     return n
+
+
+def aligned(name: str, values: object, other: str, size: int) -> np.ndarray:
+    """A 1-D array with one entry per entry of ``other`` (cluster codes or item codes beside
+    the values they label): a length mismatch means the two were never lined up."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
+    if arr.size != size:
+        raise ValueError(
+            f"{name} has {arr.size} entries but {other} has {size}; give one per entry of {other}"
+        )
+    return arr
 
 
 def sample(name: str, values: object) -> np.ndarray:
