@@ -1,4 +1,5 @@
-"""Paired preferences, two systems and the all-pairs matrix (evaltui.core.stats.preference).
+"""Paired preferences, two systems and the all-pairs matrix (stats/preference.py and
+stats/preference_matrix.py).
 
 Reference values: R 4.2.2 (binom.test, prop.test without correction = Wilson, p.adjust), from
 tests/data/reference/preference_reference.R, hard-coded here; the Tango mapping against the

@@ -1,4 +1,4 @@
-"""The Bradley-Terry fit (evaltui.core.stats.preference.bradley_terry).
+"""The Bradley-Terry fit (evaltui.core.stats.bradley_terry).
 
 Published data: the journal citations of Stigler (1994), printed in Agresti (2002, Categorical
 Data Analysis, 2nd ed., p. 448, section 10.6) and used in the BradleyTerry2 vignette (Turner and
