@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import UsageError
-from evaltui.core.read import logdir
+from evaltui.core.read.formats import inspect_eval
 from evaltui.core.read.logdir import choose_pair, default_pair, list_runs, select
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
@@ -65,9 +65,9 @@ def test_an_unreadable_log_is_listed_with_its_reason_and_cannot_be_picked(inspec
 
 def test_the_listing_reads_each_logs_header_never_a_sample(inspect_dir, monkeypatch):
     read: list[str] = []
-    original = logdir.read_member
+    original = inspect_eval.read_member
     monkeypatch.setattr(
-        logdir,
+        inspect_eval,
         "read_member",
         lambda a, info, *rest: read.append(info.filename) or original(a, info, *rest),
     )
