@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import cast
 
 from evaltui.core.errors import InputError, UsageError
-from evaltui.core.read.formats import REGISTRY, format_module
+from evaltui.core.read.formats import available_formats, format_module
 from evaltui.core.read.formats.contract import ListsInDirectories, Recognised
 from evaltui.core.read.run_entry import RunEntry, mtime
 
@@ -58,7 +58,7 @@ class Listing:
 
 def listing_formats() -> tuple[ListsInDirectories, ...]:
     """The formats whose runs a log directory holds, in `REGISTRY` order."""
-    modules = (format_module(name) for name in REGISTRY)
+    modules = (format_module(name) for name in available_formats())
     return tuple(
         cast(ListsInDirectories, module)
         for module in modules
