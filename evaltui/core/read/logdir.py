@@ -137,8 +137,11 @@ def choose_pair(
             f"{listing.root} holds {len(listing.runs)} run(s) but no task with two runs to "
             "compare; name them with --baseline RUN --candidate RUN"
         )
-    base = select(listing, baseline, "--baseline") if baseline is not None else default[0]
-    cand = select(listing, candidate, "--candidate") if candidate is not None else default[1]
+    base = select(listing, baseline, "--baseline") if baseline is not None else None
+    cand = select(listing, candidate, "--candidate") if candidate is not None else None
+    if base is None or cand is None:
+        assert default is not None  # (refused above)
+        base, cand = base or default[0], cand or default[1]
     for flag, entry in (("--baseline", base), ("--candidate", cand)):
         if entry.status == "unreadable":
             raise UsageError(f"{flag}: {entry.name} cannot be read: {entry.problem}")

@@ -14,8 +14,8 @@ def entry_from_header(
 ) -> RunEntry:
     """The entry with the task, model, creation time, scorers, items and status the header
     (its `eval` and `results`) says; `status` None: the header's own."""
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    spec: dict[str, Any] = _dict(header.get("eval"))
+    results: dict[str, Any] = _dict(header.get("results"))
     scorers = [
         s.get("name") for s in results.get("scores") or () if isinstance(s, dict) and s.get("name")
     ]
@@ -32,3 +32,7 @@ def entry_from_header(
         scorer=", ".join(map(str, scorers)),
         status=text_or(status if status is not None else header.get("status"), "unknown"),
     )
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
