@@ -215,3 +215,32 @@ def test_a_harness_reader_refuses_a_file_rewritten_since_it_was_loaded(tmp_path,
         handle.write(b"\n")
     with pytest.raises(InputError, match="changed on disk since it was loaded; reload the run"):
         run.transcripts.read(0)
+
+
+# --- what the command line and the log-directory lister learn from each format ---------------
+
+
+@pytest.mark.parametrize("name", REGISTRY)
+def test_every_format_option_declares_the_flag_that_offers_it(name):
+    from evaltui.core.read.formats.contract import FLAG, Flag
+
+    for options_field in dataclasses.fields(format_module(name).Options):
+        flag = options_field.metadata.get(FLAG)
+        assert isinstance(flag, Flag) and flag.help, (name, options_field.name)
+
+
+@pytest.mark.parametrize("name", ["inspect_eval", "inspect_json", "lm_eval", "helm"])
+def test_the_harnesses_that_write_log_directories_recognise_and_describe_their_runs(name):
+    from evaltui.core.read.formats.contract import ListsInDirectories
+
+    module = format_module(name)
+    assert isinstance(module, ListsInDirectories)
+    assert list(inspect.signature(module.recognise).parameters) == ["path"]
+    assert list(inspect.signature(module.describe_run).parameters) == ["entry"]
+
+
+def test_the_flag_parsers_turn_text_into_the_options_types():
+    from evaltui.core.read.formats.contract import parse_bool, parse_list
+
+    assert (parse_bool("true"), parse_bool("false")) == (True, False)
+    assert parse_list("input,output") == ("input", "output") and parse_list("") is None

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import UsageError
-from evaltui.core.read import logdir
+from evaltui.core.read.formats import inspect_eval
 from evaltui.core.read.logdir import choose_pair, default_pair, list_runs, select
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
@@ -65,9 +65,9 @@ def test_an_unreadable_log_is_listed_with_its_reason_and_cannot_be_picked(inspec
 
 def test_the_listing_reads_each_logs_header_never_a_sample(inspect_dir, monkeypatch):
     read: list[str] = []
-    original = logdir.read_member
+    original = inspect_eval.read_member
     monkeypatch.setattr(
-        logdir,
+        inspect_eval,
         "read_member",
         lambda a, info, *rest: read.append(info.filename) or original(a, info, *rest),
     )
@@ -130,3 +130,64 @@ def test_five_hundred_logs_are_listed_from_headers(tmp_path):
         shutil.copy(INSPECT / OLD, root / f"{i:03d}_{OLD}")
     listing = list_runs(root)
     assert len(listing.runs) == 500 and all(e.items == 10 for e in listing.runs)
+
+
+# --- the lister names no harness: the formats recognise and describe their runs --------------
+
+
+def test_the_formats_that_head_a_log_directory_are_the_ones_listed():
+    from evaltui.core.read.logdir import listing_formats
+
+    assert [m.NAME for m in listing_formats()] == [
+        "inspect_eval",
+        "inspect_json",
+        "lm_eval",
+        "helm",
+    ]
+
+
+def test_a_new_format_is_listed_and_described_without_touching_the_lister(tmp_path, monkeypatch):
+    import sys
+    import types
+    from dataclasses import replace
+
+    import evaltui.core.read.formats as formats
+    from evaltui.core.read.formats.contract import NoOptions
+
+    module = types.ModuleType("evaltui.core.read.formats.fakelog")
+    module.NAME, module.Options = "fakelog", NoOptions
+    module.sniff = lambda path, head: False
+    module.load = lambda path, options, own: pytest.fail("listing never loads")
+
+    def recognise(path):
+        if path.name == "fake.index":
+            return "companion"
+        return "run" if path.suffix == ".fake" else None
+
+    def describe_run(entry):
+        task, model = entry.path.read_text().split()
+        if task == "bad":
+            raise ValueError("no header")
+        return replace(entry, task=task, model=model, items=7, status="complete")
+
+    module.recognise, module.describe_run = recognise, describe_run
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(formats, "REGISTRY", (*formats.REGISTRY, "fakelog"))
+    root = tmp_path / "fake_logs"
+    (root / "deep").mkdir(parents=True)
+    (root / "deep" / "one.fake").write_text("qa model-a")
+    (root / "two.fake").write_text("qa model-b")
+    (root / "three.fake").write_text("bad x")
+    (root / "fake.index").write_text("read beside the runs")
+    (root / "notes.txt").write_text("not a log")
+    listing = list_runs(root)
+    by_name = {e.name: e for e in listing.runs}
+    assert {e.format for e in listing.runs} == {"fakelog"}
+    assert (by_name["deep/one.fake"].model, by_name["two.fake"].items) == ("model-a", 7)
+    assert (
+        by_name["three.fake"].status == "unreadable"
+        and "no header" in by_name["three.fake"].problem
+    )
+    assert listing.other_files == 1  # notes.txt; the companion is neither listed nor counted
+    base, cand = default_pair(listing)
+    assert {base.name, cand.name} == {"deep/one.fake", "two.fake"}

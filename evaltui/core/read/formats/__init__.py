@@ -1,7 +1,10 @@
 """Input formats: each module turns one kind of file into the canonical run (see `runs.py`).
 
 What a format module provides is the `InputFormat` protocol (`contract.py`): `NAME`, `Options`
-(the options only it takes), `sniff(path, head)` and `load(path, options, own)`.
+(the options only it takes, each declaring the flag that offers it: the command line generates
+its format flags from them), `sniff(path, head)` and `load(path, options, own)`; a format whose
+runs fill log directories adds `recognise(path)` and `describe_run(entry)` for the lister. A new
+format is a module here and its name in `REGISTRY`: neither the CLI nor the lister changes.
 
 Detection looks at the content, not only the name, so a misnamed file still opens;
 `--input-format` overrides it. Formats are tried in REGISTRY order, most specific first.

@@ -24,6 +24,8 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError, UsageError
+from evaltui.core.read.formats.contract import option as format_option
+from evaltui.core.read.formats.contract import parse_list
 from evaltui.core.read.runs import CLUSTER, ITEM_ID, MESSAGES, PASSED, SCORE, SLICE, TEXT_FIELDS
 
 # ColumnOptions field -> (canonical column, command-line flag named in messages)
@@ -47,12 +49,16 @@ class ColumnOptions:
     at commas). Checked when the mapping is built (`column_map`), not here, so that a bad value
     is a UsageError at load time."""
 
-    id_col: str | None = None
-    pass_col: str | None = None
-    score_col: str | None = None
-    slice_col: str | None = None
-    cluster_col: str | None = None
-    text_cols: tuple[str, ...] | str | None = None
+    id_col: str | None = format_option("the column holding the item id", metavar="COL")
+    pass_col: str | None = format_option("the column holding the pass/fail verdict", metavar="COL")
+    score_col: str | None = format_option("the column holding the graded score", metavar="COL")
+    slice_col: str | None = format_option("the column holding the slice", metavar="COL")
+    cluster_col: str | None = format_option("the column holding the cluster", metavar="COL")
+    text_cols: tuple[str, ...] | str | None = format_option(
+        "columns for input, output, target, explanation (or name=field pairs)",
+        metavar="A,B,C,D",
+        parse=parse_list,
+    )
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,15 @@ returns a `Run` whose transcripts reader is the format's own, reading text only 
 checks every harness reader makes on what it is asked for (`check_row`, `check_text_field`,
 `ensure_same_file`) are here, so all of them refuse a bad request in the same words.
 
+Each option field says how the command line offers it (`option(...)`: its help, metavar,
+choices, how the flag's text parses, and whether each arm may set its own), so the CLI's
+"input formats" flags are generated from the formats (`evaltui/cli/format_flags.py`) and a new
+format's options reach the command line without touching it.
+
+A format whose runs a harness writes into a log directory also says how to find and describe
+them (`recognise(path)` and `describe_run(entry)`, the `ListsInDirectories` protocol), so the
+log-directory lister (`logdir.py`) names no harness.
+
 What the user chooses arrives as one `LoadOptions`: the options every format takes (`metric`,
 `defer_hash_check`) and the format options by name. `load_run` turns those names into the
 detected format's `Options` before calling `load`, so a name the format does not take is refused
@@ -15,14 +24,17 @@ with the format named instead of being ignored, and a format reads typed fields,
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable
+from dataclasses import Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.runs import TEXT_FIELDS, Run
+
+if TYPE_CHECKING:
+    from evaltui.core.read.run_entry import RunEntry
 
 # How many first bytes of a file a sniffer sees (and a format may assume it saw, to tell a
 # truncated first line from a complete one).
@@ -93,6 +105,84 @@ class InputFormat(Protocol):
         """The run in `path`. `options` carries what every format takes (its format options
         already moved into `own`, an instance of this format's `Options`)."""
         ...
+
+
+@runtime_checkable
+class ListsInDirectories(Protocol):
+    """What a format module adds when a harness writes its runs into a log directory (Inspect's
+    log dir, lm-eval's `--output_path`, HELM's `benchmark_output`): how `logdir.py` finds its
+    runs there and describes each from its header, without a full load."""
+
+    def recognise(self, path: Path) -> Recognised | None:
+        """ "run" when `path` (a file, or a directory for a format whose runs are directories)
+        is one of this format's runs; "companion" for a file read beside a run (lm-eval's
+        results file: neither listed nor counted as another file); else None. Cheap: the name,
+        at most the first `HEAD_BYTES`."""
+        ...
+
+    def describe_run(self, entry: RunEntry) -> RunEntry:
+        """The entry (path, name, format and the file's date filled in) with what the run's
+        header says: task, model, date, items, scorer, status. Reads the header only, never a
+        sample; raises (InputError, OSError, ValueError, ...) when the header cannot be read,
+        and the listing shows the run as unreadable with the reason."""
+        ...
+
+
+Recognised = Literal["run", "companion"]
+
+
+# ---------------------------------------------------------------------------------------------
+# How the command line offers a format's options
+
+FLAG = "evaltui.flag"  # the key of an option field's metadata that holds its `Flag`
+
+
+@dataclass(frozen=True)
+class Flag:
+    """How the command line offers one format option (`--NAME`, from the field's name)."""
+
+    help: str
+    metavar: str | None = None  # None: argparse's (the name in capitals)
+    choices: tuple[str, ...] | None = None
+    # The flag's text -> the option's value (None: not given); None: the text itself
+    parse: Callable[[str], Any] | None = None
+    switch: bool = False  # a flag without a value: given means True
+    # Help for `--baseline-NAME` and `--candidate-NAME`, when each arm may choose its own value
+    # (promptfoo's arm: two arms of one file); None: one value for both runs
+    per_arm: tuple[str, str] | None = None
+
+
+def option(
+    help: str,
+    *,
+    metavar: str | None = None,
+    choices: tuple[str, ...] | None = None,
+    parse: Callable[[str], Any] | None = None,
+    switch: bool = False,
+    per_arm: tuple[str, str] | None = None,
+) -> Any:
+    """A format option field (default None: not given) with the flag that offers it."""
+    flag = Flag(help, metavar, choices, parse, switch, per_arm)
+    return field(default=None, metadata={FLAG: flag})
+
+
+def flag_of(options_field: Field[Any], format_name: str) -> Flag:
+    """The flag of an option field; a field declared without `option(...)` is still offered,
+    as a text flag whose help names its format."""
+    flag = options_field.metadata.get(FLAG)
+    if isinstance(flag, Flag):
+        return flag
+    return Flag(f"{format_name}: its {options_field.name.replace('_', ' ')} option")
+
+
+def parse_bool(text: str) -> bool:
+    """ "true"/"false" (the flag's choices) as a bool."""
+    return {"true": True, "false": False}[text]
+
+
+def parse_list(text: str) -> tuple[str, ...] | None:
+    """ "a,b,c" as ("a", "b", "c"); an empty text is not given."""
+    return tuple(text.split(",")) if text else None
 
 
 def option_names(options_type: type[Any]) -> tuple[str, ...]:

@@ -29,7 +29,13 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.contract import LoadOptions, NoOptions, check_row, check_text_field
+from evaltui.core.read.formats.contract import (
+    LoadOptions,
+    NoOptions,
+    Recognised,
+    check_row,
+    check_text_field,
+)
 from evaltui.core.read.formats.fields import (
     Where,
     dotted,
@@ -51,6 +57,7 @@ from evaltui.core.read.formats.jsontext import (
     shorten,
 )
 from evaltui.core.read.formats.native import content_text
+from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import (
     Message,
     Run,
@@ -594,3 +601,44 @@ def _references(references: Any) -> str | None:
 
 def _short(value: Any) -> str:
     return shorten(as_text(value), MAX_METADATA_CHARS)
+
+
+# ---------------------------------------------------------------------------------------------
+# In a log directory (`ListsInDirectories`): a `benchmark_output` holds one directory per run
+# under `runs/<suite>/`
+
+
+def recognise(path: Path) -> Recognised | None:
+    return "run" if path.is_dir() and is_run_directory(path) else None
+
+
+def describe_run(entry: RunEntry) -> RunEntry:
+    """From `run_spec.json` (the scenario and its arguments, the model) and a count of the
+    instances in the stats file, never the predictions."""
+    from evaltui.core.read.run_entry import mtime, small_json
+
+    directory = entry.path
+    task, model = directory.name, "?"
+    spec = small_json(directory / RUN_SPEC_FILE)
+    if isinstance(spec, dict):
+        scenario = spec.get("scenario_spec")
+        if isinstance(scenario, dict) and isinstance(scenario.get("class_name"), str):
+            task = scenario["class_name"].rsplit(".", 1)[-1]
+            args = scenario.get("args")
+            if isinstance(args, dict) and args:
+                task += ":" + ",".join(f"{k}={v}" for k, v in sorted(args.items()))
+        adapter = spec.get("adapter_spec")
+        if isinstance(adapter, dict) and isinstance(adapter.get("model"), str):
+            model = adapter["model"]
+    stats, _ = run_files(directory)
+    items = stats.read_bytes().count(b'"instance_id"') or None
+    return replace(
+        entry,
+        format=NAME,
+        task=task,
+        model=model,
+        date=mtime(stats),
+        items=items,
+        scorer=stats.name,
+        status="complete",
+    )

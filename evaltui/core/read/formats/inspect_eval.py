@@ -29,7 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.contract import LoadOptions, NoOptions, check_row, ensure_same_file
+from evaltui.core.read.formats.contract import (
+    LoadOptions,
+    NoOptions,
+    Recognised,
+    check_row,
+    ensure_same_file,
+)
 from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
@@ -52,6 +58,7 @@ from evaltui.core.read.formats.jsontext import (
 )
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import MemberError, read_member
+from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
 NAME = "inspect_eval"
@@ -384,3 +391,31 @@ def _first_member_name(head: bytes) -> str | None:
     if len(name) < name_length:
         return None
     return name.decode("utf-8", errors="replace")
+
+
+# ---------------------------------------------------------------------------------------------
+# In a log directory (`ListsInDirectories`): an Inspect log dir holds `.eval` logs side by side
+
+
+def recognise(path: Path) -> Recognised | None:
+    return "run" if path.name.endswith(".eval") and path.is_file() else None
+
+
+def describe_run(entry: RunEntry) -> RunEntry:
+    """From the zip's central directory (the sample count) and `header.json` (or, for a log
+    still being written, `_journal/start.json`), never a sample."""
+    import json
+
+    from evaltui.core.read.formats.inspect_header import entry_from_header
+    from evaltui.core.read.run_entry import MAX_HEADER_BYTES
+
+    with zipfile.ZipFile(entry.path) as archive:
+        infos = {info.filename: info for info in archive.infolist()}
+        ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
+        member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
+        if member is None:
+            raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
+        data = read_member(archive, infos[member], entry.path, MAX_HEADER_BYTES)
+    header = json.loads(data)
+    status = header.get("status") if member == HEADER_JSON else "started"
+    return entry_from_header(entry, header, len(ids) or None, status)

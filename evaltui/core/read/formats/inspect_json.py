@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.contract import LoadOptions, NoOptions, check_row
+from evaltui.core.read.formats.contract import (
+    HEAD_BYTES,
+    LoadOptions,
+    NoOptions,
+    Recognised,
+    check_row,
+)
 from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import (
     as_dict,
@@ -28,6 +34,7 @@ from evaltui.core.read.formats.inspect_common import (
     transcript_field,
 )
 from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, read_json_file
+from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
 NAME = "inspect_json"
@@ -100,3 +107,35 @@ def _parse(path: Path) -> dict[str, Any]:
     log = as_dict(path, log, "(top level)")
     as_dict(path, log.get("eval"), "eval")
     return log
+
+
+# ---------------------------------------------------------------------------------------------
+# In a log directory (`ListsInDirectories`): Inspect's `--log-format json` logs
+
+
+def recognise(path: Path) -> Recognised | None:
+    if not path.name.endswith(".json") or not path.is_file():
+        return None
+    try:
+        with path.open("rb") as handle:
+            return "run" if sniff(path, handle.read(HEAD_BYTES)) else None
+    except OSError:
+        return None
+
+
+def describe_run(entry: RunEntry) -> RunEntry:
+    """From the log's first megabyte (EvalLog writes status, eval and results before the
+    samples), never the whole file."""
+    from evaltui.core.read.formats.inspect_header import entry_from_header
+    from evaltui.core.read.run_entry import JSON_HEAD_BYTES, value_after
+
+    with entry.path.open("rb") as handle:
+        head = handle.read(JSON_HEAD_BYTES).removeprefix(UTF8_BOM).decode("utf-8", "replace")
+    header: dict[str, Any] = {}
+    for key in ("status", "eval", "results"):
+        value = value_after(head, key)
+        if value is not None:
+            header[key] = value
+    results = header.get("results")
+    total = results.get("total_samples") if isinstance(results, dict) else None
+    return entry_from_header(entry, header, total if isinstance(total, int) else None, None)

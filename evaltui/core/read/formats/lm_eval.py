@@ -21,7 +21,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +32,12 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.formats.contract import (
     HEAD_BYTES,
     LoadOptions,
+    Recognised,
     check_row,
     check_text_field,
     ensure_same_file,
+    option,
+    parse_bool,
 )
 from evaltui.core.read.formats.fields import (
     Where,
@@ -50,6 +53,7 @@ from evaltui.core.read.formats.jsontext import UTF8_BOM, DuplicateKey, as_text, 
 from evaltui.core.read.formats.lm_eval_records import JSONL, is_array, read_one, read_records
 from evaltui.core.read.formats.native import POLARS_FAILURES, fingerprint
 from evaltui.core.read.formats.refusals import explain
+from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import (
     EPOCH,
     ITEM_ID,
@@ -132,13 +136,24 @@ class Options:
     """lm-eval's own options: which filter's lines are the run (default: the first seen), and
     whether a non-finite value is an errored item rather than an error."""
 
-    filter: str | None = None
+    filter: str | None = option(
+        "lm-eval: which filter's lines to use when a task has several (default: the first)"
+    )
     # A record whose metric value is NaN or infinite becomes an errored item instead of
     # refusing the file (`--exclude-nonfinite`); how errors count is then --on-error's choice.
-    exclude_nonfinite: bool | None = None  # None: not given (refused)
+    exclude_nonfinite: bool | None = option(  # None: not given (refused)
+        "lm-eval: a record whose metric is NaN or infinite becomes an errored item "
+        "(counted; --on-error decides) instead of refusing the file",
+        switch=True,
+    )
     # Whether more of the metric is better (`--higher-is-better true|false`), for runs whose
     # results file does not say (None: the results file's word, else higher).
-    higher_is_better: bool | None = None
+    higher_is_better: bool | None = option(
+        "lm-eval: whether more of the metric is better, when the results file beside the "
+        "samples does not say (false: a rise is a regression)",
+        choices=("true", "false"),
+        parse=parse_bool,
+    )
 
 
 @dataclass(frozen=True)
@@ -646,3 +661,63 @@ def _target_text(target: Any) -> str | None:
     if isinstance(target, list):
         return "\n".join(as_text(t) for t in target)
     return as_text(target)
+
+
+# ---------------------------------------------------------------------------------------------
+# In a log directory (`ListsInDirectories`): an `--output_path` folder holds one folder per
+# model with `samples_<task>_<date>.jsonl` and `results_<date>.json`
+
+
+def recognise(path: Path) -> Recognised | None:
+    name = path.name
+    if name.startswith("results") and name.endswith(".json"):
+        return "companion"  # the aggregate, read beside its samples
+    if not name.endswith(".jsonl") or not path.is_file():
+        return None
+    if SAMPLES_NAME.match(name):
+        return "run"
+    try:
+        with path.open("rb") as handle:
+            return "run" if sniff(path, handle.read(HEAD_BYTES)) else None
+    except OSError:
+        return None
+
+
+def describe_run(entry: RunEntry) -> RunEntry:
+    """From the file's name and folder, its first line (the metrics) and the results file
+    beside it (the model's name, the effective sample count), never the samples."""
+    from evaltui.core.read.run_entry import count_lines, small_json
+
+    path = entry.path
+    with path.open("rb") as handle:
+        head = handle.read(HEAD_BYTES)
+    named = SAMPLES_NAME.match(path.name)
+    if named:
+        task, date = named["task"], named["date"]
+        model = path.parent.name.replace("__", "/")
+    else:  # lm-eval 0.4.0-0.4.2: <re.sub("/|=", "__", model_args)>_<task>.jsonl
+        model, _, task = path.stem.rpartition("_")
+        date = ""
+    scorer, items = "", None
+    first, _, _ = head.partition(b"\n")
+    try:
+        record = json.loads(first.removeprefix(UTF8_BOM))
+        if isinstance(record, dict) and isinstance(record.get("metrics"), list):
+            scorer = ", ".join(map(str, record["metrics"]))
+    except ValueError:
+        pass  # an indented JSON array (lm-eval 0.4.0-0.4.2), or a first line past the head
+    results = small_json(path.parent / f"results_{date}.json")
+    if isinstance(results, dict):
+        if isinstance(results.get("model_name"), str) and results["model_name"]:
+            model = results["model_name"]
+        samples = results.get("n-samples")
+        if isinstance(samples, dict) and isinstance(samples.get(task), dict):
+            effective = samples[task].get("effective")
+            items = effective if isinstance(effective, int) else None
+    if items is None and not is_array(head):
+        items = count_lines(path)
+    stamp = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})", date)  # 23-15-32.942677
+    when = f"{stamp[1]}T{stamp[2]}:{stamp[3]}:{stamp[4]}" if stamp else entry.date
+    return replace(
+        entry, task=task, model=model, date=when, items=items, scorer=scorer, status="complete"
+    )

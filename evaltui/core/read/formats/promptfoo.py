@@ -37,7 +37,12 @@ from typing import Any
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.contract import LoadOptions, check_row, check_text_field
+from evaltui.core.read.formats.contract import (
+    LoadOptions,
+    check_row,
+    check_text_field,
+    option,
+)
 from evaltui.core.read.formats.fields import (
     Where,
     dotted,
@@ -109,7 +114,10 @@ def sniff(path: Path, head: bytes) -> bool:
 class Options:
     """promptfoo's own option: which arm (provider and prompt) of the file is the run."""
 
-    arm: str | None = None
+    arm: str | None = option(
+        "promptfoo: the provider/prompt of both runs",
+        per_arm=("promptfoo: the baseline's arm", "promptfoo: the candidate's arm"),
+    )
 
 
 @dataclass(frozen=True)
