@@ -102,8 +102,16 @@ class Analysis:
         return "binary" if self.binary is not None else "graded"
 
     @property
+    def graded_comparison(self) -> GradedComparison:
+        """`graded`, for an analysis known not to be binary: every analysis carries exactly one
+        of `binary` and `graded`, so this names the invariant once instead of at each use."""
+        if self.graded is None:
+            raise TypeError("a binary analysis has no graded comparison")
+        return self.graded
+
+    @property
     def flags(self) -> tuple[str, ...]:
-        own = self.binary.flags if self.binary is not None else self.graded.flags
+        own = self.binary.flags if self.binary is not None else self.graded_comparison.flags
         mine = self.clusters.flags if self.clusters is not None else ()
         extra = tuple(f for f in ("few_clusters", "too_few_clusters") if f in mine)
         return own + extra + (("epochs_differ",) if self.epochs_differ else ())
@@ -130,7 +138,7 @@ class Analysis:
         """The verdict the item-level interval gives, as if the items were independent."""
         if self.binary is not None:
             return self.binary.verdict
-        g = self.graded
+        g = self.graded_comparison
         if "small_n" in g.flags or "all_zero" in g.flags:
             return "insufficient_data"
         return _verdict_of(g.ci, self.lower_is_better)
@@ -157,7 +165,7 @@ class Analysis:
     def own_verdict(self) -> str:
         """The verdict of this metric's interval alone, before any multiplicity adjustment."""
         own = self.item_level_verdict
-        if own == "insufficient_data" or not self.clustered:
+        if own == "insufficient_data" or self.clusters is None:  # not `clustered`
             return own
         if "too_few_clusters" in self.clusters.flags:
             return "insufficient_data"
@@ -176,7 +184,7 @@ class Analysis:
     @property
     def decision_ci(self) -> tuple[float, float]:
         """The interval the verdict and the effect gates rest on, in the metric's units."""
-        if self.clustered:
+        if self.clusters is not None:  # clustered
             return self.clusters.verdict_ci
         return _headline_ci(self)
 
@@ -184,12 +192,12 @@ class Analysis:
     def decision_ci_label(self) -> str:
         """What `decision_ci` is, for a reader: "Newcombe 95%", "wild cluster bootstrap-t 95%"."""
         level = f"{self.options.confidence * 100:g}%"
-        if self.clustered:
+        if self.clusters is not None:  # clustered
             method = CLUSTER_METHOD_LABELS.get(self.clusters.verdict_method, "no cluster interval")
             return f"{method} {level}, {self.clusters.labelled_clusters} clusters"
         if self.binary is not None:
             return f"{CI_METHOD_LABELS[self.binary.ci_method]} {level}"
-        g = self.graded
+        g = self.graded_comparison
         return f"{'BCa' if g.method == 'bca' else g.method} bootstrap {level}"
 
     @property
@@ -281,10 +289,10 @@ def analyze(
         base_values, cand_values = (items[c] for c in arm_columns(metric))
         missing = items.filter(base_values.is_null() | cand_values.is_null())
         if missing.height:
-            ids = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
+            shown = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
             raise UsageError(
                 f"{missing.height} paired item(s) have no {metric} in one run (errored records "
-                f"carry no score): {ids}; use --on-error exclude, or give them a score"
+                f"carry no score): {shown}; use --on-error exclude, or give them a score"
             )
     deltas = (cand_values - base_values).to_numpy().astype(np.float64)
     ids = items[ITEM_ID]
@@ -378,7 +386,7 @@ def warnings_of(a: Analysis) -> tuple[str, ...]:
     if a.binary is not None:
         out += [FLAG_TEXT[f] for f in a.binary.flags]
     else:
-        out += [GRADED_FLAG_TEXT[f] for f in a.graded.flags if f in GRADED_FLAG_TEXT]
+        out += [GRADED_FLAG_TEXT[f] for f in a.graded_comparison.flags if f in GRADED_FLAG_TEXT]
     c = a.clusters
     if c is not None and "too_few_clusters" in c.flags:
         out.append(
@@ -416,7 +424,7 @@ def warnings_of(a: Analysis) -> tuple[str, ...]:
         out.append(
             f"verdicts from {a.options.threshold_metric}: pass when >= {a.options.pass_threshold:g}"
         )
-    if a.epochs_differ:
+    if a.epochs and a.epochs_differ:
         base, cand = a.epochs["baseline"], a.epochs["candidate"]
         out.append(
             f"the arms ran different numbers of epochs (baseline {_epoch_range(base)}, candidate "
@@ -453,7 +461,7 @@ def underpowered_note(a: Analysis, power: float = 0.80) -> str | None:
 def _headline_ci(a: Analysis) -> tuple[float, float]:
     if a.binary is not None:
         return (a.binary.delta_ci.lower, a.binary.delta_ci.upper)
-    return a.graded.ci
+    return a.graded_comparison.ci
 
 
 def _crosses_zero(ci: tuple[float, float]) -> bool:
@@ -465,11 +473,11 @@ def headline(a: Analysis) -> str:
 
     With clusters the interval is the cluster-aware one; the item-level interval and test are
     named as what they are, a reading that ignores the clusters."""
-    if a.clustered and a.item_level_verdict != "insufficient_data":
-        return clustered_headline(a)
+    if a.clusters is not None and a.item_level_verdict != "insufficient_data":  # clustered
+        return clustered_headline(a, a.clusters)
     if a.binary is not None:
         return binary_headline(a.binary)
-    g = a.graded
+    g = a.graded_comparison
     unit = " pts" if a.in_points else ""
     what = "pass rate per item" if a.in_points else a.metric
     counts = f"{len(a.regressions):,} regressed, {len(a.improvements):,} improved"
@@ -486,10 +494,10 @@ def headline(a: Analysis) -> str:
     )
 
 
-def clustered_headline(a: Analysis) -> str:
-    c = a.clusters
+def clustered_headline(a: Analysis, c: ClusteredComparison) -> str:
+    """`headline` for an analysis with clusters (`c`, its `clusters`)."""
     unit = " pts" if a.in_points else ""
-    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
+    estimate = a.binary.delta if a.binary is not None else a.graded_comparison.mean_delta
     what = "Candidate" if a.binary is not None else "Candidate mean Δ"
     if "too_few_clusters" in c.flags:
         effect = (
@@ -513,7 +521,7 @@ def clustered_headline(a: Analysis) -> str:
         counts = f"{plural(t.discordant, 'discordant item')} ({plural(t.regressions, 'regression')}"
         counts += f", {plural(t.improvements, 'improvement')})"
     else:
-        g = a.graded
+        g = a.graded_comparison
         own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
         counts = f"{plural(g.n, 'item')} ({len(a.regressions):,} regressed, "
         counts += f"{len(a.improvements):,} improved)"

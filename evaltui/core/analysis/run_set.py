@@ -296,10 +296,10 @@ def _omnibus(table: pl.DataFrame, kind: str) -> OmnibusResult | None:
     values = table.drop(ITEM_ID)
     if values.null_count().sum_horizontal().item():
         return None  # an arm without a value: no omnibus row can be formed (never guessed)
-    values = values.to_numpy()
+    matrix = values.to_numpy()
     if kind == "binary":
-        return cochran_q(values.astype(bool))  # binary pairs hold one bool verdict per item
-    return friedman(values.astype(np.float64))
+        return cochran_q(matrix.astype(bool))  # binary pairs hold one bool verdict per item
+    return friedman(matrix.astype(np.float64))
 
 
 def _adjust_family(
