@@ -30,7 +30,7 @@ from evaltui.core.errors import InputError, UsageError
 from evaltui.core.read.formats import helm, lm_eval
 from evaltui.core.read.formats.contract import HEAD_BYTES
 from evaltui.core.read.formats.inspect_eval import SAMPLE_MEMBER
-from evaltui.core.read.formats.jsontext import UTF8_BOM
+from evaltui.core.read.formats.jsontext import UTF8_BOM, object_at
 from evaltui.core.read.formats.zip_members import read_member
 
 MAX_DEPTH = 4  # benchmark_output/runs/<suite>/<run> is the deepest layout listed
@@ -128,13 +128,15 @@ def choose_pair(
 ) -> tuple[RunEntry, RunEntry]:
     """The pair the selectors name; what is not named comes from `default_pair`."""
     default = default_pair(listing)
-    if (baseline is None or candidate is None) and default is None:
-        raise UsageError(
-            f"{listing.root} holds {len(listing.runs)} run(s) but no task with two runs to "
-            "compare; name them with --baseline RUN --candidate RUN"
-        )
-    base = select(listing, baseline, "--baseline") if baseline is not None else default[0]
-    cand = select(listing, candidate, "--candidate") if candidate is not None else default[1]
+    if baseline is None or candidate is None:
+        if default is None:
+            raise UsageError(
+                f"{listing.root} holds {len(listing.runs)} run(s) but no task with two runs to "
+                "compare; name them with --baseline RUN --candidate RUN"
+            )
+        default_base, default_cand = default
+    base = select(listing, baseline, "--baseline") if baseline is not None else default_base
+    cand = select(listing, candidate, "--candidate") if candidate is not None else default_cand
     for flag, entry in (("--baseline", base), ("--candidate", cand)):
         if entry.status == "unreadable":
             raise UsageError(f"{flag}: {entry.name} cannot be read: {entry.problem}")
@@ -261,8 +263,7 @@ def _value_after(text: str, key: str) -> Any:
 def _from_header(
     entry: RunEntry, header: dict[str, Any], items: int | None, status: Any
 ) -> RunEntry:
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
-    results = header.get("results") if isinstance(header.get("results"), dict) else {}
+    spec, results = object_at(header, "eval"), object_at(header, "results")
     scorers = [
         s.get("name") for s in results.get("scores") or () if isinstance(s, dict) and s.get("name")
     ]

@@ -471,7 +471,9 @@ class HelmTranscripts:
                 self._shown = {}
                 for entry in _side_list(self._path.parent / PREDICTIONS_FILE):
                     key = _side_key(entry)
-                    trial = entry.get("train_trial_index", 0) if key is not None else None
+                    if key is None:
+                        continue
+                    trial = entry.get("train_trial_index", 0)
                     if isinstance(trial, int) and not isinstance(trial, bool):
                         self._shown.setdefault((*key, trial), entry)
             return self._shown

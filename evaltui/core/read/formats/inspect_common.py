@@ -24,7 +24,7 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.contract import check_text_field
 from evaltui.core.read.formats.fields import Where, dotted, identifier, is_finite, require_int
-from evaltui.core.read.formats.jsontext import as_text
+from evaltui.core.read.formats.jsontext import as_text, object_at
 from evaltui.core.read.runs import (
     OUTCOME,
     SCORE_PREFIX,
@@ -236,8 +236,8 @@ def build_table(
     A scorer whose values are dicts gives one score column per key (`key_column`), the key
     `requested` names (SCORER/KEY or KEY) first, so it is the metric compared by default and
     the others join the metric family."""
-    keys = scorer_keys(facts).get(scorer or "")
-    if keys:
+    keys = scorer_keys(facts).get(scorer) if scorer is not None else None
+    if scorer is not None and keys:
         return _keyed_table(path, facts, scorer, keys, requested)
     kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
     values: list[Any] = []
@@ -399,7 +399,7 @@ def run_metadata(
     default_status: str,
 ) -> dict[str, str]:
     """Strings for `Run.metadata`: model, task, dataset, scorer, harness and the run's status."""
-    spec = header.get("eval") if isinstance(header.get("eval"), dict) else {}
+    spec = object_at(header, "eval")
     meta: dict[str, str] = {"harness": HARNESS}
     packages = spec.get("packages")
     if isinstance(packages, dict) and packages.get(HARNESS):

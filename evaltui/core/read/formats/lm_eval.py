@@ -523,7 +523,7 @@ class _LineTable(Sequence[tuple[int, int, int]]):
     def __len__(self) -> int:
         return int(self._columns[0].shape[0])
 
-    def __getitem__(self, row):  # type: ignore[override]
+    def __getitem__(self, row):
         offsets, lengths, numbers = self._columns
         return int(offsets[row]), int(lengths[row]), int(numbers[row])
 

@@ -51,6 +51,7 @@ from evaltui.core.read.formats.jsontext import (
     as_text,
     describe,
     loads,
+    object_at,
     object_keys,
     read_json_file,
     shorten,
@@ -499,9 +500,9 @@ class PromptfooTranscripts:
 def _transcript(result: Mapping[str, Any], record: str) -> Transcript:
     prompt = result.get("prompt")
     raw = prompt.get("raw") if isinstance(prompt, dict) else prompt
-    response = result.get("response") if isinstance(result.get("response"), dict) else {}
-    grading = result.get("gradingResult") if isinstance(result.get("gradingResult"), dict) else {}
-    test_case = result.get("testCase") if isinstance(result.get("testCase"), dict) else {}
+    response = object_at(result, "response")
+    grading = object_at(result, "gradingResult")
+    test_case = object_at(result, "testCase")
     output = response.get("output")
     explanation = grading.get("reason")
     error = result.get("error") or response.get("error")
