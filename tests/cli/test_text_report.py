@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from evaltui.cli.main import main
-from evaltui.core.analysis.pair import binary_headline
+from evaltui.core.analysis.pair_headline import binary_headline
 from evaltui.core.stats.binary import PairedTable, compare_binary
 from evaltui.core.words import interval_digits
 from tests.cli.test_graded_report import rated_pair

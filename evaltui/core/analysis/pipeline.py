@@ -21,9 +21,9 @@ from evaltui.core.analysis.pair import (
     analyze,
     apply_threshold,
     choose_metric,
-    warnings_of,
     with_clusters,
 )
+from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.slices import slice_comparisons
 from evaltui.core.compare.choose_design import (
     DesignChoice,
