@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -47,6 +47,13 @@ from evaltui.core.stats.graded import (
     paired_bootstrap,
 )
 
+if TYPE_CHECKING:  # breakdowns filled in after the analysis (pipeline.add_breakdowns)
+    from evaltui.core.analysis.family import MetricRow
+    from evaltui.core.analysis.slices import SliceResult
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.policy import Policy
+    from evaltui.core.stats.categorical import CategoricalComparison
+
 
 @dataclass(frozen=True, eq=False)
 class Analysis:
@@ -65,14 +72,14 @@ class Analysis:
     headline: str
     warnings: tuple[str, ...]  # flags and pairing problems in plain words
     # Filled in by compare.add_breakdowns: every metric (family table), every slice, the policy.
-    metrics: tuple[Any, ...] = ()
-    slices: tuple[Any, ...] = ()
-    policy: Any = None
-    spec: Any = None  # the CompareSpec this analysis was made from (compare.compare sets it)
+    metrics: tuple[MetricRow, ...] = ()
+    slices: tuple[SliceResult, ...] = ()
+    policy: Policy | None = None
+    spec: CompareSpec | None = None  # the spec this analysis was made from (compare sets it)
     clusters_done: bool = False  # False while the app defers the cluster bootstrap
     # The outcome categories' comparison (categories.outcome_comparison), set by
     # compare.breakdowns when both runs carry `outcome` with 3+ levels; None otherwise.
-    categorical: Any = None
+    categorical: CategoricalComparison | None = None
 
     @property
     def clusters_pending(self) -> bool:
@@ -154,7 +161,7 @@ class Analysis:
         return _verdict_of(self.clusters.verdict_ci, self.lower_is_better)
 
     @property
-    def family_row(self) -> Any:
+    def family_row(self) -> MetricRow | None:
         """This metric's row in the family table, when the family has other members (other
         metrics of the pair, or with k runs the other pairs: `MetricRow.family_size`)."""
         family = [r for r in self.metrics if r.in_family]
