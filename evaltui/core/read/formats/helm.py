@@ -51,20 +51,12 @@ from evaltui.core.read.formats.jsontext import (
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
 NAME = "helm"
-
-
 Options = NoOptions  # no options of its own: only the common --metric
-
-
 HARNESS = "helm"
-
-
 REQUESTS_FILE = "display_requests.json"
 INSTANCES_FILE = "instances.json"
 RUN_SPEC_FILE = "run_spec.json"
 MAX_RUN_SPEC_BYTES = 16 << 20
-
-
 # What a transcript takes from display_predictions.json when the stats came from elsewhere.
 TRANSCRIPT_PREDICTION_KEYS = (
     "predicted_text",

@@ -86,8 +86,6 @@ OLD_FILTERS_HINT = (
     " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
     "with several filters cannot be read from such a file)"
 )
-
-
 QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
