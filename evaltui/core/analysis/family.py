@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from evaltui.core.analysis.pair import CLUSTER_METHOD_LABELS, Analysis, analyze
+from evaltui.core.analysis.pair import Analysis, analyze
+from evaltui.core.analysis.pair_headline import CLUSTER_METHOD_LABELS
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.errors import EvalTuiError
