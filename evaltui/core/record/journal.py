@@ -8,6 +8,8 @@ inputs' sha256 are recorded so a changed file can be noticed instead of tags app
 
 Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
 ~/.local/state/evaltui; one folder per pair under `sessions/`.
+
+One writer per pair: a session that writes holds the pair's lock (`lock.py`) while it is open.
 """
 
 from __future__ import annotations
