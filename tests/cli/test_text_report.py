@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from evaltui.cli.main import main
-from evaltui.core.analysis.pair import binary_headline
+from evaltui.core.analysis.pair_headline import binary_headline
 from evaltui.core.stats.binary import compare_binary
 from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import interval_digits

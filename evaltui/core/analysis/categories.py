@@ -56,7 +56,7 @@ def outcome_comparison(
     runs = (paired.baseline, paired.candidate)
     if any(OUTCOME not in run.table.columns for run in runs):
         return None
-    if any(run.table.height and run.table[EPOCH].max() > 1 for run in runs):
+    if any((run.table[EPOCH] > 1).any() for run in runs):
         return None
     if paired.n == 0:
         return None

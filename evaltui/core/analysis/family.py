@@ -17,7 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from evaltui.core.analysis.pair import CLUSTER_METHOD_LABELS, Analysis, analyze
+from evaltui.core.analysis.pair import Analysis, analyze
+from evaltui.core.analysis.pair_headline import CLUSTER_METHOD_LABELS
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.errors import EvalTuiError
@@ -55,28 +56,27 @@ def metric_names(paired: PairedRuns) -> tuple[str, ...]:
 
 def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
     lo, hi = analysis.decision_ci
-    common = {
-        "metric": analysis.metric,
-        "in_family": in_family,
-        "verdict": analysis.verdict,
-        "unadjusted_verdict": analysis.verdict,
-        "p_adjusted": None,
-    }
+    verdict = analysis.verdict
     if analysis.binary is not None:
-        c = analysis.binary
+        b = analysis.binary
         row = MetricRow(
+            metric=analysis.metric,
             kind="binary",
-            n=c.table.n,
-            delta=c.delta,
+            n=b.table.n,
+            delta=b.delta,
             ci=(lo, hi),
-            ci_method=c.ci_method,
-            p_raw=c.mcnemar.exact_p,
+            ci_method=b.ci_method,
+            p_raw=b.mcnemar.exact_p,
             p_test="exact McNemar",
-            **common,
+            p_adjusted=None,
+            in_family=in_family,
+            verdict=verdict,
+            unadjusted_verdict=verdict,
         )
     else:
-        g = analysis.graded
+        g = analysis.graded_comparison
         row = MetricRow(
+            metric=analysis.metric,
             kind="graded",
             n=g.n,
             delta=g.mean_delta,
@@ -84,9 +84,12 @@ def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
             ci_method=f"bootstrap-{g.method}",
             p_raw=g.t_p,
             p_test="paired t",
+            p_adjusted=None,
+            in_family=in_family,
+            verdict=verdict,
+            unadjusted_verdict=verdict,
             p_reference=g.wilcoxon_p,
             p_reference_test="Wilcoxon signed-rank",
-            **common,
         )
     c = analysis.clusters
     if c is not None:  # the cluster-aware test the verdict interval inverts

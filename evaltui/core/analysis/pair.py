@@ -15,46 +15,36 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
 
+from evaltui.core.analysis.pair_headline import (
+    CI_METHOD_LABELS,
+    CLUSTER_METHOD_LABELS,
+    headline,
+    warnings_of,
+)
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
-from evaltui.core.stats.binary import FLAG_TEXT, BinaryComparison, compare_binary
+from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
-    FEW_CLUSTERS,
-    MIN_CLUSTERS,
     ClusteredComparison,
     clustered_delta,
 )
 from evaltui.core.stats.epochs import EpochSummary, epoch_summary
 from evaltui.core.stats.graded import GradedComparison, graded_regressions, paired_bootstrap
 from evaltui.core.stats.paired_table import PairedTable
-from evaltui.core.words import format_p, interval_digits, plural, points, signed
 
-CI_METHOD_LABELS = {
-    "newcombe": "Newcombe",
-    "tango": "Tango",
-    "wald": "Wald",
-    "wald-cc": "Wald cc",
-    "agresti-min": "Agresti-Min",
-    "bonett-price": "Bonett-Price",
-}
-GRADED_FLAG_TEXT = {
-    "small_n": "fewer than 30 paired items: counts only, no verdict",
-    "zero_variance": "every item moved by the same amount: the interval is a single point",
-    "all_zero": "no item changed score: nothing to weigh",
-    "bca_fallback": "BCa undefined for these data: the percentile interval is shown",
-    "bca_extreme": "BCa reaches past the outermost resample: read the interval with care",
-    "bca_small_skewed": (
-        "few items with skewed deltas: the BCa interval can cover less than its level (83-92% "
-        "for 95% at 30 items in simulation); read it as approximate, or add items"
-    ),
-}
+if TYPE_CHECKING:  # breakdowns filled in after the analysis (pipeline.add_breakdowns)
+    from evaltui.core.analysis.family import MetricRow
+    from evaltui.core.analysis.slices import SliceResult
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.policy import Policy
+    from evaltui.core.stats.categorical import CategoricalComparison
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,14 +64,14 @@ class Analysis:
     headline: str
     warnings: tuple[str, ...]  # flags and pairing problems in plain words
     # Filled in by compare.add_breakdowns: every metric (family table), every slice, the policy.
-    metrics: tuple[Any, ...] = ()
-    slices: tuple[Any, ...] = ()
-    policy: Any = None
-    spec: Any = None  # the CompareSpec this analysis was made from (compare.compare sets it)
+    metrics: tuple[MetricRow, ...] = ()
+    slices: tuple[SliceResult, ...] = ()
+    policy: Policy | None = None
+    spec: CompareSpec | None = None  # the spec this analysis was made from (compare sets it)
     clusters_done: bool = False  # False while the app defers the cluster bootstrap
     # The outcome categories' comparison (categories.outcome_comparison), set by
     # compare.breakdowns when both runs carry `outcome` with 3+ levels; None otherwise.
-    categorical: Any = None
+    categorical: CategoricalComparison | None = None
 
     @property
     def clusters_pending(self) -> bool:
@@ -93,8 +83,16 @@ class Analysis:
         return "binary" if self.binary is not None else "graded"
 
     @property
+    def graded_comparison(self) -> GradedComparison:
+        """`graded`, for an analysis known not to be binary: every analysis carries exactly one
+        of `binary` and `graded`, so this names the invariant once instead of at each use."""
+        if self.graded is None:
+            raise TypeError("a binary analysis has no graded comparison")
+        return self.graded
+
+    @property
     def flags(self) -> tuple[str, ...]:
-        own = self.binary.flags if self.binary is not None else self.graded.flags
+        own = self.binary.flags if self.binary is not None else self.graded_comparison.flags
         mine = self.clusters.flags if self.clusters is not None else ()
         extra = tuple(f for f in ("few_clusters", "too_few_clusters") if f in mine)
         return own + extra + (("epochs_differ",) if self.epochs_differ else ())
@@ -121,7 +119,7 @@ class Analysis:
         """The verdict the item-level interval gives, as if the items were independent."""
         if self.binary is not None:
             return self.binary.verdict
-        g = self.graded
+        g = self.graded_comparison
         if "small_n" in g.flags or "all_zero" in g.flags:
             return "insufficient_data"
         return _verdict_of(g.ci, self.lower_is_better)
@@ -148,14 +146,14 @@ class Analysis:
     def own_verdict(self) -> str:
         """The verdict of this metric's interval alone, before any multiplicity adjustment."""
         own = self.item_level_verdict
-        if own == "insufficient_data" or not self.clustered:
+        if own == "insufficient_data" or self.clusters is None:  # not `clustered`
             return own
         if "too_few_clusters" in self.clusters.flags:
             return "insufficient_data"
         return _verdict_of(self.clusters.verdict_ci, self.lower_is_better)
 
     @property
-    def family_row(self) -> Any:
+    def family_row(self) -> MetricRow | None:
         """This metric's row in the family table, when the family has other members (other
         metrics of the pair, or with k runs the other pairs: `MetricRow.family_size`)."""
         family = [r for r in self.metrics if r.in_family]
@@ -167,7 +165,7 @@ class Analysis:
     @property
     def decision_ci(self) -> tuple[float, float]:
         """The interval the verdict and the effect gates rest on, in the metric's units."""
-        if self.clustered:
+        if self.clusters is not None:  # clustered
             return self.clusters.verdict_ci
         return _headline_ci(self)
 
@@ -175,12 +173,12 @@ class Analysis:
     def decision_ci_label(self) -> str:
         """What `decision_ci` is, for a reader: "Newcombe 95%", "wild cluster bootstrap-t 95%"."""
         level = f"{self.options.confidence * 100:g}%"
-        if self.clustered:
+        if self.clusters is not None:  # clustered
             method = CLUSTER_METHOD_LABELS.get(self.clusters.verdict_method, "no cluster interval")
             return f"{method} {level}, {self.clusters.labelled_clusters} clusters"
         if self.binary is not None:
             return f"{CI_METHOD_LABELS[self.binary.ci_method]} {level}"
-        g = self.graded
+        g = self.graded_comparison
         return f"{'BCa' if g.method == 'bca' else g.method} bootstrap {level}"
 
     @property
@@ -197,13 +195,6 @@ def _verdict_of(ci: tuple[float, float], lower_is_better: bool = False) -> str:
     if ci[0] > 0:
         return above
     return "no_significant_difference"
-
-
-CLUSTER_METHOD_LABELS = {
-    "wild-cluster-t": "wild cluster bootstrap-t",
-    "cluster-t": "cluster-robust t",
-    "exact": "exact (all deltas equal)",
-}
 
 
 def item_values(analysis: Analysis, item_ids: Iterable[str] | None = None) -> dict[str, tuple]:
@@ -272,10 +263,10 @@ def analyze(
         base_values, cand_values = (items[c] for c in arm_columns(metric))
         missing = items.filter(base_values.is_null() | cand_values.is_null())
         if missing.height:
-            ids = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
+            shown = ", ".join(repr(i) for i in missing[ITEM_ID].head(5).to_list())
             raise UsageError(
                 f"{missing.height} paired item(s) have no {metric} in one run (errored records "
-                f"carry no score): {ids}; use --on-error exclude, or give them a score"
+                f"carry no score): {shown}; use --on-error exclude, or give them a score"
             )
     deltas = (cand_values - base_values).to_numpy().astype(np.float64)
     ids = items[ITEM_ID]
@@ -364,172 +355,14 @@ def _clusters(
     )
 
 
-def warnings_of(a: Analysis) -> tuple[str, ...]:
-    out: list[str] = []
-    if a.binary is not None:
-        out += [FLAG_TEXT[f] for f in a.binary.flags]
-    else:
-        out += [GRADED_FLAG_TEXT[f] for f in a.graded.flags if f in GRADED_FLAG_TEXT]
-    c = a.clusters
-    if c is not None and "too_few_clusters" in c.flags:
-        out.append(
-            f"only {c.labelled_clusters} clusters (fewer than {MIN_CLUSTERS}): no cluster "
-            "interval can be trusted, so there is no verdict"
-        )
-    elif c is not None and c.labelled_clusters < FEW_CLUSTERS:
-        out.append(
-            f"only {c.labelled_clusters} clusters (fewer than {FEW_CLUSTERS}): the clustered "
-            "intervals are themselves unreliable"
-        )
-    if c is not None and c.unlabelled_items:
-        out.append(
-            f"{c.unlabelled_items:,} item(s) carry no cluster label: each counts as a cluster "
-            f"of its own, beside the {c.labelled_clusters:,} labelled clusters"
-        )
-    row = a.family_row
-    if row is not None and a.own_verdict != a.verdict:
-        family = row.family_label or f"{sum(1 for r in a.metrics if r.in_family)} metrics"
-        out.append(
-            f"{a.own_verdict} on its own, but its p adjusted over the {family} "
-            f"({format_p(row.p_adjusted)}) is not below alpha {a.options.alpha:g}: no verdict "
-            "of a difference"
-        )
-    own = a.item_level_verdict
-    if c is not None and own != "insufficient_data" and own != a.own_verdict:
-        out.append(
-            f"the item-level interval says {own.replace('_', ' ')}, but the items are "
-            "clustered: the verdict follows the cluster-aware interval"
-        )
-    note = underpowered_note(a)
-    if note:
-        out.append(note)
-    if a.options.pass_threshold is not None:
-        out.append(
-            f"verdicts from {a.options.threshold_metric}: pass when >= {a.options.pass_threshold:g}"
-        )
-    if a.epochs_differ:
-        base, cand = a.epochs["baseline"], a.epochs["candidate"]
-        out.append(
-            f"the arms ran different numbers of epochs (baseline {_epoch_range(base)}, candidate "
-            f"{_epoch_range(cand)}): their per-item means carry different epoch noise"
-        )
-    out.extend(a.paired.report.problems)
-    return tuple(out)
-
-
-def _epoch_range(e: EpochSummary) -> str:
-    return str(e.epochs_min) if e.epochs_min == e.epochs_max else f"{e.epochs_min}-{e.epochs_max}"
-
-
-def underpowered_note(a: Analysis, power: float = 0.80) -> str | None:
-    """For a non-significant binary result: the smallest effect this run could have detected,
-    from its observed discordance (reading list 002/004), so "no difference" is not misread."""
-    if a.binary is None or a.verdict != "no_significant_difference":
-        return None
-    from evaltui.core.stats.power import detectable_delta
-
-    t = a.binary.table
-    found = detectable_delta(t.n, t.discordant / t.n, alpha=a.options.alpha, power=power)
-    if found.delta is None:
-        return (
-            f"underpowered: with {t.discordant} disagreements in {t.n} items this run could not "
-            f"detect any effect at {power:.0%} power"
-        )
-    return (
-        f"underpowered: this run could only detect ±{found.delta * 100:.1f} pts at "
-        f"{power:.0%} power (observed discordance {t.discordant / t.n:.0%})"
-    )
-
-
 def _headline_ci(a: Analysis) -> tuple[float, float]:
     if a.binary is not None:
         return (a.binary.delta_ci.lower, a.binary.delta_ci.upper)
-    return a.graded.ci
+    return a.graded_comparison.ci
 
 
 def _crosses_zero(ci: tuple[float, float]) -> bool:
     return not (ci[0] > 0 or ci[1] < 0)
-
-
-def headline(a: Analysis) -> str:
-    """One sentence with the effect, its interval and the test, as the reading list writes it.
-
-    With clusters the interval is the cluster-aware one; the item-level interval and test are
-    named as what they are, a reading that ignores the clusters."""
-    if a.clustered and a.item_level_verdict != "insufficient_data":
-        return clustered_headline(a)
-    if a.binary is not None:
-        return binary_headline(a.binary)
-    g = a.graded
-    unit = " pts" if a.in_points else ""
-    what = "pass rate per item" if a.in_points else a.metric
-    counts = f"{len(a.regressions):,} regressed, {len(a.improvements):,} improved"
-    if "all_zero" in g.flags:
-        return f"No item changed {what} across {g.n} items: nothing to weigh."
-    if "small_n" in g.flags:
-        return f"Only {g.n} paired items ({counts}): counts only, no verdict."
-    level = f"{g.confidence * 100:g}%"
-    return (
-        f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} "
-        f"[{signed(g.ci[0], a.in_points)}, {signed(g.ci[1], a.in_points)}] "
-        f"({'BCa' if g.method == 'bca' else g.method} bootstrap {level}, "
-        f"{g.resamples:,} resamples) in {what} over {g.n} items ({counts})."
-    )
-
-
-def clustered_headline(a: Analysis) -> str:
-    c = a.clusters
-    unit = " pts" if a.in_points else ""
-    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
-    what = "Candidate" if a.binary is not None else "Candidate mean Δ"
-    if "too_few_clusters" in c.flags:
-        effect = (
-            f"{what} {signed(estimate, a.in_points)}{unit} over {c.labelled_clusters} "
-            f"clusters: too few for a cluster-aware interval, no verdict"
-        )
-    else:
-        lo, hi = c.verdict_ci
-        k = interval_digits(lo, hi, a.in_points)
-        effect = (
-            f"{what} {signed(estimate, a.in_points, k)}{unit} "
-            f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}] ({a.decision_ci_label})"
-        )
-    if a.binary is not None:
-        b = a.binary
-        t = b.table
-        own = (
-            f"{CI_METHOD_LABELS[b.ci_method]} [{points(b.delta_ci.lower)}, "
-            f"{points(b.delta_ci.upper)}] and exact McNemar p = {format_p(b.mcnemar.exact_p)}"
-        )
-        counts = f"{plural(t.discordant, 'discordant item')} ({plural(t.regressions, 'regression')}"
-        counts += f", {plural(t.improvements, 'improvement')})"
-    else:
-        g = a.graded
-        own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
-        counts = f"{plural(g.n, 'item')} ({len(a.regressions):,} regressed, "
-        counts += f"{len(a.improvements):,} improved)"
-    return f"{effect} on {counts}; item-level {own} ignore the clusters."
-
-
-def binary_headline(c: BinaryComparison) -> str:
-    t = c.table
-    if "no_discordant" in c.flags:
-        return (
-            f"No disagreements: both runs gave the same verdict on all {t.n:,} items, "
-            "nothing to weigh."
-        )
-    counts = f"{plural(t.regressions, 'regression')}, {plural(t.improvements, 'improvement')}"
-    if "small_n" in c.flags:
-        return f"Only {plural(t.n, 'paired item')} ({counts}): counts only, no verdict."
-    label = CI_METHOD_LABELS[c.ci_method]
-    level = f"{c.confidence * 100:g}%"
-    k = interval_digits(c.delta_ci.lower, c.delta_ci.upper, True)
-    ci = f"[{points(c.delta_ci.lower, k)}, {points(c.delta_ci.upper, k)}]"
-    return (
-        f"Candidate {points(c.delta, k)} pts {ci} ({label} {level}), exact McNemar "
-        f"p = {format_p(c.mcnemar.exact_p)} on {plural(t.discordant, 'discordant item')} "
-        f"({counts})."
-    )
 
 
 VERDICT_TEXT = {

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, overload
 
 from evaltui.core.analysis.categories import outcome_comparison
 from evaltui.core.analysis.family import metric_family
@@ -21,9 +21,9 @@ from evaltui.core.analysis.pair import (
     analyze,
     apply_threshold,
     choose_metric,
-    warnings_of,
     with_clusters,
 )
+from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.slices import slice_comparisons
 from evaltui.core.compare.choose_design import (
     DesignChoice,
@@ -68,7 +68,7 @@ def compare(
     verify review. A spec whose design is independent (or `auto` on two runs that cannot be
     paired) is refused here, with the reason: `compare_design` is the entry that compares
     independent samples (`evaltui report --design independent`)."""
-    return _compare(spec, progress, complete, defer_hash_check, policy)  # type: ignore[return-value]
+    return _compare(spec, progress, complete, defer_hash_check, policy)
 
 
 def compare_design(
@@ -85,6 +85,26 @@ def compare_design(
     return _compare(spec, progress, complete, defer_hash_check, policy, independent_ok=True)
 
 
+@overload
+def _compare(
+    spec: CompareSpec,
+    progress: Progress | None,
+    complete: bool,
+    defer_hash_check: bool,
+    policy: Policy | None,
+    *,
+    independent_ok: Literal[False] = False,
+) -> Analysis: ...
+@overload
+def _compare(
+    spec: CompareSpec,
+    progress: Progress | None,
+    complete: bool,
+    defer_hash_check: bool,
+    policy: Policy | None,
+    *,
+    independent_ok: bool,
+) -> Analysis | IndependentAnalysis: ...
 def _compare(
     spec: CompareSpec,
     progress: Progress | None,
@@ -128,6 +148,28 @@ def _compare(
     )
 
 
+@overload
+def compare_loaded(
+    spec: CompareSpec,
+    base_run: Run,
+    cand_run: Run,
+    *,
+    policy: Policy | None = None,
+    complete: bool = True,
+    progress: Progress | None = None,
+    independent_ok: Literal[False] = False,
+) -> Analysis: ...
+@overload
+def compare_loaded(
+    spec: CompareSpec,
+    base_run: Run,
+    cand_run: Run,
+    *,
+    policy: Policy | None = None,
+    complete: bool = True,
+    progress: Progress | None = None,
+    independent_ok: bool,
+) -> Analysis | IndependentAnalysis: ...
 def compare_loaded(
     spec: CompareSpec,
     base_run: Run,

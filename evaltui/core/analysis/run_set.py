@@ -29,7 +29,8 @@ import numpy as np
 import polars as pl
 
 from evaltui.core.analysis.family import _adjusted_verdict, metric_row
-from evaltui.core.analysis.pair import Analysis, warnings_of
+from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec
@@ -296,10 +297,10 @@ def _omnibus(table: pl.DataFrame, kind: str) -> OmnibusResult | None:
     values = table.drop(ITEM_ID)
     if values.null_count().sum_horizontal().item():
         return None  # an arm without a value: no omnibus row can be formed (never guessed)
-    values = values.to_numpy()
+    matrix = values.to_numpy()
     if kind == "binary":
-        return cochran_q(values.astype(bool))  # binary pairs hold one bool verdict per item
-    return friedman(values.astype(np.float64))
+        return cochran_q(matrix.astype(bool))  # binary pairs hold one bool verdict per item
+    return friedman(matrix.astype(np.float64))
 
 
 def _adjust_family(

@@ -402,8 +402,8 @@ def _arm_report(run: Run, excluded_records: int, missing: tuple[str, ...]) -> Ar
     if table[EPOCH].max() == 1:  # duplicates were refused, so: one record per item
         n_items, low, high = table.height, 1, 1
     else:
-        epochs = table.group_by(ITEM_ID).len()["len"]
-        n_items, low, high = epochs.len(), int(epochs.min()), int(epochs.max())
+        epochs = table.group_by(ITEM_ID).len()
+        n_items, low, high = epochs.select(n=pl.len(), low=pl.min("len"), high=pl.max("len")).row(0)
     return ArmReport(
         records=table.height,
         items=n_items,

@@ -20,7 +20,7 @@ from typing import Any
 
 from evaltui.core.compare.choose_design import check_design
 from evaltui.core.compare.options import AnalysisOptions
-from evaltui.core.compare.pairing import PairingOptions
+from evaltui.core.compare.pairing import OnError, PairingOptions
 from evaltui.core.errors import UsageError
 from evaltui.core.read.formats import LoadOptions
 
@@ -89,7 +89,7 @@ class CompareSpec:
         baseline_options: dict[str, Any] | None = None,
         candidate_options: dict[str, Any] | None = None,
         allow_missing: bool = False,
-        on_error: str = "fail",
+        on_error: OnError = "fail",
         policy: str | Path | None = None,
         accept_mismatch: bool = False,
         design: str = "paired",

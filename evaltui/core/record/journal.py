@@ -8,19 +8,16 @@ inputs' sha256 are recorded so a changed file can be noticed instead of tags app
 
 Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
 ~/.local/state/evaltui; one folder per pair under `sessions/`.
+
+One writer per pair: a session that writes holds the pair's lock (`lock.py`) while it is open.
 """
 
 from __future__ import annotations
 
-import atexit
 import contextlib
-import errno
-import fcntl
 import hashlib
 import json
 import os
-import socket
-import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -29,6 +26,9 @@ from typing import Any
 
 from evaltui.core.decide.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
+from evaltui.core.record.lock import LockKey, acquire_lock, name_holder, release_lock
+from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
 DEFAULT_TAGS: tuple[str, ...] = (
@@ -47,33 +47,6 @@ def state_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "evaltui"
-
-
-class StateWriteError(EvalTuiError):
-    """A journal, lock or record that could not be written (a full disk, a read-only or
-    unwritable folder): one line naming the path and what the system said, never a traceback."""
-
-
-_WHY = {
-    errno.ENOSPC: "the disk is full",
-    errno.EDQUOT: "the disk quota is used up",
-    errno.EROFS: "the file system is read-only",
-    errno.EACCES: "permission denied",
-    errno.EPERM: "not permitted",
-}
-
-
-def os_error_text(exc: OSError) -> str:
-    """What went wrong in plain words, with the system's own text: `the disk is full (No space
-    left on device)`."""
-    said = exc.strerror or str(exc) or type(exc).__name__
-    why = _WHY.get(exc.errno or 0)
-    return f"{why} ({said})" if why else said
-
-
-def write_failure(what: str, path: str | Path, exc: OSError) -> StateWriteError:
-    """The one-line error for a failed write of `what` (e.g. "the review journal") at `path`."""
-    return StateWriteError(f"cannot write {what} {path}: {os_error_text(exc)}")
 
 
 def session_key(baseline: str | Path, candidate: str | Path) -> str:
@@ -133,7 +106,7 @@ class ReviewSession:
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
     reviewer: str = ""  # who is at the keys: every tag and note is journalled with this name
-    _lock: _LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
+    _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
     def open(
@@ -167,7 +140,7 @@ class ReviewSession:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise write_failure("the review folder", folder, exc) from None
-        lock = _acquire_lock(folder)
+        lock = acquire_lock(folder)
         try:  # a session that cannot start gives the pair back at once (a full disk, say)
             if fresh and path.exists():
                 now = time.time()  # microseconds too: two --fresh opens in a second kept one
@@ -197,7 +170,7 @@ class ReviewSession:
                 session.info = replace(session.info, tags=tags)
             return session
         except BaseException:
-            _release_lock(lock)
+            release_lock(lock)
             raise
 
     # -- reading ---------------------------------------------------------------------------
@@ -329,7 +302,7 @@ class ReviewSession:
         finally:
             os.close(fd)
         if self._lock is not None:
-            _name_holder(self._lock)  # the disk took a write: name the holder if it could not
+            name_holder(self._lock)  # the disk took a write: name the holder if it could not
 
     # -- queries ---------------------------------------------------------------------------
 
@@ -361,7 +334,7 @@ class ReviewSession:
         nothing, so it cannot give up the lock another open session of this process uses."""
         lock, self._lock = self._lock, None
         if lock is not None:
-            _release_lock(lock)
+            release_lock(lock)
 
     def set_tags(
         self,
@@ -456,197 +429,6 @@ def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice
         f"the {' and '.join(changed)} file changed since these tags were made "
         "(sha256 differs): check the tagged items before signing off",
     )
-
-
-LOCK_NAME = "lock"
-
-# A lock file's identity, (st_dev, st_ino): the same pair reached through another spelling of
-# the state folder (a symlink, a relative root) is still the same lock.
-_LockKey = tuple[int, int]
-
-
-@dataclass
-class _HeldLock:
-    """This process's flock on one pair: the open file it belongs to, and how many of this
-    process's sessions use it (the last `close` gives it up)."""
-
-    fd: int
-    users: int
-    named: bool = True  # False: the holder text could not be written yet (a full disk)
-
-
-_HELD: dict[_LockKey, _HeldLock] = {}
-_HELD_GUARD = threading.Lock()  # the app opens sessions from worker threads
-
-
-def _acquire_lock(folder: Path) -> _LockKey:
-    """One writer per pair: a second instance gets a clear message instead of interleaving
-    its tags with the first's. Returns the key `_release_lock` takes; either holds the lock on
-    return or raises UsageError.
-
-    The lock is the kernel's: `flock` on the pair's `lock` file, held open for the session's
-    lifetime. The kernel drops it when the holder dies however it dies (SIGKILL, a zombie not
-    yet reaped), and two instances started together cannot both get it, which a pid file
-    checked for liveness could not promise. The pid/host/time text in the file only names the
-    holder in the refusal; nothing is decided by it, so an empty or garbled file blocks nothing.
-    The file is never unlinked: a process that had opened it before the unlink would lock the
-    old inode while the next one created and locked a new one, two holders at once.
-
-    flock belongs to the open file description, so a second open of the same pair in this
-    process must reuse the first's descriptor (a fresh one would refuse this process itself).
-    """
-    path = folder / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        raise UsageError(f"cannot open the review lock {path}: {os_error_text(exc)}") from None
-    try:
-        stat = os.fstat(fd)
-        key = (stat.st_dev, stat.st_ino)
-        with _HELD_GUARD:
-            held = _HELD.get(key)
-            if held is not None:
-                held.users += 1
-                return key
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise UsageError(
-                    f"another evaltui ({_holder(fd)}) is reviewing this pair; close it first"
-                ) from None
-            except OSError as exc:  # e.g. ENOLCK: a network file system without lock support
-                raise UsageError(
-                    f"cannot lock the review session {path}: {exc.strerror}; put the state "
-                    "folder on a local disk (EVALTUI_STATE_DIR)"
-                ) from None
-            _HELD[key] = _HeldLock(fd=fd, users=1, named=_write_holder(fd))
-            fd = -1  # the registry owns it now
-            return key
-    finally:
-        if fd >= 0:
-            os.close(fd)
-
-
-def _write_holder(fd: int) -> bool:
-    """Name this process in the lock file, for the refusal another instance prints; False
-    when the text could not be written.
-
-    The flock is the lock; a failed write (a full disk) only costs the other side the holder's
-    name ("holder unknown"), and the journal's own write reports the disk. The text is written
-    over the old one, then the file is cut to its length (a file a killed holder left holds
-    its blocks, so this works even on a full disk); a failed write leaves the file empty,
-    which blocks nothing, never a half-written or a former holder's name.
-    """
-    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": _now()})
-    data = text.encode("utf-8")
-    try:
-        if os.pwrite(fd, data, 0) != len(data):
-            raise OSError(errno.ENOSPC, "short write")
-        os.ftruncate(fd, len(data))
-        os.fsync(fd)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)  # never a torn or another holder's name
-        return False
-    return True
-
-
-def _name_holder(key: _LockKey) -> None:
-    """Write the holder text that could not be written when the lock was taken (the disk was
-    full then and has taken a journal write since)."""
-    with _HELD_GUARD:
-        held = _HELD.get(key)
-        if held is None or held.named:
-            return
-        held.named = _write_holder(held.fd)
-
-
-def _holder(fd: int) -> str:
-    """Who holds the lock, from its text; "holder unknown" when the text is missing or not
-    ours. A holder that has just taken the lock may not have written its text yet, so an empty
-    read is retried briefly (this is the refusal path: a few ms cost nothing)."""
-    for attempt in range(5):
-        if attempt:
-            time.sleep(0.01)
-        try:
-            raw = os.pread(fd, 4096, 0)
-        except OSError:
-            break
-        if raw.strip():
-            return _describe_holder(raw) or "holder unknown"
-    return "holder unknown"
-
-
-def _describe_holder(raw: bytes) -> str | None:
-    """`pid N on HOST, since TIME` from the lock text, or None when it is not that text. The
-    fields must be printable so the refusal stays one line whatever the file holds."""
-    try:
-        holder = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(holder, dict):
-        return None
-    pid, host, since = holder.get("pid"), holder.get("host"), holder.get("time")
-    if type(pid) is not int or not isinstance(host, str) or not _printable(host):
-        return None
-    text = f"pid {pid} on {host}"
-    if isinstance(since, str) and _printable(since):
-        text += f", since {since}"
-    return text
-
-
-def _printable(text: str) -> bool:
-    return 0 < len(text) <= 255 and text.isprintable()
-
-
-def _release_lock(key: _LockKey) -> None:
-    """One session of this process is done with the pair; the last one gives the lock up:
-    clear the holder text (while still holding, so it never clears another holder's), unlock,
-    close. Unknown keys are ignored, so a second close or the atexit pass is harmless."""
-    with _HELD_GUARD:
-        held = _HELD.get(key)
-        if held is None:
-            return
-        held.users -= 1
-        if held.users > 0:
-            return
-        del _HELD[key]
-    with contextlib.suppress(OSError):  # the text is informational; the unlock is what matters
-        os.ftruncate(held.fd, 0)
-    try:
-        fcntl.flock(held.fd, fcntl.LOCK_UN)
-    finally:
-        os.close(held.fd)
-
-
-def _release_all_locks() -> None:
-    """At exit: give up every pair this process still holds (the kernel would anyway; this also
-    clears the holder text)."""
-    with _HELD_GUARD:
-        keys = list(_HELD)
-    for key in keys:
-        with _HELD_GUARD:
-            held = _HELD.get(key)
-            if held is not None:
-                held.users = 1
-        _release_lock(key)
-
-
-def _forget_locks_in_child() -> None:
-    """A forked child shares the parent's open lock files. Unlocking them (a copied session's
-    close, its atexit) would take the pair from the parent while it still writes; keeping them
-    would keep the pair locked after the parent ends. So the child closes its copies, which
-    leaves the parent's flock alone (the parent's descriptor stays open), and holds nothing."""
-    global _HELD_GUARD
-    for held in _HELD.values():
-        with contextlib.suppress(OSError):
-            os.close(held.fd)
-    _HELD.clear()
-    _HELD_GUARD = threading.Lock()  # another thread may have held it at the fork
-
-
-atexit.register(_release_all_locks)
-os.register_at_fork(after_in_child=_forget_locks_in_child)
 
 
 def _now() -> str:

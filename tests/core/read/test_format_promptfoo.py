@@ -19,6 +19,7 @@ import pytest
 from evaltui.core.compare.pairing import PairingOptions, pair_runs
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats import LoadOptions, detect_format, load_run, promptfoo
+from evaltui.core.read.formats.promptfoo_rows import vars_digest
 from evaltui.core.read.runs import STAT_SCHEMA
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data" / "promptfoo"
@@ -135,7 +136,7 @@ def test_vars_id_is_sha256_of_canonical_vars():
         {"policy": POLICY, "question": question}, sort_keys=True, separators=(",", ":")
     )
     assert VARS_IDS[0] == "vars:" + hashlib.sha256(canonical.encode()).hexdigest()[:12]
-    assert promptfoo.vars_digest({"question": question, "policy": POLICY}) == VARS_IDS[0][5:]
+    assert vars_digest({"question": question, "policy": POLICY}) == VARS_IDS[0][5:]
 
 
 def test_assertion_failure_is_not_an_error_but_a_provider_error_is():

@@ -10,7 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltui.core.read.formats import HEAD_BYTES, detect_format
-from evaltui.core.read.formats.jsontext import object_keys
+from evaltui.core.read.formats.jsontext import object_at, object_keys
+
+
+def test_object_at_gives_the_object_under_a_key_or_an_empty_one_for_anything_else():
+    assert object_at({"data": {"x": 1}}, "data") == {"x": 1}
+    for record in ({}, {"data": None}, {"data": [{"x": 1}]}, {"data": "text"}, {"data": 0}):
+        assert object_at(record, "data") == {}
 
 
 def test_object_keys_walks_a_truncated_head_and_skips_string_values():

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.record.journal import LOCK_NAME, ReviewSession, StateWriteError, session_key
+from evaltui.core.record.journal import ReviewSession, StateWriteError, session_key
+from evaltui.core.record.lock import LOCK_NAME
 from tests.conftest import SAMPLE_RUNS
 
 BASE, CAND = SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl"

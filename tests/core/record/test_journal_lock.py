@@ -22,13 +22,8 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import UsageError
-from evaltui.core.record.journal import (
-    LOCK_NAME,
-    ReviewSession,
-    _acquire_lock,
-    _release_lock,
-    session_key,
-)
+from evaltui.core.record.journal import ReviewSession, session_key
+from evaltui.core.record.lock import LOCK_NAME, acquire_lock, release_lock
 
 ROUNDS = 200
 TIMEOUT = 20.0  # seconds any single wait may take before the test gives up instead of hanging
@@ -37,7 +32,8 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from evaltui.core.record.journal import LOCK_NAME, ReviewSession
+    from evaltui.core.record.journal import ReviewSession
+    from evaltui.core.record.lock import LOCK_NAME
     root, base, cand = map(Path, sys.argv[1:4])
     s = ReviewSession.open(base, cand, "s1", "s2", root=root)
     if len(sys.argv) > 4:  # stand-in for a holder whose text write never finished
@@ -108,14 +104,14 @@ def _race_worker(name, folders, start, hold, results) -> None:
     while (folder := folders.get()) is not None:
         start.wait(TIMEOUT)
         try:
-            key = _acquire_lock(Path(folder))
+            key = acquire_lock(Path(folder))
         except UsageError as exc:
             results.put((name, "refused", str(exc)))
             hold.wait(TIMEOUT)
         else:
             results.put((name, "locked", ""))
             hold.wait(TIMEOUT)
-            _release_lock(key)
+            release_lock(key)
 
 
 def test_two_instances_started_together_never_both_get_the_pair(tmp_path):
@@ -278,7 +274,7 @@ def test_the_same_pair_through_a_symlinked_state_folder_is_the_same_lock(pair, t
 def test_a_forked_child_neither_keeps_nor_gives_up_its_parents_lock(pair):
     """The child shares the parent's open lock file: its copy of the session closing (or its
     exit) must not unlock the pair under the parent, and its own open is refused."""
-    from evaltui.core.record.journal import _release_all_locks
+    from evaltui.core.record.lock import release_all_locks
 
     root, base, cand = pair
     session = ReviewSession.open(base, cand, "s1", "s2", root=root)
@@ -287,7 +283,7 @@ def test_a_forked_child_neither_keeps_nor_gives_up_its_parents_lock(pair):
         code = 1
         try:
             session.close()
-            _release_all_locks()  # what its atexit would do
+            release_all_locks()  # what its atexit would do
             try:
                 ReviewSession.open(base, cand, "s1", "s2", root=root)
             except UsageError as exc:

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.record.journal import LOCK_NAME, session_key
+from evaltui.core.record.journal import session_key
+from evaltui.core.record.lock import LOCK_NAME
 from tests.conftest import SAMPLE_RUNS
 
 SCRIPT = Path(sys.executable).parent / "evaltui"

@@ -40,16 +40,12 @@ from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
     as_dict,
-    build_table,
     check_has_samples,
-    check_scored,
-    choose_scorer,
-    has_scores,
-    run_metadata,
     sample_facts,
-    sample_transcript,
-    transcript_field,
 )
+from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
+from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
+from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.jsontext import (
     DuplicateKey,
     duplicate_problem,

@@ -2,7 +2,8 @@
 
 The whole document has to be parsed to reach the samples, so it is parsed once; the statistics
 are taken from it and each sample is kept in a compact form (no events, no store) for drill-down.
-The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_common`).
+The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_common`,
+`inspect_scores`, `inspect_rows`, `inspect_transcript`).
 """
 
 from __future__ import annotations
@@ -21,15 +22,11 @@ from evaltui.core.read.formats.contract import (
     check_row,
 )
 from evaltui.core.read.formats.fields import element
-from evaltui.core.read.formats.inspect_common import (
-    as_dict,
-    build_table,
-    check_has_samples,
-    check_scored,
-    choose_scorer,
+from evaltui.core.read.formats.inspect_common import as_dict, check_has_samples, sample_facts
+from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
+from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer
+from evaltui.core.read.formats.inspect_transcript import (
     compact_sample,
-    run_metadata,
-    sample_facts,
     sample_transcript,
     transcript_field,
 )

@@ -103,7 +103,7 @@ def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: L
         found = checked.result()
     every = np.arange(1, index.next_line, dtype=np.int64)
     consistent = found is not None and (found.size == 0 or found[-1] < index.next_line)
-    suspects = found if consistent else every
+    suspects = found if found is not None and consistent else every
     return Scan(frame=frame, sha256=digest.hexdigest(), lines=index.done(), suspects=suspects)
 
 

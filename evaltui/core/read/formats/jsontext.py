@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -200,6 +200,13 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def object_at(value: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """The JSON object under `key`, or an empty one when it is missing or not an object: what
+    a transcript or a run's description shows from whatever the file holds there."""
+    found = value.get(key)
+    return found if isinstance(found, dict) else {}
+
+
 def shorten(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -257,7 +264,9 @@ def _walk_keys(
         at = match.start()
         byte = text[at]
         if byte == _QUOTE:
-            body_end = _STRING_BODY.match(text, at + 1).end()
+            body = _STRING_BODY.match(text, at + 1)
+            assert body is not None  # every part of the pattern may match nothing
+            body_end = body.end()
             if examined is not None:
                 examined(min(body_end + 1, end) - pos)
             if body_end >= end or text[body_end] != _QUOTE:

@@ -41,7 +41,6 @@ from evaltui.core.read.formats.contract import (
 )
 from evaltui.core.read.formats.fields import (
     Where,
-    dotted,
     element,
     identifier,
     is_finite,
@@ -49,8 +48,20 @@ from evaltui.core.read.formats.fields import (
     require_str,
 )
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
-from evaltui.core.read.formats.jsontext import UTF8_BOM, DuplicateKey, as_text, loads, object_keys
-from evaltui.core.read.formats.lm_eval_records import JSONL, is_array, read_one, read_records
+from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys
+from evaltui.core.read.formats.lm_eval_records import (
+    JSONL,
+    is_array,
+    metric_names,
+    read_one,
+    read_records,
+)
+from evaltui.core.read.formats.lm_eval_results import (
+    DIRECTION_PREFIX,
+    metric_direction,
+    results_metadata,
+)
+from evaltui.core.read.formats.lm_eval_transcript import LineTable, sample_transcript
 from evaltui.core.read.formats.native import POLARS_FAILURES, fingerprint
 from evaltui.core.read.formats.refusals import explain
 from evaltui.core.read.run_entry import RunEntry
@@ -73,35 +84,12 @@ DOC_HASH = "doc_hash"
 DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
 PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
-# Keys of a sample line that are not metric values.
-RECORD_KEYS = frozenset(
-    {
-        "doc_id",
-        "doc",
-        "target",
-        "arguments",
-        "resps",
-        "filtered_resps",
-        "filter",
-        "metrics",
-        "doc_hash",
-        "prompt_hash",
-        "target_hash",
-        "task_name",
-    }
-)
 SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 FAST_KEYS = frozenset({"filter", DOC_HASH})  # read beside the metric by the fast path
-DIRECTION_PREFIX = "higher_is_better."  # the results file's per-metric directions, in passing
-# lm-eval's `perplexity` (loglikelihood tasks) is declared lower-is-better for its aggregate,
-# exp(-mean ll), but each record holds the log-likelihood itself, for which higher is better.
-PER_RECORD_LOGLIKELIHOOD = frozenset({"perplexity"})
 OLD_FILTERS_HINT = (
     " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
     "with several filters cannot be read from such a file)"
 )
-MAX_RESULTS_BYTES = 64 * 1024 * 1024  # the sibling results_<date>.json, read for metadata only
-MAX_METADATA_CHARS = 4000
 QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
@@ -214,7 +202,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         if metric is None:
             metric = _default_metric(path, record, number)
         if metric not in record:
-            available = ", ".join(_metric_names(record)) or "none"
+            available = ", ".join(metric_names(record)) or "none"
             raise where.error(
                 metric,
                 f"no value for metric '{metric}'; this line has: {available} "
@@ -248,7 +236,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
     metadata = _metadata(path, chosen_filter, metric, filters, table)
     metadata["layout"] = layout
     if "score" in table.columns:  # a verdict has no direction to get wrong
-        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+        metadata.update(metric_direction(path, metric, own.higher_is_better, metadata))
     for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
         del metadata[key]
     if nonfinite:
@@ -321,7 +309,7 @@ def _fast_load(
     rows = positions["at"].to_numpy()
     starts = scan.lines.starts
     lengths = np.append(starts[1:], path.stat().st_size) - starts
-    lines = _LineTable(starts[rows], lengths[rows], scan.lines.line_numbers[rows])
+    lines = LineTable(starts[rows], lengths[rows], scan.lines.line_numbers[rows])
     verdicts = metric in VERDICT_METRICS and bool(values.is_in([0.0, 1.0]).all())
     value = (pl.col(metric) == 1.0).alias(PASSED) if verdicts else pl.col(metric).alias(SCORE)
     table = positions.select(  # the columns and types of runs.stats_table, built in polars
@@ -336,7 +324,7 @@ def _fast_load(
     metadata = _metadata(path, chosen, metric, filters, table)
     metadata["layout"] = JSONL
     if "score" in table.columns:
-        metadata.update(_direction(path, metric, own.higher_is_better, metadata))
+        metadata.update(metric_direction(path, metric, own.higher_is_better, metadata))
     for key in [k for k in metadata if k.startswith(DIRECTION_PREFIX)]:
         del metadata[key]
     source = RunSource(path=str(path), format=NAME, size=path.stat().st_size, sha256=scan.sha256)
@@ -348,19 +336,10 @@ def _fast_load(
     )
 
 
-def _metric_names(record: dict[str, Any]) -> list[str]:
-    listed = record.get("metrics")
-    if isinstance(listed, list):
-        names = [m for m in listed if isinstance(m, str) and m in record]
-        if names:
-            return names
-    return [key for key in record if key not in RECORD_KEYS]
-
-
 def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
     """The first preferred metric with a per-item value, else any such metric; a corpus-level
     metric (a list per record) only when there is nothing else, so its error explains it."""
-    names = _metric_names(record)
+    names = metric_names(record)
     per_item = [n for n in names if not isinstance(record[n], list)]
     for name in PREFERRED_METRICS:
         if name in record and not isinstance(record[name], list):
@@ -452,95 +431,10 @@ def _metadata(
         # where sanitizing turned "/" into "__".
         meta["model"] = path.parent.name.replace("__", "/")
         meta["model_source"] = "directory name"
-        meta.update(_results_metadata(path.parent / f"results_{date_id}.json", task))
+        meta.update(results_metadata(path.parent / f"results_{date_id}.json", task))
     if DOC_HASH not in table.columns:
         meta["doc_hash"] = "absent (pairing cannot check that doc_ids name the same documents)"
     return meta
-
-
-def _direction(path: Path, metric: str, flag: bool | None, meta: dict[str, str]) -> dict[str, str]:
-    """Whether more of `metric` is better: `--higher-is-better` when given, else what the
-    results file beside the samples declares; stated in the metadata, and warned about when
-    lower is better, since the list of regressions turns on it."""
-    declared = meta.get(f"{DIRECTION_PREFIX}{metric}")
-    if flag is not None:
-        higher, source = flag, "--higher-is-better"
-        if declared is not None and (declared == "true") != flag:
-            source += f" (the results file says {declared})"
-    elif metric in PER_RECORD_LOGLIKELIHOOD:
-        higher, source = True, f"per-record {metric} values are log-likelihoods"
-    elif declared is not None:
-        higher, source = declared == "true", meta.get("results_file", "results file")
-    else:
-        return {"higher_is_better": "unknown (assumed true; set --higher-is-better)"}
-    out = {"higher_is_better": "true" if higher else "false", "direction_source": source}
-    if not higher:
-        out["warning.direction"] = (
-            f"{path.name}: {metric} is lower-is-better ({source}): an item whose {metric} rose "
-            f"is a regression; the mean delta is candidate minus baseline, so below zero is better"
-        )
-    return out
-
-
-def _results_metadata(results_path: Path, task: str) -> dict[str, str]:
-    """Model and versions from the results file lm-eval writes beside the samples, if any."""
-    try:
-        if not results_path.is_file() or results_path.stat().st_size > MAX_RESULTS_BYTES:
-            return {}
-        results = loads(results_path.read_bytes())
-    except DuplicateKey as exc:  # the directions in it would be one reader's guess
-        return {"results_file": f"{results_path.name} (unreadable: {exc}; ignored)"}
-    except (OSError, ValueError, RecursionError):
-        return {"results_file": f"{results_path.name} (unreadable, ignored)"}
-    if not isinstance(results, dict):
-        return {}
-    meta = {"results_file": results_path.name}
-    if isinstance(results.get("model_name"), str) and results["model_name"]:
-        meta["model"] = results["model_name"]
-        meta["model_source"] = results_path.name
-    for key, target in (("lm_eval_version", "harness_version"), ("git_hash", "git_hash")):
-        if isinstance(results.get(key), str) and results[key]:
-            meta[target] = results[key]
-    config = results.get("config")
-    if isinstance(config, dict):
-        for key in ("model", "model_args"):
-            if isinstance(config.get(key), str) and config[key]:
-                meta[f"config_{key}"] = config[key][:MAX_METADATA_CHARS]
-    versions = results.get("versions")
-    if isinstance(versions, dict) and task in versions:
-        meta["task_version"] = str(versions[task])
-    directions = results.get("higher_is_better")
-    if isinstance(directions, dict) and isinstance(directions.get(task), dict):
-        for name, higher in directions[task].items():
-            if isinstance(higher, bool):  # lm-eval writes null when subtasks disagree
-                meta[f"{DIRECTION_PREFIX}{name}"] = "true" if higher else "false"
-    n_shot = results.get("n-shot")
-    if isinstance(n_shot, dict) and task in n_shot:
-        meta["n_shot"] = str(n_shot[task])
-    configs = results.get("configs")
-    if isinstance(configs, dict) and isinstance(configs.get(task), dict):
-        task_config = configs[task]
-        parts = [
-            str(task_config[k]) for k in ("dataset_path", "dataset_name") if task_config.get(k)
-        ]
-        if parts:
-            meta["dataset"] = "/".join(parts)
-    return meta
-
-
-class _LineTable(Sequence[tuple[int, int, int]]):
-    """(offset, length, line) per row, kept as three numpy arrays: 200,000 rows as Python
-    tuples cost the first screen a quarter of a second of the GIL."""
-
-    def __init__(self, offsets: np.ndarray, lengths: np.ndarray, numbers: np.ndarray) -> None:
-        self._columns = (offsets, lengths, numbers)
-
-    def __len__(self) -> int:
-        return int(self._columns[0].shape[0])
-
-    def __getitem__(self, row):  # type: ignore[override]
-        offsets, lengths, numbers = self._columns
-        return int(offsets[row]), int(lengths[row]), int(numbers[row])
 
 
 class LmEvalTranscripts:
@@ -551,7 +445,7 @@ class LmEvalTranscripts:
     ) -> None:
         self._path = path
         # (byte offset, length, 1-based line number) per row
-        self._lines = lines if isinstance(lines, _LineTable) else list(lines)
+        self._lines = lines if isinstance(lines, LineTable) else list(lines)
         self._stamp = stamp
         self._lock = threading.Lock()
 
@@ -561,111 +455,11 @@ class LmEvalTranscripts:
         with self._lock:
             ensure_same_file(self._path, self._stamp, line=number)
             record = read_one(self._path, offset, length, number)
-        return _transcript(record, number)
+        return sample_transcript(record, number)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         check_text_field(name)
         return [getattr(self.read(row), name) for row in rows]
-
-
-def _transcript(record: dict[str, Any], number: int) -> Transcript:
-    requests = _requests(record.get("arguments"))
-    prompt = requests[0][0] if requests and requests[0] else None
-    responses = record.get("filtered_resps")
-    if responses is None:
-        responses = record.get("resps")
-    metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
-    for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
-        if record.get(key) is not None:
-            metadata[key] = as_text(record[key])
-    for name in _metric_names(record):
-        metadata[dotted("metric", name)] = as_text(record[name])
-    if "doc" in record:
-        metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
-    return Transcript(
-        input=None if prompt is None else as_text(prompt),
-        output=_render_responses(responses, requests),
-        target=_target_text(record.get("target")),
-        metadata=metadata,
-    )
-
-
-def _requests(arguments: Any) -> list[list[Any]]:
-    """The requests' arguments as lists: {"gen_args_0": {"arg_0": .., "arg_1": ..}} (lm-eval
-    >= 0.4.3) or [[arg_0, arg_1], ...] (older)."""
-    if isinstance(arguments, dict):
-        found = []
-        for _, request in sorted(arguments.items(), key=lambda kv: _suffix_number(kv[0])):
-            if isinstance(request, dict):
-                found.append(
-                    [v for _, v in sorted(request.items(), key=lambda kv: _suffix_number(kv[0]))]
-                )
-            else:
-                found.append([request])
-        return found
-    if isinstance(arguments, list):
-        return [list(a) if isinstance(a, list | tuple) else [a] for a in arguments]
-    if arguments is None:
-        return []
-    return [[arguments]]
-
-
-def _suffix_number(key: str) -> int:
-    match = re.search(r"(\d+)$", key)
-    return int(match.group(1)) if match else 0
-
-
-def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
-    """Generation: the text(s). Loglikelihood (one [logprob, is_greedy] per choice): one line
-    per choice with its continuation and log-likelihood, the most likely marked with '*'."""
-    if responses is None:
-        return None
-    if not isinstance(responses, list):
-        return as_text(responses)
-    if responses and all(isinstance(r, str) for r in responses):
-        return "\n".join(responses)
-    pairs = [_loglikelihood(r) for r in responses]
-    if responses and all(p is not None for p in pairs):
-        best = max(range(len(pairs)), key=lambda i: pairs[i][0])  # type: ignore[index]
-        lines = []
-        for i, pair in enumerate(pairs):
-            assert pair is not None
-            logprob, greedy = pair
-            continuation = (
-                as_text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
-            )
-            marker = "*" if i == best else " "
-            extra = ", greedy" if greedy else ""
-            lines.append(f"{marker} [{i}] {continuation!r}  loglikelihood {logprob:g}{extra}")
-        return "\n".join(lines)
-    return as_text(responses)
-
-
-def _loglikelihood(response: Any) -> tuple[float, bool] | None:
-    # filtered_resps holds [logprob, is_greedy]; resps wraps it once more: [[logprob, is_greedy]]
-    if isinstance(response, list) and len(response) == 1 and isinstance(response[0], list):
-        response = response[0]
-    if not (isinstance(response, list) and len(response) == 2):
-        return None
-    try:
-        logprob = float(response[0])
-    except (TypeError, ValueError):
-        return None
-    greedy = response[1]
-    return logprob, greedy is True or greedy == "True"
-
-
-def _target_text(target: Any) -> str | None:
-    if target is None:
-        return None
-    if isinstance(target, list):
-        return "\n".join(as_text(t) for t in target)
-    return as_text(target)
-
-
-# ---------------------------------------------------------------------------------------------
-# In a log directory (`ListsInDirectories`): an `--output_path` folder holds one folder per
-# model with `samples_<task>_<date>.jsonl` and `results_<date>.json`
 
 
 def recognise(path: Path) -> Recognised | None:

@@ -27,6 +27,23 @@ from evaltui.core.read.formats.jsontext import UTF8_BOM, numbered_lines, parse_j
 JSONL = "jsonl"
 ARRAY = "json array (lm-eval 0.4.0-0.4.2)"
 _WHITESPACE = " \t\r\n"
+# Keys of a sample line that are not metric values.
+RECORD_KEYS = frozenset(
+    {
+        "doc_id",
+        "doc",
+        "target",
+        "arguments",
+        "resps",
+        "filtered_resps",
+        "filter",
+        "metrics",
+        "doc_hash",
+        "prompt_hash",
+        "target_hash",
+        "task_name",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -135,3 +152,14 @@ def _skip(text: str, pos: int) -> int:
 
 def _fail(path: Path, text: str, pos: int, problem: str) -> None:
     raise InputError(path, problem, line=text.count("\n", 0, pos) + 1)
+
+
+def metric_names(record: dict[str, Any]) -> list[str]:
+    """The metrics a record carries: its `metrics` list where it names keys the record has,
+    else every key that is not one of lm-eval's own."""
+    listed = record.get("metrics")
+    if isinstance(listed, list):
+        names = [m for m in listed if isinstance(m, str) and m in record]
+        if names:
+            return names
+    return [key for key in record if key not in RECORD_KEYS]

@@ -58,7 +58,7 @@ def fingerprint(path: Path) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
-def first_line(exc: Exception) -> str:
+def first_line(exc: BaseException) -> str:
     """A library's error as one short line for "cannot be read as ...": its first line, or its
     type when it says nothing."""
     text = str(exc).strip()
@@ -292,7 +292,6 @@ def check_record(
 
 def transcript_from_record(record: Mapping[str, Any]) -> Transcript:
     """Build the drill-down view of one record; every value is kept as literal text."""
-    texts = {name: _as_text(record.get(name)) for name in TEXT_FIELDS}
     messages = parse_messages(record.get(MESSAGES))
     known = {*TEXT_FIELDS, MESSAGES, ITEM_ID, PASSED, EPOCH, STATUS, SLICE, CLUSTER, OUTCOME}
     metadata = {
@@ -300,7 +299,15 @@ def transcript_from_record(record: Mapping[str, Any]) -> Transcript:
         for k, v in record.items()
         if k not in known and not is_score_column(str(k))
     }
-    return Transcript(messages=messages, metadata=metadata, **texts)
+    input_, output, target, explanation = (_as_text(record.get(name)) for name in TEXT_FIELDS)
+    return Transcript(
+        input=input_,
+        output=output,
+        target=target,
+        explanation=explanation,
+        messages=messages,
+        metadata=metadata,
+    )
 
 
 def parse_messages(value: Any) -> tuple[Message, ...]:

@@ -157,8 +157,9 @@ def loose_verdicts(
     else:
         text = column.cast(pl.String).str.strip_chars().str.to_lowercase()
         bad = text.is_not_null() & (text != "") & ~text.is_in([*TRUE_WORDS, *FALSE_WORDS])
-        verdict = pl.when(text.is_in(TRUE_WORDS)).then(True).when(text.is_in(FALSE_WORDS))
-        verdict = verdict.then(False)
+        verdict = (
+            pl.when(text.is_in(TRUE_WORDS)).then(True).when(text.is_in(FALSE_WORDS)).then(False)
+        )
     hit = frame.select(bad.arg_true().first()).item()
     if hit is not None:
         line, record = locate(int(hit))

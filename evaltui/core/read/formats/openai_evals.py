@@ -51,6 +51,7 @@ from evaltui.core.read.formats.jsontext import (
     UTF8_BOM,
     as_text,
     numbered_lines,
+    object_at,
     parse_json_object_line,
     shorten,
 )
@@ -206,8 +207,9 @@ def _event(record: dict[str, Any], where: Where, offset: int, metric: str | None
         return None
     sample_id = identifier(record, "sample_id", where, "the sample id as a string")
     event_id = record.get("event_id")
-    has_id = isinstance(event_id, int) and not isinstance(event_id, bool)
-    order = event_id if has_id else math.inf  # an int, not a float: exact however large
+    order: int | float = math.inf  # no id: after the events with one
+    if isinstance(event_id, int) and not isinstance(event_id, bool):
+        order = event_id  # an int, not a float: exact however large
     data = record.get("data")
     in_data = where.inside("data")
     value: Any = None
@@ -398,7 +400,7 @@ def _transcript(events: Sequence[tuple[int, dict[str, Any]]]) -> Transcript:
     errors: list[str] = []
     for number, event in events:
         kind = event.get("type")
-        data = event.get("data") if isinstance(event.get("data"), dict) else {}
+        data = object_at(event, "data")
         if not metadata:
             metadata["sample_id"] = as_text(event.get("sample_id"))
         metadata[f"line {number}"] = f"{kind} (event {event.get('event_id')})"

@@ -193,7 +193,8 @@ def check_pages(path: Path, columns: set[str]) -> None:
                 meta = _Compact(footer, 0, len(footer)).struct()
             except (_Damaged, RecursionError):
                 return  # a footer polars will refuse or panic on
-            for group in meta.get(4) or []:
+            groups = meta.get(4)  # the row groups: a list, unless the footer is damaged
+            for group in groups if isinstance(groups, list) else []:
                 for chunk in (group.get(1) or []) if isinstance(group, dict) else []:
                     column = chunk.get(3) if isinstance(chunk, dict) else None
                     if isinstance(column, dict):
@@ -214,7 +215,12 @@ def _check_chunk(handle, path: Path, size: int, column: dict, columns: set[str])
     def damaged(problem: str) -> InputError:
         return InputError(path, f"a damaged Parquet page ({where}): {problem}")
 
-    if not all(isinstance(v, int) for v in (start, total, values, unpacked)):
+    if not (
+        isinstance(start, int)
+        and isinstance(total, int)
+        and isinstance(values, int)
+        and isinstance(unpacked, int)
+    ):
         raise damaged("its chunk has no offset, size or value count")
     if start < 4 or total < 0 or start + total > size or values < 0 or unpacked < 0:
         raise damaged("its chunk's offset, size or value count is out of bounds")

@@ -1,0 +1,202 @@
+"""Inspect AI samples -> the statistics table, and the run's metadata from the log header.
+
+One row per sample; a scorer whose values are dicts gives one score column per key. Shared by
+the `.eval` and `.json` formats once their samples are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.read.formats.fields import dotted, is_finite
+from evaltui.core.read.formats.inspect_common import (
+    HARNESS,
+    MAX_METADATA_CHARS,
+    SampleFacts,
+    error_message,
+    sample_where,
+)
+from evaltui.core.read.formats.inspect_scores import (
+    SCORE_WORDS,
+    available_scorers,
+    chosen_key,
+    key_column,
+    score_as_float,
+    score_as_verdict,
+    score_value,
+    scorer_keys,
+    value_kind,
+)
+from evaltui.core.read.formats.jsontext import object_at
+from evaltui.core.read.runs import OUTCOME, stats_table
+
+
+def build_table(
+    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+) -> pl.DataFrame:
+    """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).
+
+    A scorer whose values are dicts gives one score column per key (`key_column`), the key
+    `requested` names (SCORER/KEY or KEY) first, so it is the metric compared by default and
+    the others join the metric family."""
+    keys = scorer_keys(facts).get(scorer) if scorer is not None else None
+    if scorer is not None and keys:
+        return _keyed_table(path, facts, scorer, keys, requested)
+    kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
+    values: list[Any] = []
+    for fact in facts:
+        if fact.error is not None:
+            kinds.append("error")
+            values.append(None)
+            continue
+        value = score_value(path, fact, scorer)
+        kinds.append(value_kind(path, fact, scorer, value))
+        values.append(value)
+    ids = [f.item_id for f in facts]
+    epochs = [f.epoch for f in facts]
+    statuses = ["error" if kind == "error" else "ok" for kind in kinds]
+    pairs = list(zip(kinds, values, strict=True))
+    if any(kind in ("partial", "number") for kind in kinds):  # graded: C=1, I=0, P=0.5, N=0
+        scores = [None if kind == "error" else score_as_float(value) for kind, value in pairs]
+        table = stats_table(ids, epochs, statuses, score=scores)
+    else:
+        passed = [False if kind == "error" else score_as_verdict(value) for kind, value in pairs]
+        table = stats_table(ids, epochs, statuses, passed=passed)
+    return _with_outcomes(table, pairs)
+
+
+def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.DataFrame:
+    """The raw letter as the item's outcome category (C, I, P, N; an errored sample's is
+    "error"), when every scored sample's value is a letter: the mix of outcomes is compared
+    beside the verdict (a P or N the score mapping folds into 0.5 or a failure stays itself)."""
+    if not all(kind == "error" or value in SCORE_WORDS for kind, value in pairs):
+        return table  # numbers or booleans: no categories to keep
+    outcomes = ["error" if kind == "error" else value for kind, value in pairs]
+    return table.with_columns(pl.Series(OUTCOME, outcomes, dtype=pl.String))
+
+
+def _keyed_table(
+    path: Path,
+    facts: Sequence[SampleFacts],
+    scorer: str,
+    keys: list[str],
+    requested: str | None,
+) -> pl.DataFrame:
+    chosen = chosen_key(path, scorer, keys, requested)
+    ordered = [chosen, *(k for k in keys if k != chosen)] if chosen else keys
+    columns: dict[str, list[float | None]] = {key: [] for key in ordered}
+    for fact in facts:
+        if fact.error is not None:
+            for key in ordered:
+                columns[key].append(None)
+            continue
+        value = score_value(path, fact, scorer)
+        where = sample_where(path, fact.record)
+        if not isinstance(value, dict):
+            raise where.expected(
+                dotted("scores", scorer, "value"),
+                f"a dict of values, as in the log's other samples (keys {', '.join(keys)})",
+                value,
+            )
+        for key in ordered:
+            if key not in value:
+                present = ", ".join(map(str, value)) or "none"
+                raise where.error(
+                    dotted("scores", scorer, "value", key),
+                    f"this sample (id {fact.item_id}, epoch {fact.epoch}) has no value for key "
+                    f"'{key}' of scorer '{scorer}' (its keys: {present})",
+                )
+            item = value[key]
+            if not (isinstance(item, bool) or item in SCORE_WORDS or is_finite(item)):
+                raise where.error(
+                    dotted("scores", scorer, "value", key),
+                    f'cannot read the value {where.quoted(item)}; expected "C", "I", '
+                    '"P" or "N", true/false, or a finite number',
+                )
+            columns[key].append(score_as_float(item))
+    statuses = ["error" if f.error is not None else "ok" for f in facts]
+    table = stats_table([f.item_id for f in facts], [f.epoch for f in facts], statuses)
+    return table.with_columns(
+        pl.Series(key_column(scorer, key), values, dtype=pl.Float64)
+        for key, values in columns.items()
+    )
+
+
+def run_metadata(
+    header: Mapping[str, Any],
+    scorer: str | None,
+    facts: Sequence[SampleFacts],
+    *,
+    default_status: str,
+) -> dict[str, str]:
+    """Strings for `Run.metadata`: model, task, dataset, scorer, harness and the run's status."""
+    spec = object_at(header, "eval")
+    meta: dict[str, str] = {"harness": HARNESS}
+    packages = spec.get("packages")
+    if isinstance(packages, dict) and packages.get(HARNESS):
+        meta["harness_version"] = str(packages[HARNESS])
+    for key in (
+        "model",
+        "task",
+        "task_version",
+        "task_id",
+        "task_file",
+        "eval_id",
+        "eval_set_id",
+        "run_id",
+        "created",
+    ):
+        if _scalar(spec.get(key)):
+            meta[key] = str(spec[key])
+    dataset = spec.get("dataset")
+    if isinstance(dataset, dict):
+        for key, value in dataset.items():
+            if key == "name" and _scalar(value):
+                meta["dataset"] = str(value)
+            elif key != "sample_ids" and _scalar(value):
+                meta[f"dataset_{key}"] = str(value)
+    config = spec.get("config")
+    if isinstance(config, dict):
+        for key in ("epochs", "limit"):
+            if _scalar(config.get(key)):
+                meta[key] = str(config[key])
+        if isinstance(config.get("epochs_reducer"), list):
+            meta["epochs_reducer"] = ", ".join(map(str, config["epochs_reducer"]))
+    revision = spec.get("revision")
+    if isinstance(revision, dict):
+        for key in ("origin", "commit"):
+            if _scalar(revision.get(key)):
+                meta[f"revision_{key}"] = str(revision[key])
+    if _scalar(header.get("version")):
+        meta["log_version"] = str(header["version"])
+    status = header.get("status")
+    meta["run_status"] = str(status) if _scalar(status) else default_status
+    run_error = error_message(header.get("error"))
+    if run_error:
+        meta["run_error"] = run_error[:MAX_METADATA_CHARS]
+    if scorer is not None:
+        meta["scorer"] = scorer
+    available = available_scorers(facts)
+    if available:
+        meta["scorers"] = ", ".join(available)
+    keys = scorer_keys(facts).get(scorer or "")
+    if keys:
+        meta["scorer_keys"] = ", ".join(keys)
+    errors = sum(1 for f in facts if f.error is not None)
+    meta["samples"] = str(len(facts))
+    meta["sample_errors"] = str(errors)
+    if facts and errors == len(facts):
+        meta["warning.all_errored"] = (
+            f"every one of its {errors} samples errored (the run crashed?), so no sample has a "
+            "score: each counts as a failure (--on-error fail), or is excluded with "
+            "--on-error exclude"
+        )
+    return meta
+
+
+def _scalar(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) and value != ""

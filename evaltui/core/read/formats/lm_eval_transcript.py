@@ -1,0 +1,131 @@
+"""One lm-eval sample line -> the transcript drill-down shows, re-read by its byte offset.
+
+The requests (`arguments`), the model's responses (raw and filtered, log-likelihoods as
+numbers) and the target are kept as literal text; the document and the metric values go to the
+metadata.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from evaltui.core.read.formats.fields import dotted
+from evaltui.core.read.formats.jsontext import as_text
+from evaltui.core.read.formats.lm_eval_records import metric_names
+from evaltui.core.read.formats.lm_eval_results import MAX_METADATA_CHARS
+from evaltui.core.read.runs import Transcript
+
+
+class LineTable(Sequence[tuple[int, int, int]]):
+    """(offset, length, line) per row, kept as three numpy arrays: 200,000 rows as Python
+    tuples cost the first screen a quarter of a second of the GIL."""
+
+    def __init__(self, offsets: np.ndarray, lengths: np.ndarray, numbers: np.ndarray) -> None:
+        self._columns = (offsets, lengths, numbers)
+
+    def __len__(self) -> int:
+        return int(self._columns[0].shape[0])
+
+    def __getitem__(self, row):
+        offsets, lengths, numbers = self._columns
+        return int(offsets[row]), int(lengths[row]), int(numbers[row])
+
+
+def sample_transcript(record: dict[str, Any], number: int) -> Transcript:
+    """Render one sample line (line `number`) for drill-down. Never raises on content."""
+    requests = _requests(record.get("arguments"))
+    prompt = requests[0][0] if requests and requests[0] else None
+    responses = record.get("filtered_resps")
+    if responses is None:
+        responses = record.get("resps")
+    metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
+    for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
+        if record.get(key) is not None:
+            metadata[key] = as_text(record[key])
+    for name in metric_names(record):
+        metadata[dotted("metric", name)] = as_text(record[name])
+    if "doc" in record:
+        metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
+    return Transcript(
+        input=None if prompt is None else as_text(prompt),
+        output=_render_responses(responses, requests),
+        target=_target_text(record.get("target")),
+        metadata=metadata,
+    )
+
+
+def _requests(arguments: Any) -> list[list[Any]]:
+    """The requests' arguments as lists: {"gen_args_0": {"arg_0": .., "arg_1": ..}} (lm-eval
+    >= 0.4.3) or [[arg_0, arg_1], ...] (older)."""
+    if isinstance(arguments, dict):
+        found = []
+        for _, request in sorted(arguments.items(), key=lambda kv: _suffix_number(kv[0])):
+            if isinstance(request, dict):
+                found.append(
+                    [v for _, v in sorted(request.items(), key=lambda kv: _suffix_number(kv[0]))]
+                )
+            else:
+                found.append([request])
+        return found
+    if isinstance(arguments, list):
+        return [list(a) if isinstance(a, list | tuple) else [a] for a in arguments]
+    if arguments is None:
+        return []
+    return [[arguments]]
+
+
+def _suffix_number(key: str) -> int:
+    match = re.search(r"(\d+)$", key)
+    return int(match.group(1)) if match else 0
+
+
+def _render_responses(responses: Any, requests: list[list[Any]]) -> str | None:
+    """Generation: the text(s). Loglikelihood (one [logprob, is_greedy] per choice): one line
+    per choice with its continuation and log-likelihood, the most likely marked with '*'."""
+    if responses is None:
+        return None
+    if not isinstance(responses, list):
+        return as_text(responses)
+    if responses and all(isinstance(r, str) for r in responses):
+        return "\n".join(responses)
+    pairs = [_loglikelihood(r) for r in responses]
+    if responses and all(p is not None for p in pairs):
+        best = max(range(len(pairs)), key=lambda i: pairs[i][0])  # type: ignore[index]
+        lines = []
+        for i, pair in enumerate(pairs):
+            assert pair is not None
+            logprob, greedy = pair
+            continuation = (
+                as_text(requests[i][1]) if i < len(requests) and len(requests[i]) > 1 else f"#{i}"
+            )
+            marker = "*" if i == best else " "
+            extra = ", greedy" if greedy else ""
+            lines.append(f"{marker} [{i}] {continuation!r}  loglikelihood {logprob:g}{extra}")
+        return "\n".join(lines)
+    return as_text(responses)
+
+
+def _loglikelihood(response: Any) -> tuple[float, bool] | None:
+    # filtered_resps holds [logprob, is_greedy]; resps wraps it once more: [[logprob, is_greedy]]
+    if isinstance(response, list) and len(response) == 1 and isinstance(response[0], list):
+        response = response[0]
+    if not (isinstance(response, list) and len(response) == 2):
+        return None
+    try:
+        logprob = float(response[0])
+    except (TypeError, ValueError):
+        return None
+    greedy = response[1]
+    return logprob, greedy is True or greedy == "True"
+
+
+def _target_text(target: Any) -> str | None:
+    if target is None:
+        return None
+    if isinstance(target, list):
+        return "\n".join(as_text(t) for t in target)
+    return as_text(target)

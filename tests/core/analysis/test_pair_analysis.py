@@ -1,0 +1,28 @@
+"""A pair's analysis carries exactly one comparison: binary (one verdict per item) or graded
+(scores, or pass rates over epochs); `graded_comparison` names that once for the code that
+reads a graded one."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaltui.core.analysis.pipeline import compare_files
+from tests.conftest import verdict_records
+
+
+def test_a_binary_pair_has_a_binary_comparison_and_refuses_a_graded_one(write_jsonl):
+    base = write_jsonl("b.jsonl", verdict_records([True, False] * 20))
+    cand = write_jsonl("c.jsonl", verdict_records([True, True] * 20))
+    analysis = compare_files(base, cand)
+    assert analysis.kind == "binary" and analysis.binary is not None and analysis.graded is None
+    with pytest.raises(TypeError, match="binary analysis has no graded comparison"):
+        _ = analysis.graded_comparison
+
+
+def test_a_graded_pair_gives_its_graded_comparison(write_jsonl):
+    base = write_jsonl("b.jsonl", [{"item_id": f"q{i}", "score": i / 40} for i in range(40)])
+    cand = write_jsonl("c.jsonl", [{"item_id": f"q{i}", "score": i / 39} for i in range(40)])
+    analysis = compare_files(base, cand)
+    assert analysis.kind == "graded" and analysis.binary is None
+    assert analysis.graded_comparison is analysis.graded
+    assert analysis.graded_comparison.n == 40
