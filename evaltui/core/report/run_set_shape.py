@@ -1,0 +1,96 @@
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from msgspec import Meta, Struct
+
+from evaltui.core.report.shape import Status, Tool
+from evaltui.core.report.shape_results import Verdict
+
+
+class RunSetReport(Struct, kw_only=True):
+    """The output of `evaltui report BASE CAND CAND2 ... --format json` (three or more runs), built
+    by evaltui.core.runset_report.run_set_report_dict. Keys are documented in docs/report.md,
+    'Three or more runs'. Each baseline pair carries its full two-run report (evaltui.report/2,
+    docs/schema/report.schema.json) under pairs[].report. Additional keys may appear in later
+    versions of the same schema.
+    """
+
+    schema: Literal["evaltui.report-runset/1"]
+    tool: Tool
+    decision: RunSetDecision
+    runs: Annotated[list[RunSetRun], Meta(min_length=3)]
+    run_set: RunSetSpec
+    metric: str
+    analysis: Literal["binary", "graded"]
+    omnibus: Omnibus | None
+    common_items: Annotated[int, Meta(ge=0)]
+    multiplicity: Multiplicity
+    pairs: Annotated[list[RunSetPair], Meta(min_length=3)]
+
+
+class RunSetDecision(Struct, kw_only=True):
+    status: Status
+    line: str
+    exit_code: Literal[0, 1, 4]
+    pairs: list[RunSetPairDecision]
+
+
+class RunSetPairDecision(Struct, kw_only=True):
+    baseline: Annotated[int, Meta(ge=0)]
+    candidate: Annotated[int, Meta(ge=1)]
+    status: Status
+    line: str
+
+
+class RunSetRun(Struct, kw_only=True):
+    name: str
+    path: str
+    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    format: str
+
+
+class RunSetSpec(Struct, kw_only=True):
+    schema: Literal["evaltui.runset/1"]
+    runs: Annotated[list[str], Meta(min_length=3)]
+    spec: dict[str, Any]
+
+
+class Omnibus(Struct, kw_only=True):
+    test: Literal["cochran_q", "friedman"]
+    label: str
+    statistic: Annotated[float, Meta(ge=0)] | None
+    df: Annotated[int, Meta(ge=1)]
+    p: Annotated[float, Meta(ge=0, le=1)] | None
+    n: Annotated[int, Meta(ge=0)]
+    k: Annotated[int, Meta(ge=2)]
+    informative: Annotated[int, Meta(ge=0)]
+    flags: list[str]
+
+
+class Multiplicity(Struct, kw_only=True):
+    method: Literal["holm", "bh", "bonferroni", "none"]
+    family_size: Annotated[int, Meta(ge=0)]
+    family: str
+
+
+class RunSetPair(Struct, kw_only=True):
+    baseline: Annotated[int, Meta(ge=0)]
+    candidate: Annotated[int, Meta(ge=1)]
+    n: Annotated[int, Meta(ge=0)]
+    effect: str
+    delta: float | None
+    ci: Annotated[list[float | None], Meta(min_length=2, max_length=2)]
+    ci_label: str
+    p_raw: Annotated[float, Meta(ge=0, le=1)] | None
+    p_test: str
+    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    p_rank: Annotated[float, Meta(ge=0, le=1)] | None
+    p_rank_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    own_verdict: Verdict
+    verdict: Verdict
+    regressions: Annotated[int, Meta(ge=0)]
+    improvements: Annotated[int, Meta(ge=0)]
+    report: dict[str, Any] | None
+    p_outcome: Annotated[float, Meta(ge=0, le=1)] | None
+    p_outcome_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
