@@ -34,35 +34,36 @@ from evaltui.core.report.run_set_shape import RunSetReport
 from evaltui.core.report.shape import DESIGN_SHAPES, Report
 from evaltui.core.report.shape_results import ANALYSIS_SHAPES, BinaryArm, GradedArm
 
-__all__ = ["SCHEMAS", "DRAFT", "Published", "check", "main", "schema", "text", "write"]
+__all__ = ["REFERRED", "SCHEMAS", "DRAFT", "Published", "check", "main", "schema", "text", "write"]
 
+MODULE = "evaltui.core.schema_gen"
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 DEFAULT_FOLDER = Path(__file__).resolve().parents[2] / "docs" / "schema"
 
 
 @dataclass(frozen=True)
 class Published:
-    """One published schema: its top-level declaration, its title, the JSON Schema its keys'
-    types cannot say (``allOf``), and the declarations only that JSON Schema refers to."""
+    """One published schema: its top-level declaration, its title, and the JSON Schema its
+    keys' types cannot say (``allOf``)."""
 
     declaration: type[msgspec.Struct]
     title: str
     all_of: list[dict[str, Any]] = field(default_factory=list)
-    referred: tuple[type[msgspec.Struct], ...] = ()
+
+
+REFERRED: dict[str, type[msgspec.Struct]] = {
+    declaration.__name__: declaration
+    for declaration in (BinaryArm, GradedArm, PolicyFileUsed, PolicyOptionsUsed)
+}
+"""Declarations only a declaration's own JSON Schema (``extra_json_schema``) refers to, by the
+name it refers to them with: a schema that refers to one holds it in its ``$defs``."""
 
 
 SCHEMAS: dict[str, Published] = {
     "report": Published(
-        Report,
-        "evaltui report (evaltui.report/2)",
-        [*ANALYSIS_SHAPES, *DESIGN_SHAPES],
-        (BinaryArm, GradedArm),
+        Report, "evaltui report (evaltui.report/2)", [*ANALYSIS_SHAPES, *DESIGN_SHAPES]
     ),
-    "signoff": Published(
-        SignOffRecord,
-        "evaltui sign-off record (evaltui.signoff/2)",
-        referred=(BinaryArm, GradedArm, PolicyFileUsed, PolicyOptionsUsed),
-    ),
+    "signoff": Published(SignOffRecord, "evaltui sign-off record (evaltui.signoff/2)"),
     "report-runset": Published(RunSetReport, "evaltui run-set report (evaltui.report-runset/1)"),
     "signoff-runset": Published(
         RunSetSignOffRecord, "evaltui run-set sign-off record (evaltui.signoff-runset/1)"
@@ -77,10 +78,26 @@ def schema(name: str) -> dict[str, Any]:
     published = SCHEMAS[name]
     extra: dict[str, Any] = {"allOf": published.all_of} if published.all_of else {}
     top = Annotated[published.declaration, Meta(title=published.title, extra_json_schema=extra)]
-    (root, *_), components = msgspec.json.schema_components(
-        (top, *published.referred), ref_template="#/$defs/{name}"
-    )
-    return {"$schema": DRAFT, **root, "$defs": dict(sorted(components.items()))}
+    referred: list[Any] = []
+    while True:
+        (root, *_), components = msgspec.json.schema_components(
+            (top, *referred), ref_template="#/$defs/{name}"
+        )
+        document = {"$schema": DRAFT, **root, "$defs": dict(sorted(components.items()))}
+        missing = sorted(_refs(document) - set(components))
+        if not missing:
+            return document
+        referred += [REFERRED[name] for name in missing]
+
+
+def _refs(node: Any) -> set[str]:
+    """The names of the ``$defs`` a JSON Schema refers to."""
+    if isinstance(node, dict):
+        found = {node["$ref"].rsplit("/", 1)[-1]} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(value) for value in node))
+    return set()
 
 
 def text(name: str) -> str:
@@ -113,10 +130,10 @@ def main(argv: list[str] | None = None) -> int:
     if args == ["--check"]:
         stale = check()
         for name in stale:
-            print(f"docs/schema/{name}.schema.json is out of date: run python -m {__name__}")
+            print(f"docs/schema/{name}.schema.json is out of date: run python -m {MODULE}")
         return 1 if stale else 0
     if args:
-        print(f"usage: python -m {__name__} [--check]", file=sys.stderr)
+        print(f"usage: python -m {MODULE} [--check]", file=sys.stderr)
         return 2
     for path in write():
         print(f"wrote {path}")

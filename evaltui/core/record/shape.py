@@ -150,8 +150,8 @@ class Meanings(Struct, kw_only=True):
 
 class SignOffRecord(Struct, kw_only=True):
     """PREFIX.json written by `evaltui signoff` or the app's sign-off screen, built by
-    evaltui.core.signoff.build_record. Keys are documented in docs/signoff.md. Additional keys
-    may appear in later versions of the same schema.
+    evaltui.core.record.signoff.build_record. Keys are documented in docs/signoff.md. Additional
+    keys may appear in later versions of the same schema.
     """
 
     schema: Literal["evaltui.signoff/2"]
@@ -204,9 +204,10 @@ class SignOffRecord(Struct, kw_only=True):
 
 class RunSetSignOffRecord(Struct, kw_only=True):
     """PREFIX.json written by `evaltui signoff BASE CAND CAND2 ...`, built by
-    evaltui.core.runset_signoff.build_run_set_record. It names every baseline pair it covers,
-    each with its complete two-run record (evaltui.signoff/2, docs/schema/signoff.schema.json)
-    under pairs[].record. Documented in docs/signoff.md, 'Three or more runs'.
+    evaltui.core.record.run_set_signoff.build_run_set_record. It names every baseline pair it
+    covers, each with its complete two-run record (evaltui.signoff/2,
+    docs/schema/signoff.schema.json) under pairs[].record. Documented in docs/signoff.md, 'Three
+    or more runs'.
     """
 
     schema: Literal["evaltui.signoff-runset/1"]
@@ -273,10 +274,8 @@ class RunSetRecordFamily(Struct, kw_only=True):
 
 
 class RunSetRecordPair(Struct, kw_only=True):
+    """a baseline pair of the set, with its complete two-run record"""
+
     baseline: Literal[0]
     candidate: Annotated[int, Meta(ge=1)]
-    record: PairRecordSchema
-
-
-class PairRecordSchema(Struct, kw_only=True):
-    schema: Literal["evaltui.signoff/2"] | UnsetType = UNSET
+    record: SignOffRecord

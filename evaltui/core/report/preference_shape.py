@@ -1,3 +1,9 @@
+"""The preference report (``evaltui.prefer/1``) declared.
+
+``prefer_dict`` (``core/report/preference.py``) builds it as a dict; these msgspec Structs
+describe it, and ``evaltui.core.schema_gen`` writes docs/schema/prefer.schema.json from them.
+"""
+
 from __future__ import annotations
 
 from typing import Annotated, Literal
@@ -15,7 +21,7 @@ Interval01 = Annotated[list[Annotated[float, Meta(ge=0, le=1)]], Meta(min_length
 
 class PreferenceReport(Struct, kw_only=True):
     """The output of `evaltui prefer FILE --format json`, built by
-    evaltui.core.prefer_report.prefer_dict. Keys are documented in docs/preferences.md.
+    evaltui.core.report.preference.prefer_dict. Keys are documented in docs/preferences.md.
     Additional keys may appear in later versions of the same schema; readers ignore what they do
     not know.
     """

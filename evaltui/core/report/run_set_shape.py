@@ -1,16 +1,23 @@
+"""The run-set report (``evaltui.report-runset/1``, three or more runs) declared.
+
+``run_set_report_dict`` (``core/report/run_set.py``) builds it as a dict; these msgspec Structs
+describe it, and ``evaltui.core.schema_gen`` writes docs/schema/report-runset.schema.json from
+them. Each baseline pair carries its own two-run report, declared by ``shape.Report``.
+"""
+
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from msgspec import Meta, Struct
 
-from evaltui.core.report.shape import Status, Tool
+from evaltui.core.report.shape import Report, Status, Tool
 from evaltui.core.report.shape_results import Verdict
 
 
 class RunSetReport(Struct, kw_only=True):
     """The output of `evaltui report BASE CAND CAND2 ... --format json` (three or more runs), built
-    by evaltui.core.runset_report.run_set_report_dict. Keys are documented in docs/report.md,
+    by evaltui.core.report.run_set.run_set_report_dict. Keys are documented in docs/report.md,
     'Three or more runs'. Each baseline pair carries its full two-run report (evaltui.report/2,
     docs/schema/report.schema.json) under pairs[].report. Additional keys may appear in later
     versions of the same schema.
@@ -91,6 +98,6 @@ class RunSetPair(Struct, kw_only=True):
     verdict: Verdict
     regressions: Annotated[int, Meta(ge=0)]
     improvements: Annotated[int, Meta(ge=0)]
-    report: dict[str, Any] | None
+    report: Report | None
     p_outcome: Annotated[float, Meta(ge=0, le=1)] | None
     p_outcome_adjusted: Annotated[float, Meta(ge=0, le=1)] | None

@@ -225,7 +225,7 @@ class PolicyRules(Struct, kw_only=True):
 
 
 class Decision(Struct, kw_only=True):
-    """The decision the tool computed from everything it knows (core/decision.py); not the
+    """The decision the tool computed from everything it knows (core/decide/pair.py); not the
     reviewer's own choice, which the sign-off record holds in reviewer_decision.
     """
 
@@ -255,10 +255,10 @@ class Sensitivity(Struct, kw_only=True):
 
 
 class DesignChoice(Struct, kw_only=True):
-    """which design the comparison has and why (evaltui.core.design): design the analysis that ran,
-    requested what was asked (--design), rule the design chooser's rule (D1: no shared ids;
-    D1-accidental: ids that coincide by accident; requested; D4; D2/D3), reason in words (why
-    the paired analysis was impossible or not used)
+    """which design the comparison has and why (evaltui.core.compare.choose_design): design the
+    analysis that ran, requested what was asked (--design), rule the design chooser's rule (D1:
+    no shared ids; D1-accidental: ids that coincide by accident; requested; D4; D2/D3), reason
+    in words (why the paired analysis was impossible or not used)
     """
 
     design: Literal["paired", "independent"]
@@ -289,9 +289,9 @@ class ReportArms(Struct, kw_only=True):
 
 
 class Report(Struct, kw_only=True):
-    """The output of `evaltui report --format json`, built by evaltui.core.report.report_dict. Keys
-    are documented in docs/report.md. Additional keys may appear in later versions of the same
-    schema; readers ignore what they do not know.
+    """The output of `evaltui report --format json`, built by evaltui.core.report.pair.report_dict.
+    Keys are documented in docs/report.md. Additional keys may appear in later versions of the
+    same schema; readers ignore what they do not know.
     """
 
     schema: Literal["evaltui.report/2"]

@@ -19,11 +19,11 @@ from typing import Any, Literal
 import msgspec
 from msgspec import Struct
 
-from evaltui.core.record.shape import SignOffRecord
+from evaltui.core.record.shape import RunSetSignOffRecord, SignOffRecord
 from evaltui.core.record.signoff import SIGNOFF_SCHEMA
 from evaltui.core.textsafe import one_line
 
-__all__ = ["EarlierSignOffRecord", "form_problem"]
+__all__ = ["EarlierSignOffRecord", "form_problem", "run_set_form_problem"]
 
 
 class _InputFile(Struct):
@@ -86,6 +86,16 @@ def form_problem(record: dict[str, Any]) -> str | None:
         if item["item_id"] in seen:
             return f"the record lists item {_shown(item['item_id'])} twice"
         seen.add(item["item_id"])
+    return None
+
+
+def run_set_form_problem(record: dict[str, Any]) -> str | None:
+    """What is missing or of the wrong type in a run-set record (its pairs' records included),
+    or None."""
+    try:
+        msgspec.convert(dict(record), RunSetSignOffRecord, strict=True)
+    except msgspec.ValidationError as exc:
+        return "the record's form: " + _in_words(str(exc), record, RunSetSignOffRecord)
     return None
 
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from evaltui.cli.main import main
-from evaltui.core.verify.form import form_problem
+from evaltui.core.verify.form import form_problem, run_set_form_problem
 from tests.conftest import SAMPLE_RUNS
 
 PAIR = (SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl")
@@ -72,3 +72,18 @@ def test_records_of_earlier_versions_still_have_their_form(record):
     for key in ("decision", "reviewer_decision", "spec"):
         first.pop(key, None)
     assert form_problem(first) is None
+
+
+def test_a_run_set_record_and_its_pairs_records_are_checked_against_the_declaration(
+    tmp_path, monkeypatch, capsys
+):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    runs = [*map(str, PAIR), str(SAMPLE_RUNS / "candidate2.jsonl")]
+    out = tmp_path / "set"
+    args = ["signoff", *runs, "--reviewer", "dana", "--decision", "block", "--rationale", "no"]
+    assert main([*args, "--output", str(out)]) == 0
+    capsys.readouterr()
+    record = json.loads((tmp_path / "set.json").read_text(encoding="utf-8"))
+    assert run_set_form_problem(record) is None
+    record["pairs"][1]["record"]["triage"].pop("tags")
+    assert run_set_form_problem(record) == "the record's form: pairs[1].record.triage has no tags"
