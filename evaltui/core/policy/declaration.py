@@ -12,9 +12,10 @@ are refused.
 Why msgspec rather than pydantic: the policy, the report and the sign-off record are plain data
 read and written as JSON or TOML; msgspec Structs declare them, ``msgspec.convert`` checks them
 and ``msgspec.json.schema_components`` writes their JSON Schemas, in one small package with no
-dependencies that imports in a few milliseconds (pydantic v2 brings pydantic-core and
-typing-extensions and takes several times as long to import, and the app's start-up is mostly
-imports).
+dependencies. The app's start-up is mostly imports, and msgspec imports in about half the time
+of pydantic v2 (60 ms against 113 ms for ``BaseModel`` here, on a loaded machine), which also
+brings pydantic-core, typing-extensions and annotated-types; pydantic's extra features
+(coercion modes, serialisers, settings) are not needed for data that is only checked.
 """
 
 from __future__ import annotations
@@ -41,21 +42,21 @@ __all__ = [
     "AllTriagedGate",
     "GateDeclaration",
     "KeyProblem",
+    "Margin",
     "MinEffectGate",
     "MinPassRateGate",
     "NoRegressionsGate",
     "NoTagGate",
-    "PolicyFile",
-    "Settings",
-    "Margin",
     "PassRate",
     "Probability",
     "RateDifference",
+    "Settings",
     "TagLists",
     "TagNames",
     "Text",
     "convert",
     "declared_keys",
+    "gate_declaration",
     "gate_keys",
     "meaning",
 ]
@@ -159,7 +160,7 @@ GATE_KIND_DECLARATIONS: tuple[type[_Gate], ...] = (
 )
 GateDeclaration = NoRegressionsGate | MinPassRateGate | NoTagGate | AllTriagedGate | MinEffectGate
 _BY_KIND: dict[str, type[_Gate]] = {
-    str(msgspec.inspect.type_info(kind).tag): kind for kind in GATE_KIND_DECLARATIONS
+    str(kind.__struct_config__.tag): kind for kind in GATE_KIND_DECLARATIONS
 }
 GATE_KINDS: tuple[str, ...] = tuple(_BY_KIND)
 
@@ -226,10 +227,6 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
         ]
         | None
     ) = None
-
-
-PolicyFile = Settings
-"""The whole policy file is its settings table: the gates are its ``gates`` key."""
 
 
 # --------------------------------------------------------------------------------------------
