@@ -31,14 +31,18 @@ from evaltui.core.report.shape_results import (
     Arm,
     Categories,
     Clusters,
+    Count,
     Delta,
     Epochs,
     Flags,
     Graded,
+    Ids,
     Mcnemar,
     MetricRow,
+    Sha256,
     SliceRow,
     Table,
+    Unit,
     Unpaired,
     Verdict,
 )
@@ -48,7 +52,7 @@ class PolicyFileUsed(Struct, kw_only=True):
     """the record's policy with --policy: the file, its rules and the options used"""
 
     path: str | None
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    sha256: Sha256
     rules: PolicyRules
     options: Options
     on_error: Literal["fail", "exclude"]
@@ -83,7 +87,7 @@ class Results(Struct, kw_only=True):
 
     analysis: Literal["binary", "graded"]
     metric: Annotated[str, Meta(description="passed, score or score:<name>")]
-    n_paired: Annotated[int, Meta(ge=0)]
+    n_paired: Count
     table: Table | None
     baseline: Arm
     candidate: Arm
@@ -126,7 +130,7 @@ class Item(Struct, kw_only=True):
 
 class Override(Struct, kw_only=True):
     reason: Annotated[str, Meta(min_length=1)]
-    untriaged_regressions: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
+    untriaged_regressions: Ids
     failed_gates: list[str]
     overrides: Annotated[list[str], Meta(min_length=1)]
     confirmed_regressions: list[str]
@@ -134,10 +138,10 @@ class Override(Struct, kw_only=True):
 
 
 class Triage(Struct, kw_only=True):
-    regressions: Annotated[int, Meta(ge=0)]
-    triaged: Annotated[int, Meta(ge=0)]
-    untriaged: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
-    by_tag: dict[str, Annotated[int, Meta(ge=0)]]
+    regressions: Count
+    triaged: Count
+    untriaged: Ids
+    by_tag: dict[str, Count]
     tags: list[str]
     meanings: Meanings
 
@@ -239,20 +243,20 @@ class RunSetRecordSpec(Struct, kw_only=True):
 class RunSetRecordRun(Struct, kw_only=True):
     name: str
     path: str
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    sha256: Sha256
 
 
 class RunSetRecordOmnibus(Struct, kw_only=True):
     test: Literal["cochran_q", "friedman"]
     statistic: float | None
     df: int
-    p: Annotated[float, Meta(ge=0, le=1)] | None
+    p: Unit | None
     n: int
 
 
 class RunSetRecordFamily(Struct, kw_only=True):
     method: str
-    size: Annotated[int, Meta(ge=0)]
+    size: Count
     label: str
     pairs: list[
         Annotated[

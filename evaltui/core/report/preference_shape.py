@@ -11,12 +11,12 @@ from typing import Annotated, Literal
 from msgspec import Meta, Struct
 
 from evaltui.core.report.shape import Tool
-from evaltui.core.report.shape_results import Verdict
+from evaltui.core.report.shape_results import Count, Level, Sha256, Unit, Verdict
 
 TieRule = Literal["split", "drop"]
 
 
-Interval01 = Annotated[list[Annotated[float, Meta(ge=0, le=1)]], Meta(min_length=2, max_length=2)]
+Interval01 = Annotated[list[Unit], Meta(min_length=2, max_length=2)]
 
 
 class PreferenceReport(Struct, kw_only=True):
@@ -58,8 +58,8 @@ class PreferenceReason(Struct, kw_only=True):
 class PreferenceInput(Struct, kw_only=True):
     path: str
     format: Literal["jsonl", "csv"]
-    size: Annotated[int, Meta(ge=0)]
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    size: Count
+    sha256: Sha256
     judgments: Annotated[int, Meta(ge=1)]
     items: Annotated[int, Meta(ge=1)]
     named_systems: bool
@@ -67,8 +67,8 @@ class PreferenceInput(Struct, kw_only=True):
 
 class PreferenceOptions(Struct, kw_only=True):
     ties: TieRule
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
-    alpha: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
+    alpha: Level
     multiplicity: Literal["holm", "bh", "bonferroni", "none"]
     baseline: str | None
     candidate: str | None
@@ -83,20 +83,20 @@ class HeadToHead(Struct, kw_only=True):
 class PreferenceMatrix(Struct, kw_only=True):
     systems: list[str]
     rule: TieRule
-    win_rate: list[list[Annotated[float, Meta(ge=0, le=1)] | None]]
+    win_rate: list[list[Unit | None]]
 
 
 class PreferencePair(Struct, kw_only=True):
     system_a: str
     system_b: str
-    a_better: Annotated[int, Meta(ge=0)]
-    b_better: Annotated[int, Meta(ge=0)]
-    ties: Annotated[int, Meta(ge=0)]
+    a_better: Count
+    b_better: Count
+    ties: Count
     n: Annotated[int, Meta(ge=1)]
     primary: TieRule
     win_rate: WinRates
-    sign_test_p: Annotated[float, Meta(ge=0, le=1)] | None
-    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    sign_test_p: Unit | None
+    p_adjusted: Unit | None
     flags: list[Literal["no_decisive", "few_decisive", "one_sided", "small_n", "ci_test_disagree"]]
     own_verdict: Verdict
     verdict: Verdict
@@ -108,19 +108,19 @@ class WinRates(Struct, kw_only=True):
 
 
 class WinRate(Struct, kw_only=True):
-    estimate: Annotated[float, Meta(ge=0, le=1)] | None
+    estimate: Unit | None
     ci: Interval01 | None
     method: Literal["tango", "wilson"] | None
-    items: Annotated[int, Meta(ge=0)]
+    items: Count
 
 
 class BradleyTerry(Struct, kw_only=True):
     baseline: str
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
     ties: str
     method: str
     log_likelihood: Annotated[float, Meta(le=0)]
-    iterations: Annotated[int, Meta(ge=0)]
+    iterations: Count
     flags: list[Literal["infinite_strength", "not_identified"]]
     strengths: list[Strength]
     covariance: Covariance
@@ -132,10 +132,10 @@ class Strength(Struct, kw_only=True):
     log_strength: float | None
     se: Annotated[float, Meta(ge=0)] | None
     ci: Annotated[list[float], Meta(min_length=2, max_length=2)] | None
-    win_probability: Annotated[float, Meta(ge=0, le=1)] | None
+    win_probability: Unit | None
     win_probability_ci: Interval01 | None
     wins: Annotated[float, Meta(ge=0)]
-    comparisons: Annotated[int, Meta(ge=0)]
+    comparisons: Count
 
 
 class Covariance(Struct, kw_only=True):

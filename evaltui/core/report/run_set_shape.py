@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from msgspec import Meta, Struct
 
 from evaltui.core.report.shape import Report, Status, Tool
-from evaltui.core.report.shape_results import Verdict
+from evaltui.core.report.shape_results import Count, Sha256, Unit, Verdict
 
 
 class RunSetReport(Struct, kw_only=True):
@@ -31,7 +31,7 @@ class RunSetReport(Struct, kw_only=True):
     metric: str
     analysis: Literal["binary", "graded"]
     omnibus: Omnibus | None
-    common_items: Annotated[int, Meta(ge=0)]
+    common_items: Count
     multiplicity: Multiplicity
     pairs: Annotated[list[RunSetPair], Meta(min_length=3)]
 
@@ -44,7 +44,7 @@ class RunSetDecision(Struct, kw_only=True):
 
 
 class RunSetPairDecision(Struct, kw_only=True):
-    baseline: Annotated[int, Meta(ge=0)]
+    baseline: Count
     candidate: Annotated[int, Meta(ge=1)]
     status: Status
     line: str
@@ -53,7 +53,7 @@ class RunSetPairDecision(Struct, kw_only=True):
 class RunSetRun(Struct, kw_only=True):
     name: str
     path: str
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    sha256: Sha256
     format: str
 
 
@@ -68,36 +68,36 @@ class Omnibus(Struct, kw_only=True):
     label: str
     statistic: Annotated[float, Meta(ge=0)] | None
     df: Annotated[int, Meta(ge=1)]
-    p: Annotated[float, Meta(ge=0, le=1)] | None
-    n: Annotated[int, Meta(ge=0)]
+    p: Unit | None
+    n: Count
     k: Annotated[int, Meta(ge=2)]
-    informative: Annotated[int, Meta(ge=0)]
+    informative: Count
     flags: list[str]
 
 
 class Multiplicity(Struct, kw_only=True):
     method: Literal["holm", "bh", "bonferroni", "none"]
-    family_size: Annotated[int, Meta(ge=0)]
+    family_size: Count
     family: str
 
 
 class RunSetPair(Struct, kw_only=True):
-    baseline: Annotated[int, Meta(ge=0)]
+    baseline: Count
     candidate: Annotated[int, Meta(ge=1)]
-    n: Annotated[int, Meta(ge=0)]
+    n: Count
     effect: str
     delta: float | None
     ci: Annotated[list[float | None], Meta(min_length=2, max_length=2)]
     ci_label: str
-    p_raw: Annotated[float, Meta(ge=0, le=1)] | None
+    p_raw: Unit | None
     p_test: str
-    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
-    p_rank: Annotated[float, Meta(ge=0, le=1)] | None
-    p_rank_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    p_adjusted: Unit | None
+    p_rank: Unit | None
+    p_rank_adjusted: Unit | None
     own_verdict: Verdict
     verdict: Verdict
-    regressions: Annotated[int, Meta(ge=0)]
-    improvements: Annotated[int, Meta(ge=0)]
+    regressions: Count
+    improvements: Count
     report: Report | None
-    p_outcome: Annotated[float, Meta(ge=0, le=1)] | None
-    p_outcome_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    p_outcome: Unit | None
+    p_outcome_adjusted: Unit | None

@@ -25,15 +25,19 @@ from evaltui.core.report.shape_results import (
     Arm,
     Categories,
     Clusters,
+    Count,
     Delta,
     EpochRange,
     Epochs,
     Flags,
     Graded,
+    Ids,
     Independent,
     Interval,
+    Level,
     Mcnemar,
     MetricRow,
+    Sha256,
     SliceRow,
     Table,
     Unpaired,
@@ -84,8 +88,8 @@ class Tool(Struct, kw_only=True):
 
 class Input(Struct, kw_only=True):
     path: str
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-    size: Annotated[int, Meta(ge=0)]
+    sha256: Sha256
+    size: Count
     format: Annotated[
         str,
         Meta(
@@ -95,8 +99,8 @@ class Input(Struct, kw_only=True):
             )
         ),
     ]
-    items: Annotated[int, Meta(ge=0)]
-    records: Annotated[int, Meta(ge=0)]
+    items: Count
+    records: Count
     metadata: Annotated[
         dict[str, Any],
         Meta(description="run metadata as read (model, task, dataset, scorer, harness version...)"),
@@ -109,18 +113,18 @@ class Inputs(Struct, kw_only=True):
 
 
 class PerArmCount(Struct, kw_only=True):
-    baseline: Annotated[int, Meta(ge=0)]
-    candidate: Annotated[int, Meta(ge=0)]
+    baseline: Count
+    candidate: Count
 
 
 class Pairing(Struct, kw_only=True):
-    paired: Annotated[int, Meta(ge=0)]
-    missing_in_baseline: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
-    missing_in_candidate: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
+    paired: Count
+    missing_in_baseline: Ids
+    missing_in_candidate: Ids
     allow_missing: bool
     on_error: Literal["fail", "exclude"]
     excluded_errors: PerArmCount
-    excluded_items: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
+    excluded_items: Ids
     errors_counted_as_failures: PerArmCount
     epochs: PairingEpochs
     problems: list[str]
@@ -136,13 +140,13 @@ class Options(Struct, kw_only=True):
     ci_method: Annotated[
         str, Meta(description="newcombe, tango, wald, wald-cc, agresti-min, bonett-price")
     ]
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
-    alpha: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
+    alpha: Level
     pass_threshold: float | None
     threshold_metric: str | None
     tolerance: Annotated[float, Meta(ge=0)]
     resamples: Annotated[int, Meta(ge=1)]
-    seed: Annotated[int, Meta(ge=0)]
+    seed: Count
     bootstrap: Literal["bca", "percentile"]
 
 
@@ -235,9 +239,9 @@ class Decision(Struct, kw_only=True):
     verdict: Verdict
     effect: str
     reasons: list[Reason]
-    by_tag: dict[str, Annotated[int, Meta(ge=0)]]
-    confirmed_by_slice: dict[str, Annotated[int, Meta(ge=0)]]
-    untriaged_regressions: Annotated[int, Meta(ge=0)]
+    by_tag: dict[str, Count]
+    confirmed_by_slice: dict[str, Count]
+    untriaged_regressions: Count
     sensitivity: Sensitivity | None
 
 
@@ -265,21 +269,21 @@ class DesignChoice(Struct, kw_only=True):
     requested: Literal["paired", "independent", "auto"]
     rule: str
     reason: str
-    shared_ids: Annotated[int, Meta(ge=0)]
+    shared_ids: Count
 
 
 class IndependentArmCounts(Struct, kw_only=True):
     items: Annotated[int, Meta(ge=1)]
-    records: Annotated[int, Meta(ge=0)]
-    errored_records: Annotated[int, Meta(ge=0)]
-    excluded_records: Annotated[int, Meta(ge=0)]
+    records: Count
+    errored_records: Count
+    excluded_records: Count
     epochs: EpochRange
 
 
 class ReportPolicy(Struct, kw_only=True):
     path: str | None
-    sha256: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
-    hash: Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+    sha256: Sha256
+    hash: Sha256
     rules: PolicyRules
 
 
@@ -302,7 +306,7 @@ class Report(Struct, kw_only=True):
     spec: Spec | UnsetType = UNSET
     analysis: Literal["binary", "graded"]
     metric: Annotated[str, Meta(description="passed, score or score:<name>")]
-    n_paired: Annotated[int, Meta(ge=0)] | UnsetType = UNSET
+    n_paired: Count | UnsetType = UNSET
     table: Table | None | UnsetType = UNSET
     baseline: Arm | UnsetType = UNSET
     candidate: Arm | UnsetType = UNSET
@@ -332,12 +336,8 @@ class Report(Struct, kw_only=True):
     headline: Annotated[str, Meta(min_length=1)]
     policy: ReportPolicy | None
     gates: list[Gate] | None
-    regressions: Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})] | UnsetType = (
-        UNSET
-    )
-    improvements: (
-        Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})] | UnsetType
-    ) = UNSET
+    regressions: Ids | UnsetType = UNSET
+    improvements: Ids | UnsetType = UNSET
     decision: Decision
     design: (
         Annotated[

@@ -12,6 +12,17 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+Count = Annotated[int, Meta(ge=0)]
+"""A count: items, records, clusters."""
+Unit = Annotated[float, Meta(ge=0, le=1)]
+"""A number in [0, 1]: a p-value, a rate, a share."""
+Level = Annotated[float, Meta(gt=0, lt=1)]
+"""A level strictly between 0 and 1: a confidence, an alpha."""
+Sha256 = Annotated[str, Meta(pattern="^[0-9a-f]{64}$")]
+"""A file's sha256, bare hex."""
+Ids = Annotated[list[str], Meta(extra_json_schema={"uniqueItems": True})]
+"""Item ids, each once."""
+
 Verdict = Annotated[
     Literal["improved", "regressed", "no_significant_difference", "insufficient_data"],
     Meta(
@@ -45,7 +56,7 @@ Flags = Annotated[
 
 
 EpochRange = Annotated[
-    tuple[Annotated[int, Meta(ge=0)], Annotated[int, Meta(ge=0)]],
+    tuple[Count, Count],
     Meta(description="[min, max] epochs per item"),
 ]
 
@@ -62,15 +73,15 @@ Arm = Annotated[
 class Table(Struct, kw_only=True):
     """the paired 2x2: regressions = baseline passed, candidate failed"""
 
-    both_pass: Annotated[int, Meta(ge=0)]
-    regressions: Annotated[int, Meta(ge=0)]
-    improvements: Annotated[int, Meta(ge=0)]
-    both_fail: Annotated[int, Meta(ge=0)]
+    both_pass: Count
+    regressions: Count
+    improvements: Count
+    both_fail: Count
 
 
 class BinaryArm(Struct, kw_only=True):
-    passes: Annotated[int, Meta(ge=0)]
-    rate: Annotated[float, Meta(ge=0, le=1)]
+    passes: Count
+    rate: Unit
     ci: Interval
     ci_method: Literal["wilson"]
 
@@ -87,19 +98,19 @@ class Delta(Struct, kw_only=True):
     method: Annotated[
         str, Meta(description="the binary CI method, or bootstrap-bca / bootstrap-percentile")
     ]
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
 
 
 class Mcnemar(Struct, kw_only=True):
     """all but discordant are null with no discordant items"""
 
-    discordant: Annotated[int, Meta(ge=0)]
-    exact_p: Annotated[float, Meta(ge=0, le=1)] | None
-    mid_p: Annotated[float, Meta(ge=0, le=1)] | None
+    discordant: Count
+    exact_p: Unit | None
+    mid_p: Unit | None
     chi2: float | None
-    chi2_p: Annotated[float, Meta(ge=0, le=1)] | None
+    chi2_p: Unit | None
     chi2_cc: float | None
-    chi2_cc_p: Annotated[float, Meta(ge=0, le=1)] | None
+    chi2_cc_p: Unit | None
 
 
 class Unpaired(Struct, kw_only=True):
@@ -111,30 +122,30 @@ class Unpaired(Struct, kw_only=True):
 
 
 class Graded(Struct, kw_only=True):
-    n: Annotated[int, Meta(ge=0)]
+    n: Count
     mean_delta: float | None
     ci: Interval
     method: Literal["bca", "percentile"]
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
     resamples: Annotated[int, Meta(ge=1)]
-    seed: Annotated[int, Meta(ge=0)]
+    seed: Count
     percentile_ci: Interval
     bca_ci: Interval
     t_ci: Interval
-    wilcoxon_p: Annotated[float, Meta(ge=0, le=1)] | None
-    n_distinct: Annotated[int, Meta(ge=0)]
+    wilcoxon_p: Unit | None
+    n_distinct: Count
     flags: Flags
 
 
 class EpochArm(Struct, kw_only=True):
-    min: Annotated[int, Meta(ge=0)]
-    max: Annotated[int, Meta(ge=0)]
+    min: Count
+    max: Count
     mean: Annotated[float, Meta(ge=0)]
     unequal: bool
-    items: Annotated[int, Meta(ge=0)]
+    items: Count
     within_item_variance: float | None
     between_item_variance: float | None
-    within_share: Annotated[float, Meta(ge=0, le=1)] | None
+    within_share: Unit | None
     flags: Flags
 
 
@@ -144,8 +155,8 @@ class Epochs(Struct, kw_only=True):
 
 
 class Clusters(Struct, kw_only=True):
-    n_clusters: Annotated[int, Meta(ge=0)]
-    n_items: Annotated[int, Meta(ge=0)]
+    n_clusters: Count
+    n_items: Count
     mean_delta: float | None
     clustered_se: float | None
     naive_se: float | None
@@ -156,15 +167,15 @@ class Clusters(Struct, kw_only=True):
     ci_method: str | UnsetType = UNSET
     naive_ci: Interval
     naive_label: str | UnsetType = UNSET
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
     resamples: Annotated[int, Meta(ge=1)]
-    seed: Annotated[int, Meta(ge=0)]
+    seed: Count
     flags: Flags
-    labelled_clusters: Annotated[int, Meta(ge=0)]
-    unlabelled_items: Annotated[int, Meta(ge=0)]
+    labelled_clusters: Count
+    unlabelled_items: Count
     verdict_ci: Interval
     verdict_method: Literal["wild-cluster-t", "cluster-t", "exact", "none"]
-    verdict_p: Annotated[float, Meta(ge=0, le=1)] | None
+    verdict_p: Unit | None
     se_ratio: (
         Annotated[
             float | None,
@@ -177,31 +188,31 @@ class Clusters(Struct, kw_only=True):
 class MetricRow(Struct, kw_only=True):
     metric: str
     kind: Literal["binary", "graded"]
-    n: Annotated[int, Meta(ge=0)]
+    n: Count
     delta: float | None
     ci: Interval
     ci_method: str
-    p_raw: Annotated[float, Meta(ge=0, le=1)] | None
+    p_raw: Unit | None
     p_test: str
-    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    p_adjusted: Unit | None
     in_family: bool
     verdict: Verdict
     unadjusted_verdict: Verdict
-    p_reference: Annotated[float, Meta(ge=0, le=1)] | None
+    p_reference: Unit | None
     p_reference_test: str | None
 
 
 class SliceRow(Struct, kw_only=True):
     name: str
     overall: bool
-    n: Annotated[int, Meta(ge=0)]
+    n: Count
     table: Table
-    baseline_rate: Annotated[float, Meta(ge=0, le=1)] | None
-    candidate_rate: Annotated[float, Meta(ge=0, le=1)] | None
+    baseline_rate: Unit | None
+    candidate_rate: Unit | None
     delta: float | None
     ci: Interval
-    p_raw: Annotated[float, Meta(ge=0, le=1)] | None
-    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    p_raw: Unit | None
+    p_adjusted: Unit | None
     adjust: Annotated[str, Meta(description="holm, bh or bonferroni")]
     flags: Flags
     verdict: Verdict
@@ -209,8 +220,8 @@ class SliceRow(Struct, kw_only=True):
 
 class IndependentArm(Struct, kw_only=True):
     n: Annotated[int, Meta(ge=1)]
-    passes: Annotated[int, Meta(ge=0)] | None
-    rate: Annotated[float, Meta(ge=0, le=1)] | None
+    passes: Count | None
+    rate: Unit | None
     mean: float | None
     sd: float | None
     ci: Interval
@@ -222,7 +233,7 @@ class IndependentTest(Struct, kw_only=True):
     label: str
     statistic: float | None
     df: float | None
-    p: Annotated[float, Meta(ge=0, le=1)] | None
+    p: Unit | None
 
 
 class Independent(Struct, kw_only=True):
@@ -234,7 +245,7 @@ class Independent(Struct, kw_only=True):
     baseline: IndependentArm
     candidate: IndependentArm
     delta: IndependentDelta
-    alpha: Annotated[float, Meta(gt=0, lt=1)]
+    alpha: Level
     test: IndependentTest
     other_test: IndependentTest | None
     small_arm: bool
@@ -249,7 +260,7 @@ class IndependentDelta(Struct, kw_only=True):
     estimate: float | None
     ci: Interval
     method: Literal["newcombe", "welch"]
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
 
 
 class Categories(Struct, kw_only=True):
@@ -258,18 +269,18 @@ class Categories(Struct, kw_only=True):
     """
 
     levels: Annotated[list[str], Meta(min_length=1)]
-    table: list[list[Annotated[int, Meta(ge=0)]]]
-    n: Annotated[int, Meta(ge=0)]
+    table: list[list[Count]]
+    n: Count
     moved: Annotated[
         int, Meta(description="items whose category changed (off-diagonal total)", ge=0)
     ]
     stuart_maxwell: StuartMaxwell
-    alpha: Annotated[float, Meta(gt=0, lt=1)]
+    alpha: Level
     rejects: Annotated[
         bool, Meta(description="Stuart-Maxwell p < alpha: the mix of outcomes changed")
     ]
     ci_method: str
-    confidence: Annotated[float, Meta(gt=0, lt=1)]
+    confidence: Level
     adjust: Annotated[
         str,
         Meta(
@@ -282,26 +293,26 @@ class Categories(Struct, kw_only=True):
 
 class StuartMaxwell(Struct, kw_only=True):
     statistic: Annotated[float, Meta(ge=0)] | None
-    df: Annotated[int, Meta(ge=0)]
-    p: Annotated[float, Meta(ge=0, le=1)] | None
+    df: Count
+    p: Unit | None
     tested_levels: list[str]
     dropped_levels: Annotated[
         list[str], Meta(description="levels no item moved into or out of, left out of the test")
     ]
-    groups: Annotated[int, Meta(ge=0)]
+    groups: Count
     note: str
 
 
 class CategoryChange(Struct, kw_only=True):
     level: str
-    baseline_count: Annotated[int, Meta(ge=0)]
-    candidate_count: Annotated[int, Meta(ge=0)]
-    baseline_share: Annotated[float, Meta(ge=0, le=1)]
-    candidate_share: Annotated[float, Meta(ge=0, le=1)]
+    baseline_count: Count
+    candidate_count: Count
+    baseline_share: Unit
+    candidate_share: Unit
     delta: Annotated[float, Meta(description="candidate share - baseline share", ge=-1, le=1)]
     ci: Interval
-    exact_p: Annotated[float, Meta(ge=0, le=1)] | None
-    p_adjusted: Annotated[float, Meta(ge=0, le=1)] | None
+    exact_p: Unit | None
+    p_adjusted: Unit | None
 
 
 def _analysis_shape(analysis: str, shape: dict[str, Any]) -> dict[str, Any]:
