@@ -95,7 +95,24 @@ def schema_errors(name: str, document: Any) -> list[str]:
     except (TypeError, ValueError) as exc:
         return [f"not strict JSON: {exc}"]
     errors = sorted(schema_validator(name).iter_errors(strict), key=lambda e: list(e.path))
-    return [f"{e.json_path}: {e.message[:300]}" for e in errors]
+    return [f"{e.json_path}: {e.message[:300]}" for e in errors] + declaration_errors(name, strict)
+
+
+def declaration_errors(name: str, document: Any) -> list[str]:
+    """Why the declaration NAME's schema is generated from (evaltui.core.schema_gen) refuses
+    `document` as `msgspec.convert` reads it: verify reads records so, and a record it refused
+    would not verify although the JSON Schema accepts it."""
+    import msgspec
+
+    from evaltui.core.schema_gen import SCHEMAS as DECLARED
+
+    try:
+        msgspec.convert(document, DECLARED[name].declaration, strict=True)
+    except msgspec.ValidationError as exc:
+        message, _, path = str(exc).partition(" - at `")
+        where = path.rstrip("`") or "$"
+        return [f"{where}: {message} (declaration {DECLARED[name].declaration.__name__})"]
+    return []
 
 
 def _record(name: str, where: str, document: Any) -> None:

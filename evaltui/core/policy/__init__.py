@@ -33,8 +33,9 @@ kinds and their keys (``name`` optional on all):
 - ``all_triaged`` [slice]: pending while any regression is untagged, passed once all are;
 - ``min_effect`` [slice]: the delta interval's lower bound >= min_effect, else failed.
 
-This package is the policy file: :mod:`.schema` declares those keys once, reads and checks a
-file against the declaration and fingerprints the rules (``Policy.hash``). Evaluating it is the
+This package is the policy file: :mod:`.declaration` declares those keys once (msgspec Structs)
+and checks a table against them, :mod:`.schema` reads a file, places each error at its line
+(:mod:`.layout`) and fingerprints the rules (``Policy.hash``). Evaluating it is the
 decide stage's: ``decide.gates`` evaluates the gates on a pair and a review session;
 ``decide.margin`` answers the margin on the primary metric's analysis. Graded pairs (scores,
 or verdicts over epochs) count the analysis's own regressions; a gate that needs what they

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis.run_set import RUN_SET_SCHEMA, RunSetAnalysis, RunSetSpec, compare_runs
+from evaltui.core.analysis.run_set import RunSetAnalysis, RunSetSpec, compare_runs
 from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import sha256_of
@@ -225,18 +225,6 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
 def _form_problem(record: dict[str, Any]) -> str | None:
     if record.get("schema") != RUN_SET_SIGNOFF_SCHEMA:
         return f"the record is not a {RUN_SET_SIGNOFF_SCHEMA} record"
-    for key, kind in (
-        ("runs", list),
-        ("pairs", list),
-        ("run_set", dict),
-        ("decision", dict),
-        (HASH_FIELD, str),
-    ):
-        if not isinstance(record.get(key), kind):
-            return f"the record is malformed: {key} is missing or not a {kind.__name__}"
-    if record["run_set"].get("schema") != RUN_SET_SCHEMA:
-        return "the record is malformed: run_set is not a run set"
-    for index, entry in enumerate(record["pairs"]):
-        if not isinstance(entry, dict) or not isinstance(entry.get("record"), dict):
-            return f"the record is malformed: pairs[{index}] has no record"
-    return None
+    from evaltui.core.verify.form import run_set_form_problem
+
+    return run_set_form_problem(record)  # against its declaration, core/record/shape.py

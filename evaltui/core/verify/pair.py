@@ -3,7 +3,8 @@ what the files, its policy and its tags give.
 
 `verify_record` stops at the first "no":
 
-1. the record's form: every key it must have, of the type it must be, no key written twice;
+1. the record's form: every key it must have, of the type it must be, no key written twice
+   (``verify/form.py``: the record's declaration, ``core/record/shape.py``, checks it);
 2. its content hash. That is an unkeyed sha256 of the rest of the record, so it catches an edit
    made without recomputing it, nothing more: anyone can edit a record and hash it again;
 3. its own claims against each other: the triage counts, the untriaged ids and the counts by
@@ -49,7 +50,6 @@ from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.journal import inputs_changed_notice, journal_entries
 from evaltui.core.record.session import Override
 from evaltui.core.record.signoff import (
-    DECISIONS,
     OPTIONAL_RESULT_KEYS,
     READABLE_SCHEMAS,
     RESULT_KEYS,
@@ -57,6 +57,7 @@ from evaltui.core.record.signoff import (
     record_hash_ok,
 )
 from evaltui.core.textsafe import one_line
+from evaltui.core.verify.form import form_problem
 
 # An evaltui.signoff/1 record's results compared (its warnings and headline were worded otherwise)
 COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
@@ -195,81 +196,6 @@ def _recompute(record: dict[str, Any], baseline: Path, candidate: Path) -> dict[
             analysis, rules.get("multiplicity", "holm"), tuple(rules.get("monitor", ()))
         )
     return report_dict(analysis)
-
-
-# ---------------------------------------------------------------------------------------------
-# The record's form
-
-
-def _is_str(value: Any) -> bool:
-    return isinstance(value, str)
-
-
-def _is_dict(value: Any) -> bool:
-    return isinstance(value, dict)
-
-
-def _is_list(value: Any) -> bool:
-    return isinstance(value, list)
-
-
-_TOP = {
-    "schema": _is_str, "tool": _is_dict, "created": _is_str, "reviewer": _is_str,
-    "rationale": _is_str, "override": lambda v: v is None or isinstance(v, dict),
-    "inputs": _is_dict, "pairing": _is_dict, "policy": _is_dict, "policy_hash": _is_str,
-    "results": _is_dict, "triage": _is_dict, "items": _is_list, "gates": _is_list,
-    "review_notices": _is_list, "session_journal": _is_str, "content_hash": _is_str,
-}  # fmt: skip
-_CURRENT = {
-    "decision": _is_dict, "reviewer_decision": lambda v: v in DECISIONS,
-    "spec": lambda v: v is None or isinstance(v, dict),
-}  # fmt: skip
-_TRIAGE = {
-    "regressions": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "triaged": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "untriaged": _is_list, "by_tag": _is_dict, "tags": _is_list,
-}  # fmt: skip
-_ITEM = {
-    "item_id": _is_str, "direction": lambda v: v in ("regression", "improvement"),
-    "tag": lambda v: v is None or isinstance(v, str),
-}  # fmt: skip
-
-
-def form_problem(record: dict[str, Any]) -> str | None:
-    """What is missing or of the wrong type in the record, or None: verify reads these keys,
-    and a record without them is malformed, not a reason to fail with a traceback."""
-    current = record.get("schema") == SIGNOFF_SCHEMA
-    for where, table, obj in (
-        ("", {**_TOP, **(_CURRENT if current else {})}, record),
-        ("triage.", _TRIAGE, record.get("triage")),
-    ):
-        if not isinstance(obj, dict):
-            return f"the record is malformed: {where.rstrip('.') or 'it'} is not an object"
-        for key, ok in table.items():
-            if key not in obj:
-                return f"the record is malformed: it has no {where}{key}"
-            if not ok(obj[key]):
-                return f"the record is malformed: {where}{key} is {_shown(json.dumps(obj[key]))}"
-    if current:
-        missing = [key for key in RESULT_KEYS if key not in record["results"]]
-        if missing:
-            return f"the record is malformed: it has no results.{missing[0]}"
-    for arm in ("baseline", "candidate"):
-        if not isinstance(record["inputs"].get(arm), dict) or not isinstance(
-            record["inputs"][arm].get("sha256"), str
-        ):
-            return f"the record is malformed: inputs.{arm}.sha256 is missing"
-    seen: set[str] = set()
-    for index, item in enumerate(record["items"]):
-        if not isinstance(item, dict):
-            return f"the record is malformed: items[{index}] is not an object"
-        for key, ok in _ITEM.items():
-            if key not in item or not ok(item[key]):
-                return f"the record is malformed: items[{index}].{key} is missing or wrong"
-        if item["item_id"] in seen:
-            return f"the record lists item {_shown(item['item_id'])} twice"
-        seen.add(item["item_id"])
-    return None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import hashlib
 import re
 from dataclasses import replace
 
+import msgspec
 import pytest
 
 from evaltui.core.analysis.pair import analyze
@@ -20,7 +21,7 @@ from evaltui.core.compare.pairing import pair_runs
 from evaltui.core.decide.gates import GateResult, evaluate_gates, gates_status
 from evaltui.core.errors import InputError
 from evaltui.core.policy import GATE_KINDS, Gate, Policy, load_policy, loads_policy
-from evaltui.core.policy.schema import GATE_KINDS_SCHEMA, SETTINGS
+from evaltui.core.policy.declaration import GATE_KIND_DECLARATIONS, Settings, gate_keys, meaning
 from evaltui.core.read.formats import load_run
 from evaltui.core.record.journal import ReviewSession
 from tests.conftest import SAMPLE_RUNS
@@ -407,14 +408,13 @@ def test_confidence_defaults_to_one_minus_alpha():
 
 
 def test_every_declared_key_has_a_type_and_a_one_line_meaning():
-    tables = [SETTINGS, *(gate_kind.table for gate_kind in GATE_KINDS_SCHEMA)]
-    for table in tables:
-        assert len(set(table.names)) == len(table.names)
-        for key in table.keys:
-            assert key.meaning.strip() and "\n" not in key.meaning, key.name
-            assert not (key.required and key.default is not None), key.name
+    for declaration in (Settings, *GATE_KIND_DECLARATIONS):
+        for field in msgspec.inspect.type_info(declaration).fields:
+            text = meaning(declaration, field.encode_name)
+            assert text.strip() and "\n" not in text, field.name
     kinds = ("no_regressions", "min_pass_rate", "no_tag", "all_triaged", "min_effect")
-    assert tuple(gate_kind.kind for gate_kind in GATE_KINDS_SCHEMA) == kinds
+    assert tuple(msgspec.inspect.type_info(d).tag for d in GATE_KIND_DECLARATIONS) == kinds
+    assert all(d.__doc__ and "\n" not in d.__doc__.strip() for d in GATE_KIND_DECLARATIONS)
 
 
 def test_a_gate_hashes_its_kind_name_and_exactly_its_declared_keys():
@@ -427,9 +427,8 @@ def test_a_gate_hashes_its_kind_name_and_exactly_its_declared_keys():
             for kind in GATE_KINDS
         )
     )
-    for gate, gate_kind in zip(policy.gates, GATE_KINDS_SCHEMA, strict=True):
-        declared = {"kind", "name", *(key.name for key in gate_kind.keys)}
-        assert set(gate.canonical()) == declared
+    for gate in policy.gates:
+        assert set(gate.canonical()) == {"kind", "name", *gate_keys(gate.kind)}
 
 
 def test_canonical_form_is_plain_json():
