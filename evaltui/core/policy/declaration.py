@@ -30,7 +30,7 @@ from msgspec import Meta, Struct
 
 from evaltui.core.policy.tags import MEANINGS
 from evaltui.core.read.runs import PASSED
-from evaltui.core.stats.binary import CI_METHODS
+from evaltui.core.stats.paired_delta import CI_METHODS
 
 __all__ = [
     "ARMS",
