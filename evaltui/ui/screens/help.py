@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static
 
 from evaltui.core.record.journal import state_dir
 from evaltui.ui.safe import literal
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 
 GENERAL_NOTES = """\
@@ -111,7 +112,7 @@ def glossary_table() -> Table:
     return table
 
 
-class HelpScreen(FooterKeys, ModalScreen[None]):
+class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,question_mark,q", "close", "Close help", id="help.close"),
         Binding("j", "scroll(1)", "Scroll down", show=False, id="help.down"),
@@ -131,7 +132,7 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
         from evaltui.ui.screens.slices import SlicesScreen
         from evaltui.ui.widgets.item_table import ItemTable
 
-        tags = self.app.loaded.session.info.tags if self.app.loaded else ()
+        tags = self.state.loaded.session.info.tags if self.state.loaded else ()
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
         app_bindings = [  # (only the m this app has: the next metric, or the matrix of 3+ runs)
             b
@@ -147,11 +148,11 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
             yield Static("evaltui — keys", classes="title")
             yield Static(bindings_table("Everywhere", [*app_bindings, palette, *tag_rows]))
             independent = bindings_table("Two runs of different items", IndependentScreen.BINDINGS)
-            if self.app.independent is not None:  # (this screen's keys first: nothing else is)
+            if self.state.independent is not None:  # (this screen's keys first: nothing else is)
                 yield Static(independent)
             yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
             yield Static(bindings_table("The matrix of 3+ runs", [*MatrixScreen.BINDINGS, *back]))
-            if self.app.independent is None:
+            if self.state.independent is None:
                 yield Static(independent)
             yield Static(bindings_table("An item", ItemScreen.BINDINGS))
             yield Static(
@@ -165,7 +166,7 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
             yield Static(bindings_table("This help (?)", type(self).BINDINGS))
             yield Static(glossary_table())
             yield Static(
-                literal(GENERAL_NOTES.format(state=self.app.config.state_root or state_dir())),
+                literal(GENERAL_NOTES.format(state=self.state.config.state_root or state_dir())),
                 classes="hint",
             )
         yield Footer(compact=True, show_command_palette=False)

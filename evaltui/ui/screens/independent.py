@@ -34,6 +34,7 @@ from evaltui.core.analysis.independent import VERDICT_TEXT
 from evaltui.core.report.independent import arm_rows, comparison_lines
 from evaltui.ui.messages import Independent
 from evaltui.ui.safe import literal
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
 from evaltui.ui.widgets.header_pane import VERDICT_STYLE, decision_text
 
@@ -46,7 +47,7 @@ NO_RECORD = (
 )
 
 
-class IndependentScreen(FooterKeys, Screen):
+class IndependentScreen(GivenState, FooterKeys, Screen):
     """The independent comparison of two runs of different items; nothing to review."""
 
     DEFAULT_CSS = """
@@ -82,7 +83,7 @@ class IndependentScreen(FooterKeys, Screen):
 
     @property
     def shown(self) -> Independent:
-        independent = self.app.independent
+        independent = self.state.independent
         assert independent is not None  # the screen is pushed once the comparison is made
         return independent
 

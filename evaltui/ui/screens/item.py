@@ -21,9 +21,11 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow
-from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
+from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
+from evaltui.ui.state import ReviewState
 from evaltui.ui.transcript import (
     SideBySide,
     final_answer_key,
@@ -32,7 +34,6 @@ from evaltui.ui.transcript import (
     output_diff,
     side_by_side,
 )
-from evaltui.ui.triage import ReviewsChanged, undo
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 from evaltui.ui.widgets.header_pane import delta as delta_text
 
@@ -42,7 +43,7 @@ class Pane(VerticalScroll, can_focus=False):
     can move it alone); the mouse wheel scrolls it where the pointer is."""
 
 
-class ItemScreen(FooterKeys, Screen):
+class ItemScreen(GivenState, FooterKeys, Screen):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
@@ -102,8 +103,8 @@ class ItemScreen(FooterKeys, Screen):
         Shown(PALETTE, "Commands"),
     )
 
-    def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
-        super().__init__()
+    def __init__(self, state: ReviewState, rows: list[ListRow], index: int, list_name: str) -> None:
+        super().__init__(state)
         self.rows = rows
         self.index = index
         self.list_name = list_name
@@ -203,7 +204,7 @@ class ItemScreen(FooterKeys, Screen):
         `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
         flat fields first, so the reviewer reads the answer while the rest decodes. `rows`: the
         two records to read (another epoch's), else the item's first."""
-        paired = self.app.loaded.analysis.paired
+        paired = self.state.loaded.analysis.paired
         if rows is None:
             record = paired.items.row(index, named=True)
             rows = (record[BASE_ROW], record[CAND_ROW])
@@ -252,7 +253,7 @@ class ItemScreen(FooterKeys, Screen):
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
         if self.row.item_id == item_id:
             return self.row.index
-        return self.app.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
+        return self.state.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
 
     def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
         if item_id != self.row.item_id:
@@ -270,11 +271,11 @@ class ItemScreen(FooterKeys, Screen):
 
     def _verdicts(self) -> tuple[str, str]:
         """Each arm's verdict on this item in words (PASS/FAIL, or the share of its epochs)."""
-        record = self.app.loaded.analysis.paired.items.row(self.row.index, named=True)
+        record = self.state.loaded.analysis.paired.items.row(self.row.index, named=True)
         return (self._verdict(record, "baseline"), self._verdict(record, "candidate"))
 
     def _verdict(self, record: dict, arm: str) -> str:
-        analysis = self.app.loaded.analysis
+        analysis = self.state.loaded.analysis
         epochs = record[f"{arm}_epochs"]
         if analysis.metric == "passed" and epochs == 1:
             return "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
@@ -288,7 +289,7 @@ class ItemScreen(FooterKeys, Screen):
     def _item_epochs(self) -> tuple[list[dict], list[dict]]:
         """Each arm's records of this item, one per epoch: epoch, row, status and the value of
         the compared metric (a verdict or a score), in epoch order."""
-        analysis = self.app.loaded.analysis
+        analysis = self.state.loaded.analysis
         paired = analysis.paired
         record = paired.items.row(self.row.index, named=True)
         value = PASSED if analysis.metric == "passed" else analysis.metric
@@ -353,10 +354,11 @@ class ItemScreen(FooterKeys, Screen):
         return self.labels.plain(column) + "\n" + body
 
     def _update_meta(self) -> None:
-        app = self.app
-        paired = app.loaded.analysis.paired
+        loaded = self.state.loaded
+        assert loaded is not None  # (the item screen opens on a loaded pair)
+        paired = loaded.analysis.paired
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
-        review = app.loaded.session.review(self.row.item_id)
+        review = loaded.session.review(self.row.item_id)
         meta = Text()
         where = f"{self.list_name[:-1].capitalize()} {self.index + 1:,}/{len(self.rows):,} "
         meta.append(where, style="bold")
@@ -366,7 +368,7 @@ class ItemScreen(FooterKeys, Screen):
                 meta.append(" · ")
                 meta.append_text(literal_line(record[key], 36))
         meta.append("\n")
-        analysis = app.loaded.analysis
+        analysis = loaded.analysis
         for arm in ("baseline", "candidate"):
             status = record[f"{arm}_status"]
             meta.append(f"{arm} ", style="bold")
@@ -384,8 +386,8 @@ class ItemScreen(FooterKeys, Screen):
         else:
             meaning = tag_meanings(analysis).meaning(review.tag)
             meta.append_text(literal_line(review.tag, 40, style=tag_style(meaning)))
-        n_tags = len(app.loaded.session.info.tags)
-        then = " & next" if app.triage.advance else ""
+        n_tags = len(loaded.session.info.tags)
+        then = " & next" if self.state.triage.advance else ""
         _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)
         meta.append("\nnote: ", style="bold")
         meta.append_text(literal_line(review.note or "—", 60))
@@ -409,11 +411,12 @@ class ItemScreen(FooterKeys, Screen):
 
     def action_tag_next(self, number: int) -> None:
         """Tag this item; with tag-and-advance on, open the next untriaged item of the list."""
-        app = self.app
+        state = self.state
         item_id = self.row.item_id
-        app.action_tag(number)
-        tag = app.loaded.session.review(item_id).tag if app.loaded is not None else None
-        if tag is None or not app.triage.advance:
+        if state.can_act():
+            state.tag_key(item_id, number)
+        tag = state.loaded.session.review(item_id).tag if state.loaded is not None else None
+        if tag is None or not state.triage.advance:
             return  # not saved (or advance is off): stay
         following = self._next_untriaged()
         if following is None:
@@ -434,7 +437,7 @@ class ItemScreen(FooterKeys, Screen):
         return None
 
     def action_toggle_advance(self) -> None:
-        triage = self.app.triage
+        triage = self.state.triage
         triage.advance = not triage.advance
         state = "on: a tag opens the next untriaged item" if triage.advance else "off"
         self.notify(f"tag-and-advance {state}", timeout=3)
@@ -442,7 +445,7 @@ class ItemScreen(FooterKeys, Screen):
 
     def action_undo(self) -> None:
         """Undo the last tag; when it was one item of this list, show that item again."""
-        restored = undo(self.app)
+        restored = self.state.undo()
         if len(restored) == 1:
             for position, row in enumerate(self.rows):
                 if row.item_id == restored[0] and position != self.index:
@@ -493,7 +496,7 @@ class ItemScreen(FooterKeys, Screen):
     @property
     def needle(self) -> str:
         """The list's search, highlighted here; n/N walk its matches."""
-        view = self.app.views.get(self.list_name)
+        view = self.state.views.get(self.list_name)
         return view.search.strip() if view is not None else ""
 
     def _scroll_to_pending_match(self) -> None:

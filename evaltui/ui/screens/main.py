@@ -29,6 +29,7 @@ from evaltui.ui.messages import (
 )
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import (
     PALETTE,
     TAGS,
@@ -39,6 +40,7 @@ from evaltui.ui.screens.keys import (
     has_slices,
 )
 from evaltui.ui.search import SearchGrew, SearchIndex, fill, snippet_around
+from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.preview import OutputsPreview
@@ -50,7 +52,7 @@ PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show b
 CHROME_LINES = 6
 
 
-class MainScreen(FooterKeys, Screen):
+class MainScreen(GivenState, FooterKeys, Screen):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -101,8 +103,8 @@ class MainScreen(FooterKeys, Screen):
     # the hidden search box, which swallowed q (and every other key) until the list appeared.
     AUTO_FOCUS = ""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, state: ReviewState) -> None:
+        super().__init__(state)
         self.current_list = "regressions"
         self.header_folded = False  # the reviewer's choice (h), remembered in ui.json
         self.header_forced = False  # folded because the full header would crowd the list out
@@ -125,13 +127,13 @@ class MainScreen(FooterKeys, Screen):
                     id="search",
                 )
                 yield ItemTable(id="items")
-            yield OutputsPreview(id="preview")
+            yield OutputsPreview(self.state, id="preview")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         for widget_id in ("#header", "#runs", "#list-title", "#search", "#items", "#preview"):
             self.query_one(widget_id).display = False
-        self.header_folded = prefs.load(self.app.config.state_root).get("header") == "folded"
+        self.header_folded = prefs.load(self.state.config.state_root).get("header") == "folded"
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -151,11 +153,11 @@ class MainScreen(FooterKeys, Screen):
 
     def show_loaded(self) -> None:
         table = self.query_one(ItemTable)
-        table.show_delta = self.app.loaded.analysis.kind == "graded"
-        table.delta_points = self.app.loaded.analysis.in_points
+        table.show_delta = self.state.loaded.analysis.kind == "graded"
+        table.delta_points = self.state.loaded.analysis.in_points
         table.has_note = self._has_note
         table.match_where = self._match_where
-        table.tag_meaning = tag_meanings(self.app.loaded.analysis).meaning
+        table.tag_meaning = tag_meanings(self.state.loaded.analysis).meaning
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
@@ -171,16 +173,16 @@ class MainScreen(FooterKeys, Screen):
         """A fresh index for this pair's lists; filled once the inputs are read."""
         self.search_index = SearchIndex()
         self._index_started = False
-        for view in self.app.views.values():
+        for view in self.state.views.values():
             view.text_hits = self.search_index.matches
             view.note_hits = self._note_hits
         self._maybe_index()
 
     def _maybe_index(self) -> None:
         """Once every input is read, read the outputs and targets for search (once)."""
-        if self.app.previews_ready and self.app.loaded is not None and not self._index_started:
+        if self.state.previews_ready and self.state.loaded is not None and not self._index_started:
             self._index_started = True
-            self.build_search_index(self.app.loaded)
+            self.build_search_index(self.state.loaded)
 
     @work(thread=True, exclusive=True, group="search-index")
     def build_search_index(self, loaded) -> None:
@@ -211,7 +213,7 @@ class MainScreen(FooterKeys, Screen):
             self._update_title()
 
     def _note_hits(self, needle: str) -> set[str]:
-        loaded = self.app.loaded
+        loaded = self.state.loaded
         if loaded is None:
             return set()
         return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
@@ -228,7 +230,7 @@ class MainScreen(FooterKeys, Screen):
             return found
         if row.tag and needle in row.tag.lower():
             return "tag", row.tag
-        loaded = self.app.loaded
+        loaded = self.state.loaded
         note = loaded.session.review(row.item_id).note if loaded is not None else ""
         if note and needle in note.lower():
             return "note", snippet_around(note, needle) or note
@@ -238,7 +240,7 @@ class MainScreen(FooterKeys, Screen):
 
     def search_coverage(self) -> str:
         """What the search does not cover yet, for the list title ('' once it covers all)."""
-        if not self.app.previews_ready:
+        if not self.state.previews_ready:
             return "search: ids only, reading inputs…"
         index = self.search_index
         if not index.complete and index.total:
@@ -255,16 +257,15 @@ class MainScreen(FooterKeys, Screen):
         table.focus()
 
     def _has_note(self, item_id: str) -> bool:
-        loaded = self.app.loaded
+        loaded = self.state.loaded
         review = loaded.session.items.get(item_id) if loaded is not None else None
         return bool(review is not None and review.note)
 
     def refresh_header(self) -> None:
-        app = self.app
-        if app.loaded is None:
+        loaded = self.state.loaded
+        if loaded is None:
             return
-        loaded = app.loaded
-        args = (loaded.analysis, app.triaged(), loaded.session.notices, loaded.gates)
+        args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
         full = header_text(*args, loaded.decision)
         runs = runs_text(loaded.analysis, width, folded=False)
@@ -284,7 +285,7 @@ class MainScreen(FooterKeys, Screen):
 
     def _fit_preview(self) -> None:
         """The outputs preview beside the list, on terminals wide enough for both."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         preview = self.query_one(OutputsPreview)
         wide = self.size.width >= PREVIEW_WIDTH
@@ -306,12 +307,12 @@ class MainScreen(FooterKeys, Screen):
     def action_toggle_header(self) -> None:
         """Fold the header to two lines, or unfold it; the choice is remembered. On a terminal
         too short for it the full header folds by itself, and h unfolds it anyway."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         fold = not self.header_is_folded
         self.header_folded = fold
         self.header_peek = not fold
-        prefs.save(self.app.config.state_root, header="folded" if fold else "full")
+        prefs.save(self.state.config.state_root, header="folded" if fold else "full")
         self.refresh_header()
 
     # -- the list --------------------------------------------------------------------------
@@ -324,7 +325,7 @@ class MainScreen(FooterKeys, Screen):
 
     @property
     def view(self) -> ListView | None:
-        return self.app.views.get(self.current_list)
+        return self.state.views.get(self.current_list)
 
     def show_list(self, name: str, keep_item: str | None = None) -> None:
         self.current_list = name
@@ -344,7 +345,7 @@ class MainScreen(FooterKeys, Screen):
             other = "improvements" if name == "regressions" else "regressions"
             return (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
         filters = view.describe_filters()
-        if not self.app.previews_ready and view.search:
+        if not self.state.previews_ready and view.search:
             filters += " (the input texts are still being read)"
         n = len(view.rows)
         return (
@@ -355,7 +356,7 @@ class MainScreen(FooterKeys, Screen):
     def _update_title(self) -> None:
         title = Text()
         for name in LISTS:
-            view = self.app.views.get(name)
+            view = self.state.views.get(name)
             count = len(view.rows) if view else 0
             label = f" {name.capitalize()} ({count:,}) "
             if name == self.current_list:
@@ -404,7 +405,7 @@ class MainScreen(FooterKeys, Screen):
     # -- actions ---------------------------------------------------------------------------
 
     def action_show_list(self, name: str) -> None:
-        view = self.app.views.get(name)
+        view = self.state.views.get(name)
         if view is not None:
             view.refresh()  # tags may have changed while the other list was shown
         self.show_list(name)
@@ -412,7 +413,7 @@ class MainScreen(FooterKeys, Screen):
 
     def action_other_list(self, step: int) -> None:
         """Tab / arrows: the other list (the search box hands the keys back to the list)."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         if self.query_one("#search", Input).has_focus:
             self.query_one(ItemTable).focus()
@@ -443,8 +444,8 @@ class MainScreen(FooterKeys, Screen):
             self._reshow()
 
     def action_filter_tag(self) -> None:
-        if self.view is not None and self.app.loaded is not None:
-            options = [UNTAGGED, *self.app.loaded.session.info.tags]
+        if self.view is not None and self.state.loaded is not None:
+            options = [UNTAGGED, *self.state.loaded.session.info.tags]
             self.view.tag_filter = cycle(options, self.view.tag_filter)
             self._reshow()
 
@@ -455,7 +456,7 @@ class MainScreen(FooterKeys, Screen):
 
     def action_sort(self) -> None:
         if self.view is not None:
-            graded = self.app.loaded is not None and self.app.loaded.analysis.kind == "graded"
+            graded = self.state.loaded is not None and self.state.loaded.analysis.kind == "graded"
             keys = [k for k in SORT_KEYS if k != "delta" or graded]
             self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
             self._reshow()
@@ -466,8 +467,8 @@ class MainScreen(FooterKeys, Screen):
             self._reshow()
 
     def action_clear(self) -> None:
-        if not self.filtered and getattr(self.app, "run_set", None) is not None:
-            self.app.action_matrix()  # nothing to clear: back to the matrix of every pair
+        if not self.filtered and self.state.run_set is not None:
+            self.state.back_to_matrix()  # nothing to clear: back to the matrix of every pair
             return
         search = self.query_one("#search", Input)
         if self.view is not None:
@@ -486,21 +487,21 @@ class MainScreen(FooterKeys, Screen):
     def action_bulk_tag(self) -> None:
         """Tag every item of the list as filtered (search, slice, tag, gate), after a
         confirmation naming how many and a few of their ids."""
-        view, app = self.view, self.app
-        if view is None or app.loaded is None or app.closing:
+        view = self.view
+        if view is None or self.state.loaded is None or self.state.closing:
             return
         rows = list(view.visible)
         if not rows:
             self.notify("nothing to tag: the list is empty", timeout=3)
             return
         what = f"{self.current_list} · {view.describe_filters()}"
-        bulk_tag(app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
+        bulk_tag(self, self.state, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
 
     def on_item_table_opened(self, event: ItemTable.Opened) -> None:
         from evaltui.ui.screens.item import ItemScreen
 
         rows = self.query_one(ItemTable).rows
-        self.app.push_screen(ItemScreen(rows, event.position, self.current_list))
+        self.app.push_screen(ItemScreen(self.state, rows, event.position, self.current_list))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
