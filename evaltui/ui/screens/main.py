@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
-from evaltui.core.analysis.pair import Analysis
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.read.runs import Run
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
@@ -27,7 +23,6 @@ from evaltui.ui.messages import (
     ReviewChanged,
     WorkerProblem,
 )
-from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import (
@@ -39,11 +34,13 @@ from evaltui.ui.screens.keys import (
     has_metrics,
     has_slices,
 )
-from evaltui.ui.search import SearchGrew, SearchIndex, fill, snippet_around
+from evaltui.ui.screens.main_search import MainSearch
+from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.preview import OutputsPreview
+from evaltui.ui.widgets.runs import runs_text
 
 LISTS = ("regressions", "improvements")
 MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list fewer rows
@@ -52,7 +49,7 @@ PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show b
 CHROME_LINES = 6
 
 
-class MainScreen(GivenState, FooterKeys, Screen):
+class MainScreen(GivenState, FooterKeys, MainSearch):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -169,21 +166,6 @@ class MainScreen(GivenState, FooterKeys, Screen):
 
     # -- search ------------------------------------------------------------------------------
 
-    def _start_search_index(self) -> None:
-        """A fresh index for this pair's lists; filled once the inputs are read."""
-        self.search_index = SearchIndex()
-        self._index_started = False
-        for view in self.state.views.values():
-            view.text_hits = self.search_index.matches
-            view.note_hits = self._note_hits
-        self._maybe_index()
-
-    def _maybe_index(self) -> None:
-        """Once every input is read, read the outputs and targets for search (once)."""
-        if self.state.previews_ready and self.state.loaded is not None and not self._index_started:
-            self._index_started = True
-            self.build_search_index(self.state.loaded)
-
     @work(thread=True, exclusive=True, group="search-index")
     def build_search_index(self, loaded) -> None:
         from textual.worker import get_current_worker
@@ -204,57 +186,6 @@ class MainScreen(GivenState, FooterKeys, Screen):
         except (EvalTuiError, OSError) as exc:  # search then covers ids and inputs only
             problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")
             self.app.post_message(problem)
-
-    def on_search_grew(self, message: SearchGrew) -> None:
-        view = self.view
-        if view is not None and view.search:
-            self._reshow()
-        else:
-            self._update_title()
-
-    def _note_hits(self, needle: str) -> set[str]:
-        loaded = self.state.loaded
-        if loaded is None:
-            return set()
-        return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
-
-    def _match_where(self, row, needle: str) -> tuple[str, str] | None:
-        """Where a row matched the search, for the list's input column: (field, stretch)."""
-        if needle in row.item_id.lower():
-            return None  # the id column shows it
-        around = snippet_around(row.preview, needle)
-        if around is not None:
-            return "", around
-        found = self.search_index.where(row.index, needle)
-        if found is not None:
-            return found
-        if row.tag and needle in row.tag.lower():
-            return "tag", row.tag
-        loaded = self.state.loaded
-        note = loaded.session.review(row.item_id).note if loaded is not None else ""
-        if note and needle in note.lower():
-            return "note", snippet_around(note, needle) or note
-        if needle in row.search_text:
-            return "input", "(further into the input)"
-        return None
-
-    def search_coverage(self) -> str:
-        """What the search does not cover yet, for the list title ('' once it covers all)."""
-        if not self.state.previews_ready:
-            return "search: ids only, reading inputs…"
-        index = self.search_index
-        if not index.complete and index.total:
-            share = index.covered / index.total
-            return f"search: ids and inputs; outputs and targets {share:.0%}…"
-        if not index.complete:
-            return "search: ids and inputs; reading outputs and targets…"
-        return ""
-
-    def action_next_match(self, step: int) -> None:
-        """n / N: the next or previous row of the list (every row shown is a match)."""
-        table = self.query_one(ItemTable)
-        table.action_cursor(step)
-        table.focus()
 
     def _has_note(self, item_id: str) -> bool:
         loaded = self.state.loaded
@@ -421,23 +352,6 @@ class MainScreen(GivenState, FooterKeys, Screen):
         index = (LISTS.index(self.current_list) + step) % len(LISTS)
         self.action_show_list(LISTS[index])
 
-    def action_search(self) -> None:
-        search = self.query_one("#search", Input)
-        search.display = True
-        search.focus()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "search" and self.view is not None:
-            self.view.search = event.value
-            self.query_one(ItemTable).search_needle = event.value.strip().lower()
-            self._reshow()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "search":
-            self.query_one(ItemTable).focus()
-            if not event.value:
-                event.input.display = False
-
     def action_filter_slice(self) -> None:
         if self.view is not None:
             self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)
@@ -538,45 +452,3 @@ class MainScreen(GivenState, FooterKeys, Screen):
             "Two header lines, or all of it (h)",
             self.action_toggle_header,
         )
-
-
-def run_label(run: Run, short: bool = False) -> str:
-    """What names a run on screen: model, task, date and file name (each when known; the long
-    file name last, where a narrow screen cuts it); `short`: the model, else the file name."""
-    meta = run.metadata
-    path = Path(run.source.path)
-    if short:
-        return meta.get("model") or path.name
-    # The run's own date when it records one (a file's mtime is when it was copied, not run).
-    when = meta.get("created") or meta.get("created_at") or meta.get("date_id") or ""
-    when = when.replace("T", " ")[:16]
-    parts = [meta.get("model"), meta.get("task") or meta.get("eval_name"), when, path.name]
-    return " · ".join(p for p in parts if p)
-
-
-def runs_text(analysis: Analysis, width: int, folded: bool) -> Text:
-    """The two runs by name: one line each, or both on one line when the header is folded."""
-    paired = analysis.paired
-    if folded:
-        base = run_label(paired.baseline, short=True)
-        cand = run_label(paired.candidate, short=True)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("baseline ", style="bold")
-        text.append_text(literal_line(base, max(width // 2 - 12, 10)))
-        text.append("  →  candidate ", style="bold")
-        text.append_text(literal_line(cand))
-        task = paired.baseline.metadata.get("task")
-        if task:
-            text.append(" · ")
-            text.append_text(literal_line(task))
-        text.truncate(width, overflow="ellipsis")
-        return text
-    base, cand = run_label(paired.baseline), run_label(paired.candidate)
-    lines = []
-    for arm, label in (("baseline ", base), ("candidate", cand)):
-        line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(arm + " ", style="bold")
-        line.append_text(literal_line(label))
-        line.truncate(width, overflow="ellipsis")
-        lines.append(line)
-    return Text("\n").join(lines)
