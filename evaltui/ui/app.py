@@ -102,7 +102,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
     """evaltui: paired review of two eval runs."""
 
     TITLE = "evaltui"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = ["app.tcss", "styles.tcss"]  # the layout, and the one style map
     # The descriptions are the help screen's (`?`); each screen's footer shows its own short
     # labels for the keys that matter there (`FOOTER`, evaltui/ui/screens/keys.py).
     BINDINGS = [

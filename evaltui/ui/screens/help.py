@@ -16,6 +16,7 @@ from evaltui.core.record.journal import state_dir
 from evaltui.ui.safe import literal
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.styles import style_of
 
 GENERAL_NOTES = """\
 Tags and notes are written to the session journal (and flushed to disk) before "saved" shows.
@@ -84,7 +85,7 @@ def _keys(binding: Binding) -> str:
 def _table(title: str) -> Table:
     table = Table(title=title, title_justify="left", show_header=False, box=None)
     table.title_style = "bold"
-    table.add_column("key", style="bold cyan", width=KEY_WIDTH, no_wrap=False)
+    table.add_column("key", style=style_of("key--name"), width=KEY_WIDTH, no_wrap=False)
     table.add_column("action")
     return table
 

@@ -36,6 +36,7 @@ from evaltui.ui.messages import Independent
 from evaltui.ui.safe import literal
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
+from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import VERDICT_STYLE, decision_text
 
 NO_PAIRS = "no item pairs to triage: the runs share no items"
@@ -170,8 +171,8 @@ def numbers_block(d: dict[str, Any]) -> Group:
         if line:
             parts.append(Text(line.removeprefix("- ")))
     for warning in d["warnings"]:
-        line = Text("⚠ ", style="bold yellow")
-        line.append_text(literal(warning, style="yellow"))
+        line = Text("⚠ ", style=style_of("caution--strong"))
+        line.append_text(literal(warning, style=style_of("caution")))
         parts.append(line)
     return Group(*parts)
 

@@ -24,6 +24,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.state import ReviewState
+from evaltui.ui.styles import style_of
 from evaltui.ui.transcript import (
     SideBySide,
     labels,
@@ -33,6 +34,8 @@ from evaltui.ui.transcript import (
 )
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 from evaltui.ui.widgets.header_pane import delta as delta_text
+
+OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
 
 class ItemScreen(GivenState, FooterKeys, ItemNavigation):
@@ -365,9 +368,9 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             status = record[f"{arm}_status"]
             meta.append(f"{arm} ", style="bold")
             word = self._verdict(record, arm)
-            meta.append(word, style={"PASS": "green", "FAIL": "bold red"}.get(word, ""))
+            meta.append(word, style=OUTCOME_STYLE.get(word, ""))
             if status != "ok":
-                meta.append(f" ({status})", style="yellow")
+                meta.append(f" ({status})", style=style_of("caution"))
             meta.append("  ")
         if analysis.kind == "graded":
             delta = float(analysis.deltas[self._item_index(self.row.item_id)])

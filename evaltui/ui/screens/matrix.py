@@ -35,10 +35,15 @@ from evaltui.ui.messages import RunSetChanged
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
+from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import decision_text
 
 NAME_WIDTH = 24  # a run's name in the row and column labels (the words below say it whole)
-MARK_STYLE = {"▲": "bold green", "▼": "bold red", "·": ""}  # the mark says it without colour
+MARK_STYLE = {
+    "▲": style_of("verdict--improved"),
+    "▼": style_of("verdict--regressed"),
+    "·": "",
+}  # the mark says it without colour
 MIRRORED_WORDS = {"improved": "worse", "regressed": "better"}  # the baseline's row reads back
 LEGEND = "▲ row better · ▼ worse · · no significant difference"
 

@@ -24,10 +24,14 @@ from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
+from evaltui.ui.styles import style_of
 
 # A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
 # and a mark that reads without colour.
-VERDICT_MARK = {"regressed": ("bold red", "▼"), "improved": ("bold green", "▲")}
+VERDICT_MARK = {
+    "regressed": (style_of("verdict--regressed"), "▼"),
+    "improved": (style_of("verdict--improved"), "▲"),
+}
 
 
 NAME_MAX, NAME_MIN = 16, 8  # the slice name's column: cut (…) before the numbers ever are

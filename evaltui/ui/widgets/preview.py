@@ -19,6 +19,7 @@ from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.state import ReviewState
+from evaltui.ui.styles import style_of
 
 SETTLE = 0.12  # seconds the cursor rests on a row before its outputs are read
 MAX_CHARS = 4000  # per output: a preview, not the transcript (Enter opens that)
@@ -106,7 +107,7 @@ class OutputsPreview(VerticalScroll, can_focus=False):
                 t = quick(record) if quick is not None else None
                 sides.append(t if t is not None and answer(t) else reader.read(record))
         except EvalTuiError as exc:
-            text = literal(f"cannot read this item: {exc}", style="yellow")
+            text = literal(f"cannot read this item: {exc}", style=style_of("caution"))
             self.post_message(self.Read(row.item_id, text))
             return
         if not worker.is_cancelled:
