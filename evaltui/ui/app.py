@@ -336,7 +336,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         self.notify(message.text, title="Input changed", severity="error", timeout=60, markup=False)
 
     def on_worker_problem(self, message: WorkerProblem) -> None:
-        self.notify(message.text, severity=message.severity, markup=False)  # type: ignore[arg-type]
+        self.notify(message.text, severity=message.severity, markup=False)
 
     @work(thread=True, exclusive=True, group="gates")
     def refresh_decision(self, loaded: Loaded) -> None:

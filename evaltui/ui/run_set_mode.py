@@ -120,7 +120,7 @@ class RunSetMode(ReviewApp):
         except Exception as exc:  # noqa: BLE001 - said on the matrix, which stays open
             failed = load_failed(exc)
             bug = failed is None or failed.code == 3
-            self.post_message(RunSetPairFailed("" if bug else failed.text))
+            self.post_message(RunSetPairFailed("" if failed is None or bug else failed.text))
             if bug:
                 raise  # reported as a bug (`report_unexpected`); the matrix stays
             return

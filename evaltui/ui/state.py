@@ -138,6 +138,12 @@ class ReviewState:
         self.loaded = replace(basis, **changes)
         return True
 
+    def require_loaded(self) -> Loaded:
+        """The open pair, for a screen that is only ever opened on one (its item, gates,
+        slices, sign-off); an AssertionError, reported as a bug, if there is none."""
+        assert self.loaded is not None, "no pair is open"
+        return self.loaded
+
     def can_act(self) -> bool:
         return self.loaded is not None and not self.closing
 

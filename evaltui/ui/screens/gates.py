@@ -66,11 +66,11 @@ class GatesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        gate = self.state.loaded.gates[int(event.option.id)]
+        gate = self.state.require_loaded().gates[int(event.option.id)]
         if not gate.item_ids:
             self.notify("this gate names no items", timeout=3)
             return
-        regressions = set(self.state.loaded.analysis.regressions)
+        regressions = set(self.state.require_loaded().analysis.regressions)
         in_list = "regressions" if set(gate.item_ids) & regressions else "improvements"
         self.state.show_items(tuple(gate.item_ids), f"gate: {gate.name}", in_list)
 

@@ -133,7 +133,8 @@ class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
         from evaltui.ui.screens.slices import SlicesScreen
         from evaltui.ui.widgets.item_table import ItemTable
 
-        tags = self.state.loaded.session.info.tags if self.state.loaded else ()
+        loaded = self.state.loaded
+        tags = loaded.session.info.tags if loaded else ()
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
         app_bindings = [  # (only the m this app has: the next metric, or the matrix of 3+ runs)
             b

@@ -199,7 +199,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
         flat fields first, so the reviewer reads the answer while the rest decodes. `rows`: the
         two records to read (another epoch's), else the item's first."""
-        paired = self.state.loaded.analysis.paired
+        paired = self.state.require_loaded().analysis.paired
         if rows is None:
             record = paired.items.row(index, named=True)
             rows = (record[BASE_ROW], record[CAND_ROW])
@@ -248,7 +248,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
         if self.row.item_id == item_id:
             return self.row.index
-        return self.state.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
+        return self.state.require_loaded().analysis.paired.items[ITEM_ID].index_of(item_id)
 
     def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
         if item_id != self.row.item_id:
@@ -266,11 +266,11 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
 
     def _verdicts(self) -> tuple[str, str]:
         """Each arm's verdict on this item in words (PASS/FAIL, or the share of its epochs)."""
-        record = self.state.loaded.analysis.paired.items.row(self.row.index, named=True)
+        record = self.state.require_loaded().analysis.paired.items.row(self.row.index, named=True)
         return (self._verdict(record, "baseline"), self._verdict(record, "candidate"))
 
     def _verdict(self, record: dict, arm: str) -> str:
-        analysis = self.state.loaded.analysis
+        analysis = self.state.require_loaded().analysis
         epochs = record[f"{arm}_epochs"]
         if analysis.metric == "passed" and epochs == 1:
             return "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
@@ -284,7 +284,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
     def _item_epochs(self) -> tuple[list[dict], list[dict]]:
         """Each arm's records of this item, one per epoch: epoch, row, status and the value of
         the compared metric (a verdict or a score), in epoch order."""
-        analysis = self.state.loaded.analysis
+        analysis = self.state.require_loaded().analysis
         paired = analysis.paired
         record = paired.items.row(self.row.index, named=True)
         value = PASSED if analysis.metric == "passed" else analysis.metric

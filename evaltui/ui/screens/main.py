@@ -150,11 +150,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
 
     def show_loaded(self) -> None:
         table = self.query_one(ItemTable)
-        table.show_delta = self.state.loaded.analysis.kind == "graded"
-        table.delta_points = self.state.loaded.analysis.in_points
+        table.show_delta = self.state.require_loaded().analysis.kind == "graded"
+        table.delta_points = self.state.require_loaded().analysis.in_points
         table.has_note = self._has_note
         table.match_where = self._match_where
-        table.tag_meaning = tag_meanings(self.state.loaded.analysis).meaning
+        table.tag_meaning = tag_meanings(self.state.require_loaded().analysis).meaning
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
@@ -359,7 +359,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
 
     def action_filter_tag(self) -> None:
         if self.view is not None and self.state.loaded is not None:
-            options = [UNTAGGED, *self.state.loaded.session.info.tags]
+            options = [UNTAGGED, *self.state.require_loaded().session.info.tags]
             self.view.tag_filter = cycle(options, self.view.tag_filter)
             self._reshow()
 
@@ -370,7 +370,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
 
     def action_sort(self) -> None:
         if self.view is not None:
-            graded = self.state.loaded is not None and self.state.loaded.analysis.kind == "graded"
+            loaded = self.state.loaded
+            graded = loaded is not None and loaded.analysis.kind == "graded"
             keys = [k for k in SORT_KEYS if k != "delta" or graded]
             self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
             self._reshow()

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -39,7 +40,7 @@ from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import decision_text
 
 NAME_WIDTH = 24  # a run's name in the row and column labels (the words below say it whole)
-MARK_STYLE = {
+MARK_STYLE: dict[str, str | Style] = {
     "▲": style_of("verdict--improved"),
     "▼": style_of("verdict--regressed"),
     "·": "",

@@ -76,7 +76,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def decision(self) -> Any:
         """The tool's decision, shown first (a `Decision` or a `RunSetDecision`)."""
-        return self.state.loaded.decision
+        return self.state.require_loaded().decision
 
     def compose_covers(self) -> ComposeResult:
         """What the record covers, below the decision (a pair's dialog needs no such line)."""
@@ -84,16 +84,17 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def override_problems(self) -> list[str]:
         """What an approval would override, each in words; empty: nothing."""
-        loaded = self.state.loaded
+        loaded = self.state.require_loaded()
         override = override_for(loaded.analysis, loaded.session, loaded.gates)
         return override.problems() if override.needed else []
 
     def check_ready(self) -> None:
         """Raise EvalTuiError when no record may be written now."""
-        self.state.check_inputs_confirmed(self.state.loaded)  # the record's sha256 are the bytes'
+        # The record's sha256 must be the bytes' own.
+        self.state.check_inputs_confirmed(self.state.require_loaded())
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
-        self.write_record(self.state.loaded, decision, prefix)
+        self.write_record(self.state.require_loaded(), decision, prefix)
 
     # -- the form ----------------------------------------------------------------------------
 

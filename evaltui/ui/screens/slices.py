@@ -154,7 +154,7 @@ class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         slices = self._slices()
-        overall = OverallRow.of(self.state.loaded.analysis)
+        overall = OverallRow.of(self.state.require_loaded().analysis)
         header, options = slice_rows(slices, self._row_width(), overall)
         with Vertical(id="slices-box", classes="dialog"):
             adjust = slices[0].adjust if slices else "holm"
@@ -173,7 +173,7 @@ class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def _slices(self) -> list:
-        return sorted(self.state.loaded.analysis.slices, key=lambda s: not s.is_overall)
+        return sorted(self.state.require_loaded().analysis.slices, key=lambda s: not s.is_overall)
 
     def _row_width(self) -> int:
         """The width of an option's text: the dialog (98%, at most 120 columns) less its

@@ -95,7 +95,7 @@ class OutputsPreview(VerticalScroll, can_focus=False):
 
     @work(thread=True, exclusive=True, group="preview")
     def read_outputs(self, row: ListRow) -> None:
-        paired = self.state.loaded.analysis.paired
+        paired = self.state.require_loaded().analysis.paired
         worker = get_current_worker()
         try:
             sides = []
