@@ -179,7 +179,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         self.push_screen(self.main_screen)
         if not self.is_headless:  # (headless, under Pilot, TERM says nothing of a terminal)
             self.use_terminal_colours()
-            self.watch_terminal()
+            self.check_terminal()
         if self.config.log_directory is not None:  # `evaltui DIR`: pick the pair first
             self.push_screen(PickerScreen(self.config.log_directory, self.open_picked))
             return

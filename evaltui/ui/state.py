@@ -88,7 +88,7 @@ class ReviewHost(Protocol):
     def action_matrix(self) -> None: ...
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ReviewState:
     """Everything a screen reads about the review: the open pair (`loaded`), its list views,
     the triage history, the run set and its cursor, the independent comparison."""
@@ -115,6 +115,9 @@ class ReviewState:
     # Two runs of different items (`--design independent|auto`): shown, never reviewed.
     independent: Independent | None = None
     rows_by_id: dict[str, ListRow] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
+        return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
 
     # -- what is loaded ----------------------------------------------------------------------
 

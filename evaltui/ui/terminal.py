@@ -14,7 +14,6 @@ import threading
 
 from evaltui.ui.base import ReviewApp
 from evaltui.ui.messages import TerminalGone
-from evaltui.ui.state import ReviewState
 
 HANGUP_CODE = 128 + signal.SIGHUP  # the exit status when the terminal went away
 TERMINAL_CHECK = 0.25  # seconds between checks that the terminal is still there
@@ -22,13 +21,11 @@ HANGUP_GRACE = 0.5  # seconds the normal shutdown may take before the process ju
 
 
 class TerminalWatch(ReviewApp):
-    """Ends the app when its terminal is gone (see `_watch_terminal`)."""
+    """Ends the app when its terminal is gone (see `check_terminal`)."""
 
-    state: ReviewState
-    hung_up: bool = False  # the terminal went away (SIGHUP or a closed pty): ending
     _ttys: list[int]
 
-    def watch_terminal(self) -> None:
+    def check_terminal(self) -> None:
         """End the app when its terminal goes away, so it never holds the pair with no one at
         the keys: on SIGHUP (a closed tmux pane, a dropped SSH session), and when the terminal
         stops answering without one (a pty closed under a process that ignores SIGHUP or is

@@ -14,20 +14,12 @@ from textual.screen import Screen
 
 from evaltui.core.record.journal import os_error_text
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.config import AppConfig
-from evaltui.ui.state import ReviewState
 
 MAX_RECOVERED_ERRORS = 20  # unexpected errors one session survives; more, and the app ends
 
 
 class UnexpectedErrors(ReviewApp):
     """The app's handling of its own bugs (see the module's docstring)."""
-
-    config: AppConfig
-    state: ReviewState
-    main_screen: Screen | None
-    load_error: str | None
-    unexpected_errors: list[str]
 
     async def run_action(
         self, action: Any, default_namespace: Any = None, namespaces: Any = None
