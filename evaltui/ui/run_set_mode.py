@@ -141,9 +141,7 @@ class RunSetMode(ReviewApp):
         """The pair's review replaces the matrix: a new main screen (no list, filter or search
         of another pair carries over), then the usual first screen of a pair."""
         self.state.opening_pair = None
-        if (
-            self.state.closing or self.state.loaded is not None
-        ):  # (quitting, or a pair already open)
+        if self.state.closing or self.state.loaded is not None:  # (quitting; a pair is open)
             message.loaded.session.close()
             return
         self.state.open_pair = message.pair
