@@ -27,6 +27,7 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
+from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.config import AppConfig
 from evaltui.ui.loading import (
@@ -290,6 +291,11 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
+
+    def notify(self, message: str, *, title: str = "", markup: bool = True, **kwargs: Any) -> None:
+        """Every toast, from any screen, is inert text: toasts name ids, tags, metrics and paths
+        from the runs, which must neither be parsed as markup nor reach the terminal raw."""
+        super().notify(inert(str(message)), title=one_line(title), markup=False, **kwargs)
 
     def _replace_loaded(self, basis: Loaded, **changes: Any) -> None:
         """Adopt a worker's result for the pair `basis` showed, unless the pair was re-analysed

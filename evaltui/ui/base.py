@@ -1,5 +1,6 @@
 """The app's common ground: what the parts of the app (`app.py` and its mixins, one file per
-job) share: the config, the review state, the main screen, toasts and telling the screens.
+job) share: the config, the review state, the main screen and telling the screens (every
+toast goes through `EvalTuiApp.notify`, which makes its text inert).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
-from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.config import AppConfig
 from evaltui.ui.state import Loaded, ReviewState
 
@@ -25,11 +25,6 @@ class ReviewApp(App[int]):
     load_error: str | None
     unexpected_errors: list[str]
     hung_up: bool = False  # the terminal went away (SIGHUP or a closed pty): ending
-
-    def notify(self, message: str, *, title: str = "", markup: bool = True, **kwargs: Any) -> None:
-        """Every toast, from any screen, is inert text: toasts name ids, tags, metrics and paths
-        from the runs, which must neither be parsed as markup nor reach the terminal raw."""
-        super().notify(inert(str(message)), title=one_line(title), markup=False, **kwargs)
 
     def tell_screens(self, make: Callable[[], Message]) -> None:
         """Post a fresh message to every screen on the stack; those that care handle it."""
