@@ -2,7 +2,8 @@
 
 Walked from the source with `ast`, so a lazy import inside a function counts too: the app once
 imported the CLI lazily while the CLI imported the app, and only a walk of every import sees it.
-Imports under `if TYPE_CHECKING:` are for type hints only and do not count.
+Imports under `if TYPE_CHECKING:` count as well: a cycle hidden there is still two modules that
+each need the other to be understood (the UI's app, screens and triage once were seven such).
 """
 
 from __future__ import annotations
@@ -25,13 +26,20 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def _imports(tree: ast.AST, module: str, is_package: bool, top_level_only: bool) -> set[str]:
-    """evaltui modules this module imports (resolved to the longest existing module name)."""
+def _imports(
+    tree: ast.AST,
+    module: str,
+    is_package: bool,
+    top_level_only: bool,
+    type_checking: bool = False,
+) -> set[str]:
+    """evaltui modules this module imports (resolved to the longest existing module name);
+    `type_checking`: those under `if TYPE_CHECKING:` too."""
     found: set[str] = set()
 
     def visit(node: ast.AST, top: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and _is_type_checking(child):
+            if isinstance(child, ast.If) and _is_type_checking(child) and not type_checking:
                 continue
             nested = isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
             if nested and top_level_only:
@@ -53,12 +61,12 @@ def _imports(tree: ast.AST, module: str, is_package: bool, top_level_only: bool)
     return found
 
 
-def _graph(top_level_only: bool) -> dict[str, set[str]]:
+def _graph(top_level_only: bool, type_checking: bool = False) -> dict[str, set[str]]:
     sources = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in sources.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        wanted = _imports(tree, name, path.name == "__init__.py", top_level_only)
+        wanted = _imports(tree, name, path.name == "__init__.py", top_level_only, type_checking)
         graph[name] = {w for w in wanted if w in sources and w != name}
     return graph
 
@@ -108,6 +116,36 @@ def test_no_cycle_even_counting_imports_inside_functions():
     assert _cycle(_graph(top_level_only=False)) is None
 
 
+def test_no_cycle_anywhere_counting_type_checking_imports_and_imports_inside_functions():
+    assert _cycle(_graph(top_level_only=False, type_checking=True)) is None
+
+
+def test_the_ui_imports_one_way_app_then_screens_then_widgets_then_state():
+    """No screen or widget imports the app (or its parts), no widget a screen, and the state
+    and the messages neither (the screens are given the state; they never fetch it)."""
+    order = {"app": 0, "screens": 1, "widgets": 2, "state": 3}
+    app_side = {"app", "actions", "base", "run_set_mode", "terminal", "unexpected"}
+
+    def rank(module: str) -> int | None:
+        parts = module.split(".")
+        if parts[:2] != ["evaltui", "ui"] or len(parts) < 3:
+            return None
+        if parts[2] in app_side:
+            return order["app"]
+        if parts[2] in ("screens", "widgets"):
+            return order[parts[2]]
+        return order["state"]  # state, messages, triage, listmodel, config...
+
+    graph = _graph(top_level_only=False, type_checking=True)
+    upward = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in targets
+        if (a := rank(module)) is not None and (b := rank(target)) is not None and b < a
+    )
+    assert upward == []
+
+
 def test_core_imports_neither_the_ui_nor_the_cli_and_the_ui_never_imports_the_cli():
     allowed = {"core": {"core"}, "ui": {"core", "ui"}, "cli": {"core", "ui", "cli"}}
     graph = _graph(top_level_only=False)
@@ -126,3 +164,6 @@ def test_the_walk_finds_a_cycle_when_there_is_one():
     tree = ast.parse("def f():\n    from evaltui.cli.main import main\n")
     assert "evaltui.cli.main" in _imports(tree, "evaltui.ui.app", False, top_level_only=False)
     assert "evaltui.cli.main" not in _imports(tree, "evaltui.ui.app", False, top_level_only=True)
+    hinted = ast.parse("if TYPE_CHECKING:\n    from evaltui.ui.app import EvalTuiApp\n")
+    assert "evaltui.ui.app" not in _imports(hinted, "evaltui.ui.triage", False, False)
+    assert "evaltui.ui.app" in _imports(hinted, "evaltui.ui.triage", False, False, True)

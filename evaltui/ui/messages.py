@@ -1,61 +1,29 @@
 """What the app's workers and the app tell the screens, as Textual messages.
 
 Workers run in threads and never touch widgets: they post one of these (posting is
-thread-safe) and the app or a screen handles it on the UI thread. The app keeps the one
-`Loaded` state and replaces it whole when a worker brings a newer analysis or gates; then it
-tells every screen on the stack (`AnalysisChanged`, `ReviewChanged`) and each screen that cares
-redraws. Progress-like messages replace a queued one of their kind (`can_replace`), so a burst
-of progress costs one redraw, not one per chunk.
+thread-safe) and the app or a screen handles it on the UI thread. The app keeps the one review
+state (`ui/state.py`) and replaces its `Loaded` whole when a worker brings a newer analysis or
+gates; then it tells every screen on the stack (`AnalysisChanged`, `ReviewChanged`...), each
+message carrying the state, and each screen that cares redraws from it. Progress-like
+messages replace a queued one of their kind (`can_replace`), so a burst of progress costs one
+redraw, not one per chunk.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from evaltui.ui.state import Independent, Loaded, ReviewState
+
 if TYPE_CHECKING:
     from evaltui.core.analysis.pair import Analysis
     from evaltui.core.analysis.run_set import RunSetAnalysis
-    from evaltui.core.decide.pair import Decision
-    from evaltui.core.record.journal import ReviewSession
-    from evaltui.ui.listmodel import ListRow
 
-
-@dataclass(frozen=True, repr=False)
-class Loaded:
-    """The open pair as the UI shows it: replaced, never mutated, when a worker finishes.
-
-    `rows` are the list rows; their `tag` and `preview` fields are updated in place as the
-    reviewer tags and the previews arrive (the rows are the lists' own, shared by the views).
-    """
-
-    analysis: Analysis
-    session: ReviewSession
-    rows: dict[str, list[ListRow]]
-    gates: tuple[Any, ...] = ()
-    decision: Any = None  # core.decision.Decision: what the header's first line says
-
-    def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
-        sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
-        return f"Loaded({sizes})"
-
-
-@dataclass(frozen=True, repr=False)
-class Independent:
-    """Two runs of different items as the app shows them (`IndependentScreen`): the analysis,
-    its decision and the report made from both, so the screen reads the report's words and
-    numbers and computes nothing. There is no session: nothing to tag, nothing journalled."""
-
-    analysis: Any  # core.unpaired.IndependentAnalysis
-    decision: Decision
-    report: dict[str, Any]  # unpaired_report.independent_report_dict(analysis, decision)
-
-    def __repr__(self) -> str:
-        return f"Independent({self.decision.line[:60]!r})"
+__all__ = ["Independent", "Loaded"]  # (the state's, named here as the workers' results)
 
 
 # -- from workers -------------------------------------------------------------------------
@@ -222,20 +190,32 @@ class TerminalGone(Message):
 
 
 class AnalysisChanged(Message):
-    """The app's `Loaded` was replaced (first load, breakdowns, gates): redraw from it."""
+    """The state's `Loaded` was replaced (first load, breakdowns, gates): redraw from it."""
 
-    def __init__(self, first: bool = False) -> None:
+    def __init__(self, state: ReviewState, first: bool = False) -> None:
         super().__init__()
-        self.first = first
+        self.state, self.first = state, first
 
 
 class ReviewChanged(Message):
     """The reviewer tagged or annotated `item_id` (already written to the journal)."""
 
-    def __init__(self, item_id: str) -> None:
+    def __init__(self, state: ReviewState, item_id: str) -> None:
         super().__init__()
-        self.item_id = item_id
+        self.state, self.item_id = state, item_id
+
+
+class ReviewsChanged(Message):
+    """Many items were tagged at once (a bulk tag or an undo; already in the journal)."""
+
+    def __init__(self, state: ReviewState, item_ids: tuple[str, ...]) -> None:
+        super().__init__()
+        self.state, self.item_ids = state, item_ids
 
 
 class RunSetChanged(Message):
-    """The app's decision of the run set was replaced: the matrix redraws its words."""
+    """The state's decision of the run set was replaced: the matrix redraws its words."""
+
+    def __init__(self, state: ReviewState) -> None:
+        super().__init__()
+        self.state = state

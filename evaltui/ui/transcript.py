@@ -21,13 +21,11 @@ from rich.text import Text
 from evaltui.core.read.runs import Transcript
 from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.safe import literal
+from evaltui.ui.styles import style_of
 
-ROLE_STYLE = {
-    "system": "bold magenta",
-    "user": "bold cyan",
-    "assistant": "bold green",
-    "tool": "bold yellow",
-}
+ROLE_STYLE = {role: style_of(f"role--{role}") for role in ("system", "user", "assistant", "tool")}
+OUTPUT_STYLE = style_of("section--output")
+TARGET_STYLE = style_of("section--target")
 
 
 MAX_SHOWN = 100_000  # characters per section: a 1 MB output must not freeze the screen
@@ -41,7 +39,7 @@ class Section:
     key: str  # how the two sides' sections are aligned: "m0", "m1", ..., "output", "target"
     title: str
     body: str | None
-    style: str = "bold"
+    style: str | Style = "bold"
     role: str = ""  # the message's role ("" for the other sections)
     note: bool = False  # a status line of ours, not text from the run
 
@@ -54,14 +52,14 @@ def sections(t: Transcript) -> list[Section]:
             style = ROLE_STYLE.get(message.role, "bold")
             out.append(Section(f"m{i}", message.role, message.content, style, message.role))
         if t.output and t.output != t.messages[-1].content:
-            out.append(Section("output", "output", t.output, "bold green"))
+            out.append(Section("output", "output", t.output, OUTPUT_STYLE))
     else:
-        out.append(Section("m0", "input", t.input, "bold cyan", "user"))
-        out.append(Section("output", "output", t.output, "bold green"))
+        out.append(Section("m0", "input", t.input, ROLE_STYLE["user"], "user"))
+        out.append(Section("output", "output", t.output, OUTPUT_STYLE))
     if t.target is not None:
-        out.append(Section("target", "target", t.target, "bold blue"))
+        out.append(Section("target", "target", t.target, TARGET_STYLE))
     if t.explanation is not None:
-        out.append(Section("grader", "grader", t.explanation, "bold yellow"))
+        out.append(Section("grader", "grader", t.explanation, style_of("section--grader")))
     if t.metadata:
         body = "\n".join(f"{k}: {v}" for k, v in t.metadata.items())
         out.append(Section("metadata", "metadata", body, "dim"))
@@ -98,7 +96,10 @@ def section_text(section: Section, needle: str = "") -> Text:
         content.highlight_words([needle], MATCH_STYLE, case_sensitive=False)
     text.append_text(content)
     if len(body) > MAX_SHOWN:
-        text.append(f"\n… {len(body) - MAX_SHOWN:,} more characters not shown", style="bold yellow")
+        text.append(
+            f"\n… {len(body) - MAX_SHOWN:,} more characters not shown",
+            style=style_of("caution--strong"),
+        )
     return text
 
 
@@ -145,7 +146,7 @@ class SideBySide:
     rows: list[tuple[RenderableType | None, RenderableType | None]]
     keys: list[str] = field(default_factory=list)
     row_gap: int = 1  # blank lines after each row
-    divider_style: Style = field(default_factory=lambda: Style(color="blue"))
+    divider_style: Style = field(default_factory=lambda: style_of("divider"))
     _cache: dict[int, tuple[list[list[Segment]], list[int]]] = field(default_factory=dict)
 
     def split(self, width: int) -> tuple[int, int]:
@@ -245,10 +246,10 @@ def labels(left: Text, right: Text) -> SideBySide:
 WORD_DIFF_LIMIT = 20_000  # characters per changed block compared word by word (quadratic)
 GUTTER = 2  # "- " / "+ " / "  " before every screen line of the diff, wrapped ones too
 DIFF_STYLE = {
-    "-": (Style(color="red"), Style(color="red", bold=True, reverse=True)),
-    "+": (Style(color="green"), Style(color="green", bold=True, reverse=True)),
+    "-": (style_of("diff--removed"), style_of("diff--removed-word")),
+    "+": (style_of("diff--added"), style_of("diff--added-word")),
     " ": (Style(), Style()),
-    "@": (Style(color="cyan"), Style(color="cyan")),
+    "@": (style_of("diff--hunk"), style_of("diff--hunk")),
     "=": (Style(bold=True), Style(bold=True)),
 }
 _TOKEN = re.compile(r"\n|[^\S\n]+|\w+|[^\w\s]", re.UNICODE)
@@ -327,8 +328,8 @@ def diff_lines(old: str, new: str, context: int = 3) -> list[DiffLine]:
             if op == "replace" and size <= WORD_DIFF_LIMIT:
                 old_texts, new_texts = _word_diff(old_lines, new_lines)
             else:
-                old_texts = [literal(line, style="red") for line in old_lines]
-                new_texts = [literal(line, style="green") for line in new_lines]
+                old_texts = [literal(line, style=DIFF_STYLE["-"][0]) for line in old_lines]
+                new_texts = [literal(line, style=DIFF_STYLE["+"][0]) for line in new_lines]
             out += [DiffLine("-", t) for t in old_texts]
             out += [DiffLine("+", t) for t in new_texts]
     if len(old) > MAX_SHOWN or len(new) > MAX_SHOWN:
@@ -378,7 +379,7 @@ def context_text(base: Transcript, cand: Transcript, verdicts: tuple[str, str] =
     same_target = len(targets) == 2 and targets[0] == targets[1]
     shown = False
     if same_target or len(targets) == 1:
-        text.append_text(section_text(Section("target", "target", targets[0], "bold blue")))
+        text.append_text(section_text(Section("target", "target", targets[0], TARGET_STYLE)))
         text.append("\n\n")
         shown = True
     for arm, t, verdict in (("baseline", base, verdicts[0]), ("candidate", cand, verdicts[1])):

@@ -241,7 +241,7 @@ async def test_back_to_the_matrix_frees_the_pairs_lock_and_redecides_with_the_ne
         pair_words = text_of(app, "#matrix-pair")
         assert " BLOCKED · 1 confirmed regression" in pair_words
         assert "8 of 9 untriaged" in pair_words
-        assert app.matrix_cursor == (1, 0)  # the matrix comes back where it was left
+        assert app.state.matrix_cursor == (1, 0)  # the matrix comes back where it was left
         # Esc on the pair's list clears a filter first, then goes back to the matrix.
         await open_cell(app, pilot, 2, 0)
         await pilot.press("f")

@@ -94,7 +94,7 @@ async def test_x_on_the_matrix_writes_one_record_naming_every_pair_with_its_own_
         assert app.loaded is None and pair_locks_free(app, state)
         # The set's decision first, then every pair the record covers, by name.
         decision = text_of(app, "#signoff-decision")
-        assert decision.strip() == app.run_set_decision.line
+        assert decision.strip() == app.state.run_set_decision.line
         assert decision.startswith(" BLOCKED · 3 runs against baseline")
         covers = text_of(app, "#signoff-covers")
         assert covers == "covers: candidate vs baseline, candidate2 vs baseline"

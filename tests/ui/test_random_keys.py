@@ -183,7 +183,7 @@ async def test_keys_for_a_screen_still_being_built_or_already_closed_are_ignored
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
-        screen = ItemScreen(app.loaded.rows["regressions"], 0, "regressions")
+        screen = ItemScreen(app.state, app.loaded.rows["regressions"], 0, "regressions")
         app.push_screen(screen)  # not awaited: on top, not mounted yet
         assert app.screen is screen and not screen.is_mounted
         for action in ("scroll(1)", "toggle_diff", "step(1)", "back"):

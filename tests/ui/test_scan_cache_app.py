@@ -51,8 +51,8 @@ async def test_a_reopened_pair_shows_cached_hashes_then_confirms_them_before_sig
         await settle(app, pilot)
         paired = app.loaded.analysis.paired
         assert not paired.baseline.source.hash_checked  # taken from the cache entry
-        assert app._confirmed_paths == {str(p) for p in cached_pair}  # re-hashed after
-        assert app.inputs_problem is None
+        assert app.state.confirmed_paths == {str(p) for p in cached_pair}  # re-hashed after
+        assert app.state.inputs_problem is None
         await sign_off(app, pilot, tmp_path / "so")
         assert app.last_signoff is not None
     record = json.loads((tmp_path / "so.json").read_text())
@@ -73,8 +73,8 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
     app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert app.inputs_problem is not None
-        assert "candidate.jsonl: changed since it was opened" in app.inputs_problem
+        assert app.state.inputs_problem is not None
+        assert "candidate.jsonl: changed since it was opened" in app.state.inputs_problem
         screen = await sign_off(app, pilot, tmp_path / "so")
         assert isinstance(app.screen, SignoffScreen)  # refused, with the reason shown
         assert "changed since it was opened" in str(screen.query_one("#signoff-error").content)

@@ -54,7 +54,7 @@ async def test_the_list_says_while_search_does_not_cover_the_outputs_yet(tmp_pat
         async with app.run_test(size=(120, 40)) as pilot:
             for _ in range(50):
                 await pilot.pause(0.05)
-                if app.previews_ready and app.loaded is not None:
+                if app.state.previews_ready and app.loaded is not None:
                     break
             await pilot.press("slash", *"protects")
             await pilot.pause()

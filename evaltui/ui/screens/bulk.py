@@ -8,28 +8,26 @@ tags are written by core in one fsynced append (`ReviewSession.set_tags`), and `
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import TAGS, FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
-from evaltui.ui.triage import describe_ids, tag_items, tag_name
-
-if TYPE_CHECKING:
-    from evaltui.ui.app import EvalTuiApp
+from evaltui.ui.state import ReviewState
+from evaltui.ui.triage import describe_ids, tag_name
 
 CLEAR = "\0clear"  # the option that clears the tags (no tag name can hold a NUL)
 
 
-class BulkTagScreen(FooterKeys, ListKeys, ModalScreen[str | None | bool]):
+class BulkTagScreen(GivenState, FooterKeys, ListKeys, ModalScreen[str | None | bool]):
     """Dismisses with the chosen tag (None: clear the tags), or False when cancelled."""
 
     BINDINGS = [
@@ -50,9 +48,14 @@ class BulkTagScreen(FooterKeys, ListKeys, ModalScreen[str | None | bool]):
     )
 
     def __init__(
-        self, item_ids: Sequence[str], what: str, tags: Sequence[str], tagged: int
+        self,
+        state: ReviewState,
+        item_ids: Sequence[str],
+        what: str,
+        tags: Sequence[str],
+        tagged: int,
     ) -> None:
-        super().__init__()
+        super().__init__(state)
         self.item_ids = list(item_ids)
         self.what = what  # e.g. "regressions · slice=dosage"
         self.tags = list(tags)
@@ -127,13 +130,16 @@ class BulkTagScreen(FooterKeys, ListKeys, ModalScreen[str | None | bool]):
         self.dismiss(False)
 
 
-def bulk_tag(app: EvalTuiApp, item_ids: Sequence[str], what: str, tagged: int) -> None:
-    """Ask, then tag `item_ids` with the chosen tag (journalled, fsynced, undoable)."""
+def bulk_tag(
+    screen: Screen, state: ReviewState, item_ids: Sequence[str], what: str, tagged: int
+) -> None:
+    """Ask (a dialog over `screen`), then tag `item_ids` with the chosen tag (journalled,
+    fsynced, undoable) through the review state."""
     ids = list(item_ids)
 
     def done(choice: str | None | bool) -> None:
-        if choice is not False:
-            tag_items(app, ids, choice)  # type: ignore[arg-type]
+        if choice is not False and not isinstance(choice, bool):
+            state.tag_items(ids, choice)
 
-    tags = app.loaded.session.info.tags if app.loaded is not None else ()
-    app.push_screen(BulkTagScreen(ids, what, tags, tagged), done)
+    tags = state.loaded.session.info.tags if state.loaded is not None else ()
+    screen.app.push_screen(BulkTagScreen(state, ids, what, tags, tagged), done)

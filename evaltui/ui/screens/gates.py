@@ -15,6 +15,7 @@ from textual.widgets.option_list import Option
 from evaltui.core.report.pair import forest_bar
 from evaltui.core.words import plural
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
@@ -22,7 +23,7 @@ from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
 DETAIL_INDENT = 10  # a gate's detail lines, wrapped ones too, start under its name
 
 
-class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
+class GatesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,g", "close", "Close", id="gates.close"),
         *LIST_KEYS,
@@ -34,10 +35,11 @@ class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
     )
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        policy = app.loaded.analysis.policy
+        loaded = self.state.loaded
+        assert loaded is not None  # (the app opens this screen on a loaded pair)
+        policy = loaded.analysis.policy
         options = []
-        for index, gate in enumerate(app.loaded.gates):
+        for index, gate in enumerate(loaded.gates):
             label = Text()
             label.append(
                 f"{GATE_ICON[gate.status]} {gate.status.upper():8}", GATE_STYLE[gate.status]
@@ -64,13 +66,13 @@ class GatesScreen(FooterKeys, ListKeys, ModalScreen[None]):
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        gate = self.app.loaded.gates[int(event.option.id)]
+        gate = self.state.require_loaded().gates[int(event.option.id)]
         if not gate.item_ids:
             self.notify("this gate names no items", timeout=3)
             return
-        regressions = set(self.app.loaded.analysis.regressions)
+        regressions = set(self.state.require_loaded().analysis.regressions)
         in_list = "regressions" if set(gate.item_ids) & regressions else "improvements"
-        self.app.show_items(tuple(gate.item_ids), f"gate: {gate.name}", in_list)
+        self.state.show_items(tuple(gate.item_ids), f"gate: {gate.name}", in_list)
 
     def action_close(self) -> None:
         self.dismiss(None)

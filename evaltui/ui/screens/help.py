@@ -14,7 +14,9 @@ from textual.widgets import Footer, Static
 
 from evaltui.core.record.journal import state_dir
 from evaltui.ui.safe import literal
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.styles import style_of
 
 GENERAL_NOTES = """\
 Tags and notes are written to the session journal (and flushed to disk) before "saved" shows.
@@ -83,7 +85,7 @@ def _keys(binding: Binding) -> str:
 def _table(title: str) -> Table:
     table = Table(title=title, title_justify="left", show_header=False, box=None)
     table.title_style = "bold"
-    table.add_column("key", style="bold cyan", width=KEY_WIDTH, no_wrap=False)
+    table.add_column("key", style=style_of("key--name"), width=KEY_WIDTH, no_wrap=False)
     table.add_column("action")
     return table
 
@@ -111,7 +113,7 @@ def glossary_table() -> Table:
     return table
 
 
-class HelpScreen(FooterKeys, ModalScreen[None]):
+class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,question_mark,q", "close", "Close help", id="help.close"),
         Binding("j", "scroll(1)", "Scroll down", show=False, id="help.down"),
@@ -131,7 +133,8 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
         from evaltui.ui.screens.slices import SlicesScreen
         from evaltui.ui.widgets.item_table import ItemTable
 
-        tags = self.app.loaded.session.info.tags if self.app.loaded else ()
+        loaded = self.state.loaded
+        tags = loaded.session.info.tags if loaded else ()
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
         app_bindings = [  # (only the m this app has: the next metric, or the matrix of 3+ runs)
             b
@@ -147,11 +150,11 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
             yield Static("evaltui — keys", classes="title")
             yield Static(bindings_table("Everywhere", [*app_bindings, palette, *tag_rows]))
             independent = bindings_table("Two runs of different items", IndependentScreen.BINDINGS)
-            if self.app.independent is not None:  # (this screen's keys first: nothing else is)
+            if self.state.independent is not None:  # (this screen's keys first: nothing else is)
                 yield Static(independent)
             yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
             yield Static(bindings_table("The matrix of 3+ runs", [*MatrixScreen.BINDINGS, *back]))
-            if self.app.independent is None:
+            if self.state.independent is None:
                 yield Static(independent)
             yield Static(bindings_table("An item", ItemScreen.BINDINGS))
             yield Static(
@@ -165,7 +168,7 @@ class HelpScreen(FooterKeys, ModalScreen[None]):
             yield Static(bindings_table("This help (?)", type(self).BINDINGS))
             yield Static(glossary_table())
             yield Static(
-                literal(GENERAL_NOTES.format(state=self.app.config.state_root or state_dir())),
+                literal(GENERAL_NOTES.format(state=self.state.config.state_root or state_dir())),
                 classes="hint",
             )
         yield Footer(compact=True, show_command_palette=False)

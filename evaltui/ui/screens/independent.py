@@ -34,7 +34,9 @@ from evaltui.core.analysis.independent import VERDICT_TEXT
 from evaltui.core.report.independent import arm_rows, comparison_lines
 from evaltui.ui.messages import Independent
 from evaltui.ui.safe import literal
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
+from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import VERDICT_STYLE, decision_text
 
 NO_PAIRS = "no item pairs to triage: the runs share no items"
@@ -46,7 +48,7 @@ NO_RECORD = (
 )
 
 
-class IndependentScreen(FooterKeys, Screen):
+class IndependentScreen(GivenState, FooterKeys, Screen):
     """The independent comparison of two runs of different items; nothing to review."""
 
     DEFAULT_CSS = """
@@ -82,7 +84,7 @@ class IndependentScreen(FooterKeys, Screen):
 
     @property
     def shown(self) -> Independent:
-        independent = self.app.independent
+        independent = self.state.independent
         assert independent is not None  # the screen is pushed once the comparison is made
         return independent
 
@@ -169,8 +171,8 @@ def numbers_block(d: dict[str, Any]) -> Group:
         if line:
             parts.append(Text(line.removeprefix("- ")))
     for warning in d["warnings"]:
-        line = Text("⚠ ", style="bold yellow")
-        line.append_text(literal(warning, style="yellow"))
+        line = Text("⚠ ", style=style_of("caution--strong"))
+        line.append_text(literal(warning, style=style_of("caution")))
         parts.append(line)
     return Group(*parts)
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
 from rich.text import Text
 from textual import work
-from textual.app import ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
@@ -21,28 +18,27 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow
-from evaltui.ui.messages import ReviewChanged, TranscriptsRead, WorkerProblem
+from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.given import GivenState
+from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
+from evaltui.ui.state import ReviewState
+from evaltui.ui.styles import style_of
 from evaltui.ui.transcript import (
     SideBySide,
-    final_answer_key,
     labels,
     matching_rows,
     output_diff,
     side_by_side,
 )
-from evaltui.ui.triage import ReviewsChanged, undo
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 from evaltui.ui.widgets.header_pane import delta as delta_text
 
-
-class Pane(VerticalScroll, can_focus=False):
-    """A scrolling pane the screen's keys drive (it never takes focus, so no key of its own
-    can move it alone); the mouse wheel scrolls it where the pointer is."""
+OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
 
-class ItemScreen(FooterKeys, Screen):
+class ItemScreen(GivenState, FooterKeys, ItemNavigation):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
@@ -102,8 +98,8 @@ class ItemScreen(FooterKeys, Screen):
         Shown(PALETTE, "Commands"),
     )
 
-    def __init__(self, rows: list[ListRow], index: int, list_name: str) -> None:
-        super().__init__()
+    def __init__(self, state: ReviewState, rows: list[ListRow], index: int, list_name: str) -> None:
+        super().__init__(state)
         self.rows = rows
         self.index = index
         self.list_name = list_name
@@ -203,7 +199,7 @@ class ItemScreen(FooterKeys, Screen):
         `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
         flat fields first, so the reviewer reads the answer while the rest decodes. `rows`: the
         two records to read (another epoch's), else the item's first."""
-        paired = self.app.loaded.analysis.paired
+        paired = self.state.require_loaded().analysis.paired
         if rows is None:
             record = paired.items.row(index, named=True)
             rows = (record[BASE_ROW], record[CAND_ROW])
@@ -252,7 +248,7 @@ class ItemScreen(FooterKeys, Screen):
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
         if self.row.item_id == item_id:
             return self.row.index
-        return self.app.loaded.analysis.paired.items[ITEM_ID].index_of(item_id)
+        return self.state.require_loaded().analysis.paired.items[ITEM_ID].index_of(item_id)
 
     def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
         if item_id != self.row.item_id:
@@ -270,11 +266,11 @@ class ItemScreen(FooterKeys, Screen):
 
     def _verdicts(self) -> tuple[str, str]:
         """Each arm's verdict on this item in words (PASS/FAIL, or the share of its epochs)."""
-        record = self.app.loaded.analysis.paired.items.row(self.row.index, named=True)
+        record = self.state.require_loaded().analysis.paired.items.row(self.row.index, named=True)
         return (self._verdict(record, "baseline"), self._verdict(record, "candidate"))
 
     def _verdict(self, record: dict, arm: str) -> str:
-        analysis = self.app.loaded.analysis
+        analysis = self.state.require_loaded().analysis
         epochs = record[f"{arm}_epochs"]
         if analysis.metric == "passed" and epochs == 1:
             return "PASS" if record[f"{arm}_pass"] >= 1.0 else "FAIL"
@@ -288,7 +284,7 @@ class ItemScreen(FooterKeys, Screen):
     def _item_epochs(self) -> tuple[list[dict], list[dict]]:
         """Each arm's records of this item, one per epoch: epoch, row, status and the value of
         the compared metric (a verdict or a score), in epoch order."""
-        analysis = self.app.loaded.analysis
+        analysis = self.state.require_loaded().analysis
         paired = analysis.paired
         record = paired.items.row(self.row.index, named=True)
         value = PASSED if analysis.metric == "passed" else analysis.metric
@@ -353,10 +349,11 @@ class ItemScreen(FooterKeys, Screen):
         return self.labels.plain(column) + "\n" + body
 
     def _update_meta(self) -> None:
-        app = self.app
-        paired = app.loaded.analysis.paired
+        loaded = self.state.loaded
+        assert loaded is not None  # (the item screen opens on a loaded pair)
+        paired = loaded.analysis.paired
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
-        review = app.loaded.session.review(self.row.item_id)
+        review = loaded.session.review(self.row.item_id)
         meta = Text()
         where = f"{self.list_name[:-1].capitalize()} {self.index + 1:,}/{len(self.rows):,} "
         meta.append(where, style="bold")
@@ -366,14 +363,14 @@ class ItemScreen(FooterKeys, Screen):
                 meta.append(" · ")
                 meta.append_text(literal_line(record[key], 36))
         meta.append("\n")
-        analysis = app.loaded.analysis
+        analysis = loaded.analysis
         for arm in ("baseline", "candidate"):
             status = record[f"{arm}_status"]
             meta.append(f"{arm} ", style="bold")
             word = self._verdict(record, arm)
-            meta.append(word, style={"PASS": "green", "FAIL": "bold red"}.get(word, ""))
+            meta.append(word, style=OUTCOME_STYLE.get(word, ""))
             if status != "ok":
-                meta.append(f" ({status})", style="yellow")
+                meta.append(f" ({status})", style=style_of("caution"))
             meta.append("  ")
         if analysis.kind == "graded":
             delta = float(analysis.deltas[self._item_index(self.row.item_id)])
@@ -384,8 +381,8 @@ class ItemScreen(FooterKeys, Screen):
         else:
             meaning = tag_meanings(analysis).meaning(review.tag)
             meta.append_text(literal_line(review.tag, 40, style=tag_style(meaning)))
-        n_tags = len(app.loaded.session.info.tags)
-        then = " & next" if app.triage.advance else ""
+        n_tags = len(loaded.session.info.tags)
+        then = " & next" if self.state.triage.advance else ""
         _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)
         meta.append("\nnote: ", style="bold")
         meta.append_text(literal_line(review.note or "—", 60))
@@ -409,11 +406,12 @@ class ItemScreen(FooterKeys, Screen):
 
     def action_tag_next(self, number: int) -> None:
         """Tag this item; with tag-and-advance on, open the next untriaged item of the list."""
-        app = self.app
+        state = self.state
         item_id = self.row.item_id
-        app.action_tag(number)
-        tag = app.loaded.session.review(item_id).tag if app.loaded is not None else None
-        if tag is None or not app.triage.advance:
+        if state.can_act():
+            state.tag_key(item_id, number)
+        tag = state.loaded.session.review(item_id).tag if state.loaded is not None else None
+        if tag is None or not state.triage.advance:
             return  # not saved (or advance is off): stay
         following = self._next_untriaged()
         if following is None:
@@ -434,7 +432,7 @@ class ItemScreen(FooterKeys, Screen):
         return None
 
     def action_toggle_advance(self) -> None:
-        triage = self.app.triage
+        triage = self.state.triage
         triage.advance = not triage.advance
         state = "on: a tag opens the next untriaged item" if triage.advance else "off"
         self.notify(f"tag-and-advance {state}", timeout=3)
@@ -442,189 +440,13 @@ class ItemScreen(FooterKeys, Screen):
 
     def action_undo(self) -> None:
         """Undo the last tag; when it was one item of this list, show that item again."""
-        restored = undo(self.app)
+        restored = self.state.undo()
         if len(restored) == 1:
             for position, row in enumerate(self.rows):
                 if row.item_id == restored[0] and position != self.index:
                     self.index = position
                     self.show_item()
                     break
-
-    # -- scrolling: one offset for both sides ------------------------------------------------
-
-    @property
-    def pane(self) -> Pane:
-        return self.query_one("#diff-pane" if self.show_diff else "#sides-pane", Pane)
-
-    def action_scroll(self, lines: int) -> None:
-        # immediate: a burst of keys (ten j at once over SSH) moves ten lines, not one
-        self.pane.scroll_relative(y=lines, animate=False, immediate=True)
-
-    def action_page(self, direction: int) -> None:
-        pane = self.pane
-        page = max(pane.scrollable_content_region.height - 1, 1)
-        pane.scroll_relative(y=direction * page, animate=False, immediate=True)
-
-    def action_edge(self, end: int) -> None:
-        pane = self.pane
-        pane.scroll_to(y=pane.max_scroll_y if end else 0, animate=False, immediate=True)
-
-    def _row_starts(self) -> list[int]:
-        sides = self.sides
-        if sides is None or sides.drawn_width is None:
-            return []
-        return sides.row_starts(sides.drawn_width)
-
-    def _scroll_to_row(self, row: int) -> None:
-        starts = self._row_starts()
-        if 0 <= row < len(starts):
-            self.query_one("#sides-pane", Pane).scroll_to(
-                y=starts[row], animate=False, immediate=True
-            )
-
-    def _side_by_side(self) -> bool:
-        """Switch to the side-by-side view (the section keys act on it)."""
-        if self.show_diff:
-            self.action_toggle_diff()
-        return self.sides is not None
-
-    # -- search matches ----------------------------------------------------------------------
-
-    @property
-    def needle(self) -> str:
-        """The list's search, highlighted here; n/N walk its matches."""
-        view = self.app.views.get(self.list_name)
-        return view.search.strip() if view is not None else ""
-
-    def _scroll_to_pending_match(self) -> None:
-        where, self._pending_match = self._pending_match, None
-        if self.match_rows and not self.show_diff:
-            self._scroll_to_row(self.match_rows[0] if where == "first" else self.match_rows[-1])
-
-    def action_next_match(self, step: int) -> None:
-        """With a search: the next (previous) row holding it, then on to the next (previous)
-        item's first (last) match; without one, the next (previous) item."""
-        if not self.needle:
-            self.action_step(step)
-            return
-        if self._side_by_side() and self.match_rows:
-            starts = self._row_starts()
-            top = int(self.query_one("#sides-pane", Pane).scroll_y)
-            bottom = self.query_one("#sides-pane", Pane).max_scroll_y
-            rows = [r for r in self.match_rows if r < len(starts)]
-            ahead = [r for r in rows if min(starts[r], bottom) > top]
-            behind = [r for r in rows if starts[r] < top]
-            target = (ahead[:1] if step > 0 else behind[-1:]) or None
-            if target is not None:
-                self._scroll_to_row(target[0])
-                return
-        if 0 <= self.index + step < len(self.rows):
-            self.action_step(step)
-            self._pending_match = "first" if step > 0 else "last"
-        else:
-            self.notify(f"no {'later' if step > 0 else 'earlier'} match in this list", timeout=2)
-
-    def action_jump_section(self, step: int) -> None:
-        """Next/previous message (any section: a turn, the output, the target, the grader)."""
-        if not self._side_by_side():
-            return
-        top = int(self.query_one("#sides-pane", Pane).scroll_y)
-        starts = self._row_starts()
-        if step > 0:
-            later = [i for i, s in enumerate(starts) if s > top]
-            if later:
-                self._scroll_to_row(later[0])
-            else:
-                self.notify("no later message", timeout=2)
-        else:
-            earlier = [i for i, s in enumerate(starts) if s < top]
-            if earlier:
-                self._scroll_to_row(earlier[-1])
-            else:
-                self.notify("this is the first message", timeout=2)
-
-    def _jump_to_keys(self, wanted: list[str], missing: str) -> None:
-        if not self._side_by_side() or self.sides is None:
-            return
-        for i, key in enumerate(self.sides.keys):
-            if key in wanted:
-                self._scroll_to_row(i)
-                return
-        self.notify(missing, timeout=3)
-
-    def action_jump_answer(self) -> None:
-        """The final assistant answer (the output, else the last assistant message)."""
-        if self.transcripts is None:
-            return
-        keys = [k for k in (final_answer_key(t) for t in self.transcripts) if k]
-        self._jump_to_keys(keys, "neither run recorded an answer for this item")
-
-    def action_jump_grader(self) -> None:
-        """The grader's explanation, with the target just above it."""
-        self._jump_to_keys(["target", "grader"], "neither run recorded a grader explanation")
-
-    # -- actions ---------------------------------------------------------------------------
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_step(self, step: int) -> None:
-        target = self.index + step
-        if 0 <= target < len(self.rows):
-            self.index = target
-            self.show_item()
-        else:
-            edge = "last" if step > 0 else "first"
-            self.notify(f"this is the {edge} item of the list", timeout=2)
-
-    def action_toggle_diff(self) -> None:
-        self.show_diff = not self.show_diff
-        self.query_one("#sides-pane").display = not self.show_diff
-        self.query_one("#side-labels").display = not self.show_diff
-        self.query_one("#diff-pane").display = self.show_diff
-
-    def palette_commands(self) -> Iterable[SystemCommand]:
-        yield SystemCommand(
-            "Next item", "Open the next item of the list (n)", lambda: self.action_step(1)
-        )
-        yield SystemCommand(
-            "Previous item", "Open the previous item (p)", lambda: self.action_step(-1)
-        )
-        yield SystemCommand(
-            "Toggle diff", "Side by side / unified diff of outputs (d)", self.action_toggle_diff
-        )
-        yield SystemCommand(
-            "Next message", "Scroll both sides to the next message (J)",
-            lambda: self.action_jump_section(1),
-        )  # fmt: skip
-        yield SystemCommand(
-            "Previous message", "Scroll both sides to the previous message (K)",
-            lambda: self.action_jump_section(-1),
-        )  # fmt: skip
-        yield SystemCommand("Final answer", "Jump to the final answer (a)", self.action_jump_answer)
-        yield SystemCommand(
-            "Grader's explanation", "Jump to the target and grader (v)", self.action_jump_grader
-        )
-        yield SystemCommand("Top", "Both sides to the top (Home)", lambda: self.action_edge(0))
-        yield SystemCommand("Bottom", "Both sides to the bottom (End)", lambda: self.action_edge(1))
-        yield SystemCommand(
-            "Tag-and-advance on/off", "Whether a tag opens the next untriaged item (A)",
-            self.action_toggle_advance,
-        )  # fmt: skip
-        yield SystemCommand(
-            "Next epoch", "Both runs' next epoch's transcripts (>)", lambda: self.action_epoch(1)
-        )
-        yield SystemCommand(
-            "Previous epoch", "The previous epoch's transcripts (<)", lambda: self.action_epoch(-1)
-        )
-        yield SystemCommand(
-            "Next match", "The search's next match, then the next item's (n)",
-            lambda: self.action_next_match(1),
-        )  # fmt: skip
-        yield SystemCommand(
-            "Previous match", "The search's previous match (N)", lambda: self.action_next_match(-1)
-        )
-        yield SystemCommand("Back to the list", "Close the item (Esc)", self.action_back)
 
 
 def _append_if_fits(text: Text, hint: str, width: int) -> None:

@@ -36,22 +36,22 @@ class Shown:
 
 
 def has_gates(screen: Any) -> bool:
-    loaded = screen.app.loaded
+    loaded = screen.state.loaded
     return bool(loaded is not None and loaded.gates)
 
 
 def has_slices(screen: Any) -> bool:
-    loaded = screen.app.loaded
+    loaded = screen.state.loaded
     return bool(loaded is not None and loaded.analysis.slices)
 
 
 def has_metrics(screen: Any) -> bool:
-    loaded = screen.app.loaded
+    loaded = screen.state.loaded
     return bool(loaded is not None and len(loaded.analysis.metrics) > 1)
 
 
 def tag_count(screen: Any) -> int:
-    loaded = screen.app.loaded
+    loaded = screen.state.loaded
     return len(loaded.session.info.tags) if loaded is not None else 0
 
 

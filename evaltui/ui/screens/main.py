@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from pathlib import Path
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer, Input, ProgressBar, Static
 
-from evaltui.core.analysis.pair import Analysis
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.read.runs import Run
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
@@ -27,8 +23,8 @@ from evaltui.ui.messages import (
     ReviewChanged,
     WorkerProblem,
 )
-from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import (
     PALETTE,
     TAGS,
@@ -38,10 +34,13 @@ from evaltui.ui.screens.keys import (
     has_metrics,
     has_slices,
 )
-from evaltui.ui.search import SearchGrew, SearchIndex, fill, snippet_around
+from evaltui.ui.screens.main_search import MainSearch
+from evaltui.ui.search import SearchGrew, SearchIndex, fill
+from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.preview import OutputsPreview
+from evaltui.ui.widgets.runs import runs_text
 
 LISTS = ("regressions", "improvements")
 MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list fewer rows
@@ -50,7 +49,7 @@ PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show b
 CHROME_LINES = 6
 
 
-class MainScreen(FooterKeys, Screen):
+class MainScreen(GivenState, FooterKeys, MainSearch):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -101,8 +100,8 @@ class MainScreen(FooterKeys, Screen):
     # the hidden search box, which swallowed q (and every other key) until the list appeared.
     AUTO_FOCUS = ""
 
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, state: ReviewState) -> None:
+        super().__init__(state)
         self.current_list = "regressions"
         self.header_folded = False  # the reviewer's choice (h), remembered in ui.json
         self.header_forced = False  # folded because the full header would crowd the list out
@@ -125,13 +124,13 @@ class MainScreen(FooterKeys, Screen):
                     id="search",
                 )
                 yield ItemTable(id="items")
-            yield OutputsPreview(id="preview")
+            yield OutputsPreview(self.state, id="preview")
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         for widget_id in ("#header", "#runs", "#list-title", "#search", "#items", "#preview"):
             self.query_one(widget_id).display = False
-        self.header_folded = prefs.load(self.app.config.state_root).get("header") == "folded"
+        self.header_folded = prefs.load(self.state.config.state_root).get("header") == "folded"
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -151,11 +150,11 @@ class MainScreen(FooterKeys, Screen):
 
     def show_loaded(self) -> None:
         table = self.query_one(ItemTable)
-        table.show_delta = self.app.loaded.analysis.kind == "graded"
-        table.delta_points = self.app.loaded.analysis.in_points
+        table.show_delta = self.state.require_loaded().analysis.kind == "graded"
+        table.delta_points = self.state.require_loaded().analysis.in_points
         table.has_note = self._has_note
         table.match_where = self._match_where
-        table.tag_meaning = tag_meanings(self.app.loaded.analysis).meaning
+        table.tag_meaning = tag_meanings(self.state.require_loaded().analysis).meaning
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
@@ -166,21 +165,6 @@ class MainScreen(FooterKeys, Screen):
         self.query_one(ItemTable).focus()
 
     # -- search ------------------------------------------------------------------------------
-
-    def _start_search_index(self) -> None:
-        """A fresh index for this pair's lists; filled once the inputs are read."""
-        self.search_index = SearchIndex()
-        self._index_started = False
-        for view in self.app.views.values():
-            view.text_hits = self.search_index.matches
-            view.note_hits = self._note_hits
-        self._maybe_index()
-
-    def _maybe_index(self) -> None:
-        """Once every input is read, read the outputs and targets for search (once)."""
-        if self.app.previews_ready and self.app.loaded is not None and not self._index_started:
-            self._index_started = True
-            self.build_search_index(self.app.loaded)
 
     @work(thread=True, exclusive=True, group="search-index")
     def build_search_index(self, loaded) -> None:
@@ -203,68 +187,16 @@ class MainScreen(FooterKeys, Screen):
             problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")
             self.app.post_message(problem)
 
-    def on_search_grew(self, message: SearchGrew) -> None:
-        view = self.view
-        if view is not None and view.search:
-            self._reshow()
-        else:
-            self._update_title()
-
-    def _note_hits(self, needle: str) -> set[str]:
-        loaded = self.app.loaded
-        if loaded is None:
-            return set()
-        return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
-
-    def _match_where(self, row, needle: str) -> tuple[str, str] | None:
-        """Where a row matched the search, for the list's input column: (field, stretch)."""
-        if needle in row.item_id.lower():
-            return None  # the id column shows it
-        around = snippet_around(row.preview, needle)
-        if around is not None:
-            return "", around
-        found = self.search_index.where(row.index, needle)
-        if found is not None:
-            return found
-        if row.tag and needle in row.tag.lower():
-            return "tag", row.tag
-        loaded = self.app.loaded
-        note = loaded.session.review(row.item_id).note if loaded is not None else ""
-        if note and needle in note.lower():
-            return "note", snippet_around(note, needle) or note
-        if needle in row.search_text:
-            return "input", "(further into the input)"
-        return None
-
-    def search_coverage(self) -> str:
-        """What the search does not cover yet, for the list title ('' once it covers all)."""
-        if not self.app.previews_ready:
-            return "search: ids only, reading inputs…"
-        index = self.search_index
-        if not index.complete and index.total:
-            share = index.covered / index.total
-            return f"search: ids and inputs; outputs and targets {share:.0%}…"
-        if not index.complete:
-            return "search: ids and inputs; reading outputs and targets…"
-        return ""
-
-    def action_next_match(self, step: int) -> None:
-        """n / N: the next or previous row of the list (every row shown is a match)."""
-        table = self.query_one(ItemTable)
-        table.action_cursor(step)
-        table.focus()
-
     def _has_note(self, item_id: str) -> bool:
-        loaded = self.app.loaded
+        loaded = self.state.loaded
         review = loaded.session.items.get(item_id) if loaded is not None else None
         return bool(review is not None and review.note)
 
     def refresh_header(self) -> None:
-        app = self.app
-        if app.loaded is None:
+        loaded = self.state.loaded
+        if loaded is None:
             return
-        loaded = app.loaded
-        args = (loaded.analysis, app.triaged(), loaded.session.notices, loaded.gates)
+        args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
         full = header_text(*args, loaded.decision)
         runs = runs_text(loaded.analysis, width, folded=False)
@@ -284,7 +216,7 @@ class MainScreen(FooterKeys, Screen):
 
     def _fit_preview(self) -> None:
         """The outputs preview beside the list, on terminals wide enough for both."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         preview = self.query_one(OutputsPreview)
         wide = self.size.width >= PREVIEW_WIDTH
@@ -306,12 +238,12 @@ class MainScreen(FooterKeys, Screen):
     def action_toggle_header(self) -> None:
         """Fold the header to two lines, or unfold it; the choice is remembered. On a terminal
         too short for it the full header folds by itself, and h unfolds it anyway."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         fold = not self.header_is_folded
         self.header_folded = fold
         self.header_peek = not fold
-        prefs.save(self.app.config.state_root, header="folded" if fold else "full")
+        prefs.save(self.state.config.state_root, header="folded" if fold else "full")
         self.refresh_header()
 
     # -- the list --------------------------------------------------------------------------
@@ -324,7 +256,7 @@ class MainScreen(FooterKeys, Screen):
 
     @property
     def view(self) -> ListView | None:
-        return self.app.views.get(self.current_list)
+        return self.state.views.get(self.current_list)
 
     def show_list(self, name: str, keep_item: str | None = None) -> None:
         self.current_list = name
@@ -344,7 +276,7 @@ class MainScreen(FooterKeys, Screen):
             other = "improvements" if name == "regressions" else "regressions"
             return (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
         filters = view.describe_filters()
-        if not self.app.previews_ready and view.search:
+        if not self.state.previews_ready and view.search:
             filters += " (the input texts are still being read)"
         n = len(view.rows)
         return (
@@ -355,7 +287,7 @@ class MainScreen(FooterKeys, Screen):
     def _update_title(self) -> None:
         title = Text()
         for name in LISTS:
-            view = self.app.views.get(name)
+            view = self.state.views.get(name)
             count = len(view.rows) if view else 0
             label = f" {name.capitalize()} ({count:,}) "
             if name == self.current_list:
@@ -404,7 +336,7 @@ class MainScreen(FooterKeys, Screen):
     # -- actions ---------------------------------------------------------------------------
 
     def action_show_list(self, name: str) -> None:
-        view = self.app.views.get(name)
+        view = self.state.views.get(name)
         if view is not None:
             view.refresh()  # tags may have changed while the other list was shown
         self.show_list(name)
@@ -412,7 +344,7 @@ class MainScreen(FooterKeys, Screen):
 
     def action_other_list(self, step: int) -> None:
         """Tab / arrows: the other list (the search box hands the keys back to the list)."""
-        if self.app.loaded is None:
+        if self.state.loaded is None:
             return
         if self.query_one("#search", Input).has_focus:
             self.query_one(ItemTable).focus()
@@ -420,31 +352,14 @@ class MainScreen(FooterKeys, Screen):
         index = (LISTS.index(self.current_list) + step) % len(LISTS)
         self.action_show_list(LISTS[index])
 
-    def action_search(self) -> None:
-        search = self.query_one("#search", Input)
-        search.display = True
-        search.focus()
-
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "search" and self.view is not None:
-            self.view.search = event.value
-            self.query_one(ItemTable).search_needle = event.value.strip().lower()
-            self._reshow()
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "search":
-            self.query_one(ItemTable).focus()
-            if not event.value:
-                event.input.display = False
-
     def action_filter_slice(self) -> None:
         if self.view is not None:
             self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)
             self._reshow()
 
     def action_filter_tag(self) -> None:
-        if self.view is not None and self.app.loaded is not None:
-            options = [UNTAGGED, *self.app.loaded.session.info.tags]
+        if self.view is not None and self.state.loaded is not None:
+            options = [UNTAGGED, *self.state.require_loaded().session.info.tags]
             self.view.tag_filter = cycle(options, self.view.tag_filter)
             self._reshow()
 
@@ -455,7 +370,8 @@ class MainScreen(FooterKeys, Screen):
 
     def action_sort(self) -> None:
         if self.view is not None:
-            graded = self.app.loaded is not None and self.app.loaded.analysis.kind == "graded"
+            loaded = self.state.loaded
+            graded = loaded is not None and loaded.analysis.kind == "graded"
             keys = [k for k in SORT_KEYS if k != "delta" or graded]
             self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
             self._reshow()
@@ -466,8 +382,8 @@ class MainScreen(FooterKeys, Screen):
             self._reshow()
 
     def action_clear(self) -> None:
-        if not self.filtered and getattr(self.app, "run_set", None) is not None:
-            self.app.action_matrix()  # nothing to clear: back to the matrix of every pair
+        if not self.filtered and self.state.run_set is not None:
+            self.state.back_to_matrix()  # nothing to clear: back to the matrix of every pair
             return
         search = self.query_one("#search", Input)
         if self.view is not None:
@@ -486,21 +402,21 @@ class MainScreen(FooterKeys, Screen):
     def action_bulk_tag(self) -> None:
         """Tag every item of the list as filtered (search, slice, tag, gate), after a
         confirmation naming how many and a few of their ids."""
-        view, app = self.view, self.app
-        if view is None or app.loaded is None or app.closing:
+        view = self.view
+        if view is None or self.state.loaded is None or self.state.closing:
             return
         rows = list(view.visible)
         if not rows:
             self.notify("nothing to tag: the list is empty", timeout=3)
             return
         what = f"{self.current_list} · {view.describe_filters()}"
-        bulk_tag(app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
+        bulk_tag(self, self.state, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
 
     def on_item_table_opened(self, event: ItemTable.Opened) -> None:
         from evaltui.ui.screens.item import ItemScreen
 
         rows = self.query_one(ItemTable).rows
-        self.app.push_screen(ItemScreen(rows, event.position, self.current_list))
+        self.app.push_screen(ItemScreen(self.state, rows, event.position, self.current_list))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
@@ -537,45 +453,3 @@ class MainScreen(FooterKeys, Screen):
             "Two header lines, or all of it (h)",
             self.action_toggle_header,
         )
-
-
-def run_label(run: Run, short: bool = False) -> str:
-    """What names a run on screen: model, task, date and file name (each when known; the long
-    file name last, where a narrow screen cuts it); `short`: the model, else the file name."""
-    meta = run.metadata
-    path = Path(run.source.path)
-    if short:
-        return meta.get("model") or path.name
-    # The run's own date when it records one (a file's mtime is when it was copied, not run).
-    when = meta.get("created") or meta.get("created_at") or meta.get("date_id") or ""
-    when = when.replace("T", " ")[:16]
-    parts = [meta.get("model"), meta.get("task") or meta.get("eval_name"), when, path.name]
-    return " · ".join(p for p in parts if p)
-
-
-def runs_text(analysis: Analysis, width: int, folded: bool) -> Text:
-    """The two runs by name: one line each, or both on one line when the header is folded."""
-    paired = analysis.paired
-    if folded:
-        base = run_label(paired.baseline, short=True)
-        cand = run_label(paired.candidate, short=True)
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("baseline ", style="bold")
-        text.append_text(literal_line(base, max(width // 2 - 12, 10)))
-        text.append("  →  candidate ", style="bold")
-        text.append_text(literal_line(cand))
-        task = paired.baseline.metadata.get("task")
-        if task:
-            text.append(" · ")
-            text.append_text(literal_line(task))
-        text.truncate(width, overflow="ellipsis")
-        return text
-    base, cand = run_label(paired.baseline), run_label(paired.candidate)
-    lines = []
-    for arm, label in (("baseline ", base), ("candidate", cand)):
-        line = Text(no_wrap=True, overflow="ellipsis")
-        line.append(arm + " ", style="bold")
-        line.append_text(literal_line(label))
-        line.truncate(width, overflow="ellipsis")
-        lines.append(line)
-    return Text("\n").join(lines)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,16 +34,22 @@ from evaltui.core.textsafe import one_line
 from evaltui.core.words import format_p, plural
 from evaltui.ui.messages import RunSetChanged
 from evaltui.ui.safe import literal_line
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
+from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import decision_text
 
 NAME_WIDTH = 24  # a run's name in the row and column labels (the words below say it whole)
-MARK_STYLE = {"▲": "bold green", "▼": "bold red", "·": ""}  # the mark says it without colour
+MARK_STYLE: dict[str, str | Style] = {
+    "▲": style_of("verdict--improved"),
+    "▼": style_of("verdict--regressed"),
+    "·": "",
+}  # the mark says it without colour
 MIRRORED_WORDS = {"improved": "worse", "regressed": "better"}  # the baseline's row reads back
 LEGEND = "▲ row better · ▼ worse · · no significant difference"
 
 
-class MatrixScreen(FooterKeys, Screen):
+class MatrixScreen(GivenState, FooterKeys, Screen):
     """The matrix of every pair of the run set; Enter reviews the pair under the cursor."""
 
     BINDINGS = [
@@ -85,7 +92,7 @@ class MatrixScreen(FooterKeys, Screen):
 
     @property
     def run_set(self) -> RunSetAnalysis:
-        run_set = self.app.run_set
+        run_set = self.state.run_set
         assert run_set is not None  # the screen is shown once the set is compared
         return run_set
 
@@ -103,7 +110,7 @@ class MatrixScreen(FooterKeys, Screen):
             label = literal_line(name, NAME_WIDTH, style="bold")
             table.add_row(*cells, height=2, key=f"row{row}", label=label)
         self._show_decision()
-        row, col = self.app.matrix_cursor
+        row, col = self.state.matrix_cursor
         table.move_cursor(row=row, column=col, animate=False)
         table.focus()
         self._show_pair(row, col)
@@ -121,7 +128,7 @@ class MatrixScreen(FooterKeys, Screen):
     # -- the words ---------------------------------------------------------------------------
 
     def _show_decision(self) -> None:
-        decision = self.app.run_set_decision
+        decision = self.state.run_set_decision
         if decision is not None:
             self.query_one("#matrix-decision", Static).update(decision_text(decision))
         lines = omnibus_lines(self.run_set, md=False)
@@ -133,17 +140,17 @@ class MatrixScreen(FooterKeys, Screen):
         self.query_one("#matrix-omnibus", Static).update(omnibus)
 
     def _show_pair(self, row: int, col: int) -> None:
-        self.query_one("#matrix-pair", Static).update(pair_text(self.app, row, col))
+        self.query_one("#matrix-pair", Static).update(pair_text(self.state, row, col))
 
     def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
         row, col = event.coordinate.row, event.coordinate.column
-        self.app.matrix_cursor = (row, col)
+        self.state.matrix_cursor = (row, col)
         self._show_pair(row, col)
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew with the tags just made (the app has the decision already)."""
         self._show_decision()
-        self._show_pair(*self.app.matrix_cursor)
+        self._show_pair(*self.state.matrix_cursor)
 
     # -- actions ------------------------------------------------------------------------------
 
@@ -159,7 +166,7 @@ class MatrixScreen(FooterKeys, Screen):
         if row == col:
             self.notify("a run against itself: move off the diagonal to a pair", timeout=3)
             return
-        if self.app.opening_pair is not None:
+        if self.state.opening_pair is not None:
             return
         names = self.run_set.names
         base, cand = min(row, col), max(row, col)
@@ -169,10 +176,10 @@ class MatrixScreen(FooterKeys, Screen):
         opening.append_text(literal_line(names[base], 80, style="bold italic"))
         opening.append("…", style="italic")
         self.query_one("#matrix-pair", Static).update(opening)
-        self.app.open_run_set_pair(row, col)
+        self.state.open_pair_review(row, col)
 
     def action_signoff(self) -> None:
-        self.app.sign_off_run_set()
+        self.state.sign_off_run_set()
 
     def action_move(self, rows: int, cols: int) -> None:
         table = self.query_one(DataTable)

@@ -25,6 +25,7 @@ from evaltui.core.read.logdir import Listing, RunEntry, default_pair, list_runs
 from evaltui.core.words import plural
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.styles import style_of
 
 COLUMNS = ("#", "role", "task", "model", "date", "items", "scorer", "status", "file")
 WIDTHS = {"task": 28, "model": 30, "scorer": 16, "status": 10, "file": 60}
@@ -107,7 +108,9 @@ class PickerScreen(FooterKeys, Screen):
         status = self.query_one("#picker-status", Static)
         if message.listing is None:
             status.update(
-                literal_line(message.error or "cannot list the directory", style="bold red")
+                literal_line(
+                    message.error or "cannot list the directory", style=style_of("failure")
+                )
             )
             return
         self.listing = message.listing

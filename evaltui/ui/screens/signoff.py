@@ -31,7 +31,9 @@ from evaltui.core.record.session import (
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
 from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import decision_text
 
 if TYPE_CHECKING:
@@ -50,7 +52,7 @@ class MarkedRadioButton(RadioButton):
 DISCARD_QUESTION = "Discard what you typed? Esc again discards it · Ctrl+S writes the record"
 
 
-class SignoffScreen(FooterKeys, ModalScreen[None]):
+class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     """The open pair's sign-off. Subclasses say what is signed off (`HEADING`, the decision,
     `compose_covers`, `override_problems`) and how it is written (`check_ready`, `start_writing`);
     the form, its keys and its messages are this one's."""
@@ -74,7 +76,7 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
 
     def decision(self) -> Any:
         """The tool's decision, shown first (a `Decision` or a `RunSetDecision`)."""
-        return self.app.loaded.decision
+        return self.state.require_loaded().decision
 
     def compose_covers(self) -> ComposeResult:
         """What the record covers, below the decision (a pair's dialog needs no such line)."""
@@ -82,16 +84,17 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
 
     def override_problems(self) -> list[str]:
         """What an approval would override, each in words; empty: nothing."""
-        loaded = self.app.loaded
+        loaded = self.state.require_loaded()
         override = override_for(loaded.analysis, loaded.session, loaded.gates)
         return override.problems() if override.needed else []
 
     def check_ready(self) -> None:
         """Raise EvalTuiError when no record may be written now."""
-        self.app.check_inputs_confirmed(self.app.loaded)  # the record's sha256 are the bytes'
+        # The record's sha256 must be the bytes' own.
+        self.state.check_inputs_confirmed(self.state.require_loaded())
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
-        self.write_record(self.app.loaded, decision, prefix)
+        self.write_record(self.state.require_loaded(), decision, prefix)
 
     # -- the form ----------------------------------------------------------------------------
 
@@ -104,7 +107,7 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
                 yield Static(decision_text(decided), id="signoff-decision")
             yield from self.compose_covers()
             yield Label("Reviewer")
-            yield Input(reviewer_identity(self.app.config.reviewer), id="reviewer")
+            yield Input(reviewer_identity(self.state.config.reviewer), id="reviewer")
             yield Label("Your decision (none chosen yet: pick one)")
             with RadioSet(id="decision"):
                 for decision in DECISIONS:
@@ -218,7 +221,7 @@ class SignoffScreen(FooterKeys, ModalScreen[None]):
         self._show_error(message.text, message.focus)
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
-        self.app.last_signoff = message.paths
+        self.state.last_signoff = message.paths
         shown = ", ".join(str(p.resolve()) for p in message.paths)
         self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
@@ -283,18 +286,18 @@ class RunSetSignoffScreen(SignoffScreen):
 
     HEADING = "Sign off the whole set"
 
-    def __init__(self, overrides: dict[PairKey, Override]) -> None:
-        super().__init__()
+    def __init__(self, state: ReviewState, overrides: dict[PairKey, Override]) -> None:
+        super().__init__(state)
         self.overrides = overrides  # read when x was pressed (`read_overrides`)
 
     @property
     def run_set(self) -> RunSetAnalysis:
-        run_set = self.app.run_set
+        run_set = self.state.run_set
         assert run_set is not None  # opened from the matrix
         return run_set
 
     def decision(self) -> Any:
-        return self.app.run_set_decision
+        return self.state.run_set_decision
 
     def compose_covers(self) -> ComposeResult:
         names = ", ".join(pair_name(self.run_set, p) for p in self.run_set.baseline_pairs)
@@ -324,7 +327,7 @@ class RunSetSignoffScreen(SignoffScreen):
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew (the tags of the pair just closed): the line follows."""
-        decided = self.app.run_set_decision
+        decided = self.state.run_set_decision
         if decided is not None:
             self.query_one("#signoff-decision", Static).update(decision_text(decided))
 
@@ -334,7 +337,7 @@ class RunSetSignoffScreen(SignoffScreen):
     ) -> None:
         from evaltui.core.record.run_set_signoff import build_run_set_record, write_run_set_record
 
-        config = self.app.config
+        config = self.state.config
         sessions: dict[PairKey, Any] = {}
         try:
             for pair in run_set.baseline_pairs:

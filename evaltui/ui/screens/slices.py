@@ -21,12 +21,17 @@ from evaltui.core.report.pair import forest_bar
 from evaltui.core.words import format_p, interval_digits, points
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
+from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
+from evaltui.ui.styles import style_of
 
 # A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
 # and a mark that reads without colour.
-VERDICT_MARK = {"regressed": ("bold red", "▼"), "improved": ("bold green", "▲")}
+VERDICT_MARK = {
+    "regressed": (style_of("verdict--regressed"), "▼"),
+    "improved": (style_of("verdict--improved"), "▲"),
+}
 
 
 NAME_MAX, NAME_MIN = 16, 8  # the slice name's column: cut (…) before the numbers ever are
@@ -134,7 +139,7 @@ def slice_rows(
     return header, options
 
 
-class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
+class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("escape,l", "close", "Close", id="slices.close"),
         Binding("T", "bulk_tag", "Tag the slice's regressions", id="slices.bulktag"),
@@ -149,7 +154,7 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         slices = self._slices()
-        overall = OverallRow.of(self.app.loaded.analysis)
+        overall = OverallRow.of(self.state.require_loaded().analysis)
         header, options = slice_rows(slices, self._row_width(), overall)
         with Vertical(id="slices-box", classes="dialog"):
             adjust = slices[0].adjust if slices else "holm"
@@ -168,7 +173,7 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def _slices(self) -> list:
-        return sorted(self.app.loaded.analysis.slices, key=lambda s: not s.is_overall)
+        return sorted(self.state.require_loaded().analysis.slices, key=lambda s: not s.is_overall)
 
     def _row_width(self) -> int:
         """The width of an option's text: the dialog (98%, at most 120 columns) less its
@@ -180,8 +185,8 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         name = event.option.id
-        ids = tuple(r.item_id for r in self.app.views["regressions"].rows if r.slice == name)
-        self.app.show_items(ids, f"slice {name}", "regressions")
+        ids = tuple(r.item_id for r in self.state.views["regressions"].rows if r.slice == name)
+        self.state.show_items(ids, f"slice {name}", "regressions")
 
     def action_bulk_tag(self) -> None:
         """Tag every regression of the highlighted slice (asks first, names how many)."""
@@ -189,12 +194,12 @@ class SlicesScreen(FooterKeys, ListKeys, ModalScreen[None]):
         if options.highlighted is None:
             return
         name = options.get_option_at_index(options.highlighted).id
-        rows = [r for r in self.app.views["regressions"].rows if r.slice == name]
+        rows = [r for r in self.state.views["regressions"].rows if r.slice == name]
         if not rows:
             self.notify("this slice has no regressions to tag", timeout=3)
             return
         what = f"regressions · slice {name}"
-        bulk_tag(self.app, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
+        bulk_tag(self, self.state, [r.item_id for r in rows], what, sum(1 for r in rows if r.tag))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
@@ -17,12 +18,11 @@ from evaltui.core.decide.pair import STATUS_WORDS
 from evaltui.core.report.pair import arm_means, delta_histogram
 from evaltui.core.words import format_p, interval_digits, percent, plural, points, signed
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.styles import style_of
 
 VERDICT_STYLE = {
-    "improved": "bold green",
-    "regressed": "bold red",
-    "no_significant_difference": "bold yellow",
-    "insufficient_data": "bold magenta",
+    verdict: style_of(f"verdict--{verdict.replace('_', '-')}")
+    for verdict in ("improved", "regressed", "no_significant_difference", "insufficient_data")
 }
 VERDICT_WORDS = {
     "improved": "IMPROVED",
@@ -32,28 +32,29 @@ VERDICT_WORDS = {
 }
 
 
-# Each colour means one thing: red the regression (bad) side, green the improvement (good)
-# side, yellow a warning (something to look at), magenta no verdict. Each is also said in
-# words, marks or bold, so nothing is lost without colour (NO_COLOR) or with 16 colours.
-GATE_STYLE = {"passed": "green", "failed": "bold red", "pending": "yellow", "undecided": "magenta"}
+# The colours are the style map's (ui/styles.tcss): each means one thing, and each is also
+# said in words, marks or bold, so nothing is lost without colour (NO_COLOR) or with 16 colours.
+GATE_STYLE = {
+    status: style_of(f"gate--{status}") for status in ("passed", "failed", "pending", "undecided")
+}
 GATE_ICON = {"passed": "✓", "failed": "✗", "pending": "…", "undecided": "?"}
 # A tag by its meaning to the decision (core/tags.py): a confirmed regression in the
 # regression colour, a grader error or a still-open tag as a warning, any other tag plainly.
-TAG_STYLE = {"confirmed": "bold red", "grader_error": "yellow", "open": "yellow"}
-UNTRIAGED_STYLE = "yellow"
+TAG_STYLE = {
+    meaning: style_of(f"tag--{meaning.replace('_', '-')}")
+    for meaning in ("confirmed", "grader_error", "open")
+}
+UNTRIAGED_STYLE = style_of("tag--untriaged")
 
 
-def tag_style(meaning: str | None) -> str:
+def tag_style(meaning: str | None) -> str | Style:
     """The style of a tag whose meaning (`TagMeanings.meaning`) is `meaning`."""
     return TAG_STYLE.get(meaning or "", "bold")
 
 
 STATUS_STYLE = {
-    "blocked": "bold reverse red",
-    "not_comparable": "bold reverse magenta",
-    "not_enough_data": "bold reverse magenta",
-    "needs_review": "bold reverse yellow",
-    "ready": "bold reverse green",
+    status: style_of(f"status--{status.replace('_', '-')}")
+    for status in ("blocked", "not_comparable", "not_enough_data", "needs_review", "ready")
 }
 
 
@@ -106,8 +107,8 @@ def header_text(
     _epoch_and_cluster_lines(text, analysis)
     _category_line(text, analysis)
     for warning in [*analysis.warnings, *(str(notice) for notice in notices)]:
-        text.append("⚠ ", style="bold yellow")
-        text.append_text(literal_line(warning, style="yellow"))
+        text.append("⚠ ", style=style_of("caution--strong"))
+        text.append_text(literal_line(warning, style=style_of("caution")))
         text.append("\n")
     if gates:
         text.append("gates (g): ", style="bold")
@@ -118,10 +119,10 @@ def header_text(
         failed = [g.name for g in gates if g.status == "failed"]
         if failed:
             text.append("— ")
-            text.append_text(literal_line("; ".join(failed), 150, style="bold red"))
+            text.append_text(literal_line("; ".join(failed), 150, style=GATE_STYLE["failed"]))
         text.append("\n")
     n_reg = len(analysis.regressions)
-    style = "bold green" if triaged == n_reg else "bold"
+    style = style_of("triage--done") if triaged == n_reg else "bold"
     text.append(f"Triage: {triaged:,} of {plural(n_reg, 'regression')} triaged", style=style)
     if decision is not None and decision.by_tag:
         counts = ", ".join(f"{tag} {n:,}" for tag, n in decision.by_tag.items())
@@ -140,9 +141,12 @@ def _binary_lines(text: Text, analysis: Analysis) -> None:
     t = c.table
     text.append(f"both pass {t.both_pass:,}")
     text.append(" │ ")
-    text.append(f"regressions {t.regressions:,}", style="bold red" if t.regressions else "")
+    text.append(
+        f"regressions {t.regressions:,}",
+        style=style_of("count--regressions") if t.regressions else "",
+    )
     text.append(" │ ")
-    text.append(f"improvements {t.improvements:,}", style="green")
+    text.append(f"improvements {t.improvements:,}", style=style_of("count--improvements"))
     text.append(" │ ")
     text.append(f"both fail {t.both_fail:,}")
     text.append(f" │ n {t.n:,}\n")
@@ -241,7 +245,7 @@ def _category_line(text: Text, analysis: Analysis) -> None:
     if not c.rejects:
         text.append(", no significant change in the mix\n")
         return
-    text.append(" · mix CHANGED", style="bold yellow")
+    text.append(" · mix CHANGED", style=style_of("caution--strong"))
     moved = ", ".join(f"{m.level} {points(m.delta)} pts" for m in c.moved_most(3))
     text.append(": ")
     text.append_text(literal_line(moved, 120))
@@ -292,7 +296,7 @@ def collapsed_header_text(
         second.append(f"triaged {triaged:,} of {n_reg:,}", style="bold" if triaged < n_reg else "")
     warnings = len(analysis.warnings) + len(notices)
     if warnings:
-        second.append(f" · ⚠ {plural(warnings, 'warning')}", "bold yellow")
+        second.append(f" · ⚠ {plural(warnings, 'warning')}", style_of("caution--strong"))
     for status in ("failed", "pending", "undecided"):
         count = sum(1 for g in gates if g.status == status)
         if count:

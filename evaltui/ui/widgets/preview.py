@@ -18,6 +18,8 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.safe import literal, literal_line
+from evaltui.ui.state import ReviewState
+from evaltui.ui.styles import style_of
 
 SETTLE = 0.12  # seconds the cursor rests on a row before its outputs are read
 MAX_CHARS = 4000  # per output: a preview, not the transcript (Enter opens that)
@@ -61,8 +63,9 @@ class OutputsPreview(VerticalScroll, can_focus=False):
             super().__init__()
             self.item_id, self.text = item_id, text
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, state: ReviewState, **kwargs) -> None:
         super().__init__(**kwargs)
+        self.state = state  # the review state: the open pair's transcripts
         self.item_id: str | None = None
         self._timer: Timer | None = None
 
@@ -87,12 +90,12 @@ class OutputsPreview(VerticalScroll, can_focus=False):
             self._timer = self.set_timer(SETTLE, lambda: self._read(row))
 
     def _read(self, row: ListRow) -> None:
-        if row.item_id == self.item_id and self.app.loaded is not None:
+        if row.item_id == self.item_id and self.state.loaded is not None:
             self.read_outputs(row)
 
     @work(thread=True, exclusive=True, group="preview")
     def read_outputs(self, row: ListRow) -> None:
-        paired = self.app.loaded.analysis.paired
+        paired = self.state.require_loaded().analysis.paired
         worker = get_current_worker()
         try:
             sides = []
@@ -104,7 +107,7 @@ class OutputsPreview(VerticalScroll, can_focus=False):
                 t = quick(record) if quick is not None else None
                 sides.append(t if t is not None and answer(t) else reader.read(record))
         except EvalTuiError as exc:
-            text = literal(f"cannot read this item: {exc}", style="yellow")
+            text = literal(f"cannot read this item: {exc}", style=style_of("caution"))
             self.post_message(self.Read(row.item_id, text))
             return
         if not worker.is_cancelled:

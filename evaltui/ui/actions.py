@@ -1,0 +1,181 @@
+"""The reviewer's keys on the app (tag, note, undo, gates, slices, sign-off, help, the next
+metric) and the command palette's entries for them.
+
+A mixin of the app (`EvalTuiApp`); the writes themselves are the review state's (`ui/state.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual import work
+from textual.app import SystemCommand
+from textual.screen import Screen
+
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.session import judge_review as judge
+from evaltui.ui.loading import list_rows
+from evaltui.ui.messages import PairLoaded, WorkerProblem
+from evaltui.ui.run_set_mode import RunSetMode
+from evaltui.ui.screens.gates import GatesScreen
+from evaltui.ui.screens.help import HelpScreen
+from evaltui.ui.screens.note import NoteScreen
+from evaltui.ui.screens.signoff import SignoffScreen
+from evaltui.ui.screens.slices import SlicesScreen
+from evaltui.ui.state import Loaded
+
+
+class ReviewActions(RunSetMode):
+    """The app's reviewer actions (see the module's docstring)."""
+
+    async def action_quit(self) -> None:
+        self.state.closing = True
+        self.exit(0)
+
+    def current_item(self) -> str | None:
+        """The item the reviewer is looking at, on whichever screen is on top."""
+        getter = getattr(self.screen, "current_item_id", None)
+        return getter() if getter else None
+
+    def action_tag(self, number: int) -> None:
+        if self.state.can_act():
+            self.state.tag_key(self.current_item(), number)
+
+    def action_clear_tag(self) -> None:
+        self.state.tag(self.current_item(), None)
+
+    def action_undo(self) -> None:
+        """Undo the last tag or bulk tag (journalled: an undo appends, never rewrites)."""
+        if self.state.can_act():
+            self.state.undo()
+
+    def action_note(self) -> None:
+        item_id = self.current_item()
+        if self.state.loaded is None or self.state.closing or item_id is None:
+            return
+        current = self.state.loaded.session.review(item_id).note
+
+        def save(note: str | None) -> None:
+            if note is None or self.state.loaded is None:
+                return
+            if not self.state.save_note(item_id, note) and not self.state.closing:
+                # not written: reopen the editor with the typed text
+                self.push_screen(NoteScreen(item_id, note), save)
+
+        self.push_screen(NoteScreen(item_id, current), save)
+
+    def action_next_metric(self) -> None:
+        """Compare the pair on the next metric it carries (re-analysed off the UI thread)."""
+        loaded = self.state.loaded
+        if loaded is None or self.state.closing:
+            return
+        run_set = self.state.run_set
+        if run_set is not None:  # (the palette's Next metric; the key is the matrix's)
+            self.notify(f"every pair of the run set compares {run_set.metric}", timeout=4)
+            return
+        names = [row.metric for row in loaded.analysis.metrics]
+        if not names:
+            self.notify("still computing the other metrics…", timeout=3)
+            return
+        if len(names) < 2:
+            self.notify("these runs carry a single metric", timeout=3)
+            return
+        current = loaded.analysis.metric
+        nxt = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        self.notify(f"switching to {nxt}…", timeout=2, markup=False)
+        self.switch_metric(nxt)
+
+    @work(thread=True, exclusive=True, group="load")
+    def switch_metric(self, metric: str) -> None:
+        from evaltui.core.analysis.pipeline import reanalyse
+
+        loaded = self.state.loaded
+        if loaded is None:
+            return
+        try:
+            analysis = reanalyse(loaded.analysis, metric)
+            rows = list_rows(analysis, loaded.session)
+            gates, decision = judge(analysis, loaded.session)
+        except EvalTuiError as exc:
+            self.post_message(WorkerProblem(str(exc)))
+            return
+        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision)))
+
+    def action_gates(self) -> None:
+        loaded = self.state.loaded
+        if loaded is None or self.state.closing:
+            return
+        if loaded.gates and not isinstance(self.screen, GatesScreen):
+            self.push_screen(GatesScreen(self.state))
+        elif not loaded.gates:
+            self.notify("no release policy: open the pair with --policy FILE", timeout=4)
+
+    def action_slices(self) -> None:
+        loaded = self.state.loaded
+        if loaded is None or self.state.closing:
+            return
+        if loaded.analysis.slices:
+            if not isinstance(self.screen, SlicesScreen):
+                self.push_screen(SlicesScreen(self.state))
+        elif not loaded.analysis.metrics:
+            self.notify("still computing the slices…", timeout=3)
+        else:
+            self.notify("no slices to show (needs a slice column and pass/fail verdicts)")
+
+    def action_export(self) -> None:
+        if self.state.run_set is not None and self.state.loaded is None:  # (the palette's: matrix)
+            self.sign_off_run_set()
+            return
+        if self.state.can_act() and self.state.run_set is not None:
+            # A record of one pair would not verify: its p-values are adjusted over every pair.
+            self.notify(
+                "three or more runs are signed off together, each pair with its own tags: go "
+                "back to the matrix (m) and press x there, or run `evaltui signoff BASE CAND "
+                "CAND2 ... --decision D --rationale R --output PREFIX` (tags made here are in "
+                "each pair's journal, where both read them)",
+                title="Sign off the whole set",
+                severity="warning",
+                timeout=20,
+            )
+            return
+        if self.state.can_act() and not isinstance(self.screen, SignoffScreen):
+            self.push_screen(SignoffScreen(self.state))
+
+    def action_help(self) -> None:
+        if not self.state.closing and not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.state))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Show every key (?)", self.action_help)
+        commands = getattr(screen, "palette_commands", None)
+        if self.state.independent is not None:  # (no pair: nothing to tag, note, gate or sign)
+            yield from commands() if commands else ()
+            return
+        yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)
+        # The same action under the words a reviewer looks for it by.
+        yield SystemCommand(
+            "Export the sign-off (save JSON, Markdown for a PR, CSV)",
+            "PREFIX.json, PREFIX.md and PREFIX.csv (x)",
+            self.action_export,
+        )
+        yield SystemCommand("Edit note", "Write a note on the current item (e)", self.action_note)
+        yield SystemCommand("Clear tag", "Remove the current item's tag (0)", self.action_clear_tag)
+        yield SystemCommand("Undo tag", "Undo the last tag or bulk tag (z)", self.action_undo)
+        yield SystemCommand("Release gates", "Each gate's status and items (g)", self.action_gates)
+        yield SystemCommand("Slices", "Per-slice table and forest plot (l)", self.action_slices)
+        if self.state.run_set is not None:
+            yield SystemCommand(
+                "Matrix", "Back to the matrix of every pair (m)", self.action_matrix
+            )
+        else:
+            yield SystemCommand(
+                "Next metric", "Compare on the next metric (m)", self.action_next_metric
+            )
+        if self.state.loaded is not None:
+            for n, tag in enumerate(self.state.loaded.session.info.tags, start=1):
+                yield SystemCommand(
+                    f"Tag: {tag}", f"Tag the current item ({n})", lambda n=n: self.action_tag(n)
+                )
+        if commands:
+            yield from commands()

@@ -1,0 +1,40 @@
+"""The app's common ground: what the parts of the app (`app.py` and its mixins, one file per
+job) share: the config, the review state, the main screen and telling the screens (every
+toast goes through `EvalTuiApp.notify`, which makes its text inert).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from textual.app import App
+from textual.message import Message
+from textual.screen import Screen
+
+from evaltui.ui.config import AppConfig
+from evaltui.ui.state import Loaded, ReviewState
+
+
+class ReviewApp(App[int]):
+    """What every part of the review app reads and calls (see the module's docstring)."""
+
+    config: AppConfig
+    state: ReviewState  # what is open and what the reviewer did: given to every screen
+    main_screen: Screen | None
+    load_error: str | None
+    unexpected_errors: list[str]
+    hung_up: bool = False  # the terminal went away (SIGHUP or a closed pty): ending
+
+    def tell_screens(self, make: Callable[[], Message]) -> None:
+        """Post a fresh message to every screen on the stack; those that care handle it."""
+        for screen in self.screen_stack:
+            screen.post_message(make())
+
+    def adopt(self, loaded: Loaded) -> None:
+        """Show a pair (the app's)."""
+        raise NotImplementedError
+
+    def refresh_decision(self, loaded: Loaded) -> Any:
+        """Re-evaluate the gates and the decision (the app's worker)."""
+        raise NotImplementedError

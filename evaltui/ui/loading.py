@@ -1,0 +1,106 @@
+"""What the loading workers compute for the screens, off the UI thread: the list rows, the
+input previews, the independent comparison's view, and a failed load told on one line.
+
+Plain functions (no Textual app): the app's workers call them and post the results.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+
+from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.runs import ITEM_ID, SLICE
+from evaltui.core.record.journal import ReviewSession, os_error_text
+from evaltui.ui.listmodel import ListRow
+from evaltui.ui.messages import LoadFailed
+from evaltui.ui.state import Independent
+
+PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
+# What opening a pair reports: compare's three steps, then the review session and the previews.
+LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
+
+
+def independent_view(analysis: Any) -> Independent:
+    """What the independent screen shows: core's decision on the comparison and its report
+    (the same words and numbers as `evaltui report --design independent`)."""
+    from evaltui.core.decide.pair import decide_independent
+    from evaltui.core.report.independent import independent_report_dict
+
+    spec = analysis.spec
+    decision = decide_independent(analysis, accept_mismatch=bool(spec and spec.accept_mismatch))
+    return Independent(analysis, decision, independent_report_dict(analysis, decision))
+
+
+def load_failed(exc: Exception) -> LoadFailed | None:
+    """What a failed load tells the reviewer, on one line: a user's mistake or the
+    environment exit 2, a bug exit 3; None under EVALTUI_DEBUG=1 (the caller re-raises)."""
+    if isinstance(exc, EvalTuiError):
+        return LoadFailed(str(exc))
+    if isinstance(exc, OSError) and exc.filename is not None:
+        # The environment, not a bug (permissions, a full disk): one line, exit 2.
+        return LoadFailed(f"{exc.filename}: {os_error_text(exc)}")
+    if os.environ.get("EVALTUI_DEBUG"):
+        return None
+    detail = " ".join(str(exc).split())
+    return LoadFailed(
+        f"internal error: {type(exc).__name__}: {detail} (EVALTUI_DEBUG=1 shows more)", 3
+    )
+
+
+def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
+    """Rows for both lists. Input previews are filled in afterwards by `fill_previews`, so the
+    first screen never waits for the transcripts of every discordant item."""
+    items = analysis.paired.items.with_row_index("_index")
+    wanted = [*analysis.regressions, *analysis.improvements]
+    sub = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
+    has_slice = SLICE in sub.columns
+    graded = analysis.kind == "graded"
+    tags = {item_id: review.tag for item_id, review in session.items.items()}
+    columns = [sub[c].to_list() for c in (ITEM_ID, "_index", BASE_ROW, CAND_ROW)]
+    slices = sub[SLICE].fill_null("").to_list() if has_slice else [""] * sub.height
+    by_id = {}
+    for item_id, index, base_row, cand_row, slice_name in zip(*columns, slices, strict=True):
+        by_id[item_id] = ListRow(
+            index=index,
+            item_id=item_id,
+            slice=slice_name,
+            preview="",
+            search_text=item_id.lower(),
+            tag=tags.get(item_id),
+            delta=float(analysis.deltas[index]) if graded else None,
+            rows=(base_row, cand_row),
+        )
+    return {
+        "regressions": [by_id[i] for i in analysis.regressions],
+        "improvements": [by_id[i] for i in analysis.improvements],
+    }
+
+
+PREVIEW_CHUNK = 2000
+
+
+def fill_previews(analysis: Analysis, rows: list[ListRow], done: Callable[[], None]) -> None:
+    """Read each row's input (baseline, else candidate) in chunks and make it searchable.
+
+    Runs in a worker thread; `done` is called (from the thread) after every chunk so the list
+    can redraw. Assigning a str attribute is atomic, so the UI thread never sees a torn row.
+    """
+    base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
+    step = getattr(base, "batch_size", PREVIEW_CHUNK)
+    for start in range(0, len(rows), step):
+        chunk = rows[start : start + step]
+        texts = base.read_field([r.rows[0] for r in chunk], "input")
+        if all(t is None for t in texts):
+            texts = cand.read_field([r.rows[1] for r in chunk], "input")
+        for row, text in zip(chunk, texts, strict=True):
+            text = (text or "")[:PREVIEW_CHARS]
+            row.preview = " ".join(text.split())[:300]
+            row.search_text = f"{row.item_id}\n{text}".lower()
+        done()

@@ -1,0 +1,119 @@
+"""The main screen's search: what it covers so far, where a row matched, and the search box.
+
+A mixin of `MainScreen` (`screens/main.py`); the index of outputs and targets is read by the
+main screen's worker (`MainScreen.build_search_index`).
+"""
+
+from __future__ import annotations
+
+from textual.screen import Screen
+from textual.widgets import Input
+
+from evaltui.ui.listmodel import ListView
+from evaltui.ui.search import SearchGrew, SearchIndex, snippet_around
+from evaltui.ui.state import Loaded, ReviewState
+from evaltui.ui.widgets.item_table import ItemTable
+
+
+class MainSearch(Screen):
+    """Search over the lists (see the module's docstring)."""
+
+    state: ReviewState
+    search_index: SearchIndex
+    _index_started: bool
+
+    @property
+    def view(self) -> ListView | None:
+        raise NotImplementedError  # (the main screen's)
+
+    def _reshow(self) -> None:
+        raise NotImplementedError  # (the main screen's)
+
+    def _update_title(self) -> None:
+        raise NotImplementedError  # (the main screen's)
+
+    def build_search_index(self, loaded: Loaded) -> object:
+        raise NotImplementedError  # (the main screen's worker)
+
+    def _start_search_index(self) -> None:
+        """A fresh index for this pair's lists; filled once the inputs are read."""
+        self.search_index = SearchIndex()
+        self._index_started = False
+        for view in self.state.views.values():
+            view.text_hits = self.search_index.matches
+            view.note_hits = self._note_hits
+        self._maybe_index()
+
+    def _maybe_index(self) -> None:
+        """Once every input is read, read the outputs and targets for search (once)."""
+        if self.state.previews_ready and self.state.loaded is not None and not self._index_started:
+            self._index_started = True
+            self.build_search_index(self.state.loaded)
+
+    def on_search_grew(self, message: SearchGrew) -> None:
+        view = self.view
+        if view is not None and view.search:
+            self._reshow()
+        else:
+            self._update_title()
+
+    def _note_hits(self, needle: str) -> set[str]:
+        loaded = self.state.loaded
+        if loaded is None:
+            return set()
+        return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
+
+    def _match_where(self, row, needle: str) -> tuple[str, str] | None:
+        """Where a row matched the search, for the list's input column: (field, stretch)."""
+        if needle in row.item_id.lower():
+            return None  # the id column shows it
+        around = snippet_around(row.preview, needle)
+        if around is not None:
+            return "", around
+        found = self.search_index.where(row.index, needle)
+        if found is not None:
+            return found
+        if row.tag and needle in row.tag.lower():
+            return "tag", row.tag
+        loaded = self.state.loaded
+        note = loaded.session.review(row.item_id).note if loaded is not None else ""
+        if note and needle in note.lower():
+            return "note", snippet_around(note, needle) or note
+        if needle in row.search_text:
+            return "input", "(further into the input)"
+        return None
+
+    def search_coverage(self) -> str:
+        """What the search does not cover yet, for the list title ('' once it covers all)."""
+        if not self.state.previews_ready:
+            return "search: ids only, reading inputs…"
+        index = self.search_index
+        if not index.complete and index.total:
+            share = index.covered / index.total
+            return f"search: ids and inputs; outputs and targets {share:.0%}…"
+        if not index.complete:
+            return "search: ids and inputs; reading outputs and targets…"
+        return ""
+
+    def action_next_match(self, step: int) -> None:
+        """n / N: the next or previous row of the list (every row shown is a match)."""
+        table = self.query_one(ItemTable)
+        table.action_cursor(step)
+        table.focus()
+
+    def action_search(self) -> None:
+        search = self.query_one("#search", Input)
+        search.display = True
+        search.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "search" and self.view is not None:
+            self.view.search = event.value
+            self.query_one(ItemTable).search_needle = event.value.strip().lower()
+            self._reshow()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "search":
+            self.query_one(ItemTable).focus()
+            if not event.value:
+                event.input.display = False

@@ -1,0 +1,307 @@
+"""The review state: what the app has open and what the reviewer did, given to every screen.
+
+The app owns one `ReviewState` and hands it to each screen it opens (a constructor argument);
+the messages that tell screens something changed carry it too (`AnalysisChanged`,
+`ReviewChanged`, `ReviewsChanged`, `RunSetChanged`). Screens read it, and change it only
+through its methods (`tag`, `tag_items`, `undo`, `show_items`...), which write to core's
+journal first and then tell the app (its `ReviewHost` side) what changed, so the gates, the
+decision and every screen follow. It holds no statistics: numbers come from core.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
+
+from evaltui.core.analysis.pair import item_values
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.session import untriaged_regressions
+from evaltui.ui.config import AppConfig
+from evaltui.ui.listmodel import ListRow, ListView
+from evaltui.ui.triage import Triage, tag_name
+
+if TYPE_CHECKING:
+    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.run_set import RunSetAnalysis
+    from evaltui.core.decide.pair import Decision
+    from evaltui.core.record.journal import ReviewSession
+    from evaltui.core.report.run_set import RunSetDecision
+
+
+@dataclass(frozen=True, repr=False)
+class Loaded:
+    """The open pair as the UI shows it: replaced, never mutated, when a worker finishes.
+
+    `rows` are the list rows; their `tag` and `preview` fields are updated in place as the
+    reviewer tags and the previews arrive (the rows are the lists' own, shared by the views).
+    """
+
+    analysis: Analysis
+    session: ReviewSession
+    rows: dict[str, list[ListRow]]
+    gates: tuple[Any, ...] = ()
+    decision: Any = None  # core.decision.Decision: what the header's first line says
+
+    def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
+        sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
+        return f"Loaded({sizes})"
+
+
+@dataclass(frozen=True, repr=False)
+class Independent:
+    """Two runs of different items as the app shows them (`IndependentScreen`): the analysis,
+    its decision and the report made from both, so the screen reads the report's words and
+    numbers and computes nothing. There is no session: nothing to tag, nothing journalled."""
+
+    analysis: Any  # core.unpaired.IndependentAnalysis
+    decision: Decision
+    report: dict[str, Any]  # unpaired_report.independent_report_dict(analysis, decision)
+
+    def __repr__(self) -> str:
+        return f"Independent({self.decision.line[:60]!r})"
+
+
+class ReviewHost(Protocol):
+    """What the state asks of the app that owns it: toasts, the refresh after a tag (gates and
+    decision re-evaluated, the screens told) and the moves between screens. A protocol, so the
+    state never imports the app."""
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+    def reviews_changed(self, item_ids: tuple[str, ...], many: bool) -> None: ...
+
+    def show_list(self, list_name: str) -> None: ...
+
+    def open_run_set_pair(self, row: int, col: int) -> None: ...
+
+    def sign_off_run_set(self) -> None: ...
+
+    def action_matrix(self) -> None: ...
+
+
+@dataclass(eq=False, repr=False)
+class ReviewState:
+    """Everything a screen reads about the review: the open pair (`loaded`), its list views,
+    the triage history, the run set and its cursor, the independent comparison."""
+
+    config: AppConfig
+    host: ReviewHost
+    loaded: Loaded | None = None
+    views: dict[str, ListView] = field(default_factory=dict)
+    triage: Triage = field(default_factory=Triage)  # what z undoes, newest last
+    closing: bool = False  # set on quit, so keys typed after q open nothing new
+    previews_ready: bool = False  # input texts still being read: search sees ids only
+    last_signoff: tuple[Any, ...] | None = None  # the paths the last sign-off wrote
+    # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
+    # the sign-off waits for that (see `check_inputs_confirmed`).
+    confirmed_paths: set[str] = field(default_factory=set)
+    inputs_problem: str | None = None
+    # Three or more runs (`config.run_set`): the matrix, and the pair reviewed from it.
+    run_set: RunSetAnalysis | None = None
+    run_set_decision: RunSetDecision | None = None
+    open_pair: tuple[int, int] | None = None  # the pair under review (None: the matrix)
+    opening_pair: tuple[int, int] | None = None  # its review being opened in a worker
+    matrix_cursor: tuple[int, int] = (1, 0)  # (row, column): candidate vs baseline
+    reviewed_pairs: set[tuple[int, int]] = field(default_factory=set)  # `--fresh`: once each
+    # Two runs of different items (`--design independent|auto`): shown, never reviewed.
+    independent: Independent | None = None
+    rows_by_id: dict[str, ListRow] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
+        return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
+
+    # -- what is loaded ----------------------------------------------------------------------
+
+    def adopt(self, loaded: Loaded) -> None:
+        """A pair to show: its lists (graded: worst drops first, biggest gains first)."""
+        self.loaded = loaded
+        self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
+        self.rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
+        if loaded.analysis.kind == "graded":
+            self.views["regressions"].sort_key = "delta"
+            self.views["improvements"].sort_key = "delta"
+            self.views["improvements"].reverse = True
+            for view in self.views.values():
+                view.refresh()
+
+    def replace_loaded(self, basis: Loaded, **changes: Any) -> bool:
+        """Take a worker's result for the pair `basis` showed; drop it (False) if the pair was
+        re-analysed meanwhile (a metric switch), so an old result never overwrites a new one."""
+        if self.loaded is not basis:
+            return False
+        self.loaded = replace(basis, **changes)
+        return True
+
+    def require_loaded(self) -> Loaded:
+        """The open pair, for a screen that is only ever opened on one (its item, gates,
+        slices, sign-off); an AssertionError, reported as a bug, if there is none."""
+        assert self.loaded is not None, "no pair is open"
+        return self.loaded
+
+    def can_act(self) -> bool:
+        return self.loaded is not None and not self.closing
+
+    def triaged(self) -> int:
+        """Regressions closed by a tag (a tag that leaves an item open does not count)."""
+        if self.loaded is None:
+            return 0
+        analysis = self.loaded.analysis
+        return len(analysis.regressions) - len(untriaged_regressions(analysis, self.loaded.session))
+
+    def check_inputs_confirmed(self, loaded: Loaded) -> None:
+        """Raise unless every input's sha256 is known to be its bytes' own: the sign-off
+        records them. Never hashes here (seconds for big files, on the UI thread)."""
+        if self.inputs_problem is not None:
+            raise EvalTuiError(self.inputs_problem)
+        paired = loaded.analysis.paired
+        for source in (paired.baseline.source, paired.candidate.source):
+            if not source.hash_checked and source.path not in self.confirmed_paths:
+                raise EvalTuiError(
+                    f"still checking the sha256 of {source.path} against what is shown "
+                    "(a few seconds for big files); try again shortly"
+                )
+
+    # -- triage ------------------------------------------------------------------------------
+
+    def tag_key(self, item_id: str | None, number: int) -> None:
+        """Tag key `number` (1-9) on `item_id`: the session's tag of that number."""
+        if self.loaded is None or self.closing:
+            return
+        tags = self.loaded.session.info.tags
+        if not 1 <= number <= len(tags):
+            self.host.notify(f"no tag on key {number} (tags: 1-{len(tags)})", severity="warning")
+            return
+        self.tag(item_id, tags[number - 1])
+
+    def tag(self, item_id: str | None, tag: str | None) -> None:
+        """Tag one item (None clears it): journalled and fsynced before the toast says saved;
+        remembered for undo."""
+        loaded = self.loaded
+        if loaded is None or self.closing or item_id is None:
+            return
+        previous = loaded.session.review(item_id)
+        seen = item_values(loaded.analysis, [item_id]).get(item_id)
+        shown = tag_name(tag)
+        try:
+            loaded.session.set_tag(item_id, tag, seen=seen)  # returns after fsync
+        except EvalTuiError as exc:  # a full disk: the tag is not kept, and the screen says so
+            self.not_saved(f"{item_id} → {shown}", exc)
+            return
+        self.triage.remember(f"{item_id} → {shown}", [previous])
+        self._changed((item_id,), many=False)
+        self.host.notify(f"saved: {item_id} → {shown}", timeout=3, markup=False)
+
+    def tag_items(self, item_ids: Sequence[str], tag: str | None) -> bool:
+        """Tag every one of `item_ids` (None clears them), journalled and fsynced before the
+        screen says saved; remembered for undo. False when nothing was written."""
+        loaded = self.loaded
+        if loaded is None or not item_ids:
+            return False
+        session = loaded.session
+        ids = list(dict.fromkeys(item_ids))
+        previous = [session.review(item_id) for item_id in ids]
+        seen = item_values(loaded.analysis, ids)
+        label = f"{len(ids):,} items → {tag_name(tag)}"
+        try:
+            session.set_tags(ids, tag, seen=seen)
+        except EvalTuiError as exc:  # a full disk: nothing was kept, and the screen says so
+            self.host.notify(
+                f"not saved: {label}: {exc}", severity="error", timeout=10, markup=False
+            )
+            return False
+        self.triage.remember(label, previous)
+        self._changed(tuple(ids), many=True)
+        self.host.notify(f"saved: {label} (z undoes)", timeout=4, markup=False)
+        return True
+
+    def undo(self) -> tuple[str, ...]:
+        """Undo the last tag or bulk tag of this session (journalled: an undo appends, never
+        rewrites); the ids it restored."""
+        loaded = self.loaded
+        step = self.triage.last()
+        if loaded is None:
+            return ()
+        if step is None:
+            self.host.notify("nothing to undo: no tag was changed in this session", timeout=3)
+            return ()
+        try:
+            restored = loaded.session.restore_tags(step.previous)
+        except EvalTuiError as exc:
+            self.host.notify(f"not undone: {exc}", severity="error", timeout=10, markup=False)
+            return ()
+        self.triage.steps.pop()
+        ids = tuple(review.item_id for review in restored)
+        self._changed(ids, many=True)
+        self.host.notify(f"undone: {step.label}", timeout=4, markup=False)
+        return ids
+
+    def save_note(self, item_id: str, note: str) -> bool:
+        """Write the item's note (fsynced); False, said on screen, when the disk refused it."""
+        if self.loaded is None:
+            return False
+        try:
+            self.loaded.session.set_note(item_id, note)
+        except EvalTuiError as exc:
+            self.not_saved(f"note on {item_id}", exc)
+            return False
+        self._changed((item_id,), many=False)
+        self.host.notify(f"saved: note on {item_id}", timeout=3, markup=False)
+        return True
+
+    def not_saved(self, what: str, exc: EvalTuiError) -> None:
+        """Say on screen that a tag or note was not written (the review stays open; the next
+        try writes again once the disk takes it)."""
+        self.host.notify(
+            f"NOT saved: {what}: {exc}",
+            title="Not saved (the review stays open; try again once the disk takes it)",
+            severity="error",
+            timeout=30,
+            markup=False,
+        )
+
+    def _changed(self, item_ids: tuple[str, ...], many: bool) -> None:
+        """The rows show the new tags, then the app's after-a-tag step runs once (gates and
+        decision re-evaluated in a worker, the screens told), not once per item."""
+        loaded = self.loaded
+        if loaded is None or not item_ids:
+            return
+        for item_id in item_ids:
+            row = self.rows_by_id.get(item_id)
+            if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
+                row.tag = loaded.session.review(item_id).tag
+        self.host.reviews_changed(item_ids, many)
+
+    # -- the views ---------------------------------------------------------------------------
+
+    def show_items(self, item_ids: tuple[str, ...], label: str, list_name: str) -> None:
+        """Filter a list to these items (a failed gate's, a slice's) and show it."""
+        view = self.views.get(list_name)
+        if view is None:
+            return
+        view.id_filter = frozenset(item_ids)
+        view.id_filter_label = label
+        view.refresh()
+        self.host.show_list(list_name)
+
+    # -- the run set -------------------------------------------------------------------------
+
+    def open_pair_review(self, row: int, col: int) -> None:
+        """Review the pair of runs `row` and `col` (Enter on the matrix)."""
+        self.host.open_run_set_pair(row, col)
+
+    def sign_off_run_set(self) -> None:
+        """The whole set's sign-off dialog (x on the matrix)."""
+        self.host.sign_off_run_set()
+
+    def back_to_matrix(self) -> None:
+        """From a pair's review back to the matrix of every pair."""
+        self.host.action_matrix()
