@@ -15,12 +15,13 @@ from evaltui.core.report.pair import (
     GATE_MARK,
     category_test_line,
     extra_lines,
-    forest_bar,
     graded_lines,
+    overall_slice_rows,
     report_dict,
+    slice_interval,
 )
 from evaltui.core.textsafe import one_line
-from evaltui.core.words import format_p, percent, points, signed
+from evaltui.core.words import forest_bar, format_p, percent, points, signed
 
 VERDICT_STYLE = {
     "improved": "bold green",
@@ -69,7 +70,7 @@ def build_report(
         lines = graded_lines(analysis, d, md=False)
         parts += [Text(line.removeprefix("- ")) for line in lines if line]
     parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d, md=False) if line]
-    parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(d, width)
+    parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(analysis, d, width)
     parts += _category_parts(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
@@ -188,8 +189,8 @@ def _metric_parts(analysis: Analysis, d: dict) -> list:
     return [table]
 
 
-def _slice_parts(d: dict, width: int = 80) -> list:
-    rows = d["slices"]
+def _slice_parts(analysis: Analysis, d: dict, width: int = 80) -> list:
+    rows = overall_slice_rows(analysis, d)  # the overall row: the decision's interval and p
     if not rows:
         return []
     span = max(max(abs(r["ci"][0]), abs(r["ci"][1])) for r in rows) or 1.0
@@ -202,14 +203,13 @@ def _slice_parts(d: dict, width: int = 80) -> list:
     )
     for col in ("slice", "n", "−/+", "delta", "CI", "", "p adj."):
         table.add_column(col, no_wrap=True, justify="right" if col in ("n", "delta") else "left")
-    for r in sorted(rows, key=lambda r: not r["overall"]):
+    for r in rows:
         t = r["table"]
         table.add_row(
             "overall" if r["overall"] else one_line(r["name"], 18),
             str(r["n"]),
             f"{t['regressions']}/{t['improvements']}",
-            points(r["delta"]),
-            f"[{points(r['ci'][0])}, {points(r['ci'][1])}]",
+            *slice_interval(r).split(" ", 1),
             forest_bar(r["ci"][0], r["delta"], r["ci"][1], span, bar),
             format_p(r["p_adjusted"]),
             style="bold" if r["overall"] else "",

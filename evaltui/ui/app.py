@@ -66,7 +66,7 @@ from evaltui.ui.triage import Triage
 
 if TYPE_CHECKING:
     from evaltui.core.analysis.run_set import RunSetAnalysis, RunSetSpec
-    from evaltui.core.report.run_set import RunSetDecision
+    from evaltui.core.decide.run_set import RunSetDecision
     from evaltui.ui.screens.main import MainScreen
 
 PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
@@ -366,8 +366,8 @@ class EvalTuiApp(App[int]):
     def _decide_run_set(self, run_set: RunSetAnalysis) -> RunSetDecision:
         """The set's decision with the tags in each baseline pair's journal as it is now (read
         only: the lock stays free). Opened here, in this app's state folder, not by
-        `decide_run_set`, which would read the default one."""
-        from evaltui.core.report.run_set import decide_run_set
+        `judge_run_set`, which would read the default one."""
+        from evaltui.core.record.session import judge_run_set
 
         sessions = {}
         try:
@@ -375,7 +375,7 @@ class EvalTuiApp(App[int]):
                 sessions[(pair.baseline, pair.candidate)] = start_review(
                     pair.analysis, read_only=True, state_root=self.config.state_root
                 )
-            return decide_run_set(run_set, sessions)
+            return judge_run_set(run_set, sessions)
         finally:
             for session in sessions.values():
                 session.close()
@@ -1015,7 +1015,7 @@ class EvalTuiApp(App[int]):
 def independent_view(analysis: Any) -> Independent:
     """What the independent screen shows: core's decision on the comparison and its report
     (the same words and numbers as `evaltui report --design independent`)."""
-    from evaltui.core.decide.pair import decide_independent
+    from evaltui.core.decide.independent import decide_independent
     from evaltui.core.report.independent import independent_report_dict
 
     spec = analysis.spec

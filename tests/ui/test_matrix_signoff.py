@@ -143,7 +143,7 @@ async def test_x_on_the_matrix_writes_one_record_naming_every_pair_with_its_own_
     assert verification.ok, verification.reason
     # The Markdown opens with the set's decision and gives each pair under its own heading.
     markdown = paths[1].read_text(encoding="utf-8")
-    assert markdown.splitlines()[0] == decision_markdown(record["decision"]["line"])
+    assert markdown.splitlines()[0] == decision_markdown(record["decision"])
     assert markdown.startswith("**BLOCKED** · 3 runs against baseline")
     assert "## candidate against baseline" in markdown
     assert "## candidate2 against baseline" in markdown

@@ -23,6 +23,7 @@ from evaltui.core.analysis.run_set import RUN_SET_SCHEMA, RunSetAnalysis, RunSet
 from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import sha256_of
+from evaltui.core.record.session import judge_run_set
 from evaltui.core.record.signoff import (
     ReviewerDecision,
     _hash,
@@ -36,7 +37,7 @@ from evaltui.core.record.signoff_markdown import (
     decision_markdown,
     record_markdown,
 )
-from evaltui.core.report.run_set import decide_run_set, omnibus_lines, pair_effect
+from evaltui.core.report.run_set import omnibus_lines, pair_effect
 from evaltui.core.textsafe import md_cell
 from evaltui.core.verify.pair import RUN_SET_RECORD
 from evaltui.core.words import format_p
@@ -50,7 +51,7 @@ def build_run_set_record(
     """The set's record; `sessions` holds each baseline pair's review session. The override
     rule applies pair by pair (`build_record` raises `OverrideRequired` for the first pair an
     approval would override without a reason)."""
-    set_decision = decide_run_set(run_set, sessions)
+    set_decision = judge_run_set(run_set, sessions)
     pairs = []
     for pair in run_set.baseline_pairs:
         key = (pair.baseline, pair.candidate)
@@ -105,7 +106,7 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
     pair's sign-off Markdown, each cut to its share of GitHub's comment limit."""
     names = [md_cell(n) for n in run_set.names]
     lines = [
-        decision_markdown(record["decision"]["line"]),
+        decision_markdown(record["decision"]),
         "",
         f"Reviewer **{md_cell(record['reviewer'])}** decided **{record['reviewer_decision']}** "
         f"for {len(record['pairs'])} pairs: {md_cell(record['rationale'])}",

@@ -6,20 +6,28 @@ The terminal (Rich) rendering lives outside core, in `evaltui.cli.render`; both 
 
 from __future__ import annotations
 
+import math
 from typing import Any
-
-import numpy as np
 
 from evaltui import __version__
 from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.compare.pairing import ArmReport, arm_columns
+from evaltui.core.decide.effect import OverallRow
+from evaltui.core.decide.pair import decide_unreviewed
 from evaltui.core.read.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.graded import EpochSummary, GradedComparison
 from evaltui.core.textsafe import inert_json, md_cell, one_line
-from evaltui.core.words import format_p, percent, points, signed
+from evaltui.core.words import (
+    delta_histogram_line,
+    format_p,
+    interval_digits,
+    percent,
+    points,
+    signed,
+)
 
 REPORT_SCHEMA = "evaltui.report/2"
 
@@ -342,14 +350,12 @@ def report_dict(
 ) -> dict[str, Any]:
     """The report as plain data; the keys are documented in docs/report.md.
 
-    `decision` is the pair's decision (`workflow.decide_review`, which knows the reviewer's
-    tags); without one it is decided from the analysis and the gates alone (no tags)."""
+    `decision` is the pair's decision (`record.session.decide_review`, which knows the
+    reviewer's tags); without one it is decided from the analysis and the gates alone."""
     paired = analysis.paired
     if decision is None:
-        from evaltui.core.record.session import decide_review
-
         plain = tuple(g for g in gates or () if not isinstance(g, dict))
-        decision = decide_review(analysis, plain, None)
+        decision = decide_unreviewed(analysis, plain)
     out: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
@@ -446,7 +452,9 @@ def report_markdown(
         lines += [f"> ⚠ {md_cell(warning)}", ""]
     lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
     lines += extra_lines(analysis, d)
-    lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d) + category_lines(d)
+    lines += (
+        gate_lines(d) + metric_lines(analysis, d) + slice_lines(analysis, d) + category_lines(d)
+    )
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         if not list_ids:  # the sign-off lists them itself
             break
@@ -561,31 +569,6 @@ def extra_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[
     return [*lines, ""] if lines else []
 
 
-HISTOGRAM_BINS = 11
-
-
-def delta_histogram(deltas: np.ndarray, bins: int = HISTOGRAM_BINS) -> tuple[list[int], float]:
-    """Counts of per-item deltas in `bins` equal bins over [-m, m], m = max |delta|; returns m."""
-    finite = deltas[np.isfinite(deltas)]
-    m = float(np.max(np.abs(finite))) if finite.size else 0.0
-    if m == 0.0:
-        counts = [0] * bins
-        counts[bins // 2] = int(finite.size)
-        return counts, 0.0
-    hist, _ = np.histogram(finite, bins=bins, range=(-m, m))
-    return [int(x) for x in hist], m
-
-
-def delta_histogram_line(deltas: np.ndarray) -> str:
-    """A one-line text histogram (▁▂▃…█) of per-item deltas with zero in the middle."""
-    counts, m = delta_histogram(deltas)
-    blocks = " ▁▂▃▄▅▆▇█"
-    top = max(counts) or 1
-    bars = "".join(blocks[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
-    mid = len(bars) // 2
-    return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"
-
-
 GATE_MARK = {
     "passed": "✓ passed",
     "failed": "✗ FAILED",
@@ -623,8 +606,31 @@ def metric_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
     return [*lines, ""]
 
 
-def slice_lines(d: dict[str, Any]) -> list[str]:
-    rows = d["slices"]
+def overall_slice_rows(analysis: Analysis, d: dict[str, Any]) -> list[dict[str, Any]]:
+    """The slice table's rows as the text and Markdown reports print them, overall first: the
+    overall row reads the decision's interval and p (`decide.effect.OverallRow`: cluster-aware
+    when the items cluster), never the item-level ones the slice table computes beside the
+    slices, so no export contradicts its first line. (The JSON keeps the slice table's own
+    numbers under `slices`; the decision's are under `decision` and `clusters`.)"""
+    overall = OverallRow.of(analysis)
+    defined = not any(math.isnan(v) for v in overall.ci)
+    rows = []
+    for r in sorted(d["slices"], key=lambda r: not r["overall"]):
+        if r["overall"] and defined:
+            r = {**r, "ci": list(overall.ci), "p_adjusted": overall.p, "verdict": overall.verdict}
+        rows.append(r)
+    return rows
+
+
+def slice_interval(r: dict[str, Any]) -> str:
+    """A slice row's delta and interval in points: "+6.0 [-0.7, +12.4]" (the overall row
+    with the decimals its first line gives the interval)."""
+    k = interval_digits(r["ci"][0], r["ci"][1], True) if r["overall"] else 1
+    return f"{points(r['delta'], k)} [{points(r['ci'][0], k)}, {points(r['ci'][1], k)}]"
+
+
+def slice_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
+    rows = overall_slice_rows(analysis, d)
     if not rows:
         return []
     adjust = rows[0]["adjust"]
@@ -632,13 +638,13 @@ def slice_lines(d: dict[str, Any]) -> list[str]:
         f"| slice | n | baseline → candidate | regr. | impr. | delta [CI] | p ({adjust}) |",
         "|---|---:|---|---:|---:|---|---:|",
     ]
-    for r in sorted(rows, key=lambda r: not r["overall"]):
+    for r in rows:
         t = r["table"]
         name = "**overall**" if r["overall"] else md_cell(r["name"])
         lines.append(
             f"| {name} | {r['n']} | {percent(r['baseline_rate'])} → {percent(r['candidate_rate'])}"
-            f" | {t['regressions']} | {t['improvements']} | {points(r['delta'])} "
-            f"[{points(r['ci'][0])}, {points(r['ci'][1])}] | {format_p(r['p_adjusted'])} |"
+            f" | {t['regressions']} | {t['improvements']} | {slice_interval(r)} "
+            f"| {format_p(r['p_adjusted'])} |"
         )
     return [*lines, ""]
 
@@ -683,24 +689,3 @@ def category_lines(d: dict[str, Any]) -> list[str]:
             f"{format_p(m['p_adjusted'])} |"
         )
     return [*lines, ""]
-
-
-def forest_bar(lower: float, estimate: float, upper: float, span: float, width: int) -> str:
-    """One row of a text forest plot: the interval against a zero line, scale [-span, span]."""
-    width = max(width, 5)
-    span = span if span > 0 else 1.0
-
-    def at(x: float) -> int:
-        x = min(max(x, -span), span)
-        return round((x + span) / (2 * span) * (width - 1))
-
-    cells = [" "] * width
-    for i in range(at(lower), at(upper) + 1):
-        cells[i] = "─"
-    zero = at(0.0)
-    if cells[zero] == " ":
-        cells[zero] = "┆"
-    else:
-        cells[zero] = "┼"
-    cells[at(estimate)] = "●"
-    return "".join(cells)
