@@ -53,6 +53,7 @@ class ReviewSession(Protocol):
 
     def review(self, item_id: str) -> _ItemTag: ...
 
+
 __all__ = [
     "GATE_STATUSES",
     "MARGIN_KINDS",
