@@ -6,11 +6,14 @@ id like "[bold red]x" prints as written.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
+from evaltui.core.decide.vocabulary import SEPARATOR, after_word, split_line
 from evaltui.core.report.pair import (
     GATE_MARK,
     category_test_line,
@@ -53,7 +56,7 @@ def build_report(
     else:
         d = report_dict(analysis, gates, decision)
     decided = d["decision"]
-    parts = [Text(decided["line"], style=STATUS_STYLE[decided["status"]])]
+    parts = [decision_line(decision, decided)]
     parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
     if independent:
         return Group(*parts, *_independent_parts(d))
@@ -87,6 +90,20 @@ def build_report(
             )
         )
     return Group(*parts)
+
+
+def decision_line(decision: Any, decided: dict) -> Text:
+    """The first line: the status word in its colour, then the rest of the line in the same
+    words (`vocabulary.after_word` of the decision's parts; a decision given as plain data,
+    from a record, is read back by the vocabulary that composed it)."""
+    parts = getattr(decision, "first_line", None)
+    if parts is not None:
+        word, rest = parts.word, after_word(parts)
+    else:
+        word, rest = split_line(decided["status"], decided["line"])
+        rest = f"{SEPARATOR}{rest}" if word and rest else rest
+    style = STATUS_STYLE[decided["status"]]
+    return Text.assemble((word, style), (rest, style.replace("bold ", "", 1) or None))
 
 
 def _binary_parts(d: dict) -> list:
