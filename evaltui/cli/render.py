@@ -14,13 +14,13 @@ from rich.text import Text
 
 from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
 from evaltui.core.decide.vocabulary import SEPARATOR, after_word, split_line
-from evaltui.core.report.pair import (
+from evaltui.core.report.pair import report_dict
+from evaltui.core.report.pair_markdown import (
     GATE_MARK,
     category_test_line,
     extra_lines,
     graded_lines,
     overall_slice_rows,
-    report_dict,
     slice_interval,
 )
 from evaltui.core.textsafe import one_line

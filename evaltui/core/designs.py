@@ -123,16 +123,14 @@ class PairDesign:
         return Decided(analysis, decision, gates)
 
     def report_dict(self, decided: Decided) -> dict[str, Any]:
-        from evaltui.core.report import pair
+        from evaltui.core.report.pair import report_dict
 
-        return pair.report_dict(decided.analysis, decided.gates, decided.decision)
+        return report_dict(decided.analysis, decided.gates, decided.decision)
 
     def report_markdown(self, decided: Decided) -> str:
-        from evaltui.core.report import pair
+        from evaltui.core.report.pair_markdown import report_markdown
 
-        return pair.report_markdown(
-            decided.analysis, gates=decided.gates, decision=decided.decision
-        )
+        return report_markdown(decided.analysis, gates=decided.gates, decision=decided.decision)
 
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich

@@ -20,7 +20,7 @@ from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line
 from evaltui.core.read.runs import ITEM_ID
-from evaltui.core.report.pair import report_markdown
+from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
 GITHUB_COMMENT_LIMIT = 65_536  # characters in one issue or pull-request comment
