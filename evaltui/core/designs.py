@@ -243,7 +243,7 @@ class RunSetDesign:
                 session.close()
 
     def verify(self, record: dict[str, Any], paths: Sequence[Path] | None) -> Any:
-        from evaltui.core.record.run_set_signoff import verify_run_set_record
+        from evaltui.core.verify.run_set import verify_run_set_record
 
         return verify_run_set_record(record, list(paths) if paths else None)
 

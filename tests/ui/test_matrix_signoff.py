@@ -22,8 +22,9 @@ import pytest
 from textual.widgets import Input, RadioButton, Static, TextArea
 
 from evaltui.core.record.journal import session_key
-from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
+from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
 from evaltui.core.record.signoff_markdown import decision_markdown
+from evaltui.core.verify.run_set import verify_run_set_record
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.matrix import MatrixScreen
