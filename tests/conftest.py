@@ -65,7 +65,7 @@ SCHEMA_CHECKED = (
     ("evaltui.core.record.signoff", "build_record", "signoff"),
     ("evaltui.core.report.run_set", "run_set_report_dict", "report-runset"),
     ("evaltui.core.record.run_set_signoff", "build_run_set_record", "signoff-runset"),
-    ("evaltui.core.report.preference", "prefer_dict", "prefer"),
+    ("evaltui.core.report.preference", "preference_report_dict", "prefer"),
 )
 _violations: list[str] | None = None  # the running test's, while the fixture below is active
 

@@ -1,16 +1,15 @@
 """`evaltui prefer FILE`: the paired win rate (two systems) or the all-pairs matrix and the
 Bradley-Terry fit (three or more) from a judge's per-item preferences (docs/preferences.md).
 
-Kept out of cli.py, which only registers the subcommand and dispatches to :func:`run`. The
-exit code is the decision's, as for `evaltui report`: 0 ready or needs review, 1 blocked (a
-candidate loses to the baseline), 4 no verdict; bad input or usage is 2 (cli.main turns the
-one-line error into it).
+This module is the subcommand's parser; `cli.commands.run_prefer` runs it on the preference
+design (`core.designs.PREFERENCE`). The exit code is the decision's, as for `evaltui report`:
+0 ready or needs review, 1 blocked (a candidate loses to the baseline), 4 no verdict; bad input
+or usage is 2 (cli.main turns the one-line error into it).
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 
@@ -57,37 +56,3 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     return parser
-
-
-def run(args: argparse.Namespace) -> int:
-    """Read, analyse, print; the exit code is the decision's."""
-    from evaltui.core.analysis.preference import PreferOptions, analyze_preferences
-    from evaltui.core.read.formats.preference import read_preferences
-
-    source = read_preferences(args.file)
-    analysis = analyze_preferences(
-        source,
-        PreferOptions(
-            ties=args.ties,
-            confidence=args.confidence,
-            alpha=args.alpha,
-            multiplicity=args.multiplicity,
-            baseline=args.baseline,
-            candidate=args.candidate,
-        ),
-    )
-    if args.format == "json":
-        from evaltui.core.report.preference import prefer_dict
-        from evaltui.core.textsafe import inert_json
-
-        text = inert_json(prefer_dict(analysis)) + "\n"
-    elif args.format == "markdown":
-        from evaltui.core.report.preference import prefer_markdown
-
-        text = prefer_markdown(analysis)
-    else:
-        from evaltui.core.report.preference import prefer_text
-
-        text = prefer_text(analysis)
-    sys.stdout.write(text)
-    return analysis.decision.exit_code

@@ -6,21 +6,25 @@ id like "[bold red]x" prints as written.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
 from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
-from evaltui.core.report.pair import (
+from evaltui.core.decide.vocabulary import SEPARATOR, after_word, split_line
+from evaltui.core.report.pair import report_dict
+from evaltui.core.report.pair_markdown import (
     GATE_MARK,
     category_test_line,
     extra_lines,
-    forest_bar,
     graded_lines,
-    report_dict,
+    overall_slice_rows,
+    slice_interval,
 )
 from evaltui.core.textsafe import one_line
-from evaltui.core.words import format_p, percent, points, signed
+from evaltui.core.words import forest_bar, format_p, percent, points, signed
 
 VERDICT_STYLE = {
     "improved": "bold green",
@@ -52,7 +56,7 @@ def build_report(
     else:
         d = report_dict(analysis, gates, decision)
     decided = d["decision"]
-    parts = [Text(decided["line"], style=STATUS_STYLE[decided["status"]])]
+    parts = [decision_line(decision, decided)]
     parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
     if independent:
         return Group(*parts, *_independent_parts(d))
@@ -69,7 +73,7 @@ def build_report(
         lines = graded_lines(analysis, d, md=False)
         parts += [Text(line.removeprefix("- ")) for line in lines if line]
     parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d, md=False) if line]
-    parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(d, width)
+    parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(analysis, d, width)
     parts += _category_parts(d)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
@@ -86,6 +90,20 @@ def build_report(
             )
         )
     return Group(*parts)
+
+
+def decision_line(decision: Any, decided: dict) -> Text:
+    """The first line: the status word in its colour, then the rest of the line in the same
+    words (`vocabulary.after_word` of the decision's parts; a decision given as plain data,
+    from a record, is read back by the vocabulary that composed it)."""
+    parts = getattr(decision, "first_line", None)
+    if parts is not None:
+        word, rest = parts.word, after_word(parts)
+    else:
+        word, rest = split_line(decided["status"], decided["line"])
+        rest = f"{SEPARATOR}{rest}" if word and rest else rest
+    style = STATUS_STYLE[decided["status"]]
+    return Text.assemble((word, style), (rest, style.replace("bold ", "", 1) or None))
 
 
 def _binary_parts(d: dict) -> list:
@@ -188,8 +206,8 @@ def _metric_parts(analysis: Analysis, d: dict) -> list:
     return [table]
 
 
-def _slice_parts(d: dict, width: int = 80) -> list:
-    rows = d["slices"]
+def _slice_parts(analysis: Analysis, d: dict, width: int = 80) -> list:
+    rows = overall_slice_rows(analysis, d)  # the overall row: the decision's interval and p
     if not rows:
         return []
     span = max(max(abs(r["ci"][0]), abs(r["ci"][1])) for r in rows) or 1.0
@@ -202,14 +220,13 @@ def _slice_parts(d: dict, width: int = 80) -> list:
     )
     for col in ("slice", "n", "−/+", "delta", "CI", "", "p adj."):
         table.add_column(col, no_wrap=True, justify="right" if col in ("n", "delta") else "left")
-    for r in sorted(rows, key=lambda r: not r["overall"]):
+    for r in rows:
         t = r["table"]
         table.add_row(
             "overall" if r["overall"] else one_line(r["name"], 18),
             str(r["n"]),
             f"{t['regressions']}/{t['improvements']}",
-            points(r["delta"]),
-            f"[{points(r['ci'][0])}, {points(r['ci'][1])}]",
+            *slice_interval(r).split(" ", 1),
             forest_bar(r["ci"][0], r["delta"], r["ci"][1], span, bar),
             format_p(r["p_adjusted"]),
             style="bold" if r["overall"] else "",

@@ -2,12 +2,15 @@
 
 The first line, the reports, the sign-off Markdown and the app all print numbers; written here
 once, "+6.0 pts [-0.7, +12.4]" reads the same wherever it lands and a change of precision is one
-edit. Pure string formatting: no statistics, no I/O.
+edit. The one-line text charts (histogram, forest bar) live here too, so the text report and
+the app draw them alike. Pure string formatting: no statistics, no I/O.
 """
 
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 
 def plural(count: int, noun: str) -> str:
@@ -50,3 +53,102 @@ def format_p(p: float | None) -> str:
     if p < 0.001:
         return f"{p:.1e}"
     return f"{p:.3f}"
+
+
+def estimate_and_interval(
+    estimate: float, lo: float, hi: float, in_points: bool
+) -> tuple[str, str]:
+    """("+6.0 pts", "[-0.7, +12.4]"): an estimate with its unit and its interval, with
+    decimals enough to read the interval; an undefined interval (NaN) is "" and leaves the
+    estimate its default decimals."""
+    unit = " pts" if in_points else ""
+    if math.isnan(lo) or math.isnan(hi):
+        return signed(estimate, in_points) + unit, ""
+    k = interval_digits(lo, hi, in_points)
+    return (
+        signed(estimate, in_points, k) + unit,
+        f"[{signed(lo, in_points, k)}, {signed(hi, in_points, k)}]",
+    )
+
+
+def percent_and_interval(
+    estimate: float | None, lo: float | None, hi: float | None
+) -> tuple[str, str]:
+    """("57.5%", "[52.6%, 62.3%]"): a rate in percent with decimals enough to read its
+    interval's width; ("undefined", "") without an estimate, "" for a missing interval."""
+    if estimate is None:
+        return "undefined", ""
+    if lo is None or hi is None:
+        return f"{estimate * 100:.1f}%", ""
+    k = interval_digits(lo, hi, True)
+    return f"{estimate * 100:.{k}f}%", f"[{lo * 100:.{k}f}%, {hi * 100:.{k}f}%]"
+
+
+def percent_interval(estimate: float | None, lo: float | None, hi: float | None) -> str:
+    """``57.5% [52.6%, 62.3%]`` (`percent_and_interval` as one string)."""
+    value, interval = percent_and_interval(estimate, lo, hi)
+    return f"{value} {interval}".rstrip()
+
+
+# -- text charts: the report's and the app's one-line plots -----------------------------------
+
+HISTOGRAM_BINS = 11
+HISTOGRAM_BLOCKS = " ▁▂▃▄▅▆▇█"
+
+
+def delta_histogram(deltas: np.ndarray, bins: int = HISTOGRAM_BINS) -> tuple[list[int], float]:
+    """Counts of per-item deltas in `bins` equal bins over [-m, m], m = max |delta|; returns m."""
+    finite = deltas[np.isfinite(deltas)]
+    m = float(np.max(np.abs(finite))) if finite.size else 0.0
+    if m == 0.0:
+        counts = [0] * bins
+        counts[bins // 2] = int(finite.size)
+        return counts, 0.0
+    hist, _ = np.histogram(finite, bins=bins, range=(-m, m))
+    return [int(x) for x in hist], m
+
+
+def _bars(counts: list[int]) -> str:
+    top = max(counts) or 1
+    return "".join(HISTOGRAM_BLOCKS[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
+
+
+def delta_histogram_line(deltas: np.ndarray) -> str:
+    """A one-line text histogram (▁▂▃…█) of per-item deltas with zero in the middle."""
+    counts, m = delta_histogram(deltas)
+    bars = _bars(counts)
+    mid = len(bars) // 2
+    return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"
+
+
+def histogram_line(deltas: np.ndarray, in_points: bool) -> str:
+    """The histogram of the per-item deltas as one line of blocks, zero in the middle, its
+    ends in the metric's units like every other delta on screen (`delta_histogram_line`
+    writes proportions: −0.6 … +0.6 beside intervals in points)."""
+    counts, m = delta_histogram(deltas)
+    bars = _bars(counts)
+    mid = len(bars) // 2
+    low, high = signed(-m, in_points), signed(m, in_points)
+    unit = " pts" if in_points else ""
+    return f"{low.replace('-', '−')} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} {high}{unit}"
+
+
+def forest_bar(lower: float, estimate: float, upper: float, span: float, width: int) -> str:
+    """One row of a text forest plot: the interval against a zero line, scale [-span, span]."""
+    width = max(width, 5)
+    span = span if span > 0 else 1.0
+
+    def at(x: float) -> int:
+        x = min(max(x, -span), span)
+        return round((x + span) / (2 * span) * (width - 1))
+
+    cells = [" "] * width
+    for i in range(at(lower), at(upper) + 1):
+        cells[i] = "─"
+    zero = at(0.0)
+    if cells[zero] == " ":
+        cells[zero] = "┆"
+    else:
+        cells[zero] = "┼"
+    cells[at(estimate)] = "●"
+    return "".join(cells)

@@ -30,7 +30,7 @@ LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previe
 def independent_view(analysis: Any) -> Independent:
     """What the independent screen shows: core's decision on the comparison and its report
     (the same words and numbers as `evaltui report --design independent`)."""
-    from evaltui.core.decide.pair import decide_independent
+    from evaltui.core.decide.independent import decide_independent
     from evaltui.core.report.independent import independent_report_dict
 
     spec = analysis.spec

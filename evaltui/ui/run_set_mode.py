@@ -33,7 +33,7 @@ from evaltui.ui.state import Loaded
 
 if TYPE_CHECKING:
     from evaltui.core.analysis.run_set import RunSetAnalysis
-    from evaltui.core.report.run_set import RunSetDecision
+    from evaltui.core.decide.run_set import RunSetDecision
 
 
 class RunSetMode(ReviewApp):
@@ -68,8 +68,8 @@ class RunSetMode(ReviewApp):
     def _decide_run_set(self, run_set: RunSetAnalysis) -> RunSetDecision:
         """The set's decision with the tags in each baseline pair's journal as it is now (read
         only: the lock stays free). Opened here, in this app's state folder, not by
-        `decide_run_set`, which would read the default one."""
-        from evaltui.core.report.run_set import decide_run_set
+        `judge_run_set`, which would read the default one."""
+        from evaltui.core.record.session import judge_run_set
 
         sessions = {}
         try:
@@ -77,7 +77,7 @@ class RunSetMode(ReviewApp):
                 sessions[(pair.baseline, pair.candidate)] = start_review(
                     pair.analysis, read_only=True, state_root=self.config.state_root
                 )
-            return decide_run_set(run_set, sessions)
+            return judge_run_set(run_set, sessions)
         finally:
             for session in sessions.values():
                 session.close()

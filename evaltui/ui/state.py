@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from evaltui.core.analysis.pair import Analysis
     from evaltui.core.analysis.run_set import RunSetAnalysis
     from evaltui.core.decide.pair import Decision
+    from evaltui.core.decide.run_set import RunSetDecision
     from evaltui.core.record.journal import ReviewSession
-    from evaltui.core.report.run_set import RunSetDecision
 
 
 @dataclass(frozen=True, repr=False)

@@ -29,7 +29,7 @@ from textual.widgets import Static
 from evaltui.cli.main import _app_parser, main, spec_from_args
 from evaltui.core.analysis.independent import IndependentAnalysis
 from evaltui.core.analysis.pipeline import compare_design
-from evaltui.core.decide.pair import decide_independent
+from evaltui.core.decide.independent import decide_independent
 from evaltui.ui.app import ANSI_THEME, AppConfig, EvalTuiApp, create_app
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.independent import NO_PAIRS, REPORT_COMMAND, IndependentScreen

@@ -1,7 +1,7 @@
 """Three or more runs in the app: the matrix first, each pair's review from it, and back.
 
 Pilot drives the real app through the whole flow: the set's decision line and every cell of the
-matrix are core's (`decide_run_set`, `matrix_lines`), Enter opens the pair with the run set's
+matrix are core's (`judge_run_set`, `matrix_lines`), Enter opens the pair with the run set's
 own (family-adjusted) analysis and never reads the files again, tags stay in each pair's own
 journal, and `m` closes the pair's session (its lock) and decides the set anew with the tags
 just made. Every journal lives in the test's own state folder."""
@@ -18,7 +18,8 @@ import pytest
 
 from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
 from evaltui.core.record.journal import session_key
-from evaltui.core.report.run_set import decide_run_set, matrix_lines
+from evaltui.core.record.session import judge_run_set
+from evaltui.core.report.run_set import matrix_lines
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens import matrix as matrix_module
 from evaltui.ui.screens.help import HelpScreen
@@ -96,7 +97,7 @@ async def test_three_runs_open_on_the_matrix_with_the_sets_decision_and_every_ce
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, MatrixScreen)
-        expected = decide_run_set(compare_runs(app.config.run_set))
+        expected = judge_run_set(compare_runs(app.config.run_set))
         # The first line is the set's decision, in the report's words, status word first.
         decision = text_of(app, "#matrix-decision")
         assert decision.strip() == expected.line
@@ -237,7 +238,7 @@ async def test_back_to_the_matrix_frees_the_pairs_lock_and_redecides_with_the_ne
         assert lock_is_free(analysis, state)  # given back: another evaltui may open the pair
         decision = text_of(app, "#matrix-decision")
         assert decision.startswith(" BLOCKED · 3 runs against baseline · candidate: blocked")
-        assert decision.strip() == decide_run_set(app.run_set).line  # core's, from the journals
+        assert decision.strip() == judge_run_set(app.run_set).line  # core's, from the journals
         pair_words = text_of(app, "#matrix-pair")
         assert " BLOCKED · 1 confirmed regression" in pair_words
         assert "8 of 9 untriaged" in pair_words

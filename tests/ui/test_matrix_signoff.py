@@ -22,8 +22,9 @@ import pytest
 from textual.widgets import Input, RadioButton, Static, TextArea
 
 from evaltui.core.record.journal import session_key
-from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA, verify_run_set_record
+from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
 from evaltui.core.record.signoff_markdown import decision_markdown
+from evaltui.core.verify.run_set import verify_run_set_record
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.matrix import MatrixScreen
@@ -143,7 +144,7 @@ async def test_x_on_the_matrix_writes_one_record_naming_every_pair_with_its_own_
     assert verification.ok, verification.reason
     # The Markdown opens with the set's decision and gives each pair under its own heading.
     markdown = paths[1].read_text(encoding="utf-8")
-    assert markdown.splitlines()[0] == decision_markdown(record["decision"]["line"])
+    assert markdown.splitlines()[0] == decision_markdown(record["decision"])
     assert markdown.startswith("**BLOCKED** · 3 runs against baseline")
     assert "## candidate against baseline" in markdown
     assert "## candidate2 against baseline" in markdown

@@ -39,7 +39,7 @@ from evaltui.core.stats.independent import (
     compare_proportions,
     compare_scores,
 )
-from evaltui.core.words import format_p, interval_digits, percent, signed
+from evaltui.core.words import estimate_and_interval, format_p, percent
 
 LABEL = "independent (unpaired) comparison"
 ARMS = ("baseline", "candidate")
@@ -260,13 +260,8 @@ def _p(p: float) -> float | None:
 def effect_text(analysis: IndependentAnalysis) -> str:
     """The difference with its interval: "+12.0 pts [-0.6, +24.0]"."""
     c = analysis.comparison
-    p = analysis.in_points
-    unit = " pts" if p else ""
-    lo, hi = c.ci.lower, c.ci.upper
-    if math.isnan(lo) or math.isnan(hi):
-        return f"{signed(c.delta, p)}{unit}"
-    k = interval_digits(lo, hi, p)
-    return f"{signed(c.delta, p, k)}{unit} [{signed(lo, p, k)}, {signed(hi, p, k)}]"
+    value, interval = estimate_and_interval(c.delta, c.ci.lower, c.ci.upper, analysis.in_points)
+    return f"{value} {interval}".rstrip()
 
 
 def headline(analysis: IndependentAnalysis) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
@@ -31,9 +31,29 @@ from evaltui.core.stats.paired_delta import paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import points, signed
 
-if TYPE_CHECKING:  # only for hints: the gates read the session, they never build one
+if TYPE_CHECKING:  # only for hints
     from evaltui.core.analysis.pair import Analysis
-    from evaltui.core.record.journal import ReviewSession
+
+
+class _TagSet(Protocol):
+    @property
+    def tags(self) -> tuple[str, ...]: ...
+
+
+class _ItemTag(Protocol):
+    @property
+    def tag(self) -> str | None: ...
+
+
+class ReviewSession(Protocol):
+    """What the gates read of a review (the journal's `ReviewSession` is one): its tag set
+    and each item's tag. Declared here so the decide stage never imports the journal."""
+
+    @property
+    def info(self) -> _TagSet: ...
+
+    def review(self, item_id: str) -> _ItemTag: ...
+
 
 __all__ = [
     "GATE_STATUSES",

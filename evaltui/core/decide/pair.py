@@ -24,47 +24,29 @@ Statuses, in the order they win:
 
 from __future__ import annotations
 
-import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import polars as pl
 
 from evaltui.core.analysis.pair import Analysis, analyze
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
-from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS
-from evaltui.core.policy.tags import CONFIRMED, GRADER_ERROR, OPEN, TagMeanings
+from evaltui.core.decide.effect import pair_effect
+from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
+from evaltui.core.decide.vocabulary import (
+    EXIT_CODES,
+    FirstLine,
+    Reason,
+    compose_line,
+    shown_reasons,
+)
+from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.read.runs import ITEM_ID, SLICE
-from evaltui.core.record.journal import ReviewSession
 from evaltui.core.stats.margins import MARGIN_KINDS
 from evaltui.core.textsafe import one_line
-from evaltui.core.words import format_p, interval_digits, percent, plural, points, signed
+from evaltui.core.words import format_p, percent, plural, points
 
-STATUSES = ("not_comparable", "blocked", "not_enough_data", "needs_review", "ready")
-STATUS_WORDS = {
-    "not_comparable": "NOT COMPARABLE",
-    "blocked": "BLOCKED",
-    "not_enough_data": "NOT ENOUGH DATA",
-    "needs_review": "NEEDS REVIEW",
-    "ready": "READY TO APPROVE",
-}
-EXIT_READY = 0  # ready, or needs review: nothing blocks, reviewer work may be pending
-EXIT_BLOCKED = 1
-EXIT_NO_VERDICT = 4  # not enough data, or not comparable: a CI job must not pass on it
-EXIT_CODES = {
-    "not_comparable": EXIT_NO_VERDICT,
-    "blocked": EXIT_BLOCKED,
-    "not_enough_data": EXIT_NO_VERDICT,
-    "needs_review": EXIT_READY,
-    "ready": EXIT_READY,
-}
-VERDICT_SHORT = {
-    "improved": "improved",
-    "regressed": "regressed",
-    "no_significant_difference": "no significant difference",
-    "insufficient_data": "no verdict",
-}
-SHOWN_REASONS = 4  # on the first line; every reason is listed in full below it
 SHOWN_SLICES = 2
 SHOWN_GATES = 2  # failed gates named on the first line
 # Reasons that say what the decision rests on without asking anything of the reviewer: they
@@ -73,15 +55,23 @@ MARGIN_INFO = ("margin_shown", "regressed_within_margin", "nothing_to_weigh")
 INFORMATIONAL = ("grader_errors", *MARGIN_INFO)
 
 
-@dataclass(frozen=True)
-class Reason:
-    """One thing the decision rests on: plain words with the numbers, and the items."""
+class Tagged(Protocol):
+    """An item's review as the decision reads it: its tag (None: untagged)."""
 
-    kind: str
-    text: str  # the full sentence, for the lines below the first
-    short: str  # the few words the first line carries
-    blocking: bool = False
-    item_ids: tuple[str, ...] = ()
+    @property
+    def tag(self) -> str | None: ...
+
+
+class Review(Protocol):
+    """What the decision reads of a review (the journal's `ReviewSession` is one): each
+    reviewed item's tag and the notices raised on opening it. Defined here so the decision
+    never imports the journal: the review workflow (`record.session`) passes its session."""
+
+    @property
+    def items(self) -> Mapping[str, Tagged]: ...
+
+    @property
+    def notices(self) -> Sequence[Notice]: ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -105,15 +95,28 @@ class Decision:
     """See the module docstring. `line` is the first line on every surface."""
 
     status: str
-    line: str
+    first_line: FirstLine  # the first line in parts: what a surface styles
     reasons: tuple[Reason, ...]
-    exit_code: int
     verdict: str
-    effect: str
     by_tag: dict[str, int]  # regressions per tag
     confirmed_by_slice: dict[str, int]
     untriaged: int
     sensitivity: Sensitivity | None
+
+    @property
+    def line(self) -> str:
+        """The first line on every surface (`vocabulary.compose_line`)."""
+        return compose_line(self.first_line)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    @property
+    def effect(self) -> str:
+        """The overall effect as the first line says it."""
+        effect = self.first_line.effect
+        return effect.text if effect is not None else ""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -152,31 +155,36 @@ class Decision:
 
 def effect_text(analysis: Analysis) -> str:
     """The overall effect with the interval the verdict rests on, and the verdict in words."""
-    estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
-    unit = " pts" if analysis.in_points else ""
-    what = "" if analysis.binary is not None else "mean Δ "
-    lo, hi = analysis.decision_ci
-    k = interval_digits(lo, hi, analysis.in_points)
-    value = f"{what}{signed(estimate, analysis.in_points, k)}{unit}"
-    verdict = VERDICT_SHORT[analysis.verdict]
-    if analysis.verdict == "insufficient_data" or math.isnan(lo) or math.isnan(hi):
-        return f"{value}, {verdict}"
-    interval = f"[{signed(lo, analysis.in_points, k)}, {signed(hi, analysis.in_points, k)}]"
-    clustered = " (clusters)" if analysis.clustered else ""
-    if analysis.clusters_pending:
-        clustered = " (item-level; clusters pending)"
-    return f"{value} {interval}{clustered}, {verdict}"
+    return pair_effect(analysis).text
+
+
+def tag_meanings(analysis: Analysis) -> TagMeanings:
+    """What the tags mean for this pair: its policy's `[tags]`, else the defaults."""
+    return analysis.policy.tag_meanings if analysis.policy is not None else DEFAULT_MEANINGS
+
+
+def decide_unreviewed(analysis: Analysis, gates: tuple[Any, ...] = ()) -> Decision:
+    """The decision from the analysis and the gates alone: no tags, no notices."""
+    spec = analysis.spec
+    return decide(
+        analysis,
+        gates,
+        None,
+        tag_meanings(analysis),
+        accept_mismatch=bool(spec is not None and spec.accept_mismatch),
+    )
 
 
 def decide(
     analysis: Analysis,
     gates: tuple[Any, ...],
-    session: ReviewSession | None,
+    session: Review | None,
     meanings: TagMeanings,
     *,
     accept_mismatch: bool = False,
 ) -> Decision:
-    """Fold the analysis, the gates, the reviewer's tags and the notices into one decision."""
+    """Fold the analysis, the gates, the reviewer's tags and the notices (`session`: the
+    review, None for none) into one decision."""
     reasons: list[Reason] = []
     reasons += _comparability(analysis, accept_mismatch)
     margins = [g for g in gates if g.kind in MARGIN_KINDS]
@@ -290,28 +298,23 @@ def decide(
                 item_ids=sensitivity.removed,
             )
         )
-    status = _status(reasons)
-    effect = effect_text(analysis)
+    status = status_of(reasons)
     # Blocking reasons first, then the margin's answer (the first line must say it), then
     # the rest.
     ordered = sorted(reasons, key=lambda r: (not r.blocking, not r.kind.startswith("margin_")))
-    shorts = [r.short for r in ordered]
-    if len(shorts) > SHOWN_REASONS:
-        shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
+    shorts = list(shown_reasons([r.short for r in ordered]))
     if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
         shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
-    line = " · ".join([STATUS_WORDS[status], *shorts, f"overall {effect}"])
+    first_line = FirstLine(status, tuple(shorts), pair_effect(analysis))
     by_tag: dict[str, int] = {}
     for tag in tags.values():
         if tag is not None:
             by_tag[tag] = by_tag.get(tag, 0) + 1
     return Decision(
         status=status,
-        line=line,
+        first_line=first_line,
         reasons=tuple(reasons),
-        exit_code=EXIT_CODES[status],
         verdict=analysis.verdict,
-        effect=effect,
         by_tag=by_tag,
         confirmed_by_slice=by_slice,
         untriaged=len(untriaged),
@@ -319,7 +322,8 @@ def decide(
     )
 
 
-def _status(reasons: list[Reason]) -> str:
+def status_of(reasons: list[Reason]) -> str:
+    """The status the reasons make, the first of `vocabulary.STATUSES` that applies."""
     kinds = {r.kind for r in reasons}
     if "not_comparable" in kinds:
         return "not_comparable"
@@ -388,7 +392,7 @@ def _incomplete_runs(analysis: Analysis) -> list[Reason]:
     return out
 
 
-def _notices(session: ReviewSession | None) -> list[Reason]:
+def _notices(session: Review | None) -> list[Reason]:
     if session is None:
         return []
     words = {
@@ -449,7 +453,7 @@ def _no_verdict_text(analysis: Analysis) -> str:
     return f"only {analysis.paired.n} paired items: counts only, no verdict"
 
 
-def _regression_tags(analysis: Analysis, session: ReviewSession | None) -> dict[str, str | None]:
+def _regression_tags(analysis: Analysis, session: Review | None) -> dict[str, str | None]:
     """Each regression's tag (None: untagged), in the regression list's order."""
     if session is None:
         return dict.fromkeys(analysis.regressions)
@@ -473,7 +477,7 @@ def _by_slice(analysis: Analysis, item_ids: tuple[str, ...]) -> dict[str, int]:
 
 
 def _sensitivity(
-    analysis: Analysis, session: ReviewSession | None, meanings: TagMeanings
+    analysis: Analysis, session: Review | None, meanings: TagMeanings
 ) -> Sensitivity | None:
     """The analysis without the discordant items tagged as grader errors (both arms)."""
     if session is None:
@@ -494,138 +498,3 @@ def _sensitivity(
         return Sensitivity(removed, None)
     again = analyze(replace(paired, items=keep), analysis.options, clusters=analysis.clusters_done)
     return Sensitivity(removed, again)
-
-
-# --- two runs of different items (analysis.independent) ---------------------------------------
-
-# What must agree even between two samples of different items: a different scorer, metric,
-# filter or harness measures something else. Different datasets or tasks are what two samples
-# may have (design rule D1): said, never refused.
-INDEPENDENT_SAME_KEYS = ("scorer", "metric", "filter", "harness")
-NO_VERDICT_INDEPENDENT = {
-    "small_n": "an arm has fewer than 30 items ({sizes}): counts only, no verdict",
-    "no_variation": "every item in both arms has the same outcome: nothing to weigh, no verdict",
-    "zero_variance": "every score is the same within each arm: Welch's t is undefined, no verdict",
-}
-
-
-def decide_independent(analysis: Any, *, accept_mismatch: bool = False) -> Decision:
-    """The decision on an independent (unpaired) comparison, made as `decide` makes it for a
-    pair, with one more rule: it is at best NEEDS REVIEW. There are no item pairs to triage,
-    and two samples of different items say less than one set of items seen twice, so a person
-    reads the comparison before anyone approves (exit 0, never READY TO APPROVE).
-
-    A "regressed" verdict blocks; no verdict (an arm under 30 items, nothing to weigh) is NOT
-    ENOUGH DATA; a different scorer, metric, filter or harness is NOT COMPARABLE unless
-    `--accept-mismatch`; a policy's gates and margins are read on item pairs and cannot be
-    evaluated here, which is NOT ENOUGH DATA too (a CI job must not pass on gates nobody read).
-    """
-    from evaltui.core.analysis.independent import LABEL
-    from evaltui.core.analysis.independent import effect_text as unpaired_effect
-    from evaltui.core.compare.choose_design import ITEM_SOURCE_KEYS, source_mismatch
-
-    c = analysis.comparison
-    base_run, cand_run = analysis.runs
-    label = Reason(
-        "independent",
-        f"{LABEL}: {analysis.design.reason}; there are no item pairs to triage, so the "
-        "decision is at best needs review",
-        LABEL,
-    )
-    reasons: list[Reason] = []
-    differ = [
-        f"{key} ({base_run.metadata[key]!r} vs {cand_run.metadata[key]!r})"
-        for key in INDEPENDENT_SAME_KEYS
-        if base_run.metadata.get(key) is not None
-        and cand_run.metadata.get(key) is not None
-        and base_run.metadata[key] != cand_run.metadata[key]
-    ]
-    if differ:
-        text = "the runs measure different things: they differ in " + ", ".join(differ)
-        keys = ", ".join(d.split(" ", 1)[0] for d in differ)
-        if accept_mismatch:
-            reasons.append(Reason("mismatch_accepted", text + " (accepted as intended)", keys))
-        else:
-            reasons.append(
-                Reason(
-                    "not_comparable",
-                    text + "; if this comparison is intended, say so with --accept-mismatch",
-                    f"runs differ in {keys}",
-                )
-            )
-    sources = source_mismatch(base_run, cand_run)
-    if sources:
-        named = ", ".join(f"{key} {a!r} vs {b!r}" for key, a, b in sources)
-        reasons.append(
-            Reason(
-                "different_sources",
-                f"the arms come from different item sources ({named}): the comparison assumes "
-                f"both are samples of one population of items ({', '.join(ITEM_SOURCE_KEYS)})",
-                "different item sources",
-            )
-        )
-    effect = f"{unpaired_effect(analysis)} (independent), {VERDICT_SHORT[analysis.verdict]}"
-    if analysis.verdict == "regressed":
-        reasons.append(
-            Reason("regressed", f"the candidate regressed: {effect}", "regressed", blocking=True)
-        )
-    if analysis.verdict == "insufficient_data":
-        flag = next(f for f in ("small_n", "no_variation", "zero_variance") if f in c.flags)
-        sizes = f"baseline {c.baseline.n:,}, candidate {c.candidate.n:,}"
-        reasons.append(
-            Reason("no_verdict", NO_VERDICT_INDEPENDENT[flag].format(sizes=sizes), "no verdict")
-        )
-    policy = analysis.policy
-    unread = _policy_rules(policy)
-    if unread:
-        reasons.append(
-            Reason(
-                "gates_not_evaluated",
-                f"the policy's {plural(len(unread), 'rule')} ({'; '.join(unread)}) are read on "
-                "item pairs and cannot be evaluated on an independent comparison",
-                f"{plural(len(unread), 'policy rule')} not evaluated",
-            )
-        )
-    for arm, run in (("baseline", base_run), ("candidate", cand_run)):
-        status = run.metadata.get("run_status")
-        if status is not None and status not in FINISHED_STATUSES:
-            reasons.append(
-                Reason(
-                    "run_incomplete",
-                    f"the {arm} log's run status is {status!r}: it may be incomplete",
-                    f"{arm} run {status}",
-                )
-            )
-    status = _status([label, *reasons])
-    if unread and status in ("needs_review", "ready"):
-        status = "not_enough_data"
-    ordered = sorted(reasons, key=lambda r: not r.blocking)
-    shorts = [r.short for r in ordered]
-    if len(shorts) > SHOWN_REASONS:
-        shorts = [*shorts[:SHOWN_REASONS], f"+{len(shorts) - SHOWN_REASONS} more"]
-    line = " · ".join([STATUS_WORDS[status], LABEL, *shorts, f"overall {effect}"])
-    return Decision(
-        status=status,
-        line=line,
-        reasons=(label, *ordered),
-        exit_code=EXIT_CODES[status],
-        verdict=analysis.verdict,
-        effect=effect,
-        by_tag={},
-        confirmed_by_slice={},
-        untriaged=0,
-        sensitivity=None,
-    )
-
-
-def _policy_rules(policy: Any) -> list[str]:
-    """The names of the policy's rules an independent comparison cannot read."""
-    if policy is None:
-        return []
-    names = [g.name for g in policy.gates]
-    if policy.min_effect is not None:
-        names.append(f"min_effect {policy.min_effect:g}")
-    margin = getattr(policy, "margin", None)
-    if margin is not None:
-        names.append(f"{margin[0].replace('_', '-')} margin {margin[1]:g}")
-    return names

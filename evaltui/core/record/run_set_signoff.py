@@ -4,8 +4,9 @@ A run-set record holds, for the baseline against each candidate, the complete tw
 record (`signoff.build_record` on the pair's family-adjusted analysis and its own review session,
 so its tags, gates, override and decision are that pair's), with the set's omnibus test, the
 family of pairs and the set's decision around them, and one content hash over the whole.
-`verify RECORD BASE CAND CAND2 ...` recompares the whole set from the files (the family changes
-each pair's verdict, so a pair cannot be replayed alone) and rebuilds every pair's record.
+`verify RECORD BASE CAND CAND2 ...` (`verify.run_set`) recompares the whole set from the files
+(the family changes each pair's verdict, so a pair cannot be replayed alone) and rebuilds every
+pair's record.
 
 Candidate-against-candidate pairs are part of the family (their p-values are adjusted with the
 rest) but not of the sign-off: the release decision is about each candidate against what ships.
@@ -14,21 +15,18 @@ rest) but not of the sign-off: the release decision is about each candidate agai
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis.run_set import RunSetAnalysis, RunSetSpec, compare_runs
+from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.canonical import HASH_FIELD
-from evaltui.core.errors import UsageError
-from evaltui.core.read.runs import sha256_of
+from evaltui.core.record.session import judge_run_set
 from evaltui.core.record.signoff import (
     ReviewerDecision,
     _hash,
     build_record,
     items_csv,
-    record_hash_ok,
     write_record_files,
 )
 from evaltui.core.record.signoff_markdown import (
@@ -36,12 +34,11 @@ from evaltui.core.record.signoff_markdown import (
     decision_markdown,
     record_markdown,
 )
-from evaltui.core.report.run_set import decide_run_set, omnibus_lines, pair_effect
+from evaltui.core.report.run_set import omnibus_lines, pair_effect
 from evaltui.core.textsafe import md_cell
-from evaltui.core.verify.pair import RUN_SET_RECORD
 from evaltui.core.words import format_p
 
-RUN_SET_SIGNOFF_SCHEMA = RUN_SET_RECORD  # verify.read_record reads it
+RUN_SET_SIGNOFF_SCHEMA = "evaltui.signoff-runset/1"  # verify.pair.read_record reads it
 
 
 def build_run_set_record(
@@ -50,7 +47,7 @@ def build_run_set_record(
     """The set's record; `sessions` holds each baseline pair's review session. The override
     rule applies pair by pair (`build_record` raises `OverrideRequired` for the first pair an
     approval would override without a reason)."""
-    set_decision = decide_run_set(run_set, sessions)
+    set_decision = judge_run_set(run_set, sessions)
     pairs = []
     for pair in run_set.baseline_pairs:
         key = (pair.baseline, pair.candidate)
@@ -105,7 +102,7 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
     pair's sign-off Markdown, each cut to its share of GitHub's comment limit."""
     names = [md_cell(n) for n in run_set.names]
     lines = [
-        decision_markdown(record["decision"]["line"]),
+        decision_markdown(record["decision"]),
         "",
         f"Reviewer **{md_cell(record['reviewer'])}** decided **{record['reviewer_decision']}** "
         f"for {len(record['pairs'])} pairs: {md_cell(record['rationale'])}",
@@ -153,78 +150,3 @@ def write_run_set_record(
     return write_record_files(
         prefix, record, run_set_markdown(record, run_set), run_set_csv(record, run_set.names)
     )
-
-
-def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> Any:
-    """The set's hash; with the files, that they are the ones reviewed and that every pair's
-    record rebuilds from them (the whole set is compared again: the family needs every pair)."""
-    from evaltui.core.verify.pair import (
-        HASH_ONLY,
-        Verification,
-        _shown,
-        _verify_rebuilt,
-        claims_problem,
-        form_problem,
-        policy_from_record,
-    )
-
-    problem = _form_problem(record)
-    if problem is not None:
-        return Verification(False, problem)
-    if not record_hash_ok(record):
-        return Verification(False, "the record's content does not match its content_hash")
-    for index, entry in enumerate(record["pairs"]):
-        pair_record = entry["record"]
-        problem = form_problem(pair_record) or (
-            None if record_hash_ok(pair_record) else "its content does not match its hash"
-        )
-        problem = problem or claims_problem(pair_record)
-        if problem is not None:
-            return Verification(False, f"pairs[{index}]: {problem}")
-    if not paths:
-        return Verification(True, HASH_ONLY)
-    runs = record["runs"]
-    if len(paths) != len(runs):
-        return Verification(False, f"the record covers {len(runs)} runs; {len(paths)} files given")
-    for index, (path, run) in enumerate(zip(paths, runs, strict=True)):
-        actual = sha256_of(Path(path))
-        if actual != run["sha256"]:
-            return Verification(
-                False,
-                f"{_shown(path)} is not run {index + 1} ({_shown(run['name'])}) that was "
-                f"reviewed (sha256 {actual[:16]}… instead of {run['sha256'][:16]}…)",
-            )
-    spec = RunSetSpec.from_dict(record["run_set"])
-    spec = RunSetSpec(runs=tuple(Path(p) for p in paths), base=replace(spec.base, policy=None))
-    try:
-        policy = policy_from_record(record["pairs"][0]["record"]) if record["pairs"] else None
-        run_set = compare_runs(spec, policy=policy)
-    except UsageError as exc:
-        return Verification(False, f"the record's comparison cannot be replayed: {_shown(exc)}")
-    by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
-    for entry in record["pairs"]:
-        key = (entry["baseline"], entry["candidate"])
-        if key not in by_key:
-            return Verification(False, f"the record names a pair {key} the run set does not have")
-        result = _verify_rebuilt(
-            entry["record"], Path(paths[key[0]]), Path(paths[key[1]]), by_key[key].analysis
-        )
-        if not result.ok:
-            name = run_set.names[key[1]]
-            return Verification(False, f"the pair {name} vs {run_set.names[0]}: {result.reason}")
-    if [e["baseline"] for e in record["pairs"]] != [0] * (len(runs) - 1):
-        return Verification(False, "the record does not cover the baseline against every run")
-    return Verification(
-        True,
-        f"the record is intact, the {len(runs)} files are the ones reviewed, and every pair's "
-        "record rebuilds from them (statistics adjusted over the family, items, gates, tags and "
-        "decision); who signed it and when only a signature can show",
-    )
-
-
-def _form_problem(record: dict[str, Any]) -> str | None:
-    if record.get("schema") != RUN_SET_SIGNOFF_SCHEMA:
-        return f"the record is not a {RUN_SET_SIGNOFF_SCHEMA} record"
-    from evaltui.core.verify.form import run_set_form_problem
-
-    return run_set_form_problem(record)  # against its declaration, core/record/shape.py

@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis.pair import Analysis, item_values
+from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.decide.notices import STALE_TAGS, Notice
-from evaltui.core.decide.pair import Decision, decide
+from evaltui.core.decide.pair import Decision, decide, tag_meanings
+from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
-from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, TagMeanings
+from evaltui.core.policy.tags import CONFIRMED
 from evaltui.core.record.journal import ReviewSession
 
 
@@ -124,9 +126,27 @@ def judge_review(analysis: Analysis, session: ReviewSession) -> tuple[tuple[Any,
     return gates, decide_review(analysis, gates, session)
 
 
-def tag_meanings(analysis: Analysis) -> TagMeanings:
-    """What the tags mean for this pair: its policy's `[tags]`, else the defaults."""
-    return analysis.policy.tag_meanings if analysis.policy is not None else DEFAULT_MEANINGS
+def judge_run_set(
+    run_set: RunSetAnalysis,
+    sessions: dict[tuple[int, int], ReviewSession] | None = None,
+    state_root: Path | None = None,
+) -> RunSetDecision:
+    """The run set's decision now: each baseline pair judged with its gates and tags
+    (`sessions` maps a pair to its review session; a missing one is opened read-only, from
+    `state_root` when given, else from the default state folder), then folded into one."""
+    decided = []
+    for pair in run_set.baseline_pairs:
+        session = (sessions or {}).get((pair.baseline, pair.candidate))
+        opened = session is None
+        if session is None:
+            session = start_review(pair.analysis, read_only=True, state_root=state_root)
+        try:
+            _gates, decision = judge_review(pair.analysis, session)
+        finally:
+            if opened:
+                session.close()
+        decided.append((pair, decision))
+    return decide_run_set(run_set, decided)
 
 
 def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:

@@ -18,8 +18,9 @@ from typing import Any
 from evaltui.core.analysis.pair import Analysis
 from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.decide.vocabulary import SEPARATOR, split_line
 from evaltui.core.read.runs import ITEM_ID
-from evaltui.core.report.pair import report_markdown
+from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
 GITHUB_COMMENT_LIMIT = 65_536  # characters in one issue or pull-request comment
@@ -54,18 +55,22 @@ def record_markdown(
     return "\n".join([*head, *body, *tail])
 
 
-def decision_markdown(line: str) -> str:
-    """The decision line as the comment's first line: the status word in bold, the rest plain
-    (a heading that long is hard to read in a PR; the bold word carries the meaning)."""
-    status, sep, rest = line.partition(" · ")
-    return f"**{md_cell(status)}**{sep}{md_cell(rest)}"
+def decision_markdown(decision: dict[str, Any]) -> str:
+    """The decision line (a record's `decision`: its status and line) as the comment's first
+    line: the status word in bold, the rest plain (a heading that long is hard to read in a
+    PR; the bold word carries the meaning). The record keeps the line, not its parts: the
+    vocabulary that composed it reads its status word back (`vocabulary.split_line`)."""
+    word, rest = split_line(decision["status"], decision["line"])
+    if not word:
+        return md_cell(rest)
+    return f"**{md_cell(word)}**" + (f"{SEPARATOR}{md_cell(rest)}" if rest else "")
 
 
 def _head(record: dict[str, Any]) -> list[str]:
     triage = record["triage"]
     decision = record["decision"]
     by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
-    lines = [decision_markdown(decision["line"]), ""]
+    lines = [decision_markdown(decision), ""]
     lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
     lines += [
         "",

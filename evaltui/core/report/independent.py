@@ -86,7 +86,7 @@ def comparison_dict(c: IndependentComparison) -> dict[str, Any]:
 
 def independent_report_dict(analysis: IndependentAnalysis, decision: Any = None) -> dict[str, Any]:
     """The report of an independent comparison as plain data; see docs/report.md."""
-    from evaltui.core.decide.pair import decide_independent
+    from evaltui.core.decide.independent import decide_independent
 
     if decision is None:
         spec = analysis.spec

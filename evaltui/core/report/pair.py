@@ -1,26 +1,24 @@
-"""The headless report in the two machine-and-PR forms: JSON (`evaltui.report/1`) and Markdown.
+"""The pair's report as data: JSON (`evaltui.report/2`), keys documented in docs/report.md.
 
-The terminal (Rich) rendering lives outside core, in `evaltui.cli.render`; both read the same
-`report_dict`, so the three forms cannot drift apart.
+Its Markdown is `report.pair_markdown`'s and its terminal (Rich) rendering `evaltui.cli.render`'s;
+both read the same `report_dict`, so the three forms cannot drift apart.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from evaltui import __version__
-from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
+from evaltui.core.analysis.pair import Analysis
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.compare.pairing import ArmReport, arm_columns
+from evaltui.core.decide.pair import decide_unreviewed
 from evaltui.core.read.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.epochs import EpochSummary
 from evaltui.core.stats.graded import GradedComparison
-from evaltui.core.textsafe import inert_json, md_cell, one_line
-from evaltui.core.words import format_p, percent, points, signed
+from evaltui.core.textsafe import inert_json
 
 REPORT_SCHEMA = "evaltui.report/2"
 
@@ -343,14 +341,12 @@ def report_dict(
 ) -> dict[str, Any]:
     """The report as plain data; the keys are documented in docs/report.md.
 
-    `decision` is the pair's decision (`workflow.decide_review`, which knows the reviewer's
-    tags); without one it is decided from the analysis and the gates alone (no tags)."""
+    `decision` is the pair's decision (`record.session.decide_review`, which knows the
+    reviewer's tags); without one it is decided from the analysis and the gates alone."""
     paired = analysis.paired
     if decision is None:
-        from evaltui.core.record.session import decide_review
-
         plain = tuple(g for g in gates or () if not isinstance(g, dict))
-        decision = decide_review(analysis, plain, None)
+        decision = decide_unreviewed(analysis, plain)
     out: dict[str, Any] = {
         "schema": REPORT_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
@@ -417,291 +413,3 @@ def arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
 
 def report_json(analysis: Analysis) -> str:
     return inert_json(report_dict(analysis)) + "\n"
-
-
-def report_markdown(
-    analysis: Analysis,
-    max_ids: int = 50,
-    gates: tuple[Any, ...] | None = None,
-    decision: Any = None,
-    heading: str | None = None,
-    list_ids: bool = True,
-) -> str:
-    """A PR-comment rendering of the same facts; every value from a file is escaped.
-
-    It opens with the decision line (as a heading), then the reasons behind it; `heading`
-    replaces that opening (the sign-off Markdown has already said it)."""
-    d = report_dict(analysis, gates, decision)
-    lines = [heading] if heading else [f"## {md_cell(d['decision']['line'])}"]
-    lines.append("")
-    if not heading:
-        lines += [f"- {md_cell(r['text'])}" for r in d["decision"]["reasons"]]
-        lines.append("")
-    lines += [
-        f"**{md_cell(d['headline'])}**",
-        "",
-        f"Verdict: **{d['verdict']}** ({VERDICT_TEXT[d['verdict']]})",
-        "",
-    ]
-    for warning in d["warnings"]:  # one paragraph each: consecutive quote lines would merge
-        lines += [f"> ⚠ {md_cell(warning)}", ""]
-    lines += _binary_markdown(d) if d["table"] is not None else graded_lines(analysis, d)
-    lines += extra_lines(analysis, d)
-    lines += gate_lines(d) + metric_lines(analysis, d) + slice_lines(d) + category_lines(d)
-    for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
-        if not list_ids:  # the sign-off lists them itself
-            break
-        ids = d[key]
-        shown = ", ".join(f"`{md_cell(i, code=True)}`" for i in ids[:max_ids])
-        more = f" … and {len(ids) - max_ids:,} more" if len(ids) > max_ids else ""
-        lines.append(f"**{title} ({len(ids):,}):** {shown or 'none'}{more}")
-        lines.append("")
-    lines.append("| input | path | sha256 | items |")
-    lines.append("|---|---|---|---:|")
-    for arm in ("baseline", "candidate"):
-        i = d["inputs"][arm]
-        lines.append(
-            f"| {arm} | `{md_cell(i['path'], code=True)}` | `{i['sha256'][:16]}…` | {i['items']} |"
-        )
-    lines += ["", f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA}</sub>", ""]
-    return "\n".join(lines)
-
-
-def _binary_markdown(d: dict[str, Any]) -> list[str]:
-    t = d["table"]
-    lines = [
-        "| | candidate pass | candidate fail |",
-        "|---|---:|---:|",
-        f"| **baseline pass** | {t['both_pass']} | {t['regressions']} (regressions) |",
-        f"| **baseline fail** | {t['improvements']} (improvements) | {t['both_fail']} |",
-        "",
-        "| | passes | rate | Wilson CI |",
-        "|---|---:|---:|---|",
-    ]
-    for arm in ("baseline", "candidate"):
-        a = d[arm]
-        lines.append(
-            f"| {arm} | {a['passes']:,}/{d['n_paired']:,} | {percent(a['rate'])} | "
-            f"[{percent(a['ci'][0])}, {percent(a['ci'][1])}] |"
-        )
-    delta, mc, un = d["delta"], d["mcnemar"], d["unpaired"]
-    return lines + [
-        "",
-        f"- Delta (candidate − baseline): **{points(delta['estimate'])} pts**, "
-        f"{delta['confidence'] * 100:g}% CI [{points(delta['ci'][0])}, {points(delta['ci'][1])}] "
-        f"({delta['method']})",
-        f"- McNemar on {mc['discordant']} discordant items: exact p = {format_p(mc['exact_p'])}, "
-        f"mid-p = {format_p(mc['mid_p'])}, chi² p = {format_p(mc['chi2_p'])} "
-        f"(continuity-corrected {format_p(mc['chi2_cc_p'])})",
-        f"- Unpaired contrast (wrong test, for comparison only): SE {un['se'] * 100:.2f} pts, "
-        f"CI [{points(un['ci'][0])}, {points(un['ci'][1])}]",
-        "",
-    ]
-
-
-def _fmt(value: float | None, in_points: bool) -> str:
-    return "n/a" if value is None else signed(value, in_points)
-
-
-def _strong(text: str, md: bool) -> str:
-    return f"**{text}**" if md else text
-
-
-def _code(text: str, md: bool) -> str:
-    return md_cell(text) if md else one_line(text)  # escaped: a code span keeps raw <img onerror>
-
-
-def graded_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[str]:
-    """The graded analysis as lines: Markdown (`md`), or plain text for the terminal report."""
-    g, p = d["graded"], analysis.in_points
-    unit = " pts" if p else ""
-    means = (
-        f"baseline mean {d['baseline']['mean']:.4g}, candidate mean {d['candidate']['mean']:.4g}"
-    )
-    return [
-        f"- Metric: {_code(d['metric'], md)} ({means}), {g['n']:,} paired items",
-        f"- Mean per-item delta: {_strong(_fmt(g['mean_delta'], p) + unit, md)}, "
-        f"{g['confidence'] * 100:g}% "
-        f"{g['method']} bootstrap CI [{_fmt(g['ci'][0], p)}, {_fmt(g['ci'][1], p)}] "
-        f"({g['resamples']:,} resamples of items, seed {g['seed']})",
-        f"- Percentile CI [{_fmt(g['percentile_ci'][0], p)}, {_fmt(g['percentile_ci'][1], p)}], "
-        f"BCa CI [{_fmt(g['bca_ci'][0], p)}, {_fmt(g['bca_ci'][1], p)}]",
-        f"- For reference: paired t CI [{_fmt(g['t_ci'][0], p)}, {_fmt(g['t_ci'][1], p)}], "
-        f"Wilcoxon signed-rank p = {format_p(g['wilcoxon_p'])}",
-        f"- Per-item deltas: {delta_histogram_line(analysis.deltas)}",
-        "",
-    ]
-
-
-def extra_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list[str]:
-    lines: list[str] = []
-    p = analysis.in_points
-    unit = " pts" if p else ""
-    if d["epochs"]:
-        for arm, e in d["epochs"].items():
-            share = e["within_share"]
-            lines.append(
-                f"- Epochs, {arm}: {e['min']}–{e['max']} per item (mean {e['mean']:.2f})"
-                + (", " + _strong("unequal", md) if e["unequal"] else "")
-                + (
-                    f"; {share * 100:.0f}% of the variance is within items"
-                    if share is not None
-                    else ""
-                )
-            )
-    c = d["clusters"]
-    if c:
-        deff = c["design_effect"]  # Kish's, the variance ratio
-        lines.append(
-            f"- Clusters: {c['n_clusters']:,} over {c['n_items']:,} items; design effect "
-            f"{'n/a' if deff is None else f'{deff:.2f}'} (Kish: variance ratio); cluster "
-            f"bootstrap CI [{_fmt(c['ci'][0], p)}, {_fmt(c['ci'][1], p)}]{unit}; "
-            f"naive item-level CI (ignores clusters, contrast) "
-            f"[{_fmt(c['naive_ci'][0], p)}, {_fmt(c['naive_ci'][1], p)}]"
-        )
-    return [*lines, ""] if lines else []
-
-
-HISTOGRAM_BINS = 11
-
-
-def delta_histogram(deltas: np.ndarray, bins: int = HISTOGRAM_BINS) -> tuple[list[int], float]:
-    """Counts of per-item deltas in `bins` equal bins over [-m, m], m = max |delta|; returns m."""
-    finite = deltas[np.isfinite(deltas)]
-    m = float(np.max(np.abs(finite))) if finite.size else 0.0
-    if m == 0.0:
-        counts = [0] * bins
-        counts[bins // 2] = int(finite.size)
-        return counts, 0.0
-    hist, _ = np.histogram(finite, bins=bins, range=(-m, m))
-    return [int(x) for x in hist], m
-
-
-def delta_histogram_line(deltas: np.ndarray) -> str:
-    """A one-line text histogram (▁▂▃…█) of per-item deltas with zero in the middle."""
-    counts, m = delta_histogram(deltas)
-    blocks = " ▁▂▃▄▅▆▇█"
-    top = max(counts) or 1
-    bars = "".join(blocks[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
-    mid = len(bars) // 2
-    return f"−{m:.3g} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} +{m:.3g}"
-
-
-GATE_MARK = {
-    "passed": "✓ passed",
-    "failed": "✗ FAILED",
-    "pending": "… pending",
-    "undecided": "? undecided",
-}
-
-
-def gate_lines(d: dict[str, Any]) -> list[str]:
-    if not d["gates"]:
-        return []
-    lines = [f"**Release gates** (policy `{d['policy']['hash'][:12]}`):", ""]
-    for g in d["gates"]:
-        lines.append(f"- {GATE_MARK[g['status']]}: {md_cell(g['name'])} — {md_cell(g['detail'])}")
-    return [*lines, ""]
-
-
-def metric_lines(analysis: Analysis, d: dict[str, Any]) -> list[str]:
-    rows = d["metrics"]
-    if len(rows) < 2:
-        return []
-    adjust = analysis.policy.multiplicity if analysis.policy else "holm"
-    lines = [
-        f"| metric | delta | CI | p ({adjust}-adjusted) | raw p | test |",
-        "|---|---:|---|---:|---:|---|",
-    ]
-    for r in rows:
-        p = r["metric"] == "passed"
-        adj = format_p(r["p_adjusted"]) if r["in_family"] else "monitor only"
-        lines.append(
-            f"| {md_cell(r['metric'])} | {_fmt(r['delta'], p)} | "
-            f"[{_fmt(r['ci'][0], p)}, {_fmt(r['ci'][1], p)}] | {adj} | {format_p(r['p_raw'])} | "
-            f"{r['p_test']} |"
-        )
-    return [*lines, ""]
-
-
-def slice_lines(d: dict[str, Any]) -> list[str]:
-    rows = d["slices"]
-    if not rows:
-        return []
-    adjust = rows[0]["adjust"]
-    lines = [
-        f"| slice | n | baseline → candidate | regr. | impr. | delta [CI] | p ({adjust}) |",
-        "|---|---:|---|---:|---:|---|---:|",
-    ]
-    for r in sorted(rows, key=lambda r: not r["overall"]):
-        t = r["table"]
-        name = "**overall**" if r["overall"] else md_cell(r["name"])
-        lines.append(
-            f"| {name} | {r['n']} | {percent(r['baseline_rate'])} → {percent(r['candidate_rate'])}"
-            f" | {t['regressions']} | {t['improvements']} | {points(r['delta'])} "
-            f"[{points(r['ci'][0])}, {points(r['ci'][1])}] | {format_p(r['p_adjusted'])} |"
-        )
-    return [*lines, ""]
-
-
-def category_test_line(c: dict[str, Any]) -> str:
-    """The Stuart-Maxwell result in words, as the text and Markdown reports print it."""
-    t = c["stuart_maxwell"]
-    if t["p"] is None:
-        return "Stuart-Maxwell: undefined, no item changed category"
-    moved = "the mix of outcomes changed" if c["rejects"] else "no significant change in the mix"
-    line = (
-        f"Stuart-Maxwell chi² = {t['statistic']:.2f} on {t['df']} df, p = {format_p(t['p'])}: "
-        f"{moved} (alpha {c['alpha']:g}); {c['moved']:,} of {c['n']:,} items changed category"
-    )
-    return line + (f"; {t['note']}" if t["note"] else "")
-
-
-def category_lines(d: dict[str, Any]) -> list[str]:
-    """The categories section in Markdown: the L x L table, the test, the per-level changes."""
-    c = d.get("categories")
-    if not c:
-        return []
-    levels = [md_cell(level) for level in c["levels"]]
-    lines = [
-        "**Outcome categories** (rows: baseline, columns: candidate)",
-        "",
-        "| baseline ↓ candidate → | " + " | ".join(levels) + " |",
-        "|---|" + "---:|" * len(levels),
-    ]
-    for level, row in zip(levels, c["table"], strict=True):
-        lines.append(f"| **{level}** | " + " | ".join(f"{v:,}" for v in row) + " |")
-    lines += ["", f"- {md_cell(category_test_line(c))}", ""]
-    lines += [
-        f"| category | baseline | candidate | change [CI] | p ({c['adjust']}) |",
-        "|---|---:|---:|---|---:|",
-    ]
-    for m in c["changes"]:
-        lines.append(
-            f"| {md_cell(m['level'])} | {m['baseline_count']:,} ({percent(m['baseline_share'])}) "
-            f"| {m['candidate_count']:,} ({percent(m['candidate_share'])}) | "
-            f"{points(m['delta'])} pts [{points(m['ci'][0])}, {points(m['ci'][1])}] | "
-            f"{format_p(m['p_adjusted'])} |"
-        )
-    return [*lines, ""]
-
-
-def forest_bar(lower: float, estimate: float, upper: float, span: float, width: int) -> str:
-    """One row of a text forest plot: the interval against a zero line, scale [-span, span]."""
-    width = max(width, 5)
-    span = span if span > 0 else 1.0
-
-    def at(x: float) -> int:
-        x = min(max(x, -span), span)
-        return round((x + span) / (2 * span) * (width - 1))
-
-    cells = [" "] * width
-    for i in range(at(lower), at(upper) + 1):
-        cells[i] = "─"
-    zero = at(0.0)
-    if cells[zero] == " ":
-        cells[zero] = "┆"
-    else:
-        cells[zero] = "┼"
-    cells[at(estimate)] = "●"
-    return "".join(cells)

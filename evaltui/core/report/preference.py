@@ -11,18 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis.preference import PreferAnalysis, percent_interval
+from evaltui.core.analysis.preference import PreferenceAnalysis
 from evaltui.core.canonical import json_number as _num
-from evaltui.core.decide.pair import VERDICT_SHORT
+from evaltui.core.decide.preference import PreferenceDecision
+from evaltui.core.decide.vocabulary import VERDICT_SHORT
 from evaltui.core.stats.bradley_terry import BT_STATUS_TEXT, BradleyTerryFit, Strength
 from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
 from evaltui.core.stats.preference import FLAG_TEXT, TIE_RULE_TEXT, WinRate
 from evaltui.core.stats.preference_matrix import PairResult
 from evaltui.core.textsafe import md_cell, one_line
-from evaltui.core.words import format_p
+from evaltui.core.words import format_p, percent_interval
 
-PREFER_SCHEMA = "evaltui.prefer/1"
+PREFERENCE_REPORT_SCHEMA = "evaltui.prefer/1"
 NAME = 30  # a system's name in a table column
 METHOD_LABELS = {"tango": "Tango score", "wilson": "Wilson", "wald": "Wald"}
 
@@ -99,14 +100,16 @@ def bradley_terry_dict(fit: BradleyTerryFit | None) -> dict[str, Any] | None:
     }
 
 
-def prefer_dict(analysis: PreferAnalysis) -> dict[str, Any]:
+def preference_report_dict(
+    analysis: PreferenceAnalysis, decision: PreferenceDecision
+) -> dict[str, Any]:
     """The report as plain data; the keys are documented in docs/preferences.md."""
     a = analysis
-    d = a.decision
+    d = decision
     o = a.options
     matrix = [[_num(a.matrix.rate(row, col)) for col in a.systems] for row in a.systems]
     return {
-        "schema": PREFER_SCHEMA,
+        "schema": PREFERENCE_REPORT_SCHEMA,
         "tool": {"name": "evaltui", "version": __version__},
         "decision": {
             "status": d.status,
@@ -181,7 +184,7 @@ def _p_text(result: PairResult, family: int, multiplicity: str) -> str:
     return p
 
 
-def _family(analysis: PreferAnalysis) -> int:
+def _family(analysis: PreferenceAnalysis) -> int:
     return sum(1 for r in analysis.matrix.pairs if r.comparison.sign_test_p is not None)
 
 
@@ -222,12 +225,12 @@ def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     return out
 
 
-def prefer_text(analysis: PreferAnalysis) -> str:
+def preference_report_text(analysis: PreferenceAnalysis, decision: PreferenceDecision) -> str:
     """The report for a terminal or a log: the decision line first, plain text throughout."""
     a = analysis
     o = a.options
-    lines = [a.decision.line]
-    lines += [f"  - {r.text}" for r in a.decision.reasons]
+    lines = [decision.line]
+    lines += [f"  - {r.text}" for r in decision.reasons]
     src = a.source
     lines += [
         "",
@@ -252,7 +255,7 @@ def prefer_text(analysis: PreferAnalysis) -> str:
 
 
 def _head_text(
-    a: PreferAnalysis, candidate: str, result: PairResult | None, family: int
+    a: PreferenceAnalysis, candidate: str, result: PairResult | None, family: int
 ) -> list[str]:
     name = _name(candidate)
     if result is None:
@@ -278,7 +281,7 @@ def _head_text(
     return out
 
 
-def _pairs_text(a: PreferAnalysis, family: int) -> list[str]:
+def _pairs_text(a: PreferenceAnalysis, family: int) -> list[str]:
     rule = TIE_RULE_TEXT[a.options.ties]
     head = [
         "B",
@@ -317,7 +320,7 @@ def _pairs_text(a: PreferAnalysis, family: int) -> list[str]:
     ]
 
 
-def _matrix_text(a: PreferAnalysis) -> list[str]:
+def _matrix_text(a: PreferenceAnalysis) -> list[str]:
     names = [_name(s, 16) for s in a.systems]
     rows = [["", *names]]
     for row, label in zip(a.systems, names, strict=True):
@@ -362,14 +365,14 @@ def _md_row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
-def prefer_markdown(analysis: PreferAnalysis) -> str:
+def preference_report_markdown(analysis: PreferenceAnalysis, decision: PreferenceDecision) -> str:
     """The report for a PR or a ticket: the decision line, then the same tables as the text."""
     a = analysis
     o = a.options
     family = _family(a)
-    out = [f"**{md_cell(a.decision.line)}**", ""]
-    out += [f"- {md_cell(r.text)}" for r in a.decision.reasons]
-    if a.decision.reasons:
+    out = [f"**{md_cell(decision.line)}**", ""]
+    out += [f"- {md_cell(r.text)}" for r in decision.reasons]
+    if decision.reasons:
         out.append("")
     src = a.source
     out += [
@@ -488,5 +491,5 @@ def prefer_markdown(analysis: PreferAnalysis) -> str:
         ]
         for s in fit.strengths:
             out.append(_md_row([md_cell(s.system), *(md_cell(t) for t in _strength_text(s))]))
-    out += ["", f"<sub>evaltui {__version__} · schema {PREFER_SCHEMA}</sub>", ""]
+    out += ["", f"<sub>evaltui {__version__} · schema {PREFERENCE_REPORT_SCHEMA}</sub>", ""]
     return "\n".join(out)

@@ -1,7 +1,7 @@
 """The preference report (``evaltui.prefer/1``) declared.
 
-``prefer_dict`` (``core/report/preference.py``) builds it as a dict; these msgspec Structs
-describe it, and ``evaltui.core.schema_gen`` writes docs/schema/prefer.schema.json from them.
+``preference_report_dict`` (``core/report/preference.py``) builds it as a dict; these msgspec
+Structs describe it, and ``evaltui.core.schema_gen`` writes docs/schema/prefer.schema.json from them.
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ Interval01 = Annotated[list[Unit], Meta(min_length=2, max_length=2)]
 
 class PreferenceReport(Struct, kw_only=True):
     """The output of `evaltui prefer FILE --format json`, built by
-    evaltui.core.report.preference.prefer_dict. Keys are documented in docs/preferences.md.
-    Additional keys may appear in later versions of the same schema; readers ignore what they do
-    not know.
+    evaltui.core.report.preference.preference_report_dict. Keys are documented in
+    docs/preferences.md. Additional keys may appear in later versions of the same schema; readers
+    ignore what they do not know.
     """
 
     schema: Literal["evaltui.prefer/1"]

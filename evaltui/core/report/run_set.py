@@ -1,131 +1,35 @@
-"""The decision and the report for k runs: the first line, the omnibus test, the pair matrix.
+"""The report for k runs: the first line, the omnibus test, the pairs, the pair matrix.
 
-The decision is the worst of the baseline's pairs (each pair decided exactly as `evaltui report
-BASE CAND` decides it, with its gates and the reviewer's tags for that pair, and its verdict
-adjusted over the family of pairs), so a candidate that regressed blocks the set whatever the
-others did. The first line names every candidate with its status and effect, then the omnibus
-test, so a reader of line 1 knows which candidate it is about.
+The decision it opens with is `decide.run_set`'s (the worst of the baseline's pairs); this
+module renders it and the set's numbers as data, Markdown and text lines.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from evaltui import __version__
 from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
 from evaltui.core.canonical import json_number as _num
-from evaltui.core.decide.pair import EXIT_CODES, STATUS_WORDS, STATUSES, VERDICT_SHORT, Decision
+from evaltui.core.decide.effect import oriented_effect
+from evaltui.core.decide.run_set import RunSetDecision
+from evaltui.core.decide.vocabulary import VERDICT_SHORT
 from evaltui.core.read.runs import PASSED
 from evaltui.core.report.pair import report_dict
 from evaltui.core.textsafe import md_cell, one_line
-from evaltui.core.words import format_p, interval_digits, plural, signed
+from evaltui.core.words import format_p, plural
 
 RUN_SET_REPORT_SCHEMA = "evaltui.report-runset/1"
 
 
-@dataclass(frozen=True, eq=False)
-class RunSetDecision:
-    """The set's status (the worst of the baseline pairs'), its first line and each pair's."""
-
-    status: str
-    line: str
-    exit_code: int
-    pairs: tuple[tuple[PairResult, Decision], ...]  # the baseline against each candidate
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "line": self.line,
-            "exit_code": self.exit_code,
-            "pairs": [
-                {
-                    "baseline": pair.baseline,
-                    "candidate": pair.candidate,
-                    "status": decision.status,
-                    "line": decision.line,
-                }
-                for pair, decision in self.pairs
-            ],
-        }
-
-
-def decide_run_set(
-    run_set: RunSetAnalysis,
-    sessions: dict[tuple[int, int], Any] | None = None,
-    state_root: Path | None = None,
-) -> RunSetDecision:
-    """Decide each baseline pair with its gates and tags (`sessions` maps a pair to its review
-    session; a missing one is opened read-only, from `state_root` when given, else from the
-    default state folder), then fold them into one status and line."""
-    from evaltui.core.record.session import judge_review, start_review
-
-    decided = []
-    for pair in run_set.baseline_pairs:
-        key = (pair.baseline, pair.candidate)
-        session = (sessions or {}).get(key)
-        opened = session is None
-        if opened:
-            session = start_review(pair.analysis, read_only=True, state_root=state_root)
-        try:
-            _gates, decision = judge_review(pair.analysis, session)
-        finally:
-            if opened:
-                session.close()
-        decided.append((pair, decision))
-    status = min((d.status for _, d in decided), key=STATUSES.index)
-    names = run_set.names
-    parts = [
-        f"{names[pair.candidate]}: {STATUS_WORDS[d.status].lower()}, {d.effect}"
-        for pair, d in decided
-    ]
-    line = " · ".join(
-        [
-            STATUS_WORDS[status],
-            f"{run_set.k} runs against {names[0]}",
-            *parts,
-            omnibus_short(run_set),
-        ]
-    )
-    return RunSetDecision(status, line, EXIT_CODES[status], tuple(decided))
-
-
-def omnibus_short(run_set: RunSetAnalysis) -> str:
-    o = run_set.omnibus
-    if o is None or o.p is None:
-        return "omnibus test undefined"
-    return f"{o.label} p = {format_p(o.p)}"
-
-
 def pair_effect(pair: PairResult) -> str:
     """ "+8.0 pts [+2.2, +13.7]": the pair's effect and the interval its verdict rests on."""
-    estimate, interval = _effect_parts(pair, 1.0)
-    return f"{estimate} {interval}".rstrip()
+    return oriented_effect(pair.analysis).text
 
 
-def _effect_parts(pair: PairResult, sign: float) -> tuple[str, str]:
-    """The effect ("+8.0 pts") and its interval ("[+2.2, +13.7]", "" when undefined), read
-    candidate minus baseline (sign 1) or the other way round (sign -1)."""
-    a = pair.analysis
-    estimate = a.binary.delta if a.binary is not None else a.graded.mean_delta
-    lo, hi = a.decision_ci
-    if sign < 0:  # 0.0 - x, not -x: a mirrored zero prints as +0.0, not "-0.0"
-        estimate, lo, hi = 0.0 - estimate, 0.0 - hi, 0.0 - lo
-    unit = " pts" if a.in_points else ""
-    if math.isnan(lo) or math.isnan(hi):
-        return signed(estimate, a.in_points) + unit, ""
-    k = interval_digits(lo, hi, a.in_points)
-    interval = f"[{signed(lo, a.in_points, k)}, {signed(hi, a.in_points, k)}]"
-    return signed(estimate, a.in_points, k) + unit, interval
-
-
-def run_set_report_dict(
-    run_set: RunSetAnalysis, decision: RunSetDecision | None = None
-) -> dict[str, Any]:
+def run_set_report_dict(run_set: RunSetAnalysis, decision: RunSetDecision) -> dict[str, Any]:
     """The k-run report as plain data (docs/report.md, "Three or more runs")."""
-    decision = decision or decide_run_set(run_set)
     by_pair = {(p.baseline, p.candidate): d for p, d in decision.pairs}
     o = run_set.omnibus
     return {
@@ -382,5 +286,5 @@ def matrix_cell(run_set: RunSetAnalysis, row: int, col: int) -> MatrixCell:
     mark = {"improved": "▲", "regressed": "▼"}.get(pair.verdict, "·")
     if sign < 0:
         mark = _mirror_mark(mark)
-    estimate, interval = _effect_parts(pair, sign)
-    return MatrixCell(row, col, pair, mark, estimate, interval)
+    effect = oriented_effect(pair.analysis, sign)
+    return MatrixCell(row, col, pair, mark, effect.estimate, effect.interval)

@@ -61,7 +61,7 @@ from evaltui.core.verify.form import form_problem
 
 # An evaltui.signoff/1 record's results compared (its warnings and headline were worded otherwise)
 COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headline"))
-RUN_SET_RECORD = "evaltui.signoff-runset/1"  # runset_signoff.RUN_SET_SIGNOFF_SCHEMA
+RUN_SET_RECORD = "evaltui.signoff-runset/1"  # record.run_set_signoff.RUN_SET_SIGNOFF_SCHEMA
 TOLERANCE = 1e-9  # relative: floats written to JSON and read back, or a different BLAS
 
 

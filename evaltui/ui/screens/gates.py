@@ -12,8 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from evaltui.core.report.pair import forest_bar
-from evaltui.core.words import plural
+from evaltui.core.words import forest_bar, plural
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown

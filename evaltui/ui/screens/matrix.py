@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from evaltui.core.analysis.run_set import RunSetAnalysis
-from evaltui.core.decide.pair import VERDICT_SHORT
+from evaltui.core.decide.vocabulary import VERDICT_SHORT
 from evaltui.core.report.run_set import MatrixCell, matrix_cell, omnibus_lines
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
 from evaltui.core.textsafe import one_line

@@ -6,7 +6,6 @@ Selecting a slice filters the regression list to it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -17,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
-from evaltui.core.report.pair import forest_bar
-from evaltui.core.words import format_p, interval_digits, points
+from evaltui.core.decide.effect import OverallRow
+from evaltui.core.words import forest_bar, format_p, interval_digits, points
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.given import GivenState
@@ -37,28 +36,6 @@ VERDICT_MARK = {
 NAME_MAX, NAME_MIN = 16, 8  # the slice name's column: cut (…) before the numbers ever are
 BAR_MIN, BAR_MAX = 5, 40  # the forest plot's columns; narrower than that, it folds below
 LIST_INSET = 4  # the list's border, padding and ▶ gutter: the header line starts after them
-
-
-@dataclass(frozen=True)
-class OverallRow:
-    """What the overall row shows: the header's own reading of the pair (its decision
-    interval, verdict and p, cluster-aware when the items cluster), not the item-level one the
-    slice table computes beside the slices, so the screen never contradicts the first line."""
-
-    ci: tuple[float, float]
-    verdict: str
-    p: float | None
-    label: str  # the row's name
-    note: str  # which interval it is, for the title: "wild cluster bootstrap-t 95%, 31 clusters"
-
-    @classmethod
-    def of(cls, analysis: Any) -> OverallRow:
-        row = next((r for r in analysis.metrics if r.metric == analysis.metric), None)
-        p = row.p_adjusted if row is not None and row.p_adjusted is not None else None
-        if p is None and row is not None:
-            p = row.p_raw
-        return cls(tuple(analysis.decision_ci), analysis.verdict, p, "overall",
-                   analysis.decision_ci_label)  # fmt: skip
 
 
 def slice_rows(

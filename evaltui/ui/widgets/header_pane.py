@@ -14,9 +14,17 @@ from textual.widgets import Static
 
 from evaltui.core.analysis.pair import Analysis
 from evaltui.core.decide.notices import Notice
-from evaltui.core.decide.pair import STATUS_WORDS
-from evaltui.core.report.pair import arm_means, delta_histogram
-from evaltui.core.words import format_p, interval_digits, percent, plural, points, signed
+from evaltui.core.decide.vocabulary import after_word
+from evaltui.core.report.pair import arm_means
+from evaltui.core.words import (
+    format_p,
+    histogram_line,
+    interval_digits,
+    percent,
+    plural,
+    points,
+    signed,
+)
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.styles import style_of
 
@@ -73,11 +81,10 @@ def delta(value: float, in_points: bool) -> str:
 def decision_text(decision: Any) -> Text:
     """The decision line: its status word in reverse video (so it reads without colour), then
     the reasons and the effect, exactly as the reports and the sign-off print them."""
-    word = STATUS_WORDS[decision.status]
+    parts = decision.first_line
     text = Text()
-    text.append(f" {word} ", style=STATUS_STYLE[decision.status])
-    rest = decision.line[len(word) :]
-    text.append_text(literal_line(rest, 600, style="bold"))
+    text.append(f" {parts.word} ", style=STATUS_STYLE[parts.status])
+    text.append_text(literal_line(after_word(parts), 600, style="bold"))
     return text
 
 
@@ -183,22 +190,6 @@ def _graded_lines(text: Text, analysis: Analysis) -> None:
     text.append("per-item Δ ", style="bold")
     text.append(histogram_line(analysis.deltas, p))
     text.append("\n")
-
-
-HISTOGRAM_BLOCKS = " ▁▂▃▄▅▆▇█"
-
-
-def histogram_line(deltas, in_points: bool) -> str:
-    """Core's histogram of the per-item deltas (`delta_histogram`) as one line of blocks,
-    zero in the middle, its ends in the metric's units like every other delta on screen
-    (core's own line writes proportions: −0.6 … +0.6 beside intervals in points)."""
-    counts, m = delta_histogram(deltas)
-    top = max(counts) or 1
-    bars = "".join(HISTOGRAM_BLOCKS[0 if c == 0 else max(1, round(c / top * 8))] for c in counts)
-    mid = len(bars) // 2
-    low, high = signed(-m, in_points), signed(m, in_points)
-    unit = " pts" if in_points else ""
-    return f"{low.replace('-', '−')} {bars[:mid]}│{bars[mid]}│{bars[mid + 1 :]} {high}{unit}"
 
 
 def _mean(value: float | None, in_points: bool) -> str:

@@ -12,8 +12,8 @@ from scipy import stats
 from evaltui.core.analysis.run_set import RunSetSpec, compare_runs, run_names
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
-from evaltui.core.record.session import start_review
-from evaltui.core.report.run_set import decide_run_set, run_set_lines, run_set_report_dict
+from evaltui.core.record.session import judge_run_set, start_review
+from evaltui.core.report.run_set import run_set_lines, run_set_report_dict
 from evaltui.core.stats.multiplicity import adjust_pvalues
 
 ROOT = Path(__file__).resolve().parent.parents[2]
@@ -101,7 +101,7 @@ def test_a_candidate_that_regressed_blocks_the_set_with_exit_code_one(tmp_path):
     same = list(base)
     paths = write_runs(tmp_path, {"base": base, "worse": worse, "same": same})
     result = run_set(paths)
-    decision = decide_run_set(result)
+    decision = judge_run_set(result)
     assert result.pair(0, 1).verdict == "regressed"
     assert decision.status == "blocked" and decision.exit_code == 1
     assert decision.line.startswith("BLOCKED · 3 runs against base · worse: blocked")
@@ -136,7 +136,7 @@ def test_graded_runs_get_friedman_and_pairwise_wilcoxon_adjusted_like_scipy(tmp_
 
 
 def test_the_report_names_every_candidate_and_the_omnibus_test_on_its_first_line(demo):
-    decision = decide_run_set(demo)
+    decision = judge_run_set(demo)
     first = run_set_lines(demo, decision, md=False)[0]
     assert first.startswith("NEEDS REVIEW · 3 runs against baseline")
     assert "candidate: needs review" in first and "candidate2: needs review" in first
@@ -148,7 +148,7 @@ def test_the_report_names_every_candidate_and_the_omnibus_test_on_its_first_line
 
 
 def test_the_json_report_carries_every_pair_and_the_baseline_pairs_full_reports(demo):
-    d = run_set_report_dict(demo)
+    d = run_set_report_dict(demo, judge_run_set(demo))
     assert d["schema"] == "evaltui.report-runset/1"
     assert [(p["baseline"], p["candidate"]) for p in d["pairs"]] == [(0, 1), (0, 2), (1, 2)]
     assert d["pairs"][0]["report"]["schema"] == "evaltui.report/2"
@@ -206,7 +206,7 @@ def test_outcome_mix_is_tested_pairwise_with_the_correction_over_the_pairs(tmp_p
     assert [p.p_outcome_adjusted for p in result.pairs] == pytest.approx(adjusted, rel=1e-12)
     first = result.pair(0, 1).analysis.categorical
     assert first.family_label == "3 pairs" and first.rejects
-    decision = decide_run_set(result)
+    decision = judge_run_set(result)
     pair_lines = {result.names[p.candidate]: d.line for p, d in decision.pairs}
     assert "outcome mix changed" in pair_lines["moved"]
     reasons = [r.text for p, d in decision.pairs for r in d.reasons if r.kind == "outcome_mix"]
@@ -219,8 +219,8 @@ def test_the_set_decision_reads_the_tags_of_the_state_folder_it_is_given(tmp_pat
     for item in first.analysis.regressions:
         session.set_tag(item, "acceptable")
     session.close()
-    here = decide_run_set(demo, state_root=tmp_path / "state")
-    elsewhere = decide_run_set(demo, state_root=tmp_path / "other")
+    here = judge_run_set(demo, state_root=tmp_path / "state")
+    elsewhere = judge_run_set(demo, state_root=tmp_path / "other")
     by_pair = {p.candidate: d for p, d in here.pairs}
     assert by_pair[1].untriaged == 0
     assert {p.candidate: d for p, d in elsewhere.pairs}[1].untriaged == 9

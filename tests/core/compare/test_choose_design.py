@@ -15,7 +15,8 @@ from evaltui.core.analysis.independent import LABEL, IndependentAnalysis
 from evaltui.core.analysis.pipeline import compare, compare_design
 from evaltui.core.compare.choose_design import choose_design, refuse_accidental_pairing
 from evaltui.core.compare.spec import CompareSpec
-from evaltui.core.decide.pair import EXIT_BLOCKED, EXIT_NO_VERDICT, EXIT_READY, decide_independent
+from evaltui.core.decide.independent import decide_independent
+from evaltui.core.decide.vocabulary import EXIT_BLOCKED, EXIT_NO_VERDICT, EXIT_READY
 from evaltui.core.errors import InputError, PairingError, UsageError
 from evaltui.core.policy import loads_policy
 from evaltui.core.read.formats import load_run

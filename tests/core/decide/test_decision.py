@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from evaltui.core.analysis.pipeline import compare_files
-from evaltui.core.decide.pair import EXIT_BLOCKED, EXIT_NO_VERDICT, EXIT_READY, decide
+from evaltui.core.decide.pair import decide
+from evaltui.core.decide.vocabulary import EXIT_BLOCKED, EXIT_NO_VERDICT, EXIT_READY
 from evaltui.core.policy import loads_policy
 from evaltui.core.policy.tags import DEFAULT_MEANINGS, TagMeanings
 from evaltui.core.record.session import decide_review, evaluate_policy_gates, start_review

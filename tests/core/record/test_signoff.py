@@ -72,7 +72,7 @@ def test_record_holds_inputs_numbers_tags_and_notes(reviewed, tmp_path):
     assert json.loads(json_path.read_text()) == record
     markdown = md_path.read_text()
     assert markdown.startswith("**BLOCKED** · 1 confirmed regression (drug\\_interactions) · ")
-    assert markdown.splitlines()[0] == decision_markdown(record["decision"]["line"])
+    assert markdown.splitlines()[0] == decision_markdown(record["decision"])
     assert "**Reviewer's decision: block** by dana" in markdown
     assert "\\<b\\>serious\\</b\\>" in markdown and "\\|" in markdown  # escaped, not HTML/table
     assert (

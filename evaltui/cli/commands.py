@@ -1,0 +1,185 @@
+"""The headless commands `report`, `signoff`, `verify` and `prefer`, dispatched on the design.
+
+Each command picks its design from the arguments (`core.designs`: two runs are a pair or, by
+`--design` and what the runs hold, an independent comparison; three or more a run set; `prefer
+FILE` a judge's preferences) and calls the design's methods; nothing here branches on the design.
+What a command prints first is the design's decision line, and its exit code is the decision's
+(0 ready or needs review, 1 blocked, 4 no verdict); a record's verification exits 0 or 1.
+
+The argument parser and the translation of arguments to a comparison spec live in the parser
+module; `cli.main` hands them in (`SpecOf`), so this module never imports it back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.textsafe import inert_json
+
+EXIT_OK = 0
+EXIT_NOT_VERIFIED = 1
+SpecOf = Callable[[argparse.Namespace], Any]  # the arguments -> their CompareSpec
+
+
+def _warn(text: str) -> None:
+    sys.stderr.write(f"evaltui: warning: {text}\n")
+
+
+def load_analysis(
+    args: argparse.Namespace, spec_of: SpecOf, *, any_design: bool = False
+) -> tuple[Any, Any]:
+    """Load, pair and analyse the two runs the arguments name: the design and its analysis.
+    `any_design` (the report) lets `--design independent|auto` compare two runs of different
+    items; the sign-off always pairs them."""
+    from evaltui.cli.progress_line import terminal_progress
+    from evaltui.core.designs import PAIR, design_of
+
+    spec = spec_of(args)
+    with terminal_progress() as progress:
+        if any_design and spec.design != "paired":  # the paired path stays the one it was
+            from evaltui.core.analysis.pipeline import compare_design
+
+            analysis = compare_design(spec, progress=progress)
+            return design_of(analysis), analysis
+        return PAIR, PAIR.analyse(spec, progress)
+
+
+def load_run_set(args: argparse.Namespace, spec_of: SpecOf) -> tuple[Any, Any]:
+    """Load the three or more runs the arguments name and compare every pair."""
+    from evaltui.cli.progress_line import terminal_progress
+    from evaltui.core.analysis.run_set import RunSetSpec
+    from evaltui.core.designs import RUN_SET
+    from evaltui.core.errors import UsageError
+
+    if Path(args.baseline).is_dir():
+        raise UsageError(
+            f"{args.baseline} is a folder: with three or more runs give each run's file"
+        )
+    spec = RunSetSpec.of(spec_of(args), args.more)
+    with terminal_progress() as progress:
+        return RUN_SET, RUN_SET.analyse(spec, progress)
+
+
+def _load(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf, **kw: Any) -> Any:
+    if getattr(args, "more", None):
+        return load_run_set(args, spec_of)
+    return load_analysis(args, pair_spec_of, **kw)
+
+
+def print_report(design: Any, decided: Any, form: str) -> int:
+    """The report in `form` (text, markdown, json), led by the decision; its exit code."""
+    if form == "json":
+        sys.stdout.write(inert_json(design.report_dict(decided)) + "\n")
+    elif form == "markdown":
+        sys.stdout.write(design.report_markdown(decided))
+    else:
+        lines = design.report_text_lines(decided)
+        if lines is None:  # the design's tables are drawn with Rich
+            from evaltui.cli.render import print_report as render
+
+            render(decided.analysis, gates=decided.gates, decision=decided.decision)
+        else:
+            sys.stdout.write("\n".join(lines))
+    return decided.decision.exit_code
+
+
+def run_report(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:
+    """`report`: the exit code is the decision's (0 ready or needs review, 1 blocked,
+    4 no verdict: not enough data or not comparable). `pair_spec_of` also picks a log
+    directory's default pair."""
+    design, analysis = _load(args, spec_of, pair_spec_of, any_design=True)
+    return print_report(design, design.decide(analysis), args.format)
+
+
+def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:
+    """`signoff`: the record from the tags in each pair's session journal (one record for a
+    run set, naming every baseline pair). A design without item pairs refuses, in its words."""
+    from evaltui.core.designs import INDEPENDENT, design_for_runs
+    from evaltui.core.errors import UsageError
+    from evaltui.core.record.signoff import ReviewerDecision, default_reviewer
+
+    runs = 2 + len(getattr(args, "more", None) or ())
+    chosen = design_for_runs(runs)
+    if getattr(args, "design", "paired") == "independent":  # whatever the number of runs
+        chosen = INDEPENDENT
+    if not chosen.signs_off:
+        raise UsageError(chosen.refusal("evaltui signoff"))
+    design, analysis = _load(args, spec_of, pair_spec_of)
+    decision = ReviewerDecision(
+        reviewer=args.reviewer or default_reviewer(),
+        decision=args.decision,
+        rationale=args.rationale,
+        override_reason=args.override_reason,
+    )
+    written = design.sign_off(analysis, decision, args.output, _warn)
+    print("wrote " + ", ".join(str(Path(p).resolve()) for p in written))
+    return EXIT_OK
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """`verify RECORD [BASE CAND ...]`: 0 verified, 1 not (one line says why)."""
+    from evaltui.core.designs import RUN_SET, design_of_record
+    from evaltui.core.errors import UsageError
+    from evaltui.core.verify.pair import read_record
+
+    if (args.baseline is None) != (args.candidate is None):
+        raise UsageError("give both input files (BASE CAND), or neither")
+    signing = (args.signature, args.allowed_signers, args.identity)
+    if any(v is not None for v in signing) and not all(v is not None for v in signing):
+        raise UsageError("checking a signature needs --signature, --allowed-signers and --identity")
+    record = read_record(args.record)
+    design = design_of_record(record)
+    if design is not RUN_SET and args.more:
+        raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
+    given = [args.baseline, args.candidate, *args.more] if args.baseline else None
+    result = design.verify(record, given)
+    if result.ok and args.signature is not None:
+        from evaltui.core.verify.pair import verify_signature
+
+        signed = verify_signature(args.record, args.signature, args.allowed_signers, args.identity)
+        if not signed.ok:
+            result = signed
+        else:
+            sys.stdout.write(f"evaltui: {signed.reason}\n")
+    (sys.stdout if result.ok else sys.stderr).write(
+        f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
+    )
+    if result.ok:
+        sys.stdout.write(f"evaltui: {who_decided(record)}\n")
+    return EXIT_OK if result.ok else EXIT_NOT_VERIFIED
+
+
+def who_decided(record: dict) -> str:
+    """One line: who decided what, when, and what the tool's decision was then."""
+    from evaltui.core.textsafe import one_line
+
+    chosen = record.get("reviewer_decision", record.get("decision"))
+    decided = record.get("decision")
+    line = decided.get("line") if isinstance(decided, dict) else None
+    said = f"{one_line(str(record.get('reviewer', '?')), 80)} decided {one_line(str(chosen), 40)}"
+    said += f" on {one_line(str(record.get('created', '?')), 40)}"
+    if record.get("override"):
+        said += " (with an override)"
+    return said + (f"; the tool said: {one_line(line, 300)}" if line else "")
+
+
+def run_prefer(args: argparse.Namespace) -> int:
+    """`prefer FILE`: the preference design's report; the exit code is the decision's."""
+    from evaltui.core.analysis.preference import PreferenceOptions
+    from evaltui.core.designs import PREFERENCE
+
+    options = PreferenceOptions(
+        ties=args.ties,
+        confidence=args.confidence,
+        alpha=args.alpha,
+        multiplicity=args.multiplicity,
+        baseline=args.baseline,
+        candidate=args.candidate,
+    )
+    analysis = PREFERENCE.analyse((args.file, options))
+    decided = PREFERENCE.decide(analysis)
+    return print_report(PREFERENCE, decided, args.format)

@@ -1,0 +1,88 @@
+"""Verifying a run-set sign-off record: its hash, every pair's record, and given the files,
+that they are the ones reviewed and that the whole set replays to the record (the family changes
+each pair's verdict, so a pair cannot be replayed alone)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.errors import UsageError
+from evaltui.core.read.runs import sha256_of
+from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
+from evaltui.core.record.signoff import record_hash_ok
+from evaltui.core.verify.form import run_set_form_problem
+from evaltui.core.verify.pair import (
+    HASH_ONLY,
+    Verification,
+    _shown,
+    _verify_rebuilt,
+    claims_problem,
+    form_problem,
+    policy_from_record,
+)
+
+
+def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> Any:
+    """The set's hash; with the files, that they are the ones reviewed and that every pair's
+    record rebuilds from them (the whole set is compared again: the family needs every pair)."""
+    problem = _form_problem(record)
+    if problem is not None:
+        return Verification(False, problem)
+    if not record_hash_ok(record):
+        return Verification(False, "the record's content does not match its content_hash")
+    for index, entry in enumerate(record["pairs"]):
+        pair_record = entry["record"]
+        problem = form_problem(pair_record) or (
+            None if record_hash_ok(pair_record) else "its content does not match its hash"
+        )
+        problem = problem or claims_problem(pair_record)
+        if problem is not None:
+            return Verification(False, f"pairs[{index}]: {problem}")
+    if not paths:
+        return Verification(True, HASH_ONLY)
+    runs = record["runs"]
+    if len(paths) != len(runs):
+        return Verification(False, f"the record covers {len(runs)} runs; {len(paths)} files given")
+    for index, (path, run) in enumerate(zip(paths, runs, strict=True)):
+        actual = sha256_of(Path(path))
+        if actual != run["sha256"]:
+            return Verification(
+                False,
+                f"{_shown(path)} is not run {index + 1} ({_shown(run['name'])}) that was "
+                f"reviewed (sha256 {actual[:16]}… instead of {run['sha256'][:16]}…)",
+            )
+    spec = RunSetSpec.from_dict(record["run_set"])
+    spec = RunSetSpec(runs=tuple(Path(p) for p in paths), base=replace(spec.base, policy=None))
+    try:
+        policy = policy_from_record(record["pairs"][0]["record"]) if record["pairs"] else None
+        run_set = compare_runs(spec, policy=policy)
+    except UsageError as exc:
+        return Verification(False, f"the record's comparison cannot be replayed: {_shown(exc)}")
+    by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
+    for entry in record["pairs"]:
+        key = (entry["baseline"], entry["candidate"])
+        if key not in by_key:
+            return Verification(False, f"the record names a pair {key} the run set does not have")
+        result = _verify_rebuilt(
+            entry["record"], Path(paths[key[0]]), Path(paths[key[1]]), by_key[key].analysis
+        )
+        if not result.ok:
+            name = run_set.names[key[1]]
+            return Verification(False, f"the pair {name} vs {run_set.names[0]}: {result.reason}")
+    if [e["baseline"] for e in record["pairs"]] != [0] * (len(runs) - 1):
+        return Verification(False, "the record does not cover the baseline against every run")
+    return Verification(
+        True,
+        f"the record is intact, the {len(runs)} files are the ones reviewed, and every pair's "
+        "record rebuilds from them (statistics adjusted over the family, items, gates, tags and "
+        "decision); who signed it and when only a signature can show",
+    )
+
+
+def _form_problem(record: dict[str, Any]) -> str | None:
+    if record.get("schema") != RUN_SET_SIGNOFF_SCHEMA:
+        return f"the record is not a {RUN_SET_SIGNOFF_SCHEMA} record"
+    return run_set_form_problem(record)  # against its declaration, core/record/shape.py
