@@ -1,7 +1,8 @@
 """The preference report (``evaltui.prefer/1``) declared.
 
 ``preference_report_dict`` (``core/report/preference.py``) builds it as a dict; these msgspec
-Structs describe it, and ``evaltui.core.schema_gen`` writes docs/schema/prefer.schema.json from them.
+Structs describe it, and ``evaltui.core.schema_gen`` writes docs/schema/prefer.schema.json
+from them.
 """
 
 from __future__ import annotations
