@@ -1,6 +1,6 @@
 """The import-layer contracts in pyproject.toml ([tool.importlinter]) hold: the core never
 imports the UI or the command line, the app never imports the command line, and the core's
-stages import only downward (read -> compare -> analysis -> decide -> report / record -> verify).
+stages import only downward (stats < read < policy < compare < analysis < decide < report < record < verify < designs).
 
 `lint-imports` is the console script installed beside the interpreter the tests run in (the
 `test` extra installs it), so the suite checks the contracts wherever it runs; its own report
@@ -13,21 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
-KNOWN_BREAKS = (
-    "four imports against the stage order are being removed (issue 23): "
-    "decide -> record (decide.gates, decide.pair import record.journal), "
-    "report -> record (report.pair, report.run_set import record.session), "
-    "record -> verify (record.run_set_signoff imports verify.pair), "
-    "analysis.preference -> decide (decide.pair)"
-)
 
-
-@pytest.mark.xfail(strict=False, reason=KNOWN_BREAKS)
 def test_the_import_layer_contracts_in_pyproject_hold():
     done = subprocess.run(
         [str(LINT_IMPORTS), "--no-cache"],
