@@ -1,6 +1,7 @@
 """The import-layer contracts in pyproject.toml ([tool.importlinter]) hold: the core never
 imports the UI or the command line, the app never imports the command line, and the core's
-stages import only downward (stats < read < policy < compare < analysis < decide < report < record < verify < designs).
+stages import only downward (stats < read < policy < compare < analysis < decide < report <
+record < verify < designs).
 
 `lint-imports` is the console script installed beside the interpreter the tests run in (the
 `test` extra installs it), so the suite checks the contracts wherever it runs; its own report
