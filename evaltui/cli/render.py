@@ -12,7 +12,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
+from evaltui.core.analysis.pair import VERDICT_TEXT
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.vocabulary import SEPARATOR, after_word, split_line
 from evaltui.core.report.pair import report_dict
 from evaltui.core.report.pair_markdown import (

@@ -22,7 +22,7 @@ from textual import work
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.session import judge_review as judge

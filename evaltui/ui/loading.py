@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.errors import EvalTuiError

@@ -20,7 +20,7 @@ from textual.message import Message
 from evaltui.ui.state import Independent, Loaded, ReviewState
 
 if TYPE_CHECKING:
-    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.pair_result import Analysis
     from evaltui.core.analysis.run_set import RunSetAnalysis
 
 __all__ = ["Independent", "Loaded"]  # (the state's, named here as the workers' results)

@@ -22,7 +22,7 @@ from evaltui.ui.listmodel import ListRow, ListView
 from evaltui.ui.triage import Triage, tag_name
 
 if TYPE_CHECKING:
-    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.pair_result import Analysis
     from evaltui.core.analysis.run_set import RunSetAnalysis
     from evaltui.core.decide.pair import Decision
     from evaltui.core.decide.run_set import RunSetDecision

@@ -15,39 +15,16 @@ reference), and with clusters the cluster-aware test the verdict interval invert
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from evaltui.core.analysis.pair import Analysis, analyze
-from evaltui.core.analysis.pair_headline import CLUSTER_METHOD_LABELS
+from evaltui.core.analysis.metric_row import MetricRow
+from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.pair_result import CLUSTER_METHOD_LABELS, Analysis
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import PASSED
 from evaltui.core.stats.multiplicity import adjust_pvalues
-
-
-@dataclass(frozen=True)
-class MetricRow:
-    """One metric's comparison, as the family table shows it."""
-
-    metric: str
-    kind: str  # binary | graded
-    n: int
-    delta: float
-    ci: tuple[float, float]
-    ci_method: str
-    p_raw: float | None
-    p_test: str  # which test gave p_raw
-    p_adjusted: float | None  # None outside the family, or when p is undefined
-    in_family: bool
-    verdict: str  # after the adjustment (see the module docstring)
-    unadjusted_verdict: str = ""  # what the row's own interval says
-    p_reference: float | None = None  # graded: Wilcoxon signed-rank, for reference only
-    p_reference_test: str | None = None
-    # How many p-values the adjustment ran over, and what they were, when that is more than
-    # this pair's metrics (k runs adjust every pair's metrics together: `multirun`).
-    family_size: int = 0
-    family_label: str = ""
 
 
 def metric_names(paired: PairedRuns) -> tuple[str, ...]:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from evaltui.core.analysis.pair import CI_METHOD_LABELS
+from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.compare.choose_design import DesignChoice
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import (

@@ -10,23 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.stats.binary import FLAG_TEXT, BinaryComparison
 from evaltui.core.stats.clusters import FEW_CLUSTERS, MIN_CLUSTERS, ClusteredComparison
 from evaltui.core.stats.epochs import EpochSummary
 from evaltui.core.words import format_p, interval_digits, plural, points, signed
 
 if TYPE_CHECKING:  # the Analysis is built in pair.py, which writes its headline with these
-    from evaltui.core.analysis.pair import Analysis
-
-
-CI_METHOD_LABELS = {
-    "newcombe": "Newcombe",
-    "tango": "Tango",
-    "wald": "Wald",
-    "wald-cc": "Wald cc",
-    "agresti-min": "Agresti-Min",
-    "bonett-price": "Bonett-Price",
-}
+    from evaltui.core.analysis.pair_result import Analysis
 
 
 GRADED_FLAG_TEXT = {
@@ -39,13 +30,6 @@ GRADED_FLAG_TEXT = {
         "few items with skewed deltas: the BCa interval can cover less than its level (83-92% "
         "for 95% at 30 items in simulation); read it as approximate, or add items"
     ),
-}
-
-
-CLUSTER_METHOD_LABELS = {
-    "wild-cluster-t": "wild cluster bootstrap-t",
-    "cluster-t": "cluster-robust t",
-    "exact": "exact (all deltas equal)",
 }
 
 

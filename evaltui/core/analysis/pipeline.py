@@ -16,14 +16,9 @@ from typing import Any, Literal, overload
 from evaltui.core.analysis.categories import outcome_comparison
 from evaltui.core.analysis.family import metric_family
 from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
-from evaltui.core.analysis.pair import (
-    Analysis,
-    analyze,
-    apply_threshold,
-    choose_metric,
-    with_clusters,
-)
+from evaltui.core.analysis.pair import analyze, apply_threshold, choose_metric, with_clusters
 from evaltui.core.analysis.pair_headline import warnings_of
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.slices import slice_comparisons
 from evaltui.core.compare.choose_design import (
     DesignChoice,

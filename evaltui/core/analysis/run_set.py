@@ -29,8 +29,8 @@ import numpy as np
 import polars as pl
 
 from evaltui.core.analysis.family import _adjusted_verdict, metric_row
-from evaltui.core.analysis.pair import Analysis
 from evaltui.core.analysis.pair_headline import warnings_of
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Protocol
 
 import polars as pl
 
-from evaltui.core.analysis.pair import CI_METHOD_LABELS, analyze
+from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.analysis.slices import UNSLICED, slice_names
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
 from evaltui.core.decide.margin import MARGIN_KINDS, evaluate_margin
@@ -32,7 +33,7 @@ from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import points, signed
 
 if TYPE_CHECKING:  # only for hints
-    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.pair_result import Analysis
 
 
 class _TagSet(Protocol):

@@ -23,7 +23,7 @@ import math
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from evaltui.core.analysis.pair import CI_METHOD_LABELS, CLUSTER_METHOD_LABELS
+from evaltui.core.analysis.pair_result import CI_METHOD_LABELS, CLUSTER_METHOD_LABELS
 from evaltui.core.stats.graded import paired_bootstrap
 from evaltui.core.stats.margins import (
     MARGIN_KINDS,
@@ -36,7 +36,7 @@ from evaltui.core.stats.margins import (
 from evaltui.core.words import signed
 
 if TYPE_CHECKING:
-    from evaltui.core.analysis.pair import Analysis
+    from evaltui.core.analysis.pair_result import Analysis
     from evaltui.core.policy.schema import Policy
 
 __all__ = ["MARGIN_KINDS", "evaluate_margin", "margin_test"]

@@ -30,7 +30,8 @@ from typing import Any, Protocol
 
 import polars as pl
 
-from evaltui.core.analysis.pair import Analysis, analyze
+from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice

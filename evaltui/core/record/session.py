@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.analysis.pair import Analysis, item_values
+from evaltui.core.analysis.pair import item_values
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.decide.notices import STALE_TAGS, Notice
 from evaltui.core.decide.pair import Decision, decide, tag_meanings

@@ -20,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from evaltui import __version__
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import HASH_FIELD, canonical_sha256
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import CLUSTER, ITEM_ID, SLICE

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.compare.pairing import ArmReport, arm_columns
 from evaltui.core.decide.pair import decide_unreviewed

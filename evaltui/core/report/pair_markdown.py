@@ -10,7 +10,8 @@ import math
 from typing import Any
 
 from evaltui import __version__
-from evaltui.core.analysis.pair import VERDICT_TEXT, Analysis
+from evaltui.core.analysis.pair import VERDICT_TEXT
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.effect import OverallRow
 from evaltui.core.report.pair import REPORT_SCHEMA, report_dict
 from evaltui.core.textsafe import md_cell, one_line

@@ -12,7 +12,7 @@ from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.notices import Notice
 from evaltui.core.decide.vocabulary import after_word
 from evaltui.core.report.pair import arm_means

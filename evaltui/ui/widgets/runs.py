@@ -6,7 +6,7 @@ from pathlib import Path
 
 from rich.text import Text
 
-from evaltui.core.analysis.pair import Analysis
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.read.runs import Run
 from evaltui.ui.safe import literal_line
 
