@@ -142,12 +142,11 @@ def load_run(
     else:
         _check_readable(path)
         name = format_name or detect_format(path)
-    if name not in available_formats():
+    module = format_module(name) if name in REGISTRY else None
+    if module is None:
         raise UsageError(
             f"unknown input format '{name}'; expected one of {', '.join(available_formats())}"
         )
-    module = format_module(name)
-    assert module is not None
     options = options or LoadOptions()
     own = own_options(module, options, path)
     from polars.exceptions import PanicException  # the reader imported polars already
