@@ -2,6 +2,9 @@
 options with their help, metavar, choices, how the flag's text parses and whether each arm may
 set its own (`contract.option`), so adding a format, or an option to one, touches no file here.
 
+The flags are read from each format's light `<name>_options` module (`format_options`), never
+its reader: building the parser imports no polars, so `--help` stays instant.
+
 Formats that share an option (the native formats' column options) share its flag, offered as
 the first format in `REGISTRY` declares it. `load_run` still refuses an option the file's
 format does not take, naming the formats that do.
@@ -14,7 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the formats import polars: only a command that reads runs pays for it
+if TYPE_CHECKING:
     from evaltui.core.read.formats.contract import Flag
 
 GROUP = "input formats"
@@ -38,12 +41,12 @@ class FormatChoices:
 def format_flags(formats: Iterable[str] | None = None) -> tuple[tuple[str, Flag], ...]:
     """(option name, flag) of every option of the formats (default: those of `REGISTRY` this
     build ships), in their order, each name once."""
-    from evaltui.core.read.formats import available_formats, format_module
+    from evaltui.core.read.formats import available_formats, format_options
     from evaltui.core.read.formats.contract import flag_of
 
     found: dict[str, Flag] = {}
     for name in available_formats() if formats is None else formats:
-        module = format_module(name)
+        module = format_options(name)
         if module is None:
             continue  # a format not shipped in this build
         for options_field in fields(module.Options):

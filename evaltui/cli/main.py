@@ -1,10 +1,11 @@
 """Command line: `evaltui [BASE CAND]` opens the review app; subcommands work headless.
 
-Heavy modules (polars, scipy, textual) are imported only by the command that needs them: plan,
-verify and prefer parse (and print their --help) without importing the input formats, and a
-headless report never pays for the UI. (The commands that read runs import the formats to build
-their format flags: see `format_flags.py`.) Every error a user can cause ends as one line on
-stderr and exit code 2, never a traceback (`errors.py`); the arguments are `parser.py`'s.
+Heavy modules (polars, scipy, textual) are imported only by the command that needs them, so
+`--help` is instant: plan, verify and prefer parse without importing the input formats, the
+commands that read runs build their format flags from each format's light options module (see
+`format_flags.py`), and a headless report never pays for the UI. Every error a user can cause
+ends as one line on stderr and exit code 2, never a traceback (`errors.py`); the arguments are
+`parser.py`'s.
 """
 
 from __future__ import annotations

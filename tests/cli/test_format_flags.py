@@ -103,12 +103,16 @@ class _FakeOptions:
 
 @pytest.fixture
 def fake_format(monkeypatch):
-    """A format registered the way a new one would be: a module and its name in REGISTRY."""
+    """A format registered the way a new one would be: its options module (NAME, Options), its
+    module (which takes both from there, and reads files) and its name in REGISTRY."""
+    declared = types.ModuleType("evaltui.core.read.formats.fakefmt_options")
+    declared.NAME = "fakefmt"
+    declared.Options = _FakeOptions
     module = types.ModuleType("evaltui.core.read.formats.fakefmt")
-    module.NAME = "fakefmt"
-    module.Options = _FakeOptions
+    module.NAME, module.Options = declared.NAME, declared.Options
     module.sniff = lambda path, head: head.startswith(b"FAKE")
     module.load = lambda path, options, own: pytest.fail("not loaded here")
+    monkeypatch.setitem(sys.modules, declared.__name__, declared)
     monkeypatch.setitem(sys.modules, module.__name__, module)
     monkeypatch.setattr(formats, "REGISTRY", (*formats.REGISTRY, "fakefmt"))
     return module
@@ -171,3 +175,45 @@ def test_commands_that_read_no_runs_parse_without_importing_the_formats():
         cwd=Path(__file__).parent,
     )  # fmt: skip
     assert done.stdout.strip().splitlines()[-1] == "False False"
+
+
+HEAVY = ("polars", "numpy", "scipy", "textual")
+
+
+def test_building_the_parsers_that_read_runs_imports_no_polars_numpy_scipy_or_textual():
+    """`--help` of report, signoff and the app stays instant: their format flags come from each
+    format's light options module, never from its reader."""
+    code = (
+        "import sys\n"
+        "from evaltui.cli.parser import build_parser, app_parser\n"
+        "build_parser('report'); build_parser('signoff'); app_parser()\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {HEAVY!r}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True,
+        cwd=Path(__file__).parent,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_format_flags_are_read_from_the_options_modules_never_the_readers(
+    fake_format, monkeypatch
+):
+    def no_reader(name):
+        pytest.fail(f"building the parser asked for the reader of {name}")
+
+    monkeypatch.setattr(formats, "format_module", no_reader)
+    actions = group_actions(app_parser())
+    fake = {"--level", "--strict", "--side", "--baseline-side", "--candidate-side", "--plain"}
+    assert set(actions) == {*FLAG_HELP, *fake}
+    assert actions["--level"].help == "fakefmt: how deep to read"
+
+
+def test_a_format_declaring_its_options_in_its_own_module_still_offers_its_flags(monkeypatch):
+    """Without an options module the parser falls back to the format's module (and so imports
+    it): the flags are the same, only `--help` pays for the reader's imports."""
+    module = types.ModuleType("evaltui.core.read.formats.inlinefmt")
+    module.NAME, module.Options = "inlinefmt", _FakeOptions
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setattr(formats, "REGISTRY", (*formats.REGISTRY, "inlinefmt"))
+    assert "--level" in group_actions(app_parser())

@@ -17,6 +17,7 @@ from evaltui.core.read.formats import (
     InputFormat,
     LoadOptions,
     format_module,
+    format_options,
     lm_eval,
     load_run,
 )
@@ -75,6 +76,18 @@ def test_every_registered_format_satisfies_the_input_format_protocol(name):
     assert name == module.NAME
     assert list(inspect.signature(module.sniff).parameters) == ["path", "head"]
     assert list(inspect.signature(module.load).parameters) == ["path", "options", "own"]
+
+
+@pytest.mark.parametrize("name", REGISTRY)
+def test_every_format_declares_its_name_and_options_once_in_its_light_options_module(name):
+    from evaltui.core.read.formats.contract import DeclaresOptions
+
+    declared = format_options(name)
+    assert isinstance(declared, DeclaresOptions)
+    assert declared.__name__ == f"evaltui.core.read.formats.{name}_options"
+    module = format_module(name)
+    assert declared.NAME == module.NAME == name
+    assert module.Options is declared.Options  # the reader takes them from there: one place
 
 
 @pytest.mark.parametrize("name", REGISTRY)

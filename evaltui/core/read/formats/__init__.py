@@ -3,8 +3,14 @@
 What a format module provides is the `InputFormat` protocol (`contract.py`): `NAME`, `Options`
 (the options only it takes, each declaring the flag that offers it: the command line generates
 its format flags from them), `sniff(path, head)` and `load(path, options, own)`; a format whose
-runs fill log directories adds `recognise(path)` and `describe_run(entry)` for the lister. A new
-format is a module here and its name in `REGISTRY`: neither the CLI nor the lister changes.
+runs fill log directories adds `recognise(path)` and `describe_run(entry)` for the lister.
+
+A format's `NAME` and `Options` are declared once, in its light `<name>_options.py` (which
+imports nothing heavier than `contract.py`), and its module imports them from there: the
+command line reads them through `format_options` to build its flags without importing polars,
+so `--help` stays instant. A new format is its module, its `<name>_options` module and its name
+in `REGISTRY`: neither the CLI nor the lister changes. (A format without an options module still
+works, declaring both in its module: the parser then imports it.)
 
 Detection looks at the content, not only the name, so a misnamed file still opens;
 `--input-format` overrides it. Formats are tried in REGISTRY order, most specific first.
@@ -18,13 +24,12 @@ import importlib
 import typing
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
-
-from polars.exceptions import PanicException
+from typing import TYPE_CHECKING, Any, cast
 
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.read.formats.contract import (
     HEAD_BYTES,
+    DeclaresOptions,
     InputFormat,
     LoadOptions,
     NoOptions,
@@ -33,7 +38,9 @@ from evaltui.core.read.formats.contract import (
     option_names,
 )
 from evaltui.core.read.formats.refusals import explain
-from evaltui.core.read.runs import Run
+
+if TYPE_CHECKING:  # imports polars: this package must stay light for the command line's flags
+    from evaltui.core.read.runs import Run
 
 __all__ = [
     "HEAD_BYTES",
@@ -44,6 +51,7 @@ __all__ = [
     "available_formats",
     "detect_format",
     "format_module",
+    "format_options",
     "load_run",
     "own_options",
 ]
@@ -66,17 +74,33 @@ REGISTRY: tuple[str, ...] = (
 
 def format_module(name: str) -> InputFormat | None:
     """The module of the format named `name`, or None when this build does not ship it."""
-    try:
-        module = importlib.import_module(f"evaltui.core.read.formats.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"evaltui.core.read.formats.{name}":
-            return None  # a format not shipped in this build
-        raise
-    return cast(InputFormat, module)
+    module = _shipped(f"evaltui.core.read.formats.{name}")
+    return None if module is None else cast(InputFormat, module)
+
+
+def format_options(name: str) -> DeclaresOptions | None:
+    """The format's `NAME` and `Options` without importing its reader (nor polars): its
+    `<name>_options` module, else (a format declaring both in its module) the module itself;
+    None when this build does not ship the format."""
+    light = _shipped(f"evaltui.core.read.formats.{name}_options")
+    if light is not None:
+        return cast(DeclaresOptions, light)
+    return format_module(name)
 
 
 def available_formats() -> list[str]:
-    return [name for name in REGISTRY if format_module(name) is not None]
+    return [name for name in REGISTRY if format_options(name) is not None]
+
+
+def _shipped(module_name: str) -> Any:
+    """The module, or None when this build does not have it (a missing import inside it is
+    the module's own bug and propagates)."""
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
 
 
 def detect_format(path: Path) -> str:
@@ -118,14 +142,15 @@ def load_run(
     else:
         _check_readable(path)
         name = format_name or detect_format(path)
-    if name not in available_formats():
+    module = format_module(name) if name in REGISTRY else None
+    if module is None:
         raise UsageError(
             f"unknown input format '{name}'; expected one of {', '.join(available_formats())}"
         )
-    module = format_module(name)
-    assert module is not None
     options = options or LoadOptions()
     own = own_options(module, options, path)
+    from polars.exceptions import PanicException  # the reader imported polars already
+
     try:
         run = module.load(path, replace(options, format_options=()), own)
     except PanicException as exc:  # a BaseException: past every `except Exception` of a loader
@@ -137,7 +162,7 @@ def load_run(
     return run.resolved() if wait_for_hash else run
 
 
-def own_options(module: InputFormat, options: LoadOptions, path: Path) -> Any:
+def own_options(module: DeclaresOptions, options: LoadOptions, path: Path) -> Any:
     """The format's `Options` from the user's format options; an option the format does not
     take is a UsageError naming it, the formats that do take it and the ones this one takes."""
     takes = option_names(module.Options)
@@ -154,11 +179,11 @@ def own_options(module: InputFormat, options: LoadOptions, path: Path) -> Any:
     return module.Options(**given)
 
 
-def _not_taken(name: str, module: InputFormat, path: Path) -> str:
+def _not_taken(name: str, module: DeclaresOptions, path: Path) -> str:
     takers = [
         other
         for other in available_formats()
-        if name in option_names(cast(InputFormat, format_module(other)).Options)
+        if name in option_names(cast(DeclaresOptions, format_options(other)).Options)
     ]
     flag = option_flag(name)
     if takers:

@@ -2,15 +2,17 @@
 
 An input format is a module that sets `NAME` (what `--input-format NAME` forces) and `Options`
 (a frozen dataclass of the options only that format takes, all with defaults; `NoOptions` when
-it takes none), and defines `sniff(path, head)` and `load(path, options, own)`. Its `load`
-returns a `Run` whose transcripts reader is the format's own, reading text only on demand; the
-checks every harness reader makes on what it is asked for (`check_row`, `check_text_field`,
-`ensure_same_file`) are here, so all of them refuse a bad request in the same words.
+it takes none), both imported from its light `<name>_options` module (`DeclaresOptions`), and
+defines `sniff(path, head)` and `load(path, options, own)`. Its `load` returns a `Run` whose
+transcripts reader is the format's own, reading text only on demand; the checks every harness
+reader makes on what it is asked for (`check_row`, `check_text_field`, `ensure_same_file`) are
+here, so all of them refuse a bad request in the same words.
 
 Each option field says how the command line offers it (`option(...)`: its help, metavar,
 choices, how the flag's text parses, and whether each arm may set its own), so the CLI's
 "input formats" flags are generated from the formats (`evaltui/cli/format_flags.py`) and a new
-format's options reach the command line without touching it.
+format's options reach the command line without touching it. This module and the options
+modules import no polars (nor numpy): building the parser reads them, and `--help` stays instant.
 
 A format whose runs a harness writes into a log directory also says how to find and describe
 them (`recognise(path)` and `describe_run(entry)`, the `ListsInDirectories` protocol), so the
@@ -30,11 +32,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.native import fingerprint
-from evaltui.core.read.runs import TEXT_FIELDS, Run
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # both import polars: the options declared here must stay light (see above)
     from evaltui.core.read.run_entry import RunEntry
+    from evaltui.core.read.runs import Run
 
 # How many first bytes of a file a sniffer sees (and a format may assume it saw, to tell a
 # truncated first line from a complete one).
@@ -90,11 +91,19 @@ class NoOptions:
 
 
 @runtime_checkable
-class InputFormat(Protocol):
-    """What a format module provides (a module satisfies it through its top-level names)."""
+class DeclaresOptions(Protocol):
+    """A format's name and options: what the command line needs to offer its flags. Declared
+    in the format's light `<name>_options` module (which imports nothing heavier than this
+    module), so that building the parser imports no polars, and imported from there by the
+    format's module (`from ..lm_eval_options import NAME, Options`)."""
 
     NAME: str
     Options: type[Any]  # a frozen dataclass whose fields all have defaults
+
+
+@runtime_checkable
+class InputFormat(DeclaresOptions, Protocol):
+    """What a format module provides (a module satisfies it through its top-level names)."""
 
     def sniff(self, path: Path, head: bytes) -> bool:
         """True when the file's first `HEAD_BYTES` look like this format (the name at most
@@ -213,6 +222,8 @@ def check_row(row: int, count: int) -> None:
 
 def check_text_field(name: str) -> None:
     """`read_field` reads one of the transcript's text fields and nothing else."""
+    from evaltui.core.read.runs import TEXT_FIELDS
+
     if name not in TEXT_FIELDS:
         raise ValueError(f"unknown transcript field '{name}'; expected one of {TEXT_FIELDS}")
 
@@ -222,6 +233,8 @@ def ensure_same_file(
 ) -> None:
     """Refuse to read a transcript from a file rewritten since it was loaded: its offsets and
     members would be another run's. `stamp` is `fingerprint(path)` taken at load."""
+    from evaltui.core.read.formats.native import fingerprint
+
     if fingerprint(path) != stamp:
         raise InputError(
             path,

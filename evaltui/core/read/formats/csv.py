@@ -18,6 +18,8 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.read.formats.contract import LoadOptions
+from evaltui.core.read.formats.csv_options import NAME
+from evaltui.core.read.formats.csv_options import Options as Options
 from evaltui.core.read.formats.jsontext import describe
 from evaltui.core.read.formats.native import (
     POLARS_FAILURES,
@@ -28,9 +30,6 @@ from evaltui.core.read.formats.native import (
 )
 from evaltui.core.read.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
 from evaltui.core.read.runs import PASSED, Run, Transcript
-
-NAME = "csv"
-Options = ColumnOptions
 
 
 def sniff(path: Path, head: bytes) -> bool:

@@ -34,6 +34,8 @@ from evaltui.core.read.formats.contract import (
     check_row,
     check_text_field,
 )
+from evaltui.core.read.formats.helm_options import NAME
+from evaltui.core.read.formats.helm_options import Options as Options
 from evaltui.core.read.formats.helm_stats import (
     MAX_METADATA_CHARS,
     PER_INSTANCE_FILE,
@@ -57,8 +59,6 @@ from evaltui.core.read.formats.jsontext import (
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
-NAME = "helm"
-Options = NoOptions  # no options of its own: only the common --metric
 HARNESS = "helm"
 REQUESTS_FILE = "display_requests.json"
 INSTANCES_FILE = "instances.json"

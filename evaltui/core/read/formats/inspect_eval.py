@@ -43,6 +43,8 @@ from evaltui.core.read.formats.inspect_common import (
     check_has_samples,
     sample_facts,
 )
+from evaltui.core.read.formats.inspect_eval_options import NAME
+from evaltui.core.read.formats.inspect_eval_options import Options as Options
 from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
@@ -57,8 +59,6 @@ from evaltui.core.read.formats.zip_members import MemberError, read_member
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
-NAME = "inspect_eval"
-Options = NoOptions  # no options of its own: only the common --metric
 MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
 
 ZIP_MAGIC = b"PK\x03\x04"

@@ -23,6 +23,8 @@ from evaltui.core.read.formats.contract import (
 )
 from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import as_dict, check_has_samples, sample_facts
+from evaltui.core.read.formats.inspect_json_options import NAME
+from evaltui.core.read.formats.inspect_json_options import Options as Options
 from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer
 from evaltui.core.read.formats.inspect_transcript import (
@@ -34,8 +36,6 @@ from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, read_json_
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
-NAME = "inspect_json"
-Options = NoOptions  # no options of its own: only the common --metric
 KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
 
 

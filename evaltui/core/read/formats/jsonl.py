@@ -19,6 +19,8 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.formats import scan_cache
 from evaltui.core.read.formats.columns import ColumnMap, ColumnOptions
 from evaltui.core.read.formats.contract import HEAD_BYTES, LoadOptions
+from evaltui.core.read.formats.jsonl_options import NAME
+from evaltui.core.read.formats.jsonl_options import Options as Options
 from evaltui.core.read.formats.jsonl_scan import Scan, scan_jsonl, suspect_lines
 from evaltui.core.read.formats.jsontext import UTF8_BOM, nonstandard_constant, parse_json_line
 from evaltui.core.read.formats.line_index import LineIndex, read_line
@@ -41,8 +43,6 @@ from evaltui.core.read.runs import (
     Transcript,
 )
 
-NAME = "jsonl"
-Options = ColumnOptions
 KEY_SAMPLE_LINES = 1000  # lines read in Python to learn which keys the records use
 
 

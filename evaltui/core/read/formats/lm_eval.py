@@ -36,8 +36,6 @@ from evaltui.core.read.formats.contract import (
     check_row,
     check_text_field,
     ensure_same_file,
-    option,
-    parse_bool,
 )
 from evaltui.core.read.formats.fields import (
     Where,
@@ -49,6 +47,7 @@ from evaltui.core.read.formats.fields import (
 )
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys
+from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
     JSONL,
     is_array,
@@ -78,7 +77,6 @@ from evaltui.core.read.runs import (
     stats_table,
 )
 
-NAME = "lm_eval"
 HARNESS = "lm_eval"
 DOC_HASH = "doc_hash"
 DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
@@ -117,31 +115,6 @@ def sniff(path: Path, head: bytes) -> bool:
         )
     # A first line longer than the head (a huge document): lm-eval writes doc_id, then doc.
     return re.match(rb'\{\s*"doc_id"\s*:\s*[^,]+,\s*"doc"\s*:', first) is not None
-
-
-@dataclass(frozen=True)
-class Options:
-    """lm-eval's own options: which filter's lines are the run (default: the first seen), and
-    whether a non-finite value is an errored item rather than an error."""
-
-    filter: str | None = option(
-        "lm-eval: which filter's lines to use when a task has several (default: the first)"
-    )
-    # A record whose metric value is NaN or infinite becomes an errored item instead of
-    # refusing the file (`--exclude-nonfinite`); how errors count is then --on-error's choice.
-    exclude_nonfinite: bool | None = option(  # None: not given (refused)
-        "lm-eval: a record whose metric is NaN or infinite becomes an errored item "
-        "(counted; --on-error decides) instead of refusing the file",
-        switch=True,
-    )
-    # Whether more of the metric is better (`--higher-is-better true|false`), for runs whose
-    # results file does not say (None: the results file's word, else higher).
-    higher_is_better: bool | None = option(
-        "lm-eval: whether more of the metric is better, when the results file beside the "
-        "samples does not say (false: a rise is a regression)",
-        choices=("true", "false"),
-        parse=parse_bool,
-    )
 
 
 @dataclass(frozen=True)

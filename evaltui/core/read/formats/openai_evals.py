@@ -56,6 +56,8 @@ from evaltui.core.read.formats.jsontext import (
     shorten,
 )
 from evaltui.core.read.formats.native import content_text, fingerprint
+from evaltui.core.read.formats.openai_evals_options import NAME
+from evaltui.core.read.formats.openai_evals_options import Options as Options
 from evaltui.core.read.runs import (
     Message,
     Run,
@@ -64,8 +66,6 @@ from evaltui.core.read.runs import (
     stats_table,
 )
 
-NAME = "openai_evals"
-Options = NoOptions  # no options of its own: only the common --metric
 HARNESS = "openai_evals"
 MATCH = "match"
 SAMPLING = "sampling"

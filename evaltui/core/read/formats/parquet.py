@@ -24,10 +24,10 @@ from evaltui.core.read.formats.native import (
     transcript_from_record,
 )
 from evaltui.core.read.formats.native_load import NativeFile, StatsPlan, StatsRead, load_native
+from evaltui.core.read.formats.parquet_options import NAME
+from evaltui.core.read.formats.parquet_options import Options as Options
 from evaltui.core.read.runs import MESSAGES, Run, Transcript
 
-NAME = "parquet"
-Options = ColumnOptions
 MAGIC = b"PAR1"
 
 

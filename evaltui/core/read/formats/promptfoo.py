@@ -27,22 +27,21 @@ Verdicts: `success` (true/false, nothing else) -> passed; `score` -> score. A re
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.contract import LoadOptions, check_row, check_text_field, option
+from evaltui.core.read.formats.contract import LoadOptions, check_row, check_text_field
 from evaltui.core.read.formats.fields import Where, element
 from evaltui.core.read.formats.jsontext import UTF8_BOM, describe, object_keys, read_json_file
 from evaltui.core.read.formats.promptfoo_arms import Arm, arm_of, choose_arm
+from evaltui.core.read.formats.promptfoo_options import NAME, Options
 from evaltui.core.read.formats.promptfoo_rows import Result, item_ids, read_result, result_table
 from evaltui.core.read.formats.promptfoo_transcript import MAX_METADATA_CHARS, result_transcript
 from evaltui.core.read.runs import ITEM_ID, Run, RunSource, Transcript
 
-NAME = "promptfoo"
 HARNESS = "promptfoo"
 
 
@@ -73,16 +72,6 @@ def sniff(path: Path, head: bytes) -> bool:
 
 # ---------------------------------------------------------------------------------------------
 # Loading
-
-
-@dataclass(frozen=True)
-class Options:
-    """promptfoo's own option: which arm (provider and prompt) of the file is the run."""
-
-    arm: str | None = option(
-        "promptfoo: the provider/prompt of both runs",
-        per_arm=("promptfoo: the baseline's arm", "promptfoo: the candidate's arm"),
-    )
 
 
 def load(path: Path, options: LoadOptions, own: Options) -> Run:

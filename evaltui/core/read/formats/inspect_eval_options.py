@@ -1,0 +1,7 @@
+"""The `inspect_eval` format's name and options (Inspect's `.eval` log) for the command line, kept
+apart from `inspect_eval.py` so that building the parser imports no polars (see `contract.py`)."""
+
+from evaltui.core.read.formats.contract import NoOptions
+
+NAME = "inspect_eval"
+Options = NoOptions  # no options of its own: only the common --metric

@@ -1,0 +1,8 @@
+"""What the command line needs of the native `parquet` format (Parquet): its name and options
+(the column options every native format shares), kept apart from `parquet.py` so building the
+parser imports no polars (see `contract.py`)."""
+
+from evaltui.core.read.formats.column_options import ColumnOptions
+
+NAME = "parquet"
+Options = ColumnOptions
