@@ -149,7 +149,7 @@ class ReviewActions(RunSetMode):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Help", "Show every key (?)", self.action_help)
         commands = getattr(screen, "palette_commands", None)
-        if self.state.independent is not None:  # (no pair: nothing to tag, note, gate or sign)
+        if not self.state.design.signs_off:  # (no pairs: nothing to tag, note, gate or sign)
             yield from commands() if commands else ()
             return
         yield SystemCommand("Sign off", "Write the sign-off record (x)", self.action_export)

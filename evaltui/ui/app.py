@@ -3,9 +3,11 @@
 The app holds no statistics. It asks core for the analysis (in a thread, with progress), keeps
 what is open in one review state (`ui/state.py`) that every screen is given, and sends reviewer
 actions (tags, notes, sign-off) to core, which writes them to disk before the screen says
-"saved". Its other jobs are mixins, one file each: the reviewer's keys (`actions.py`), three or
-more runs (`run_set_mode.py`), the app's own bugs (`unexpected.py`) and the terminal going away
-(`terminal.py`); what the workers compute is in `loading.py`.
+"saved". Which worker loads what was opened, which screen it opens on and which keys apply is
+its design's mode (`modes.py`, from the Design registry). Its other jobs are mixins, one file
+each: the reviewer's keys (`actions.py`), three or more runs (`run_set_mode.py`), the app's own
+bugs (`unexpected.py`) and the terminal going away (`terminal.py`); what the workers compute is
+in `loading.py`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from textual import work
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
-from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.session import judge_review as judge
@@ -51,7 +53,7 @@ from evaltui.ui.messages import (
     ReviewsChanged,
     WorkerProblem,
 )
-from evaltui.ui.screens.independent import IndependentScreen
+from evaltui.ui.modes import keys_design, mode_of, opening_mode
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.picker import PickerScreen
 from evaltui.ui.state import Loaded, ReviewState
@@ -65,10 +67,6 @@ __all__ = ["ANSI_THEME", "AppConfig", "EvalTuiApp", "create_app", "theme_for"]
 # truecolor theme into 16, where the cursor, the warnings and the errors all became bright red.
 ANSI_THEME = "ansi-dark"
 SIXTEEN_COLOURS = ("standard", "windows")  # Rich's names of 16-colour terminals
-# The app's actions on an item pair's review; none applies to an independent comparison.
-PAIR_ACTIONS = frozenset(
-    {"export", "note", "gates", "slices", "next_metric", "matrix", "clear_tag", "undo", "tag"}
-)
 
 
 def no_color_requested() -> bool:
@@ -128,7 +126,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         # nobody could read. Meaning is carried by words, marks, bold and reverse video.
         super().__init__(ansi_color=True if no_color_requested() else None)
         self.config = config
-        self.state = ReviewState(config, host=self)
+        self.state = ReviewState(config, host=self, design=keys_design(config))
         self.load_error: str | None = None
         self.main_screen: MainScreen | None = None
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
@@ -184,17 +182,19 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         if self.config.log_directory is not None:  # `evaltui DIR`: pick the pair first
             self.push_screen(PickerScreen(self.config.log_directory, self.open_picked))
             return
-        if self.config.run_set is not None:  # three or more runs: the matrix first
-            self.load_run_set()
-            return
-        self.load_pair()
+        self.load_opened()
+
+    def load_opened(self) -> None:
+        """Start the worker of the opened design's mode: three or more runs read the whole
+        set (the matrix first), two runs are paired, or compared as independent samples."""
+        getattr(self, opening_mode(self.config).loader)()
 
     def open_picked(self, baseline: Path, candidate: Path) -> None:
         """The pair picked in a log directory, compared as if named on the command line."""
         spec = self.config.spec.with_inputs(baseline, candidate)
         self.config = replace(self.config, spec=spec, log_directory=None)
         self.pop_screen()
-        self.load_pair()
+        self.load_opened()
 
     def use_terminal_colours(self) -> None:
         """In a 16-colour terminal, the theme of its own 16 colours (unless TEXTUAL_THEME
@@ -205,7 +205,9 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
 
     @work(thread=True, exclusive=True, group="load")
     def load_pair(self) -> None:
-        """Load, pair and analyse off the UI thread, reporting each step."""
+        """Load, pair and analyse off the UI thread, reporting each step; when the runs turn
+        out to be (or were asked to be compared as) two samples of different items, their
+        design decides and reports them (`independent_view`)."""
         from evaltui.core.analysis.pipeline import compare, compare_design
 
         cfg = self.config
@@ -217,8 +219,9 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
                     defer_hash_check=True,  # as below: `confirm_inputs` re-hashes right after
                     complete=False,  # a paired outcome completes after the first screen
                 )
-                if not isinstance(found, Analysis):
-                    self.post_message(IndependentLoaded(independent_view(found)))
+                design = design_of(found)
+                if design is not PAIR:
+                    self.post_message(IndependentLoaded(independent_view(design, found)))
                     return
                 analysis = found
             else:
@@ -255,21 +258,14 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
 
     def on_independent_loaded(self, message: IndependentLoaded) -> None:
         self.state.independent = message.independent
-        if not self.state.closing:
-            self.push_screen(IndependentScreen(self.state))
+        self.open_mode(INDEPENDENT)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """`m` is the next metric with two runs and the way back to the matrix with three or
-        more (where every pair compares one metric: another would leave the family). An
-        independent comparison has no item pairs: no key that tags, notes or signs them."""
-        if self.state.independent is not None and action.split("(")[0] in PAIR_ACTIONS:
-            return False
-        three_or_more = self.config.run_set is not None  # (known before the runs are read)
-        if action == "matrix":
-            return three_or_more
-        if action == "next_metric":
-            return not three_or_more
-        return True
+        """The keys of the open design's mode (`modes.py`): `m` is the next metric with two
+        runs and the way back to the matrix with three or more (where every pair compares one
+        metric: another would leave the family); a design that signs nothing off (the
+        independent comparison) has no item pairs: no key that tags, notes or signs them."""
+        return mode_of(self.state.design).applies(action)
 
     def on_load_failed(self, message: LoadFailed) -> None:
         self.load_error = message.text

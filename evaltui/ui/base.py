@@ -1,6 +1,7 @@
 """The app's common ground: what the parts of the app (`app.py` and its mixins, one file per
-job) share: the config, the review state, the main screen and telling the screens (every
-toast goes through `EvalTuiApp.notify`, which makes its text inert).
+job) share: the config, the review state, the main screen, telling the screens (every
+toast goes through `EvalTuiApp.notify`, which makes its text inert) and showing what a worker
+loaded in its design's mode (`ui/modes.py`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from textual.app import App
 from textual.message import Message
 from textual.screen import Screen
 
+from evaltui.core.designs import Design
 from evaltui.ui.config import AppConfig
+from evaltui.ui.modes import mode_of
 from evaltui.ui.state import Loaded, ReviewState
 
 
@@ -30,6 +33,14 @@ class ReviewApp(App[int]):
         """Post a fresh message to every screen on the stack; those that care handle it."""
         for screen in self.screen_stack:
             screen.post_message(make())
+
+    def open_mode(self, design: Design) -> None:
+        """What a worker loaded (already in the review state) is of `design`: its mode's keys
+        apply from now on, and its first screen opens over the main (loading) screen."""
+        self.state.design = design
+        first_screen = mode_of(design).first_screen
+        if first_screen is not None and not self.state.closing:
+            self.push_screen(first_screen(self.state))
 
     def adopt(self, loaded: Loaded) -> None:
         """Show a pair (the app's)."""

@@ -15,6 +15,7 @@ import polars as pl
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.designs import Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import ITEM_ID, SLICE
 from evaltui.core.record.journal import ReviewSession, os_error_text
@@ -27,15 +28,12 @@ PREVIEW_CHARS = 2000  # input text kept per listed item for preview and search
 LOAD_STEPS = (*COMPARE_STEPS, "opening the review session", "reading item previews")
 
 
-def independent_view(analysis: Any) -> Independent:
-    """What the independent screen shows: core's decision on the comparison and its report
-    (the same words and numbers as `evaltui report --design independent`)."""
-    from evaltui.core.decide.independent import decide_independent
-    from evaltui.core.report.independent import independent_report_dict
-
-    spec = analysis.spec
-    decision = decide_independent(analysis, accept_mismatch=bool(spec and spec.accept_mismatch))
-    return Independent(analysis, decision, independent_report_dict(analysis, decision))
+def independent_view(design: Design, analysis: Any) -> Independent:
+    """What the independent screen shows: the design's decision on the comparison and its report
+    (the same words and numbers as `evaltui report --design independent`, which asks the same
+    design)."""
+    decided = design.decide(analysis)
+    return Independent(analysis, decided.decision, design.report_dict(decided))
 
 
 def load_failed(exc: Exception) -> LoadFailed | None:

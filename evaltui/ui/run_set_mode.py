@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.worker import get_current_worker
 
+from evaltui.core.designs import RUN_SET
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
@@ -43,8 +44,6 @@ class RunSetMode(ReviewApp):
     def load_run_set(self) -> None:
         """Read every run once, compare every pair and decide the set, off the UI thread,
         reporting each step on the loading screen as `load_pair` does."""
-        from evaltui.core.analysis.run_set import compare_runs
-
         spec = self.config.run_set
         assert spec is not None
         steps = spec.k + 3  # compare_runs' k reads, the pairs and the omnibus test; deciding
@@ -54,7 +53,7 @@ class RunSetMode(ReviewApp):
                 self.main_screen.post_message(LoadProgress(what, step, steps))
 
         try:
-            run_set = compare_runs(spec, progress=progress)
+            run_set = RUN_SET.analyse(spec, progress)
             progress("deciding the set with each pair's tags", steps - 1, steps)
             decision = self._decide_run_set(run_set)
         except Exception as exc:  # noqa: BLE001 - one line and an exit code, not a traceback
@@ -66,26 +65,13 @@ class RunSetMode(ReviewApp):
         self.post_message(RunSetLoaded(run_set, decision))
 
     def _decide_run_set(self, run_set: RunSetAnalysis) -> RunSetDecision:
-        """The set's decision with the tags in each baseline pair's journal as it is now (read
-        only: the lock stays free). Opened here, in this app's state folder, not by
-        `judge_run_set`, which would read the default one."""
-        from evaltui.core.record.session import judge_run_set
-
-        sessions = {}
-        try:
-            for pair in run_set.baseline_pairs:
-                sessions[(pair.baseline, pair.candidate)] = start_review(
-                    pair.analysis, read_only=True, state_root=self.config.state_root
-                )
-            return judge_run_set(run_set, sessions)
-        finally:
-            for session in sessions.values():
-                session.close()
+        """The set's decision, by its design, with the tags in each baseline pair's journal as
+        it is now (read only: the lock stays free), in this app's state folder."""
+        return RUN_SET.decide(run_set, state_root=self.config.state_root).decision
 
     def on_run_set_loaded(self, message: RunSetLoaded) -> None:
         self.state.run_set, self.state.run_set_decision = message.run_set, message.decision
-        if not self.state.closing:
-            self.push_screen(MatrixScreen(self.state))
+        self.open_mode(RUN_SET)
 
     def open_run_set_pair(self, row: int, col: int) -> None:
         """Review the pair of runs `row` and `col` (the lower index as the baseline, whichever

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evaltui.core.analysis.pair import item_values
+from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import untriaged_regressions
 from evaltui.ui.config import AppConfig
@@ -95,6 +96,8 @@ class ReviewState:
 
     config: AppConfig
     host: ReviewHost
+    # The design of what is open (`core.designs`): its mode (`ui/modes.py`) says which keys apply.
+    design: Design = PAIR
     loaded: Loaded | None = None
     views: dict[str, ListView] = field(default_factory=dict)
     triage: Triage = field(default_factory=Triage)  # what z undoes, newest last
