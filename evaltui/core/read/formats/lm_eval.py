@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -32,6 +33,9 @@ from evaltui.core.read.formats.contract import (
     HEAD_BYTES,
     LoadOptions,
     Recognised,
+    check_row,
+    check_text_field,
+    ensure_same_file,
     option,
     parse_bool,
 )
@@ -49,6 +53,7 @@ from evaltui.core.read.formats.lm_eval_records import (
     JSONL,
     is_array,
     metric_names,
+    read_one,
     read_records,
 )
 from evaltui.core.read.formats.lm_eval_results import (
@@ -56,7 +61,7 @@ from evaltui.core.read.formats.lm_eval_results import (
     metric_direction,
     results_metadata,
 )
-from evaltui.core.read.formats.lm_eval_transcript import LineTable, LmEvalTranscripts
+from evaltui.core.read.formats.lm_eval_transcript import LineTable, sample_transcript
 from evaltui.core.read.formats.native import POLARS_FAILURES, fingerprint
 from evaltui.core.read.formats.refusals import explain
 from evaltui.core.read.run_entry import RunEntry
@@ -69,6 +74,7 @@ from evaltui.core.read.runs import (
     STATUS,
     Run,
     RunSource,
+    Transcript,
     stats_table,
 )
 
@@ -429,6 +435,31 @@ def _metadata(
     if DOC_HASH not in table.columns:
         meta["doc_hash"] = "absent (pairing cannot check that doc_ids name the same documents)"
     return meta
+
+
+class LmEvalTranscripts:
+    """Seeks to a row's line and renders it; the file is opened per read."""
+
+    def __init__(
+        self, path: Path, lines: Sequence[tuple[int, int, int]], stamp: tuple[int, int]
+    ) -> None:
+        self._path = path
+        # (byte offset, length, 1-based line number) per row
+        self._lines = lines if isinstance(lines, LineTable) else list(lines)
+        self._stamp = stamp
+        self._lock = threading.Lock()
+
+    def read(self, row: int) -> Transcript:
+        check_row(row, len(self._lines))
+        offset, length, number = self._lines[row]
+        with self._lock:
+            ensure_same_file(self._path, self._stamp, line=number)
+            record = read_one(self._path, offset, length, number)
+        return sample_transcript(record, number)
+
+    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        check_text_field(name)
+        return [getattr(self.read(row), name) for row in rows]
 
 
 def recognise(path: Path) -> Recognised | None:

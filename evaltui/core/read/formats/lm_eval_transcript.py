@@ -1,5 +1,4 @@
-"""One lm-eval sample line -> the transcript drill-down shows, re-read by its byte offset
-(`LmEvalTranscripts`, the run's transcript reader).
+"""One lm-eval sample line -> the transcript drill-down shows, re-read by its byte offset.
 
 The requests (`arguments`), the model's responses (raw and filtered, log-likelihoods as
 numbers) and the target are kept as literal text; the document and the metric values go to the
@@ -9,17 +8,14 @@ metadata.
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from evaltui.core.read.formats.contract import check_row, check_text_field, ensure_same_file
 from evaltui.core.read.formats.fields import dotted
 from evaltui.core.read.formats.jsontext import as_text
-from evaltui.core.read.formats.lm_eval_records import metric_names, read_one
+from evaltui.core.read.formats.lm_eval_records import metric_names
 from evaltui.core.read.formats.lm_eval_results import MAX_METADATA_CHARS
 from evaltui.core.read.runs import Transcript
 
@@ -37,31 +33,6 @@ class LineTable(Sequence[tuple[int, int, int]]):
     def __getitem__(self, row):
         offsets, lengths, numbers = self._columns
         return int(offsets[row]), int(lengths[row]), int(numbers[row])
-
-
-class LmEvalTranscripts:
-    """Seeks to a row's line and renders it; the file is opened per read."""
-
-    def __init__(
-        self, path: Path, lines: Sequence[tuple[int, int, int]], stamp: tuple[int, int]
-    ) -> None:
-        self._path = path
-        # (byte offset, length, 1-based line number) per row
-        self._lines = lines if isinstance(lines, LineTable) else list(lines)
-        self._stamp = stamp
-        self._lock = threading.Lock()
-
-    def read(self, row: int) -> Transcript:
-        check_row(row, len(self._lines))
-        offset, length, number = self._lines[row]
-        with self._lock:
-            ensure_same_file(self._path, self._stamp, line=number)
-            record = read_one(self._path, offset, length, number)
-        return sample_transcript(record, number)
-
-    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        check_text_field(name)
-        return [getattr(self.read(row), name) for row in rows]
 
 
 def sample_transcript(record: dict[str, Any], number: int) -> Transcript:
