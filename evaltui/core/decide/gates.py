@@ -157,10 +157,8 @@ def evaluate_gates(
     if margin is not None and policy.margin is not None:  # only a policy with a margin has one
         status, detail, summary, test = margin
         kind, size = policy.margin
-        results.append(
-            GateResult(_margin_name(kind, size, primary.in_points), kind, status, detail,
-                       margin=test, summary=summary)
-        )  # fmt: skip
+        name = _margin_name(kind, size, primary.in_points)
+        results.append(GateResult(name, kind, status, detail, margin=test, summary=summary))
     return tuple(results)
 
 
@@ -337,11 +335,8 @@ def _graded_scope(
     rates = None
     base_failures = cand_failures = ()
     if analysis.metric == PASSED and items.height:
-        # polars types any Series' mean as any Python value; a pass column's is a float.
-        rates = (
-            float(cast(float, items[BASE_PASS].mean())),
-            float(cast(float, items[CAND_PASS].mean())),
-        )
+        base, cand = (cast(float, items[c].mean()) for c in (BASE_PASS, CAND_PASS))
+        rates = (float(base), float(cand))  # polars types a mean as any value: a float here
         base_failures = tuple(items.filter(~_BASE)[ITEM_ID].to_list())
         cand_failures = tuple(items.filter(~_CAND)[ITEM_ID].to_list())
     return _Scope(
