@@ -124,7 +124,7 @@ def run_verify(args: argparse.Namespace) -> int:
     """`verify RECORD [BASE CAND ...]`: 0 verified, 1 not (one line says why)."""
     from evaltui.core.designs import RUN_SET, design_of_record
     from evaltui.core.errors import UsageError
-    from evaltui.core.verify.pair import read_record
+    from evaltui.core.verify.record_file import read_record
 
     if (args.baseline is None) != (args.candidate is None):
         raise UsageError("give both input files (BASE CAND), or neither")
@@ -138,7 +138,7 @@ def run_verify(args: argparse.Namespace) -> int:
     given = [args.baseline, args.candidate, *args.more] if args.baseline else None
     result = design.verify(record, given)
     if result.ok and args.signature is not None:
-        from evaltui.core.verify.pair import verify_signature
+        from evaltui.core.verify.signature import verify_signature
 
         signed = verify_signature(args.record, args.signature, args.allowed_signers, args.identity)
         if not signed.ok:

@@ -174,7 +174,7 @@ def _hostile_pair(tmp_path: Path) -> tuple[Path, Path]:
 def test_json_reports_and_records_escape_controls_and_bidi_yet_read_back_the_same(
     tmp_path, capsys, monkeypatch
 ):
-    from evaltui.core.verify.pair import read_record
+    from evaltui.core.verify.record_file import read_record
 
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     base, cand = _hostile_pair(tmp_path)

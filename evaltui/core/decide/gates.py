@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 import polars as pl
 
@@ -155,19 +155,16 @@ def evaluate_gates(
             result = _min_effect(gate, scope, policy)
         results.append(result)
     margin = evaluate_margin(policy, primary)
-    if margin is not None:
+    if margin is not None and policy.margin is not None:  # only a policy with a margin has one
         status, detail, summary, test = margin
-        kind, _ = policy.margin
-        results.append(
-            GateResult(_margin_name(policy, primary), kind, status, detail, margin=test,
-                       summary=summary)
-        )  # fmt: skip
+        kind, size = policy.margin
+        name = _margin_name(kind, size, primary.in_points)
+        results.append(GateResult(name, kind, status, detail, margin=test, summary=summary))
     return tuple(results)
 
 
-def _margin_name(policy: Policy, primary: Analysis) -> str:
-    kind, margin = policy.margin
-    size = _units(margin, primary.in_points)
+def _margin_name(kind: str, margin: float, in_points: bool) -> str:
+    size = _units(margin, in_points)
     if kind == "non_inferiority":
         return f"non-inferiority (margin {size})"
     return f"equivalence (±{size})"
@@ -339,7 +336,8 @@ def _graded_scope(
     rates = None
     base_failures = cand_failures = ()
     if analysis.metric == PASSED and items.height:
-        rates = (float(items[BASE_PASS].mean()), float(items[CAND_PASS].mean()))
+        base, cand = (cast(float, items[c].mean()) for c in (BASE_PASS, CAND_PASS))
+        rates = (float(base), float(cand))  # polars types a mean as any value: a float here
         base_failures = tuple(items.filter(~_BASE)[ITEM_ID].to_list())
         cand_failures = tuple(items.filter(~_CAND)[ITEM_ID].to_list())
     return _Scope(
@@ -475,7 +473,8 @@ def _min_effect_overall(gate: Gate, policy: Policy, analysis: Analysis) -> GateR
         return _result(gate, "failed", detail)
     p = analysis.in_points
     unit = " pts" if p else ""
-    estimate = analysis.binary.delta if analysis.binary is not None else analysis.graded.mean_delta
+    binary = analysis.binary
+    estimate = binary.delta if binary is not None else analysis.graded_comparison.mean_delta
     ok = lower >= minimum
     detail = (
         f"delta on all items {signed(estimate, p, 2 if p else None)}{unit}; "
@@ -487,11 +486,14 @@ def _min_effect_overall(gate: Gate, policy: Policy, analysis: Analysis) -> GateR
 
 def _min_effect(gate: Gate, scope: _Scope, policy: Policy) -> GateResult:
     minimum = policy.min_effect if policy.min_effect is not None else 0.0
-    interval = paired_delta_interval(scope.table, policy.ci_method, policy.confidence)
+    table = scope.table
+    if table is None:  # _check_gates refuses a slice's min_effect on a graded analysis
+        raise TypeError("min_effect on a slice needs a pass/fail table")
+    interval = paired_delta_interval(table, policy.ci_method, policy.confidence)
     ok = interval.lower >= minimum
     label = CI_METHOD_LABELS.get(policy.ci_method, policy.ci_method)
     detail = (
-        f"delta on {scope.label} {points(scope.table.delta, 2)} pts; "
+        f"delta on {scope.label} {points(table.delta, 2)} pts; "
         f"{policy.confidence * 100:g}% {label} lower bound {points(interval.lower, 2)} pts "
         f"{'>=' if ok else '<'} minimum effect {points(minimum, 2)} pts"
     )

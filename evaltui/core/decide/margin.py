@@ -55,13 +55,15 @@ def margin_test(policy: Policy, analysis: Analysis) -> MarginTest | None:
     level = 1.0 - 2.0 * alpha
     undecided = _undecided(analysis)
     options = analysis.options
-    if analysis.clustered:
-        again = analysis
+    c = analysis.clusters
+    if c is not None:  # clustered
         if not math.isclose(options.confidence, level):
             from evaltui.core.analysis.pair import with_clusters
 
             again = with_clusters(replace(analysis, options=replace(options, confidence=level)))
-        c = again.clusters
+            if again.clusters is None:  # the same items carry the same clusters at any level
+                raise TypeError("the clusters were lost when the interval was recomputed")
+            c = again.clusters
         method = CLUSTER_METHOD_LABELS.get(c.verdict_method, "no cluster interval")
         _, p_below, _ = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, -margin)
         _, _, p_above = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, margin)
@@ -103,7 +105,7 @@ def _undecided(analysis: Analysis) -> str | None:
     flags = analysis.flags
     if "small_n" in flags:
         return f"only {analysis.paired.n:,} paired items: counts only, no verdict"
-    if "too_few_clusters" in flags:
+    if "too_few_clusters" in flags and analysis.clusters is not None:  # only clusters flag it
         labelled = analysis.clusters.labelled_clusters
         return f"only {labelled} clusters: too few for a cluster-aware interval"
     return None

@@ -443,8 +443,8 @@ def _outcome_mix(analysis: Analysis) -> list[Reason]:
 
 def _no_verdict_text(analysis: Analysis) -> str:
     flags = set(analysis.flags)
-    if "too_few_clusters" in flags:
-        c = analysis.clusters
+    c = analysis.clusters
+    if "too_few_clusters" in flags and c is not None:  # only the clusters raise this flag
         return (
             f"only {c.labelled_clusters} clusters: too few for any cluster-aware interval "
             "to be trusted, so there is no verdict"

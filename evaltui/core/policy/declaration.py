@@ -243,9 +243,17 @@ class KeyProblem(Exception):
         self.problem = problem
 
 
+def _struct_info(declaration: type[Struct]) -> msgspec.inspect.StructType:
+    """msgspec's description of a Struct class (``type_info`` is typed for any type)."""
+    info = msgspec.inspect.type_info(declaration)
+    if not isinstance(info, msgspec.inspect.StructType):
+        raise TypeError(f"{declaration!r} is not a msgspec Struct")
+    return info
+
+
 def declared_keys(declaration: type[Struct]) -> tuple[str, ...]:
     """The keys a table may hold, in declared order (a gate's ``kind`` first)."""
-    info = msgspec.inspect.type_info(declaration)
+    info = _struct_info(declaration)
     names = tuple(field.encode_name for field in info.fields)
     return (info.tag_field, *names) if info.tag_field else names
 
@@ -273,7 +281,7 @@ def meaning(declaration: type[Struct], key: str) -> str:
 
 
 def _field(declaration: type[Struct], key: str) -> Any:
-    info = msgspec.inspect.type_info(declaration)
+    info = _struct_info(declaration)
     return next((f for f in info.fields if f.encode_name == key), None)
 
 
@@ -290,7 +298,7 @@ def convert(declaration: type[Struct], data: dict[str, Any], unknown: str, missi
     for key in data:
         if key not in names:
             raise KeyProblem(key, unknown.format(key=key, keys=listed))
-    info = msgspec.inspect.type_info(declaration)
+    info = _struct_info(declaration)
     for field in info.fields:
         if field.required and field.encode_name not in data:
             raise KeyProblem(field.encode_name, missing.format(key=field.encode_name, keys=listed))

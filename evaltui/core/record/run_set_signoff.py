@@ -38,7 +38,7 @@ from evaltui.core.report.run_set import omnibus_lines, pair_effect
 from evaltui.core.textsafe import md_cell
 from evaltui.core.words import format_p
 
-RUN_SET_SIGNOFF_SCHEMA = "evaltui.signoff-runset/1"  # verify.pair.read_record reads it
+RUN_SET_SIGNOFF_SCHEMA = "evaltui.signoff-runset/1"  # verify.record_file.read_record reads it
 
 
 def build_run_set_record(

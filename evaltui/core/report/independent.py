@@ -233,7 +233,7 @@ def arm_rows(d: dict[str, Any]) -> tuple[tuple[str, ...], list[tuple[str, ...]]]
         if binary
         else ("", "items", "mean", "SD", "t CI")
     )
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for name in ("baseline", "candidate"):
         a = c[name]
         low, high = a["ci"]

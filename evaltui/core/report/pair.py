@@ -6,7 +6,8 @@ both read the same `report_dict`, so the three forms cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast
 
 from evaltui import __version__
 from evaltui.core.analysis.pair_result import Analysis
@@ -283,8 +284,9 @@ def categories_dict(analysis: Analysis) -> dict[str, Any] | None:
     }
 
 
-def gates_list(gates: tuple[Any, ...] | list[dict] | None) -> list[dict[str, Any]] | None:
-    """Evaluated gates as plain data (already-plain gates, from a record, pass through)."""
+def gates_list(gates: Sequence[Any] | None) -> list[dict[str, Any]] | None:
+    """Evaluated gates (decide's GateResults) as plain data; already-plain gates, the dicts a
+    record holds, pass through."""
     if gates is None:
         return None
     if all(isinstance(g, dict) for g in gates):
@@ -367,7 +369,7 @@ def report_dict(
         out.update(_binary_results(analysis.binary))
         out["graded"] = None
     else:
-        g = analysis.graded
+        g = analysis.graded_comparison
         base_mean, cand_mean = arm_means(analysis)
         out.update(
             {
@@ -408,7 +410,9 @@ def report_dict(
 def arm_means(analysis: Analysis) -> tuple[float | None, float | None]:
     items = analysis.paired.items
     cols = arm_columns(analysis.metric)
-    return _num(items[cols[0]].mean()), _num(items[cols[1]].mean())
+    # polars types any Series' mean as any Python value; a numeric column's is a float or None.
+    base, cand = (cast("float | None", items[col].mean()) for col in cols)
+    return _num(base), _num(cand)
 
 
 def report_json(analysis: Analysis) -> str:

@@ -76,7 +76,7 @@ def run_set_report_dict(run_set: RunSetAnalysis, decision: RunSetDecision) -> di
                 "delta": _num(
                     pair.analysis.binary.delta
                     if pair.analysis.binary is not None
-                    else pair.analysis.graded.mean_delta
+                    else pair.analysis.graded_comparison.mean_delta
                 ),
                 "ci": [_num(v) for v in pair.analysis.decision_ci],
                 "ci_label": pair.analysis.decision_ci_label,
@@ -236,16 +236,16 @@ def matrix_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     if md:
         out.append("| | " + " | ".join(md_cell(n) for n in names) + " |")
         out.append("|---|" + "---|" * len(names))
-        for j, row in enumerate(names):
-            row_cells = [cells.get((j, i), "—") for i in range(len(names))]
-            out.append(f"| {md_cell(row)} | " + " | ".join(row_cells) + " |")
+        for j, name in enumerate(names):
+            md_cells = [cells.get((j, i), "—") for i in range(len(names))]
+            out.append(f"| {md_cell(name)} | " + " | ".join(md_cells) + " |")
     else:
         width = max(len(c) for c in cells.values()) + 2
         label = max(len(n) for n in names) + 2
         out.append(" " * label + "".join(one_line(n, width - 2).ljust(width) for n in names))
-        for j, row in enumerate(names):
-            row_cells = "".join(cells.get((j, i), "—").ljust(width) for i in range(len(names)))
-            out.append(one_line(row, label - 2).ljust(label) + row_cells)
+        for j, name in enumerate(names):
+            text_cells = "".join(cells.get((j, i), "—").ljust(width) for i in range(len(names)))
+            out.append(one_line(name, label - 2).ljust(label) + text_cells)
     out += ["", "▲ the row's run is better, ▼ worse, · no significant difference or no verdict"]
     return out
 

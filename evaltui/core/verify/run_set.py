@@ -13,16 +13,12 @@ from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
 from evaltui.core.record.signoff import record_hash_ok
-from evaltui.core.verify.form import run_set_form_problem
-from evaltui.core.verify.pair import (
-    HASH_ONLY,
-    Verification,
-    _shown,
-    _verify_rebuilt,
-    claims_problem,
-    form_problem,
-    policy_from_record,
-)
+from evaltui.core.verify.claims import claims_problem
+from evaltui.core.verify.form import form_problem, run_set_form_problem
+from evaltui.core.verify.pair import HASH_ONLY
+from evaltui.core.verify.rebuild import verify_rebuilt
+from evaltui.core.verify.result import Verification, shown
+from evaltui.core.verify.spec_and_policy import policy_from_record
 
 
 def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> Any:
@@ -51,7 +47,7 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         if actual != run["sha256"]:
             return Verification(
                 False,
-                f"{_shown(path)} is not run {index + 1} ({_shown(run['name'])}) that was "
+                f"{shown(path)} is not run {index + 1} ({shown(run['name'])}) that was "
                 f"reviewed (sha256 {actual[:16]}… instead of {run['sha256'][:16]}…)",
             )
     spec = RunSetSpec.from_dict(record["run_set"])
@@ -60,13 +56,13 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         policy = policy_from_record(record["pairs"][0]["record"]) if record["pairs"] else None
         run_set = compare_runs(spec, policy=policy)
     except UsageError as exc:
-        return Verification(False, f"the record's comparison cannot be replayed: {_shown(exc)}")
+        return Verification(False, f"the record's comparison cannot be replayed: {shown(exc)}")
     by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
     for entry in record["pairs"]:
         key = (entry["baseline"], entry["candidate"])
         if key not in by_key:
             return Verification(False, f"the record names a pair {key} the run set does not have")
-        result = _verify_rebuilt(
+        result = verify_rebuilt(
             entry["record"], Path(paths[key[0]]), Path(paths[key[1]]), by_key[key].analysis
         )
         if not result.ok:

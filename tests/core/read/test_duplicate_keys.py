@@ -22,7 +22,8 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.formats import load_run
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl, suspect_lines
 from evaltui.core.read.formats.jsontext import DuplicateKey, loads, locate_duplicate
-from evaltui.core.verify.pair import read_record, verify_record
+from evaltui.core.verify.pair import verify_record
+from evaltui.core.verify.record_file import read_record
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 

@@ -24,7 +24,9 @@ from evaltui.core.analysis.pipeline import compare
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.record.session import start_review
 from evaltui.core.record.signoff import HASH_FIELD, _hash
-from evaltui.core.verify.pair import read_record, verify_record, verify_signature
+from evaltui.core.verify.pair import verify_record
+from evaltui.core.verify.record_file import read_record
+from evaltui.core.verify.signature import verify_signature
 from tests.conftest import SAMPLE_RUNS
 
 POLICY = SAMPLE_RUNS / "policy.toml"

@@ -21,7 +21,7 @@ import math
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,7 @@ from evaltui.core.read.formats.fields import (
 )
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys
+from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
     JSONL,
@@ -82,7 +83,6 @@ DOC_HASH = "doc_hash"
 DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
 PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
-SAMPLES_NAME = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[\d\-.:]+)\.jsonl$")
 FAST_KEYS = frozenset({"filter", DOC_HASH})  # read beside the metric by the fast path
 OLD_FILTERS_HINT = (
     " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
@@ -453,38 +453,6 @@ def recognise(path: Path) -> Recognised | None:
 def describe_run(entry: RunEntry) -> RunEntry:
     """From the file's name and folder, its first line (the metrics) and the results file
     beside it (the model's name, the effective sample count), never the samples."""
-    from evaltui.core.read.run_entry import count_lines, small_json
+    from evaltui.core.read.formats.lm_eval_listing import entry_from_samples_file
 
-    path = entry.path
-    with path.open("rb") as handle:
-        head = handle.read(HEAD_BYTES)
-    named = SAMPLES_NAME.match(path.name)
-    if named:
-        task, date = named["task"], named["date"]
-        model = path.parent.name.replace("__", "/")
-    else:  # lm-eval 0.4.0-0.4.2: <re.sub("/|=", "__", model_args)>_<task>.jsonl
-        model, _, task = path.stem.rpartition("_")
-        date = ""
-    scorer, items = "", None
-    first, _, _ = head.partition(b"\n")
-    try:
-        record = json.loads(first.removeprefix(UTF8_BOM))
-        if isinstance(record, dict) and isinstance(record.get("metrics"), list):
-            scorer = ", ".join(map(str, record["metrics"]))
-    except ValueError:
-        pass  # an indented JSON array (lm-eval 0.4.0-0.4.2), or a first line past the head
-    results = small_json(path.parent / f"results_{date}.json")
-    if isinstance(results, dict):
-        if isinstance(results.get("model_name"), str) and results["model_name"]:
-            model = results["model_name"]
-        samples = results.get("n-samples")
-        if isinstance(samples, dict) and isinstance(samples.get(task), dict):
-            effective = samples[task].get("effective")
-            items = effective if isinstance(effective, int) else None
-    if items is None and not is_array(head):
-        items = count_lines(path)
-    stamp = re.match(r"^(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})", date)  # 23-15-32.942677
-    when = f"{stamp[1]}T{stamp[2]}:{stamp[3]}:{stamp[4]}" if stamp else entry.date
-    return replace(
-        entry, task=task, model=model, date=when, items=items, scorer=scorer, status="complete"
-    )
+    return entry_from_samples_file(entry)

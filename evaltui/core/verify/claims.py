@@ -1,0 +1,103 @@
+"""A record's claims against each other, with no file needed: its triage against its items, and
+the override rule against its own decision, gates, tags and verdict. An edit that leaves the
+record inconsistent is caught however it was re-hashed."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from evaltui.core.canonical import canonical_sha256
+from evaltui.core.decide.gates import margin_accepts_regression
+from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, TagMeanings
+from evaltui.core.record.session import Override
+from evaltui.core.record.signoff import SIGNOFF_SCHEMA
+from evaltui.core.verify.result import shown
+from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record
+
+__all__ = ["claims_problem"]
+
+
+def claims_problem(record: dict[str, Any]) -> str | None:
+    """Where the record contradicts itself, or None: its triage against its items, and the
+    override rule (`workflow.override_for`, `check_override`) against its own decision, gates,
+    tags and verdict. Needs no file: an edit that leaves the record inconsistent is caught
+    however it was re-hashed."""
+    triage = record["triage"]
+    meanings = _meanings(record)
+    regressions = [i for i in record["items"] if i["direction"] == "regression"]
+    untriaged = [i["item_id"] for i in regressions if not meanings.triaged(i["tag"])]
+    by_tag: dict[str, int] = {}
+    for item in regressions:
+        if item["tag"] is not None:
+            by_tag[item["tag"]] = by_tag.get(item["tag"], 0) + 1
+    derived = {
+        "regressions": len(regressions),
+        "triaged": len(regressions) - len(untriaged),
+        "untriaged": untriaged,
+        "by_tag": by_tag,
+    }
+    for key, value in derived.items():
+        if triage[key] != value:
+            return (
+                f"the record's triage.{key} ({shown(json.dumps(triage[key]))}) is not what its "
+                f"items say ({shown(json.dumps(value))})"
+            )
+    if record.get("schema") != SIGNOFF_SCHEMA:
+        return None
+    try:
+        policy = policy_from_record(record)
+    except RecordPolicyError as exc:
+        return str(exc)
+    stated = policy.hash if policy is not None else "sha256:" + canonical_sha256(record["policy"])
+    if record["policy_hash"] != stated:
+        return (
+            f"the record's policy_hash ({shown(record['policy_hash'], 20)}…) is not the hash of "
+            f"the policy it states ({stated[:20]}…)"
+        )
+    failed = [
+        g["name"] for g in record["gates"] if isinstance(g, dict) and g.get("status") == "failed"
+    ]
+    confirmed = [i["item_id"] for i in regressions if meanings.meaning(i["tag"]) == CONFIRMED]
+    override = Override(
+        regressions=len(regressions),
+        untriaged=tuple(untriaged),
+        failed_gates=tuple(failed),
+        confirmed=tuple(confirmed),
+        regressed=record["results"].get("verdict") == "regressed"
+        and not margin_accepts_regression(record["gates"]),
+    )
+    approving = record["reviewer_decision"] == "approve"
+    recorded = record["override"]
+    if approving and override.needed:
+        if recorded is None or not str(recorded.get("reason") or "").strip():
+            return (
+                "the record approves over " + "; ".join(override.problems()) + " without an "
+                "override reason, which evaltui never writes: the decision was edited"
+            )
+        expected = {
+            "overrides": override.problems(),
+            "untriaged_regressions": list(override.untriaged),
+            "failed_gates": list(override.failed_gates),
+            "confirmed_regressions": list(override.confirmed),
+            "regressed": override.regressed,
+        }
+        for key, value in expected.items():
+            if recorded.get(key) != value:
+                return (
+                    f"the record's override.{key} ({shown(json.dumps(recorded.get(key)))}) is "
+                    f"not what its items, gates and verdict say ({shown(json.dumps(value))})"
+                )
+    elif recorded is not None:
+        why = "the decision is not an approval" if not approving else "there is nothing to override"
+        return f"the record holds an override although {why}: it was edited"
+    return None
+
+
+def _meanings(record: dict[str, Any]) -> TagMeanings:
+    stated = record["triage"].get("meanings")
+    if isinstance(stated, dict):
+        return TagMeanings(
+            **{m: tuple(stated.get(m, ())) for m in ("confirmed", "grader_error", "open")}
+        )
+    return DEFAULT_MEANINGS

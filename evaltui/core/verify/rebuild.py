@@ -1,0 +1,104 @@
+"""Rebuilding a record from the files and comparing it key by key: the comparison replayed with
+the record's own spec and policy rules, the review it was made from (`journal_replay`), and the
+record built again as `signoff.build_record` builds it. The statistics are compared first, so a
+changed number is named as one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.record.signoff import OPTIONAL_RESULT_KEYS, RESULT_KEYS
+from evaltui.core.verify.difference import first_difference, value_at
+from evaltui.core.verify.journal_replay import review_of_record
+from evaltui.core.verify.result import Verification, shown
+from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record, replay_spec
+
+__all__ = ["verify_rebuilt"]
+
+
+IGNORED = ("created", "tool", "content_hash", "session_journal")  # not derivable, or paths
+PATHS = {"inputs.baseline.path", "inputs.candidate.path", "spec.baseline", "spec.candidate",
+         "spec.policy", "policy.path"}  # fmt: skip
+
+
+def verify_rebuilt(
+    record: dict[str, Any], baseline: Path, candidate: Path, analysis: Any = None
+) -> Verification:
+    """Rebuild the record from the files and compare; `analysis` is the pair's analysis when
+    the caller has it (a run set's pair, whose verdict the family of pairs adjusted)."""
+    from evaltui.core.errors import UsageError
+    from evaltui.core.record.session import OverrideRequired
+    from evaltui.core.record.signoff import ReviewerDecision, build_record
+
+    try:
+        if analysis is None:
+            analysis = _analysis(record, baseline, candidate)
+    except RecordPolicyError as exc:
+        return Verification(False, str(exc))
+    except UsageError as exc:  # the record's options do not apply to these files
+        return Verification(False, f"the record's comparison cannot be replayed: {shown(exc)}")
+    session, journal = review_of_record(record, analysis)
+    override = record["override"] or {}
+    try:
+        decision = ReviewerDecision(
+            reviewer=record["reviewer"],
+            decision=record["reviewer_decision"],
+            rationale=record["rationale"],
+            override_reason=override.get("reason"),
+        )
+        expected = build_record(analysis, session, decision)
+    except OverrideRequired as exc:
+        return Verification(
+            False, f"the record's approval needs an override it does not carry: {shown(exc)}"
+        )
+    except UsageError as exc:
+        return Verification(False, f"the record's decision is not one evaltui writes: {shown(exc)}")
+    where = _record_difference(record, expected)
+    if where is not None:
+        return Verification(False, where)
+    tags = (
+        f"the tags and notes match the session journal {shown(journal)}"
+        if journal is not None
+        else "the tags and notes are the record's own (the session journal it names is not on "
+        "this machine, or is not the one it was made from)"
+    )
+    return Verification(
+        True,
+        "the record is intact, the files are the ones reviewed and the statistics recompute to "
+        "the recorded values; its items, gates, triage, override and decision are what the files, "
+        f"its policy rules and its tags give; {tags}. Who signed it and when only a signature "
+        "can show",
+    )
+
+
+def _record_difference(record: dict[str, Any], expected: dict[str, Any]) -> str | None:
+    """The first key where the record differs from the one rebuilt, in words, or None."""
+    keys = sorted((set(record) | set(expected)) - set(IGNORED) - {"results"})
+    for key in ["results", *keys]:  # the statistics first: a changed number is named as one
+        if key == "results":
+            for name in (*RESULT_KEYS, *OPTIONAL_RESULT_KEYS):
+                where = first_difference(
+                    record["results"].get(name), expected["results"].get(name), name
+                )
+                if where is not None:
+                    return f"recomputed statistics differ from the record at {where}"
+            continue
+        where = first_difference(record.get(key), expected.get(key), key, skip=PATHS)
+        if where is not None:
+            return (
+                f"the record's {where} is not what the files, its policy rules and its tags give "
+                f"(recorded {value_at(record, where)}, rebuilt {value_at(expected, where)})"
+            )
+    return None
+
+
+def _analysis(record: dict[str, Any], baseline: Path, candidate: Path) -> Any:
+    """The analysis the record was made from, from the files and the record's spec and rules."""
+    from dataclasses import replace
+
+    from evaltui.core.analysis.pipeline import compare
+
+    spec = replay_spec(record).with_inputs(baseline, candidate)
+    policy = policy_from_record(record)
+    return compare(replace(spec, policy=None), policy=policy)

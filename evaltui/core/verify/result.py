@@ -1,0 +1,31 @@
+"""What verify answers, and how it quotes what it read.
+
+Every check gives one :class:`Verification`: verified or not, and one line saying why. Text a
+reason quotes comes from a record or a file, so it passes through :func:`shown` (inert, short).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from evaltui.core.textsafe import one_line
+
+__all__ = ["Verification", "shown", "what_broke"]
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    reason: str
+
+
+def shown(value: Any, width: int = 160) -> str:
+    """Text from a record or a file, inert and short, for a one-line reason."""
+    return one_line(str(value), width)
+
+
+def what_broke(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"a key it must have is missing ({shown(exc.args[0] if exc.args else exc)})"
+    return shown(f"{type(exc).__name__}: {exc}")
