@@ -60,9 +60,29 @@ def pending_timers(app: EvalTuiApp) -> list[Timer]:
     return timers
 
 
-def _busy_text(workers: Iterable[Worker], timers: Iterable[Timer]) -> str:
+# What a screen still has to do before it is drawn as the state says: a layout, a scroll, a
+# repaint, a recompose, widgets to redraw, or callbacks waiting for the next refresh (such as
+# the item screen's scroll to a search match).
+REFRESH_FLAGS = ("_layout_required", "_scroll_required", "_repaint_required", "_recompose_required")
+
+
+def screen_unsettled(app: EvalTuiApp) -> list[str]:
+    """What the current screen has yet to do before it shows the app's state ([] when none)."""
+    screen = app.screen
+    left = [flag.strip("_") for flag in REFRESH_FLAGS if getattr(screen, flag, False)]
+    if getattr(screen, "_dirty_widgets", None):
+        left.append("widgets to redraw")
+    if getattr(screen, "_callbacks", None):
+        left.append("callbacks after the refresh")
+    return left
+
+
+def _busy_text(
+    workers: Iterable[Worker], timers: Iterable[Timer], screen: Iterable[str] = ()
+) -> str:
     named = [f"worker {w.name or w.group!r} ({w.state.name.lower()})" for w in workers]
     named += [f"timer {t.name} of {t._target_repr}" for t in timers]
+    named += [f"the screen ({', '.join(screen)})"] if screen else []
     return ", ".join(named) or "nothing (the screen kept changing)"
 
 
@@ -70,17 +90,18 @@ async def settle(
     app: EvalTuiApp, pilot: Pilot, ignore: Iterable[str] = (), timeout: float = BARRIER_TIMEOUT
 ) -> None:
     """Wait until no worker of the app is pending or running (but the groups in `ignore`), no
-    timer of the app's own is still to fire, and the screen has handled everything they posted;
-    seen twice in a row, so a worker started by another's result is waited for too."""
+    timer of the app's own is still to fire, the screen has handled everything they posted and
+    has nothing left to lay out, redraw or call after its refresh; seen twice in a row, so a
+    worker started by another's result is waited for too."""
     ignore = tuple(ignore)
 
     async def wait() -> None:
         quiet = 0
         while quiet < 2:
-            await pilot.pause()
+            await pilot.pause()  # handles the queued messages, then refreshes the screen
             workers, timers = busy_workers(app, ignore), pending_timers(app)
             if not workers and not timers:
-                quiet += 1
+                quiet = quiet + 1 if not screen_unsettled(app) else 0
                 continue
             quiet = 0
             # The tasks themselves, awaited with asyncio.wait: a wait that is given up on
@@ -93,7 +114,7 @@ async def settle(
     try:
         await asyncio.wait_for(wait(), timeout)
     except TimeoutError:
-        busy = _busy_text(busy_workers(app, ignore), pending_timers(app))
+        busy = _busy_text(busy_workers(app, ignore), pending_timers(app), screen_unsettled(app))
         pytest.fail(f"the app did not settle within {timeout:.0f} s; still busy: {busy}")
 
 
