@@ -166,6 +166,27 @@ def _own_modules() -> Iterable[Any]:
             yield module
 
 
+# module name -> (the module, its names bound to a checked producer when first seen). A module's
+# bindings are made at import, so each module is scanned once, not before every test (the scan
+# of every name of every module was a few ms per test, seconds over the suite).
+_bindings: dict[str, tuple[Any, tuple[str, ...]]] = {}
+
+
+def _bound_producers(wrappers: dict[int, Callable]) -> Iterable[tuple[Any, str]]:
+    """(module, name) for every name of our modules bound to a checked producer."""
+    for module in _own_modules():
+        known = _bindings.get(module.__name__)
+        if known is None or known[0] is not module:
+            names = tuple(
+                attr
+                for attr, value in list(vars(module).items())
+                if callable(value) and id(value) in wrappers
+            )
+            known = _bindings[module.__name__] = (module, names)
+        for attr in known[1]:
+            yield module, attr
+
+
 @pytest.fixture(autouse=True)
 def _reports_and_records_match_their_schemas(monkeypatch: pytest.MonkeyPatch) -> Iterable[None]:
     """Wrap report_dict, build_record and write_record wherever a module bound them (the
@@ -174,10 +195,10 @@ def _reports_and_records_match_their_schemas(monkeypatch: pytest.MonkeyPatch) ->
     by a child process (a subprocess or tmux run of the CLI) are not seen."""
     global _violations
     wrappers = _schema_wrappers()
-    for module in _own_modules():
-        for attr, value in list(vars(module).items()):
-            if callable(value) and id(value) in wrappers:
-                monkeypatch.setattr(module, attr, wrappers[id(value)])
+    for module, attr in _bound_producers(wrappers):
+        value = getattr(module, attr, None)
+        if id(value) in wrappers:
+            monkeypatch.setattr(module, attr, wrappers[id(value)])
     _violations = found = []
     try:
         yield

@@ -34,8 +34,7 @@ async def sixteen_colours(pilot) -> None:
 async def _main(pilot):
     await sixteen_colours(pilot)
     await pilot.press("1", "j", "3", "j", "2", "j")  # confirmed, grader error, acceptable
-    await pilot.pause(0.3)  # the wide screen's preview reads the selected item
-    await settle(pilot.app, pilot)
+    await settle(pilot.app, pilot)  # the wide screen's preview reads the selected item
     pilot.app.clear_notifications()  # the three "saved" toasts would hide the list
     await pilot.pause()
 

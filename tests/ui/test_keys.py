@@ -12,7 +12,7 @@ from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.screens.slices import SlicesScreen
-from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle, text_of
+from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle, text_of, until
 from tests.ui.test_policy_view import policy_app
 
 
@@ -87,11 +87,12 @@ async def test_q_quits_while_the_pair_is_still_loading(tmp_path, monkeypatch):
     app = demo_app(tmp_path / "state")
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause(0.2)
+            opening = lambda: "Opening the runs" in "\n".join(screen_lines(app))  # noqa: E731
+            await until(pilot, opening, "the first screen")
             assert app.loaded is None
             assert "Opening the runs" in "\n".join(screen_lines(app))
             await pilot.press("q")
-            await pilot.pause(0.2)
+            await until(pilot, lambda: app.closing, "the app closing")
             assert app.closing
             assert app.return_code == 0
     finally:

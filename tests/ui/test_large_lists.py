@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.item_table import ItemTable
@@ -28,6 +30,7 @@ def big_pair(tmp_path, n=40_000):
     return paths
 
 
+@pytest.mark.slow
 async def test_lists_with_tens_of_thousands_of_rows_stay_usable(tmp_path):
     base, cand = big_pair(tmp_path)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))

@@ -102,16 +102,13 @@ async def test_columns_fit_the_terminal_and_draw_only_what_the_rows_have(tmp_pat
 async def test_a_wide_terminal_previews_both_outputs_of_the_selected_item(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(app, pilot)
-        await pilot.pause(0.3)
-        await settle(app, pilot)
+        await settle(app, pilot)  # the preview's read after the cursor rests included
         preview = app.screen.query_one("#preview")
         assert preview.display
         shown = str(preview.query_one("Static").content)
         assert "pharm-0020" in shown and "BASELINE output" in shown and "CANDIDATE output" in shown
         assert "non-drowsy cough suppressant" in shown  # the candidate's answer
         await pilot.press("j")
-        await pilot.pause(0.3)
         await settle(app, pilot)
         shown = str(preview.query_one("Static").content)
         assert "pharm-0063" in shown and "ibuprofen" in shown

@@ -19,6 +19,8 @@ import random
 import re
 from pathlib import Path
 
+import pytest
+
 from evaltui.cli.main import main
 from evaltui.core.textsafe import inert
 from evaltui.ui.app import AppConfig, create_app
@@ -95,6 +97,7 @@ def _inert(app, step: str) -> str:
     return text
 
 
+@pytest.mark.slow
 async def test_every_screen_shows_the_payloads_inert_and_the_app_keeps_running(tmp_path):
     base, cand, policy = _pair(tmp_path)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state", policy=policy))

@@ -33,9 +33,7 @@ def picker_app(directory: Path, state: Path):
 
 async def listed(app, pilot) -> None:
     """Wait for the listing worker and the table it fills."""
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(app, pilot)
 
 
 async def test_the_picker_lists_the_runs_marks_the_default_pair_and_opens_it(tmp_path):

@@ -25,10 +25,11 @@ from textual import events
 from textual.keys import _character_to_key, _get_unicode_name_from_key
 
 from evaltui.core.record.journal import ReviewSession
-from tests.ui.helpers import SAMPLE, demo_app
+from tests.ui.helpers import SAMPLE, demo_app, settle, until
 
 POLICY = SAMPLE[0].parent / "policy.toml"
-CI_EXAMPLES = 40  # sessions per CI run: 293 sequences, 1,732 keys
+CI_EXAMPLES = 40  # sessions per CI run (the slow marker): 293 sequences, 1,732 keys
+QUICK_EXAMPLES = 3  # sessions in the default test run: the same property, a few sessions
 MIN_SEQUENCES, MAX_SEQUENCES = 5, 10
 MAX_KEYS = 12
 SESSION_TIMEOUT = 120.0  # seconds one example may take before it counts as wedged
@@ -104,9 +105,7 @@ async def drive(state: Path, sequences: Sequence[tuple[list, bool, bool]]) -> No
     check after each that the app runs, reported no error and its journal is consistent."""
     app = demo_app(state, policy=POLICY)
     async with app.run_test(size=(100, 32)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         for number, (keyed, at_once, wait) in enumerate(sequences, start=1):
             keys = [key for key, _ in keyed]
             if at_once:
@@ -118,14 +117,13 @@ async def drive(state: Path, sequences: Sequence[tuple[list, bool, bool]]) -> No
             else:
                 await pilot.press(*keys)
             if wait:
-                await app.workers.wait_for_complete()
+                await settle(app, pilot)
             await pilot.pause()
             where = f"after sequence {number} {keys!r} ({'burst' if at_once else 'paced'})"
             assert app.is_running and app.return_code is None, f"the app ended {where}"
             assert not app.unexpected_errors, f"{app.unexpected_errors} {where}"
             assert not journal_problems(app), f"{journal_problems(app)} {where}"
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(app, pilot)
         assert not journal_problems(app)
         assert not app.unexpected_errors, app.unexpected_errors
 
@@ -143,11 +141,12 @@ def workdir(tmp_path_factory, monkeypatch) -> Path:
     return folder
 
 
-def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(workdir):
+def random_sessions(workdir: Path, examples: int) -> None:
+    """`examples` sessions of random sequences, each on a fresh state folder."""
     counter = iter(range(10**9))
 
     @settings(
-        max_examples=int(os.environ.get("EVALTUI_RANDOM_KEY_SESSIONS", CI_EXAMPLES)),
+        max_examples=examples,
         derandomize=True, database=None, deadline=None, print_blob=True,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
     )  # fmt: skip
@@ -158,6 +157,16 @@ def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(
     sessions()
 
 
+@pytest.mark.slow
+def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(workdir):
+    random_sessions(workdir, int(os.environ.get("EVALTUI_RANDOM_KEY_SESSIONS", CI_EXAMPLES)))
+
+
+def test_a_few_random_key_sequences_never_crash_or_desync_the_journal_quick(workdir):
+    """The fast version the default run keeps: the same property over a few sessions."""
+    random_sessions(workdir, QUICK_EXAMPLES)
+
+
 # -- the one handler for errors nothing else caught -------------------------------------------
 
 
@@ -166,12 +175,9 @@ def _said(app) -> list[str]:
 
 
 async def _open_first_item(app, pilot) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
+    await settle(app, pilot)
     await pilot.press("enter")
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await settle(app, pilot)
 
 
 async def test_keys_for_a_screen_still_being_built_or_already_closed_are_ignored(tmp_path):
@@ -181,15 +187,13 @@ async def test_keys_for_a_screen_still_being_built_or_already_closed_are_ignored
 
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 32)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settle(app, pilot)
         screen = ItemScreen(app.state, app.loaded.rows["regressions"], 0, "regressions")
         app.push_screen(screen)  # not awaited: on top, not mounted yet
         assert app.screen is screen and not screen.is_mounted
         for action in ("scroll(1)", "toggle_diff", "step(1)", "back"):
             assert await app.run_action(action, screen) is False
-        await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settle(app, pilot)
         assert screen.is_mounted and app.screen is screen
         assert await app.run_action("toggle_diff", screen) is True  # on top and built: runs
         await app.pop_screen()
@@ -247,18 +251,15 @@ async def test_a_screen_that_fails_in_a_message_handler_is_closed_and_the_review
         await _open_first_item(app, pilot)
         item_id = app.current_item()
         await pilot.press("4")
-        for _ in range(50):  # bounded: the broken screen is closed on the next callbacks
-            await pilot.pause()
-            if isinstance(app.screen, MainScreen):
-                break
+        # The broken screen is closed on the next callbacks.
+        await until(pilot, lambda: isinstance(app.screen, MainScreen), "the main screen back")
         assert app.is_running and isinstance(app.screen, MainScreen)
         assert app.loaded.session.review(item_id).tag == "flaky"  # saved before it failed
         assert app.unexpected_errors == [
             "the item screen: RuntimeError: injected fault in on_review_changed"
         ]
         await pilot.press("enter")  # the list works and opens items again
-        await pilot.pause()
-        await app.workers.wait_for_complete()
+        await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen)
         app._exception = None
 
@@ -274,10 +275,7 @@ async def test_a_failing_background_task_is_reported_and_the_review_stays_open(
     monkeypatch.setattr(app_module, "fill_previews", broken)
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 32)) as pilot:
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if app.unexpected_errors:
-                break
+        await until(pilot, lambda: bool(app.unexpected_errors), "the failure reported")
         assert app.is_running
         assert app.unexpected_errors == [
             "a background task: OSError: injected fault reading previews"
@@ -297,8 +295,7 @@ async def test_a_failure_of_the_main_screen_ends_the_app_with_one_line_and_the_l
     app = demo_app(tmp_path / "state")
     with pytest.raises(RuntimeError, match="injected fault in the main screen"):
         async with app.run_test(size=(100, 32)) as pilot:
-            await pilot.pause()
-            await app.workers.wait_for_complete()
+            await settle(app, pilot)
             await pilot.press("1")
             await pilot.pause()
     log = tmp_path / "state" / "errors.log"

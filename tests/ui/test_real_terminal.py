@@ -126,6 +126,7 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     assert list(tagged.values()) == ["flaky"], tagged
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
     """Rounds of: tag as fast as keys go, SIGKILL at a random moment, count what the screen had
     shown as triaged against what the journal holds. Nothing shown may be missing."""

@@ -106,6 +106,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         await pilot.press("escape")
         assert isinstance(app.screen, MainScreen)
         await pilot.press("j", "j", "5")
+        await settle(app, pilot)  # the tag is journalled and the header redrawn
         # "needs investigation" (5) leaves its item open: two of the three tags close theirs.
         assert "Triage: 2 of 9 regressions triaged" in text_of(app, "#header")
         assert "needs investigation 1" in text_of(app, "#header")

@@ -13,7 +13,7 @@ from evaltui.core.read.formats import LoadOptions, load_run, scan_cache
 from evaltui.ui import app as app_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.signoff import SignoffScreen
-from tests.ui.helpers import SAMPLE, settle, written
+from tests.ui.helpers import SAMPLE, settle, until, written
 
 
 @pytest.fixture
@@ -30,7 +30,7 @@ def cached_pair(tmp_path, monkeypatch):
     return paths
 
 
-async def sign_off(app, pilot, prefix):
+async def sign_off(app, pilot, prefix, held=()):
     await pilot.press("x")
     await pilot.pause()
     screen = app.screen
@@ -39,7 +39,7 @@ async def sign_off(app, pilot, prefix):
     screen.query_one("#rationale").load_text("checked")
     screen.query_one("#prefix").value = str(prefix)
     await pilot.press("ctrl+s")
-    await written(app, pilot)
+    await written(app, pilot, ignore=held)
     return screen
 
 
@@ -97,15 +97,13 @@ async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(
     monkeypatch.setattr(app_module, "confirm_source", slow_confirm)
     app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
-        while app.loaded is None:
-            await pilot.pause(0.02)
-        await pilot.pause()
-        screen = await sign_off(app, pilot, tmp_path / "early")
+        await until(pilot, lambda: app.loaded is not None, "the pair loaded")
+        screen = await sign_off(app, pilot, tmp_path / "early", held=("confirm",))
         assert isinstance(app.screen, SignoffScreen)
         assert "still checking the sha256" in str(screen.query_one("#signoff-error").content)
         assert not (tmp_path / "early.json").exists()
         release.set()
-        await app.workers.wait_for_complete()
+        await settle(app, pilot)
         await pilot.press("ctrl+s")
         await written(app, pilot)
         assert app.last_signoff is not None

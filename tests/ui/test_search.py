@@ -9,7 +9,7 @@ import threading
 import evaltui.ui.screens.main as main_screen
 from evaltui.ui.screens.item import ItemScreen, Pane
 from evaltui.ui.transcript import MATCH_STYLE
-from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle, text_of
+from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle, text_of, until
 
 
 async def search(app, pilot, words: str) -> list[str]:
@@ -52,10 +52,8 @@ async def test_the_list_says_while_search_does_not_cover_the_outputs_yet(tmp_pat
     app = demo_app(tmp_path / "state")
     try:
         async with app.run_test(size=(120, 40)) as pilot:
-            for _ in range(50):
-                await pilot.pause(0.05)
-                if app.state.previews_ready and app.loaded is not None:
-                    break
+            ready = lambda: app.state.previews_ready and app.loaded is not None  # noqa: E731
+            await until(pilot, ready, "the pair loaded with its previews")
             await pilot.press("slash", *"protects")
             await pilot.pause()
             assert listed_ids(app) == []  # only the ids and inputs are searchable so far

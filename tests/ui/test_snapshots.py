@@ -45,8 +45,7 @@ async def _header(pilot, folded: bool):
     await settle(pilot.app, pilot)
     if pilot.app.screen.header_is_folded != folded:
         await pilot.press("h")
-    await pilot.pause(0.3)  # the wide screen's preview reads the selected item
-    await settle(pilot.app, pilot)
+    await settle(pilot.app, pilot)  # the wide screen's preview reads the selected item
 
 
 async def _folded(pilot):

@@ -39,6 +39,7 @@ def null_table(rng: np.random.Generator, n_clusters: int) -> tuple[np.ndarray, n
     return cand.astype(float) - base.astype(float), codes
 
 
+@pytest.mark.slow
 def test_false_verdicts_under_a_clustered_null_stay_near_five_percent():
     """2,000 null tables with 10 to 49 clusters (the "few clusters" range where the cluster
     bootstrap and the CR1 t interval reject 8-10% here): the verdict's test rejects at most 6%,

@@ -26,6 +26,7 @@ def test_deeply_nested_json_line_is_an_error_not_a_crash(tmp_path):
         assert run.table.height == 1
 
 
+@pytest.mark.slow
 def test_a_50_mb_single_line_loads_without_reading_it_into_the_table(tmp_path):
     path = tmp_path / "long.jsonl"
     big = "x" * (50 * 1024 * 1024)

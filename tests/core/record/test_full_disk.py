@@ -111,6 +111,7 @@ def journal_entries(path: Path) -> list[dict]:
 # -- on a real small file system ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_opening_on_a_full_disk_is_one_line_naming_the_journal_and_the_next_open_works(
     small_disk,
 ):
@@ -148,6 +149,7 @@ def test_a_session_that_cannot_start_on_a_full_disk_gives_the_pair_back_at_once(
     session.close()
 
 
+@pytest.mark.slow
 async def test_tags_on_a_full_disk_are_never_shown_as_saved_and_are_written_once_space_returns(
     small_disk,
 ):
@@ -192,6 +194,7 @@ async def test_tags_on_a_full_disk_are_never_shown_as_saved_and_are_written_once
     assert not [n for n in reopened.notices if "journal" in n.text], reopened.notices
 
 
+@pytest.mark.slow
 def test_a_signoff_on_a_full_disk_leaves_the_previous_record_and_nothing_else(small_disk):
     state = small_disk.root.parent / "state"  # the journal has room; the output folder not
     out = small_disk.root / "records"
@@ -366,6 +369,7 @@ async def test_the_app_opened_on_a_full_disk_ends_with_one_line_naming_the_journ
     )
 
 
+@pytest.mark.slow
 async def test_a_note_the_disk_refuses_keeps_its_text_in_the_reopened_editor(tmp_path, monkeypatch):
     from textual.widgets import TextArea
 

@@ -93,6 +93,7 @@ def test_without_a_policy_there_is_no_policy_hash_line(sample_pair, tmp_path):
     assert "Policy hash" not in record_markdown(record, analysis)
 
 
+@pytest.mark.slow
 def test_a_50000_item_signoff_fits_a_github_comment_and_says_what_it_left_out(
     tmp_path, write_jsonl
 ):

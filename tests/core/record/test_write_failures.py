@@ -124,6 +124,7 @@ def test_a_read_only_state_folder_refuses_a_new_session_on_one_line(pair, read_o
     assert not (read_only_mount.parent / "so.json").exists()
 
 
+@pytest.mark.slow
 def test_a_state_folder_made_read_only_after_tagging_refuses_writes_and_still_reports(
     pair, read_only_mount
 ):
@@ -278,6 +279,7 @@ def test_a_record_already_at_the_output_is_replaced_whole(pair, tmp_path):
     assert new["so.json"] != old["so.json"] and new["so.md"] != old["so.md"]
 
 
+@pytest.mark.slow
 def test_an_output_folder_that_is_read_only_leaves_the_old_record_and_no_temp_files(
     pair, read_only_mount
 ):

@@ -140,6 +140,7 @@ def test_same_seed_gives_identical_cluster_result_and_another_seed_differs_sligh
 # --- coverage: why clusters matter ------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_naive_interval_undercovers_strongly_clustered_items_while_cluster_interval_holds():
     # 40 clusters x 10 items; delta = cluster effect N(0, 1) + item noise N(0, 1), true mean 0.
     # Intra-cluster correlation 0.5, so the true SE of the mean is sqrt((1 + 1/10) / 40) =

@@ -346,6 +346,7 @@ def test_negative_tolerance_is_refused():
 # --- speed and memory ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bootstrap_of_200k_continuous_deltas_stays_under_200_mb():
     deltas = np.random.default_rng(12).normal(0.01, 0.3, 200_000)
     tracemalloc.start()

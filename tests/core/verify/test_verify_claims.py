@@ -238,6 +238,7 @@ def test_the_untouched_record_verifies_with_its_files_and_journal(approved):
     assert "match the session journal" in result.reason and "signature" in result.reason
 
 
+@pytest.mark.slow
 def test_at_least_26_distinct_edits_each_re_hashed_fail_verify_with_the_files(approved):
     assert len(EDITS) >= 26
     original = json.loads(approved.read_text(encoding="utf-8"))
