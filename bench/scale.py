@@ -627,7 +627,11 @@ def child_breakdown(base: str, cand: str) -> dict:
 
     timed("import polars", importlib.import_module, "polars")
     timed("import numpy, scipy.special", lambda: importlib.import_module("scipy.special"))
-    timed("import evaltui.core.analysis.pipeline", importlib.import_module, "evaltui.core.analysis.pipeline")
+    timed(
+        "import evaltui.core.analysis.pipeline",
+        importlib.import_module,
+        "evaltui.core.analysis.pipeline",
+    )
     import polars as pl
 
     from evaltui.core.analysis.pipeline import compare_files
