@@ -191,7 +191,7 @@ def test_closing_the_tmux_pane_ends_the_app(tmp_path):
     finally:
         _stop(tmux)
     # A barrier, not a check: under load the pair was seen still locked just after the process
-    # looked gone (twice in ten runs); the check below says so if it is never given back.
+    # looked gone (in 2 of 5 runs); the check below says so if it is never given back.
     wait_until(lambda: pair_given_back(state))
     assert pair_opens(state)
 
