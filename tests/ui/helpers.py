@@ -101,7 +101,9 @@ async def settle(
             await pilot.pause()  # handles the queued messages, then refreshes the screen
             workers, timers = busy_workers(app, ignore), pending_timers(app)
             if not workers and not timers:
-                quiet = quiet + 1 if not screen_unsettled(app) else 0
+                # An app that is ending (bad input, quit) draws nothing more: settled.
+                ending = app._exit or not app.is_running
+                quiet = quiet + 1 if ending or not screen_unsettled(app) else 0
                 continue
             quiet = 0
             # The tasks themselves, awaited with asyncio.wait: a wait that is given up on
