@@ -36,10 +36,9 @@ from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.vocabulary import (
-    EXIT_CODES,
+    ComposedLine,
     FirstLine,
     Reason,
-    compose_line,
     shown_reasons,
 )
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
@@ -92,7 +91,7 @@ class Sensitivity:
 
 
 @dataclass(frozen=True, eq=False)
-class Decision:
+class Decision(ComposedLine):
     """See the module docstring. `line` is the first line on every surface."""
 
     status: str
@@ -103,15 +102,6 @@ class Decision:
     confirmed_by_slice: dict[str, int]
     untriaged: int
     sensitivity: Sensitivity | None
-
-    @property
-    def line(self) -> str:
-        """The first line on every surface (`vocabulary.compose_line`)."""
-        return compose_line(self.first_line)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.status]
 
     @property
     def effect(self) -> str:

@@ -25,13 +25,12 @@ from dataclasses import dataclass
 from evaltui.core.analysis.preference import NAME_WIDTH, PreferenceAnalysis
 from evaltui.core.decide.effect import percent_effect
 from evaltui.core.decide.vocabulary import (
-    EXIT_CODES,
     VERDICT_SHORT,
     CandidateEffect,
+    ComposedLine,
     Effect,
     FirstLine,
     Reason,
-    compose_line,
     shown_reasons,
 )
 from evaltui.core.stats.preference import TIE_RULE_TEXT
@@ -40,7 +39,7 @@ from evaltui.core.textsafe import one_line
 
 
 @dataclass(frozen=True)
-class PreferenceDecision:
+class PreferenceDecision(ComposedLine):
     """The status, the first line in parts and its reasons, and each candidate's verdict
     against the baseline."""
 
@@ -48,14 +47,6 @@ class PreferenceDecision:
     first_line: FirstLine
     verdicts: dict[str, str]
     reasons: tuple[Reason, ...]
-
-    @property
-    def line(self) -> str:
-        return compose_line(self.first_line)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.status]
 
     @property
     def effect(self) -> str:

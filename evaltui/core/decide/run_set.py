@@ -17,31 +17,22 @@ from typing import Any
 from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
 from evaltui.core.decide.pair import Decision
 from evaltui.core.decide.vocabulary import (
-    EXIT_CODES,
     CandidateEffect,
+    ComposedLine,
     Effect,
     FirstLine,
-    compose_line,
     worst_status,
 )
 from evaltui.core.words import format_p
 
 
 @dataclass(frozen=True, eq=False)
-class RunSetDecision:
+class RunSetDecision(ComposedLine):
     """The set's status (the worst of the baseline pairs'), its first line and each pair's."""
 
     status: str
     first_line: FirstLine
     pairs: tuple[tuple[PairResult, Decision], ...]  # the baseline against each candidate
-
-    @property
-    def line(self) -> str:
-        return compose_line(self.first_line)
-
-    @property
-    def exit_code(self) -> int:
-        return EXIT_CODES[self.status]
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -157,3 +157,21 @@ def split_line(status: str, line: str) -> tuple[str, str]:
     if word and line.startswith(word):
         return word, line[len(word) :].removeprefix(SEPARATOR)
     return "", line
+
+
+class ComposedLine:
+    """What every design's decision shares: its first line composed from its parts by the one
+    composer, and the exit code its status gives. A decision dataclass names `status` and
+    `first_line` and inherits these, so no design writes its own line or code."""
+
+    status: str
+    first_line: FirstLine
+
+    @property
+    def line(self) -> str:
+        """The first line on every surface (`compose_line`)."""
+        return compose_line(self.first_line)
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
