@@ -35,7 +35,7 @@ def test_equivalence_margin_of_two_on_a_pass_rate_is_refused_but_fine_on_a_score
 
 
 def test_a_policy_without_margins_keeps_the_hash_its_records_cite():
-    # The sample policy's pinned hash (tests/core/decide/test_policy.py) does not move: the margin
+    # The sample policy's pinned hash (tests/core/policy/test_policy.py) does not move: the margin
     # keys enter the canonical rules only when the file states them.
     policy = load_policy(SAMPLE_RUNS / "policy.toml")
     assert policy.hash == SAMPLE_POLICY_HASH
