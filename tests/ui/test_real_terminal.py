@@ -28,6 +28,14 @@ def _tmux() -> list[str]:
     return [tmux, "-S", str(socket)]
 
 
+def _once_sized(command: str, columns: int, rows: int) -> str:
+    """`command`, started only once the pane's terminal has its size: a detached tmux session
+    can start its program before the pane's size is set, and an app that read 0x0 then draws
+    at Textual's fallback 80x24 (seen once in a kill round: the header folded, the triage line
+    absent). A barrier on the size itself, bounded by the test's own wait for the screen."""
+    return f'until [ "$(stty size)" = "{rows} {columns}" ]; do sleep 0.05; done; {command}'
+
+
 def _stop(tmux: list[str]) -> None:
     """Stop that server and remove its socket file."""
     subprocess.run([*tmux, "kill-server"], check=False, capture_output=True)
@@ -60,7 +68,30 @@ def _wait_for(tmux: list[str], session: str, *needles: str, timeout: float = 30.
         if all(n in screen for n in needles):
             return screen
         time.sleep(0.2)
-    raise AssertionError(f"never saw {needles!r}; last screen:\n{screen}")
+    size = subprocess.run(
+        [*tmux, "display-message", "-p", "-t", session, "#{window_width}x#{window_height}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    raise AssertionError(f"never saw {needles!r}; last screen ({size}):\n{screen}")
+
+
+def _full_header(tmux: list[str], session: str) -> None:
+    """Wait for the first screen with its full header (the triage line the kill rounds read):
+    a header the app folded (a terminal it found too short, seen once in a kill round with the
+    pane at 100x30 and the app drawn at 80x24) is unfolded with `h` first."""
+    deadline = time.monotonic() + 30.0
+    while time.monotonic() < deadline:
+        screen = _capture(tmux, session)
+        if "Triage: 0 of 9" in screen:
+            return
+        if "h: full header" in screen:
+            subprocess.run([*tmux, "send-keys", "-t", session, "h"], check=True)
+            _wait_for(tmux, session, "Triage: 0 of 9")
+            return
+        time.sleep(0.2)
+    _wait_for(tmux, session, "Triage: 0 of 9", timeout=0.5)  # fails, showing the screen
 
 
 def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
@@ -107,7 +138,9 @@ def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     session = f"evaltui-{uuid.uuid4().hex[:8]}"
     base, cand = ROOT / "sample_runs" / "baseline.jsonl", ROOT / "sample_runs" / "candidate.jsonl"
     state = tmp_path / "state"
-    command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
+    command = _once_sized(
+        f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}", 100, 30
+    )
     subprocess.run(
         [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
     )
@@ -145,13 +178,15 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
         tmux = _tmux()  # a server per round
         state = tmp_path / f"state{round_no}"
         session = f"evaltui-{uuid.uuid4().hex[:8]}"
-        command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}"
+        command = _once_sized(
+            f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {base} {cand}", 100, 30
+        )
         subprocess.run(
             [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command],
             check=True,
         )
         try:
-            _wait_for(tmux, session, "Triage: 0 of 9")
+            _full_header(tmux, session)
             pid = _pane_pid(tmux, session)
             keys = []
             for _ in range(9):
