@@ -26,7 +26,7 @@ import pytest
 from evaltui.core.errors import UsageError
 from evaltui.core.record.journal import LOCK_NAME, ReviewSession, session_key
 from tests.conftest import SAMPLE_RUNS
-from tests.ui.test_real_terminal import _capture, _stop, _tmux, _wait_for
+from tests.ui.test_real_terminal import _capture, _full_header, _stop, _tmux, _wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "evaltui"
@@ -176,7 +176,7 @@ def test_closing_the_tmux_pane_ends_the_app(tmp_path):
         [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
     )
     try:
-        _wait_for(tmux, session, "Triage: 0 of 9")
+        _full_header(tmux, session)
         pid = int(
             subprocess.run(
                 [*tmux, "display-message", "-p", "-t", session, "#{pane_pid}"],
@@ -224,7 +224,7 @@ def test_a_killed_app_not_yet_reaped_blocks_neither_the_next_open_nor_a_signoff(
         [*tmux, "new-session", "-d", "-s", first, "-x", "100", "-y", "30", command], check=True
     )
     try:
-        _wait_for(tmux, first, "Triage: 0 of 9")
+        _full_header(tmux, first)
         pid = int(pid_file.read_text())
         subprocess.run([*tmux, "send-keys", "-t", first, "4"], check=True)
         _wait_for(tmux, first, "saved:")
