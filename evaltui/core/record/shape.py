@@ -29,7 +29,7 @@ from evaltui.core.report.shape import (
 from evaltui.core.report.shape_results import (
     ANALYSIS_SHAPES,
     Arm,
-    Categories,
+    CategoriesField,
     Clusters,
     Count,
     Delta,
@@ -103,18 +103,7 @@ class Results(Struct, kw_only=True):
     warnings: list[str]
     verdict: Verdict
     headline: Annotated[str, Meta(min_length=1)]
-    categories: (
-        Annotated[
-            Categories | None,
-            Meta(
-                description=(
-                    "The outcome categories' comparison (both runs carry `outcome` with 3+ "
-                    "levels, one record per item), else null. See docs/report.md."
-                )
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
+    categories: CategoriesField | UnsetType = UNSET
 
 
 class Item(Struct, kw_only=True):

@@ -24,6 +24,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from evaltui.core.report.shape_results import (
     Arm,
     Categories,
+    CategoriesField,
     Clusters,
     Count,
     Delta,
@@ -318,18 +319,7 @@ class Report(Struct, kw_only=True):
     clusters: Clusters | None | UnsetType = UNSET
     metrics: list[MetricRow] | UnsetType = UNSET
     slices: list[SliceRow] | UnsetType = UNSET
-    categories: (
-        Annotated[
-            Categories | None,
-            Meta(
-                description=(
-                    "The outcome categories' comparison (both runs carry `outcome` with 3+ "
-                    "levels, one record per item), else null. See docs/report.md."
-                )
-            ),
-        ]
-        | UnsetType
-    ) = UNSET
+    categories: CategoriesField | UnsetType = UNSET
     flags: Flags
     warnings: list[str]
     verdict: Verdict

@@ -351,3 +351,15 @@ ANALYSIS_SHAPES: list[dict[str, Any]] = [
     ),
 ]
 """Which blocks a binary and a graded report hold (JSON Schema ``if``/``then``)."""
+
+
+# The `categories` key of the pair report's results and of the record's: one declaration.
+CategoriesField = Annotated[
+    Categories | None,
+    Meta(
+        description=(
+            "The outcome categories' comparison (both runs carry `outcome` with 3+ "
+            "levels, one record per item), else null. See docs/report.md."
+        )
+    ),
+]
