@@ -191,13 +191,14 @@ def _metric_parts(analysis: Analysis, d: dict) -> list:
     for col in ("metric", "delta", "CI", "p adj.", "raw p", "test"):
         table.add_column(col)
     for r in rows:
-        p = r["metric"] == "passed"
+        p = r["in_points"]
 
         def fmt(v, p=p):
             return "n/a" if v is None else signed(v, p)
 
+        role = {"secondary": " (secondary)", "monitor": " (monitor)"}.get(r["role"], "")
         table.add_row(
-            one_line(r["metric"]),
+            one_line(r["label"]) + role,
             fmt(r["delta"]),
             f"[{fmt(r['ci'][0])}, {fmt(r['ci'][1])}]",
             format_p(r["p_adjusted"]) if r["in_family"] else "monitor only",

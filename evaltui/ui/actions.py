@@ -78,7 +78,8 @@ class ReviewActions(RunSetMode):
             self.notify("still computing the other metrics…", timeout=3)
             return
         if len(names) < 2:
-            self.notify("these runs carry a single metric", timeout=3)
+            only = loaded.analysis.metrics[0].name
+            self.notify(f"these runs carry a single metric ({only})", timeout=3, markup=False)
             return
         current = loaded.analysis.metric
         nxt = names[(names.index(current) + 1) % len(names)] if current in names else names[0]

@@ -17,23 +17,24 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
-from evaltui.core.analysis.metric_row import MetricRow
-from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.metric_row import MetricRow, metric_label, names_metric
+from evaltui.core.analysis.pair import analyze, metric_names
 from evaltui.core.analysis.pair_result import CLUSTER_METHOD_LABELS, Analysis
 from evaltui.core.compare.options import AnalysisOptions
-from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.read.runs import PASSED
 from evaltui.core.stats.multiplicity import adjust_pvalues
 
 
-def metric_names(paired: PairedRuns) -> tuple[str, ...]:
-    return ((PASSED,) if paired.has_verdicts else ()) + tuple(paired.score_columns)
-
-
-def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
+def metric_row(analysis: Analysis, in_family: bool, role: str = "decides") -> MetricRow:
     lo, hi = analysis.decision_ci
     verdict = analysis.verdict
+    label = metric_label(analysis.metric, analysis.paired.baseline.metadata)
+    named = {
+        "label": label,
+        "role": role,
+        "in_points": analysis.in_points,
+        "regressions": analysis.regressions,
+    }
     if analysis.binary is not None:
         b = analysis.binary
         row = MetricRow(
@@ -49,6 +50,7 @@ def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
             in_family=in_family,
             verdict=verdict,
             unadjusted_verdict=verdict,
+            **named,
         )
     else:
         g = analysis.graded_comparison
@@ -67,6 +69,7 @@ def metric_row(analysis: Analysis, in_family: bool) -> MetricRow:
             unadjusted_verdict=verdict,
             p_reference=g.wilcoxon_p,
             p_reference_test="Wilcoxon signed-rank",
+            **named,
         )
     c = analysis.clusters
     if c is not None:  # the cluster-aware test the verdict interval inverts
@@ -93,11 +96,21 @@ def metric_family(
     primary: Analysis,
     multiplicity: str = "holm",
     monitor: tuple[str, ...] = (),
+    secondary: tuple[str, ...] = (),
 ) -> tuple[MetricRow, ...]:
-    """Analyse every metric the pair carries (the primary one is reused, not recomputed)."""
+    """Analyse every metric the pair carries (the primary one is reused, not recomputed).
+
+    Every metric is in the family and can block, but the policy's `monitor` ones (shown, raw
+    p, out of the family) and `secondary` ones (in the family, adjusted, shown; their
+    regression does not block). The primary metric always decides."""
     paired = primary.paired
+    meta = paired.baseline.metadata
     rows = []
     for metric in metric_names(paired):
+        label = metric_label(metric, meta)
+        watched = names_metric(monitor, metric, label) and metric != primary.metric
+        minor = names_metric(secondary, metric, label) and metric != primary.metric
+        role = "monitor" if watched else "secondary" if minor else "decides"
         if metric == primary.metric:
             analysis = primary
         else:
@@ -106,7 +119,7 @@ def metric_family(
                 analysis = analyze(paired, options)
             except EvalTuiError:
                 continue  # a metric with missing values in one arm: shown by its own analysis
-        rows.append(metric_row(analysis, in_family=metric not in monitor))
+        rows.append(metric_row(analysis, in_family=role != "monitor", role=role))
     family = [i for i, r in enumerate(rows) if r.in_family]
     adjusted = adjust_pvalues([rows[i].p_raw for i in family], multiplicity)
     for i, p in zip(family, adjusted, strict=True):

@@ -28,7 +28,15 @@ from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
 from evaltui.core.errors import UsageError
-from evaltui.core.read.runs import CLUSTER, ITEM_ID, PASSED, SCORE, STATUS, Run
+from evaltui.core.read.runs import (
+    CLUSTER,
+    ITEM_ID,
+    PASSED,
+    SCORE,
+    STATUS,
+    Run,
+    is_verdict_metric,
+)
 from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
     ClusteredComparison,
@@ -78,13 +86,19 @@ def apply_threshold(run: Run, metric: str, threshold: float) -> Run:
     return Run(run.source, table, run.transcripts, run.metadata)
 
 
+def metric_names(paired: PairedRuns) -> list[str]:
+    """Every metric both runs carry, the verdicts first: `passed`, `passed:<scorer>`, scores."""
+    verdicts = [PASSED] if paired.has_verdicts else []
+    return verdicts + list(paired.verdict_columns) + list(paired.score_columns)
+
+
 def resolve_metric(paired: PairedRuns, requested: str | None) -> str:
     if requested is not None:
         if requested == PASSED and paired.has_verdicts:
             return PASSED
-        if requested in paired.score_columns:
+        if requested in paired.score_columns or requested in paired.verdict_columns:
             return requested
-        available = ([PASSED] if paired.has_verdicts else []) + list(paired.score_columns)
+        available = metric_names(paired)
         raise UsageError(f"no metric {requested!r} in both runs; available: {', '.join(available)}")
     if paired.has_verdicts:
         return PASSED
@@ -118,8 +132,8 @@ def analyze(
 
     binary: BinaryComparison | None = None
     graded: GradedComparison | None = None
-    if metric == PASSED and paired.binary:
-        base, cand = paired.verdicts()
+    if paired.is_binary(metric):
+        base, cand = paired.verdicts(metric)
         binary = compare_binary(
             PairedTable.from_verdicts(base, cand),
             ci_method=options.ci_method,
@@ -139,7 +153,8 @@ def analyze(
         # A loss (mae, a distance) that the runs' metadata marks lower-is-better: a drop is
         # the improvement (the loader names the source and warns; see docs/run-format.md).
         runs = (paired.baseline, paired.candidate)
-        if metric != PASSED and any(r.metadata.get("higher_is_better") == "false" for r in runs):
+        lower = any(r.metadata.get("higher_is_better") == "false" for r in runs)
+        if not is_verdict_metric(metric) and lower:
             regressed, improved = improved, regressed  # Analysis.lower_is_better: the verdict too
     regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
     improvements = tuple(ids.filter(pl.Series(improved)).to_list())

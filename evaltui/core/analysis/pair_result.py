@@ -12,7 +12,7 @@ import numpy as np
 
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import PairedRuns
-from evaltui.core.read.runs import CLUSTER, PASSED
+from evaltui.core.read.runs import CLUSTER, is_verdict_metric
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import (
     ClusteredComparison,
@@ -108,7 +108,7 @@ class Analysis:
     def lower_is_better(self) -> bool:
         """The compared score is a loss (mae, a distance): the runs' metadata say so."""
         runs = (self.paired.baseline, self.paired.candidate)
-        return self.metric != PASSED and any(
+        return not is_verdict_metric(self.metric) and any(
             r.metadata.get("higher_is_better") == "false" for r in runs
         )
 
@@ -182,7 +182,7 @@ class Analysis:
     @property
     def in_points(self) -> bool:
         """Pass rates are read in percentage points; scores in their own units."""
-        return self.metric == PASSED
+        return is_verdict_metric(self.metric)
 
 
 def _verdict_of(ci: tuple[float, float], lower_is_better: bool = False) -> str:

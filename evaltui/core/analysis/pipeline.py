@@ -356,12 +356,19 @@ def add_breakdowns(analysis: Analysis, policy: Policy | None = None) -> Analysis
     """Add the metric family table and the per-slice comparisons (binary verdicts only)."""
     multiplicity = policy.multiplicity if policy is not None else "holm"
     monitor = policy.monitor if policy is not None else ()
-    return replace(breakdowns(analysis, multiplicity, monitor), policy=policy)
+    secondary = policy.secondary if policy is not None else ()
+    return replace(breakdowns(analysis, multiplicity, monitor, secondary), policy=policy)
 
 
-def breakdowns(analysis: Analysis, multiplicity: str, monitor: tuple[str, ...]) -> Analysis:
-    """The family table (adjusted by `multiplicity`, without `monitor`) and the slices."""
-    metrics = metric_family(analysis, multiplicity, monitor)
+def breakdowns(
+    analysis: Analysis,
+    multiplicity: str,
+    monitor: tuple[str, ...],
+    secondary: tuple[str, ...] = (),
+) -> Analysis:
+    """The family table (adjusted by `multiplicity`, without `monitor`; `secondary` ones kept
+    from blocking) and the slices."""
+    metrics = metric_family(analysis, multiplicity, monitor, secondary)
     slices: tuple = ()
     paired = analysis.paired
     if analysis.binary is not None and SLICE in paired.items.columns:

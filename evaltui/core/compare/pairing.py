@@ -28,6 +28,7 @@ from evaltui.core.read.runs import (
     STATUS,
     Run,
     is_score_column,
+    is_verdict_column,
 )
 
 OnError = Literal["fail", "exclude"]
@@ -154,6 +155,9 @@ class PairedRuns:
     items: pl.DataFrame
     report: PairingReport
     score_columns: tuple[str, ...]
+    # Further pass/fail metrics both runs carry (`passed:<scorer>`), carried per item as the
+    # pass rate over epochs like `passed`; each is compared as its own family member.
+    verdict_columns: tuple[str, ...] = ()
 
     @property
     def n(self) -> int:
@@ -176,11 +180,25 @@ class PairedRuns:
                 return False
         return True
 
-    def verdicts(self) -> tuple[np.ndarray, np.ndarray]:
-        """Per-item pass/fail (bool arrays) for the binary analysis."""
-        base = self.items[BASE_PASS].to_numpy() >= 1.0
-        cand = self.items[CAND_PASS].to_numpy() >= 1.0
+    def verdicts(self, metric: str = PASSED) -> tuple[np.ndarray, np.ndarray]:
+        """Per-item pass/fail (bool arrays) of a verdict metric, for the binary analysis."""
+        base_col, cand_col = arm_columns(metric)
+        base = self.items[base_col].to_numpy() >= 1.0
+        cand = self.items[cand_col].to_numpy() >= 1.0
         return base, cand
+
+    def is_binary(self, metric: str) -> bool:
+        """True when `metric` is a verdict metric whose per-item values are all 0 or 1 (each
+        item's epochs agree, or one epoch), so the 2x2 table applies."""
+        if metric == PASSED:
+            return self.binary
+        if metric not in self.verdict_columns:
+            return False
+        for column in arm_columns(metric):
+            values = self.items[column].to_numpy()
+            if not np.all((values == 0.0) | (values == 1.0)):
+                return False
+        return True
 
 
 def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = None) -> PairedRuns:
@@ -197,6 +215,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
             field=PASSED,
         )
     scores = tuple(c for c in baseline.score_columns if c in candidate.score_columns)
+    verdicts = tuple(c for c in baseline.verdict_columns if c in candidate.verdict_columns)
     if not baseline.has_verdicts and not scores:
         raise InputError(
             candidate.source.path,
@@ -205,8 +224,8 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
             f"candidate: {', '.join(candidate.score_columns)})",
         )
 
-    base_items = _per_item(baseline, scores)
-    cand_items = _per_item(candidate, scores)
+    base_items = _per_item(baseline, scores + verdicts)
+    cand_items = _per_item(candidate, scores + verdicts)
     excluded: set[str] = set()
     excluded_records = {"baseline": 0, "candidate": 0}
     if options.on_error == "exclude":
@@ -233,7 +252,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
             "expected two runs of the same items"
         )
     _check_doc_hashes(baseline, candidate, joined)
-    items, conflicts = _shape_items(joined, scores)
+    items, conflicts = _shape_items(joined, scores + verdicts)
 
     warnings = list(_metadata_warnings(baseline, candidate))
     if conflicts:
@@ -251,7 +270,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         slice_conflicts=conflicts,
         warnings=tuple(warnings),
     )
-    return PairedRuns(baseline, candidate, items, report, scores)
+    return PairedRuns(baseline, candidate, items, report, scores, verdicts)
 
 
 # Run metadata that must agree for the comparison to mean anything (the model may differ).
@@ -296,8 +315,14 @@ def _crashed_takes_the_others_shape(baseline: Run, candidate: Run) -> tuple[Run,
     for i, (run, other) in enumerate(((baseline, candidate), (candidate, baseline))):
         if not _all_errored(run) or _all_errored(other):
             continue
-        table = run.table.drop([c for c in run.table.columns if c == PASSED or is_score_column(c)])
+        metrics = [
+            c
+            for c in run.table.columns
+            if c == PASSED or is_score_column(c) or is_verdict_column(c)
+        ]
+        table = run.table.drop(metrics)
         fills = [pl.lit(False).alias(PASSED)] if other.has_verdicts else []
+        fills += [pl.lit(False).alias(c) for c in other.verdict_columns]
         fills += [pl.lit(0.0).alias(c) for c in other.score_columns]
         runs[i] = replace(run, table=table.with_columns(fills))
     return runs[0], runs[1]
@@ -342,7 +367,7 @@ def _per_item(run: Run, scores: tuple[str, ...]) -> pl.DataFrame:
         ]
         if PASSED in table.columns:
             cols.append(pl.col(PASSED).fill_null(False).cast(pl.Float64).alias("pass"))
-        cols += [pl.col(c) for c in scores]
+        cols += [_as_number(c) for c in scores]
         cols += [pl.col(c) for c in (SLICE, CLUSTER) if c in table.columns]
         return table.select(cols)
     aggs = [
@@ -355,11 +380,19 @@ def _per_item(run: Run, scores: tuple[str, ...]) -> pl.DataFrame:
     ]
     if PASSED in table.columns:
         aggs.append(pl.col(PASSED).fill_null(False).cast(pl.Float64).mean().alias("pass"))
-    aggs += [pl.col(c).mean().alias(c) for c in scores]
+    aggs += [_as_number(c).mean().alias(c) for c in scores]
     for col in (SLICE, CLUSTER):
         if col in table.columns:
             aggs.append(pl.col(col).first().alias(col))
     return table.group_by(ITEM_ID, maintain_order=True).agg(aggs)
+
+
+def _as_number(column: str) -> pl.Expr:
+    """A metric column as numbers: a verdict column's pass/fail as 1/0 (a missing verdict of a
+    scored sample stays missing: the analysis names it), a score column as it is."""
+    if is_verdict_column(column):
+        return pl.col(column).cast(pl.Float64).alias(column)
+    return pl.col(column)
 
 
 def _shape_items(joined: pl.DataFrame, scores: tuple[str, ...]) -> tuple[pl.DataFrame, int]:

@@ -69,6 +69,13 @@ def pair_effect(analysis: Any) -> Effect:
     return effect
 
 
+def row_effect(row: Any) -> Effect:
+    """One metric of the family as its reason says it: `-25.0 pts [-37.2, -14.0]` (the row's
+    interval is the one its verdict rests on)."""
+    lo, hi = row.ci
+    return effect_of(row.delta, lo, hi, row.in_points)
+
+
 def oriented_effect(analysis: Any, sign: float = 1.0) -> Effect:
     """A run-set pair's effect and interval without the verdict (the matrix marks it), read
     candidate minus baseline (sign 1) or the other way round (sign -1)."""

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Protocol, cast
 
 import polars as pl
 
-from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.metric_row import metric_label
+from evaltui.core.analysis.pair import analyze, metric_names
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.analysis.slices import UNSLICED, slice_names
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
@@ -26,7 +27,7 @@ from evaltui.core.decide.margin import MARGIN_KINDS, evaluate_margin
 from evaltui.core.errors import InputError
 from evaltui.core.policy.schema import Gate, Policy, percent
 from evaltui.core.policy.tags import TagMeanings
-from evaltui.core.read.runs import ITEM_ID, PASSED, SCORE_PREFIX, SLICE
+from evaltui.core.read.runs import ITEM_ID, PASSED, SCORE, SCORE_PREFIX, SLICE, VERDICT_PREFIX
 from evaltui.core.stats.margins import MarginTest
 from evaltui.core.stats.paired_delta import paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable
@@ -184,10 +185,15 @@ def resolve_primary_metric(policy: Policy, paired: PairedRuns) -> str:
     name = policy.primary_metric
     if name == PASSED and paired.has_verdicts:
         return PASSED
-    for column in (name, SCORE_PREFIX + name):
-        if name != PASSED and column in paired.score_columns:
+    for column in (name, SCORE_PREFIX + name, VERDICT_PREFIX + name):
+        if name != PASSED and column in (*paired.score_columns, *paired.verdict_columns):
             return column
-    available = ([PASSED] if paired.has_verdicts else []) + list(paired.score_columns)
+    available = metric_names(paired)
+    meta = paired.baseline.metadata
+    if paired.has_verdicts and name == metric_label(PASSED, meta):
+        return PASSED  # the scorer whose verdicts are the plain `passed` column
+    if SCORE in paired.score_columns and name == metric_label(SCORE, meta):
+        return SCORE
     what = (
         "these runs have no pass/fail verdict"
         if name == PASSED

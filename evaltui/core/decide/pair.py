@@ -33,7 +33,7 @@ import polars as pl
 from evaltui.core.analysis.pair import analyze
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
-from evaltui.core.decide.effect import pair_effect
+from evaltui.core.decide.effect import pair_effect, row_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.vocabulary import (
     ComposedLine,
@@ -177,6 +177,7 @@ def decide(
     """Fold the analysis, the gates, the reviewer's tags and the notices (`session`: the
     review, None for none) into one decision."""
     reasons: list[Reason] = []
+    subject = effect_subject(analysis)
     reasons += _comparability(analysis, accept_mismatch)
     margins = [g for g in gates if g.kind in MARGIN_KINDS]
     failed = [g for g in gates if g.status == "failed" and g.kind not in MARGIN_KINDS]
@@ -223,14 +224,17 @@ def decide(
             )
         )
     elif analysis.verdict == "regressed":
+        named = f"{subject} " if subject != "overall" else ""
         reasons.append(
             Reason(
                 "regressed",
-                f"the candidate regressed: {effect_text(analysis)}",
-                "regressed",
+                f"the candidate regressed{' on ' + subject if named else ''}: "
+                f"{effect_text(analysis)}",
+                f"{named}regressed",
                 blocking=True,
             )
         )
+    reasons += _other_metrics_regressed(analysis)
     decided = any(g.status in ("passed", "failed") for g in margins)
     if analysis.verdict == "insufficient_data" and decided:
         # Only "no item changed" leaves a margin decidable (too few items or clusters leave
@@ -243,7 +247,9 @@ def decide(
             )
         )
     elif analysis.verdict == "insufficient_data":
-        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
+        # Named metrics: the effect part says "<metric> +0.0 pts, no verdict" already.
+        short = "no verdict" if subject == "overall" else ""
+        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
@@ -293,10 +299,10 @@ def decide(
     # Blocking reasons first, then the margin's answer (the first line must say it), then
     # the rest.
     ordered = sorted(reasons, key=lambda r: (not r.blocking, not r.kind.startswith("margin_")))
-    shorts = list(shown_reasons([r.short for r in ordered]))
+    shorts = list(shown_reasons([r.short for r in ordered if r.short]))
     if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
         shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
-    first_line = FirstLine(status, tuple(shorts), pair_effect(analysis))
+    first_line = FirstLine(status, tuple(shorts), pair_effect(analysis), subject=subject)
     by_tag: dict[str, int] = {}
     for tag in tags.values():
         if tag is not None:
@@ -311,6 +317,53 @@ def decide(
         untriaged=len(untriaged),
         sensitivity=sensitivity,
     )
+
+
+def effect_subject(analysis: Analysis) -> str:
+    """What the first line's effect is of: "overall" for a pair with one metric, else the
+    compared metric's name (its scorer), so no number on the line is read as another's."""
+    row = next((r for r in analysis.metrics if r.metric == analysis.metric), None)
+    if row is None or len(analysis.metrics) < 2:
+        return "overall"
+    return row.name
+
+
+def _other_metrics_regressed(analysis: Analysis) -> list[Reason]:
+    """Every other metric of the family whose (adjusted) verdict is "regressed", the most
+    significant first: it blocks like the compared one, unless the policy calls it
+    `secondary` (then it asks for review). The first line names it with its effect."""
+    rows = [
+        r
+        for r in analysis.metrics
+        if r.metric != analysis.metric and r.in_family and r.verdict == "regressed"
+    ]
+    rows.sort(key=lambda r: (r.p_adjusted if r.p_adjusted is not None else 1.0, r.metric))
+    out = []
+    for r in rows:
+        effect = row_effect(r).text
+        if r.blocks:
+            out.append(
+                Reason(
+                    "metric_regressed",
+                    f"the candidate regressed on {r.name}: {effect} ({r.ci_method}; "
+                    f"p {format_p(r.p_adjusted if r.p_adjusted is not None else r.p_raw)}, "
+                    "adjusted over the pair's metrics)",
+                    f"{r.name} regressed {effect}",
+                    blocking=True,
+                    item_ids=r.regressions,
+                )
+            )
+        else:
+            out.append(
+                Reason(
+                    "secondary_regressed",
+                    f"the candidate regressed on {r.name}, a secondary metric of the policy "
+                    f"(reported, not blocking): {effect}",
+                    f"{r.name} regressed (secondary)",
+                    item_ids=r.regressions,
+                )
+            )
+    return out
 
 
 def status_of(reasons: list[Reason]) -> str:

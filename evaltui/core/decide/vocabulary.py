@@ -105,6 +105,7 @@ class FirstLine:
     candidates: tuple[CandidateEffect, ...] = ()
     versus: str | None = None
     notes: tuple[str, ...] = ()
+    subject: str = "overall"  # what the effect is of: "overall", or the metric's name
 
     @property
     def word(self) -> str:
@@ -116,7 +117,7 @@ class FirstLine:
         """Every part after the status word, in order."""
         parts = [*self.context, *self.reasons]
         if self.effect is not None:
-            parts.append(f"overall {self.effect.text}")
+            parts.append(f"{self.subject} {self.effect.text}")
         if self.candidates and self.versus is not None:
             parts.append(f"vs {self.versus}: " + "; ".join(c.text for c in self.candidates))
         else:

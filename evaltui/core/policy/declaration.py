@@ -210,6 +210,16 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
             extra={"expected": "a list of metric names"},
         ),
     ] = ()
+    secondary: Annotated[
+        tuple[str, ...],
+        Meta(
+            description=(
+                "metrics (scorers) compared, shown and adjusted with the family, whose "
+                "regression does not block the release (every other metric's does)"
+            ),
+            extra={"expected": "a list of metric names"},
+        ),
+    ] = ()
     gates: Annotated[
         tuple[GateDeclaration, ...],
         Meta(

@@ -110,6 +110,8 @@ class Policy:
     tags: TagMeanings | None = None  # the file's [tags] table; None: the defaults hold
     non_inferiority_margin: float | None = None  # at most this much worse (metric units)
     equivalence_margin: float | None = None  # within +-this (metric units)
+    # Metrics in the family whose regression is reported but does not block (the rest block).
+    secondary: tuple[str, ...] = ()
 
     @property
     def tag_meanings(self) -> TagMeanings:
@@ -139,6 +141,7 @@ class Policy:
             self.tags,
             self.non_inferiority_margin,
             self.equivalence_margin,
+            self.secondary,
         )
 
 
@@ -154,10 +157,11 @@ def _canonical(
     tags: TagMeanings | None = None,
     non_inferiority_margin: float | None = None,
     equivalence_margin: float | None = None,
+    secondary: tuple[str, ...] = (),
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
-    # `tags` and the margins enter only when the file states them, so every policy written
-    # before they existed keeps the hash its records cite.
+    # `tags`, the margins and `secondary` enter only when the file states them, so every policy
+    # written before they existed keeps the hash its records cite.
     out = {
         "monitor": sorted(monitor),
         "schema": POLICY_SCHEMA,
@@ -174,6 +178,8 @@ def _canonical(
     for key, value in zip(MARGIN_KEYS, (non_inferiority_margin, equivalence_margin), strict=True):
         if value is not None:
             out[key] = value
+    if secondary:
+        out["secondary"] = sorted(secondary)
     return out
 
 
@@ -275,6 +281,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         tags,
         settings.non_inferiority_margin,
         settings.equivalence_margin,
+        settings.secondary,
     )
     return Policy(
         primary_metric=settings.primary_metric,
@@ -291,6 +298,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         tags=tags,
         non_inferiority_margin=settings.non_inferiority_margin,
         equivalence_margin=settings.equivalence_margin,
+        secondary=settings.secondary,
     )
 
 

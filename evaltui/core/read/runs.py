@@ -33,6 +33,9 @@ OUTCOME = (
 )
 ROW = "row"
 SCORE_PREFIX = "score:"
+# A further pass/fail metric of the run (a log's second scorer): `passed:<scorer>`. The plain
+# `passed` column is the run's first (or requested) verdict metric; the others join the family.
+VERDICT_PREFIX = "passed:"
 
 STAT_SCHEMA: dict[str, pl.DataType] = {
     ITEM_ID: pl.String(),
@@ -53,6 +56,16 @@ FAILURE_STATUSES = ("error", "timeout")
 def is_score_column(name: str) -> bool:
     """A graded metric column: `score` itself or `score:<metric>`."""
     return name == SCORE or name.startswith(SCORE_PREFIX)
+
+
+def is_verdict_column(name: str) -> bool:
+    """A further pass/fail metric column, `passed:<metric>` (not the plain `passed`)."""
+    return name.startswith(VERDICT_PREFIX)
+
+
+def is_verdict_metric(metric: str) -> bool:
+    """A pass/fail metric (read in points of pass rate), not a graded score."""
+    return metric == PASSED or is_verdict_column(metric)
 
 
 @dataclass(frozen=True)
@@ -158,6 +171,11 @@ class Run:
     @property
     def score_columns(self) -> list[str]:
         return [c for c in self.table.columns if is_score_column(c)]
+
+    @property
+    def verdict_columns(self) -> list[str]:
+        """The run's further pass/fail metrics (`passed:<scorer>`), beside `passed`."""
+        return [c for c in self.table.columns if is_verdict_column(c)]
 
     @property
     def has_verdicts(self) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import getpass
 import os
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -165,10 +166,17 @@ class Override:
     failed_gates: tuple[str, ...]  # gate names
     confirmed: tuple[str, ...] = ()  # regressions tagged as confirmed
     regressed: bool = False  # the verdict itself says the candidate regressed
+    regressed_metrics: tuple[str, ...] = ()  # other metrics (scorers) that regressed and block
 
     @property
     def needed(self) -> bool:
-        return bool(self.untriaged or self.failed_gates or self.confirmed or self.regressed)
+        return bool(
+            self.untriaged
+            or self.failed_gates
+            or self.confirmed
+            or self.regressed
+            or self.regressed_metrics
+        )
 
     def problems(self) -> list[str]:
         """Each thing being overridden, in plain words with its count."""
@@ -181,6 +189,12 @@ class Override:
             out.append(f"{len(self.confirmed)} regression(s) are tagged as confirmed")
         if self.regressed:
             out.append("the candidate regressed (the interval lies below zero)")
+        if self.regressed_metrics:
+            out.append(
+                "the candidate regressed on "
+                + ", ".join(self.regressed_metrics)
+                + " (another metric of the pair; its interval lies below zero)"
+            )
         if self.untriaged:
             out.append(f"{len(self.untriaged)} of {self.regressions} regressions are untriaged")
         return out
@@ -212,6 +226,19 @@ def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, .
         confirmed=confirmed,
         # A margin the policy states and the data show: worse, by less than it allows.
         regressed=analysis.verdict == "regressed" and not margin_accepts_regression(gates),
+        regressed_metrics=blocking_regressions(
+            (r.metric, r.name, r.role, r.verdict)
+            for r in analysis.metrics
+            if r.metric != analysis.metric and r.in_family
+        ),
+    )
+
+
+def blocking_regressions(rows: Iterable[tuple[str, str, str, str]]) -> tuple[str, ...]:
+    """The names of the metrics, of (metric, name, role, verdict) rows other than the compared
+    one, whose regression blocks: what an approval must override, naming each."""
+    return tuple(
+        name for _, name, role, verdict in rows if role == "decides" and verdict == "regressed"
     )
 
 

@@ -124,6 +124,10 @@ class Override(Struct, kw_only=True):
     overrides: Annotated[list[str], Meta(min_length=1)]
     confirmed_regressions: list[str]
     regressed: bool
+    regressed_metrics: Annotated[
+        list[str],
+        Meta(description="other metrics (scorers) that regressed and block, overridden by name"),
+    ] = []
 
 
 class Triage(Struct, kw_only=True):

@@ -132,6 +132,7 @@ def build_record(
                 "failed_gates": failed,
                 "confirmed_regressions": list(override.confirmed),
                 "regressed": override.regressed,
+                "regressed_metrics": list(override.regressed_metrics),
             }
             if overriding
             else None

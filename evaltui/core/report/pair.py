@@ -194,6 +194,9 @@ def metrics_list(analysis: Analysis) -> list[dict[str, Any]]:
     return [
         {
             "metric": r.metric,
+            "label": r.name,
+            "role": r.role,
+            "in_points": r.in_points,
             "kind": r.kind,
             "n": r.n,
             "delta": _num(r.delta),

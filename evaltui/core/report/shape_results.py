@@ -186,7 +186,13 @@ class Clusters(Struct, kw_only=True):
 
 
 class MetricRow(Struct, kw_only=True):
-    metric: str
+    metric: Annotated[str, Meta(description="the metric's column: passed, passed:<scorer>, score…")]
+    label: Annotated[str, Meta(description="the name a reader knows it by (the scorer)")]
+    role: Annotated[
+        Literal["decides", "secondary", "monitor"],
+        Meta(description="decides: its regression blocks; secondary/monitor: the policy's"),
+    ]
+    in_points: Annotated[bool, Meta(description="a pass rate (points), not a score")]
     kind: Literal["binary", "graded"]
     n: Count
     delta: float | None

@@ -10,7 +10,7 @@ from typing import Any
 from evaltui.core.canonical import canonical_sha256
 from evaltui.core.decide.gates import margin_accepts_regression
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, TagMeanings
-from evaltui.core.record.session import Override
+from evaltui.core.record.session import Override, blocking_regressions
 from evaltui.core.record.signoff import SIGNOFF_SCHEMA
 from evaltui.core.verify.result import shown
 from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record
@@ -66,6 +66,15 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         confirmed=tuple(confirmed),
         regressed=record["results"].get("verdict") == "regressed"
         and not margin_accepts_regression(record["gates"]),
+        # Rows without a role predate metrics that block beside the compared one.
+        regressed_metrics=blocking_regressions(
+            (r["metric"], r.get("label", r["metric"]), r["role"], r["verdict"])
+            for r in record["results"].get("metrics") or ()
+            if isinstance(r, dict)
+            and "role" in r
+            and r.get("metric") != record["results"].get("metric")
+            and r.get("in_family")
+        ),
     )
     approving = record["reviewer_decision"] == "approve"
     recorded = record["override"]
@@ -82,6 +91,8 @@ def claims_problem(record: dict[str, Any]) -> str | None:
             "confirmed_regressions": list(override.confirmed),
             "regressed": override.regressed,
         }
+        if override.regressed_metrics or "regressed_metrics" in recorded:
+            expected["regressed_metrics"] = list(override.regressed_metrics)
         for key, value in expected.items():
             if recorded.get(key) != value:
                 return (

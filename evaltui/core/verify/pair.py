@@ -128,6 +128,9 @@ def _recompute(record: dict[str, Any], baseline: Path, candidate: Path) -> dict[
     rules = policy.get("rules")
     if rules:
         analysis = breakdowns(
-            analysis, rules.get("multiplicity", "holm"), tuple(rules.get("monitor", ()))
+            analysis,
+            rules.get("multiplicity", "holm"),
+            tuple(rules.get("monitor", ())),
+            tuple(rules.get("secondary", ())),
         )
     return report_dict(analysis)

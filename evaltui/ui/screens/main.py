@@ -209,6 +209,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         else:
             pane.update(full)
         self.query_one("#runs", Static).update(runs)
+        view = self.view
+        if view is not None and not view.rows:  # its words name the other metrics' regressions
+            table = self.query_one(ItemTable)
+            table.empty_text = self._empty_text(self.current_list, view)
+            table.refresh()
 
     def on_resize(self) -> None:
         self.refresh_header()
@@ -274,7 +279,25 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         """Why the list shows nothing, and the way back."""
         if not view.rows:
             other = "improvements" if name == "regressions" else "regressions"
-            return (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
+            lines = (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
+            loaded = self.state.loaded
+            if loaded is None or len(loaded.analysis.metrics) < 2:
+                return lines
+            analysis = loaded.analysis
+            here = next((r.name for r in analysis.metrics if r.metric == analysis.metric), "")
+            elsewhere = [
+                f"{r.name} {len(r.regressions):,}"
+                for r in analysis.metrics
+                if r.metric != analysis.metric and r.regressions
+            ]
+            lines = (f"No {name} on {here}.", lines[1])
+            if name == "regressions" and elsewhere:
+                lines += (
+                    "Regressions on the other metrics: "
+                    + ", ".join(elsewhere)
+                    + "; m shows the next metric.",
+                )
+            return lines
         filters = view.describe_filters()
         if not self.state.previews_ready and view.search:
             filters += " (the input texts are still being read)"

@@ -13,8 +13,9 @@ from rich.text import Text
 from textual.widgets import Static
 
 from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.decide.effect import row_effect
 from evaltui.core.decide.notices import Notice
-from evaltui.core.decide.vocabulary import after_word
+from evaltui.core.decide.vocabulary import VERDICT_SHORT, after_word
 from evaltui.core.report.pair import arm_means
 from evaltui.core.words import (
     format_p,
@@ -99,6 +100,8 @@ def header_text(
     if decision is not None:
         text.append_text(decision_text(decision))
         text.append("\n")
+    if len(analysis.metrics) > 1:  # whose verdict and numbers these are
+        text.append_text(literal(f"{compared_name(analysis)}: ", style="bold"))
     text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     text.append("  ")
     text.append_text(literal_line(analysis.headline, 600, style="bold"))
@@ -136,10 +139,32 @@ def header_text(
         text.append(" · by tag: ")
         text.append_text(literal_line(counts, 200))
     if len(analysis.metrics) > 1:
-        names = " ".join(
-            f"[{m.metric}]" if m.metric == analysis.metric else m.metric for m in analysis.metrics
-        )
-        text.append_text(literal(f"   metric (m): {names}", style="dim"))
+        text.append("\n")
+        text.append_text(metric_lines(analysis))
+    return text
+
+
+def compared_name(analysis: Analysis) -> str:
+    """The compared metric's name as a reader knows it (its scorer)."""
+    return next((r.name for r in analysis.metrics if r.metric == analysis.metric), analysis.metric)
+
+
+def metric_lines(analysis: Analysis) -> Text:
+    """Every metric (scorer) of the pair with its own effect and verdict, the compared one
+    marked by `▶` and brackets (not by colour), `m` moving to the next."""
+    text = Text("Metrics (m: next): ", style="bold")
+    for i, row in enumerate(analysis.metrics):
+        if i:
+            text.append(" │ ")
+        current = row.metric == analysis.metric
+        name = f"▶[{row.name}]" if current else row.name
+        role = {"secondary": " (secondary)", "monitor": " (monitor)"}.get(row.role, "")
+        verdict = VERDICT_SHORT.get(row.verdict, row.verdict)
+        line = f"{name}{role} {row_effect(row).text}, {verdict}"
+        style = "bold" if current else ""
+        if row.verdict == "regressed" and row.blocks:
+            style = style_of("verdict--regressed")
+        text.append_text(literal(line, style=style))
     return text
 
 
@@ -281,6 +306,8 @@ def collapsed_header_text(
         first.append_text(literal_line(analysis.headline, 600, style="bold"))
     second = Text(no_wrap=True, overflow="ellipsis")
     if decision is not None:  # the decision line counts the untriaged items already
+        if len(analysis.metrics) > 1:  # whose verdict this is, when the pair has several
+            second.append_text(literal(f"{compared_name(analysis)}: "))
         second.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
     else:
         n_reg = len(analysis.regressions)

@@ -32,7 +32,7 @@ from evaltui.core.read.formats.inspect_scores import (
     value_kind,
 )
 from evaltui.core.read.formats.jsontext import object_at
-from evaltui.core.read.runs import OUTCOME, stats_table
+from evaltui.core.read.runs import OUTCOME, SCORE_PREFIX, VERDICT_PREFIX, stats_table
 
 
 def build_table(
@@ -43,6 +43,13 @@ def build_table(
     A scorer whose values are dicts gives one score column per key (`key_column`), the key
     `requested` names (SCORER/KEY or KEY) first, so it is the metric compared by default and
     the others join the metric family."""
+    table = _primary_table(path, facts, scorer, requested)
+    return table.with_columns(_other_scorers(path, facts, scorer))
+
+
+def _primary_table(
+    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None
+) -> pl.DataFrame:
     keys = scorer_keys(facts).get(scorer) if scorer is not None else None
     if scorer is not None and keys:
         return _keyed_table(path, facts, scorer, keys, requested)
@@ -67,6 +74,51 @@ def build_table(
         passed = [False if kind == "error" else score_as_verdict(value) for kind, value in pairs]
         table = stats_table(ids, epochs, statuses, passed=passed)
     return _with_outcomes(table, pairs)
+
+
+def _other_scorers(
+    path: Path, facts: Sequence[SampleFacts], primary: str | None
+) -> list[pl.Series]:
+    """Every other scorer of the log as its own metric column, so the decision reads them all:
+    pass/fail scorers as `passed:<scorer>`, graded ones as `score:<scorer>`, dict-valued ones
+    one `score:<scorer>/<key>` per key. An errored sample fails (or has no score, graded); a
+    scored sample without this scorer has no value (the analysis names such items)."""
+    keyed = scorer_keys(facts)
+    out: list[pl.Series] = []
+    for name in available_scorers(facts):
+        if name == primary:
+            continue
+        if name in keyed:
+            keyed_table = _keyed_table(path, facts, name, keyed[name], None)
+            out += [keyed_table[c] for c in keyed_table.columns if c.startswith(SCORE_PREFIX)]
+            continue
+        kinds: list[str] = []
+        values: list[Any] = []
+        for fact in facts:
+            if fact.error is not None:
+                kinds.append("error")
+                values.append(None)
+            elif not isinstance(fact.scores, dict) or name not in fact.scores:
+                kinds.append("absent")
+                values.append(None)
+            else:
+                value = score_value(path, fact, name)
+                kinds.append(value_kind(path, fact, name, value))
+                values.append(value)
+        pairs = list(zip(kinds, values, strict=True))
+        if any(kind in ("partial", "number") for kind in kinds):
+            scores = [
+                score_as_float(v) if k in ("verdict", "partial", "number") else None
+                for k, v in pairs
+            ]
+            out.append(pl.Series(f"{SCORE_PREFIX}{name}", scores, dtype=pl.Float64))
+        else:
+            verdicts = [
+                False if k == "error" else None if k == "absent" else score_as_verdict(v)
+                for k, v in pairs
+            ]
+            out.append(pl.Series(f"{VERDICT_PREFIX}{name}", verdicts, dtype=pl.Boolean))
+    return out
 
 
 def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.DataFrame:
