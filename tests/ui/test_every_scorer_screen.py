@@ -36,6 +36,8 @@ async def test_two_scorer_pair_opens_blocked_on_safe_advice_and_m_lists_its_regr
         await settle(app, pilot)
         assert app.state.loaded.analysis.metric == "passed:safe_advice"
         assert listed_ids(app) == [f"drug-{i:02d}" for i in range(0, 60, 4)]
-        assert screen_lines(app)[0].strip().startswith(
-            "BLOCKED · safe_advice regressed · 15 of 15 untriaged"
+        assert (
+            screen_lines(app)[0]
+            .strip()
+            .startswith("BLOCKED · safe_advice regressed · 15 of 15 untriaged")
         )

@@ -15,7 +15,7 @@ reference), and with clusters the cluster-aware test the verdict interval invert
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from evaltui.core.analysis.metric_row import MetricRow, metric_label, names_metric
 from evaltui.core.analysis.pair import analyze, metric_names
@@ -25,16 +25,21 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.stats.multiplicity import adjust_pvalues
 
 
+@dataclass(frozen=True)
+class MetricRowNames:
+    """What names a row and says how it is read, whatever its kind."""
+
+    label: str
+    role: str
+    in_points: bool
+    regressions: tuple[str, ...]
+
+
 def metric_row(analysis: Analysis, in_family: bool, role: str = "decides") -> MetricRow:
     lo, hi = analysis.decision_ci
     verdict = analysis.verdict
     label = metric_label(analysis.metric, analysis.paired.baseline.metadata)
-    named = {
-        "label": label,
-        "role": role,
-        "in_points": analysis.in_points,
-        "regressions": analysis.regressions,
-    }
+    named = MetricRowNames(label, role, analysis.in_points, analysis.regressions)
     if analysis.binary is not None:
         b = analysis.binary
         row = MetricRow(
@@ -50,7 +55,10 @@ def metric_row(analysis: Analysis, in_family: bool, role: str = "decides") -> Me
             in_family=in_family,
             verdict=verdict,
             unadjusted_verdict=verdict,
-            **named,
+            label=named.label,
+            role=named.role,
+            in_points=named.in_points,
+            regressions=named.regressions,
         )
     else:
         g = analysis.graded_comparison
@@ -69,7 +77,10 @@ def metric_row(analysis: Analysis, in_family: bool, role: str = "decides") -> Me
             unadjusted_verdict=verdict,
             p_reference=g.wilcoxon_p,
             p_reference_test="Wilcoxon signed-rank",
-            **named,
+            label=named.label,
+            role=named.role,
+            in_points=named.in_points,
+            regressions=named.regressions,
         )
     c = analysis.clusters
     if c is not None:  # the cluster-aware test the verdict interval inverts

@@ -68,7 +68,12 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         and not margin_accepts_regression(record["gates"]),
         # Rows without a role predate metrics that block beside the compared one.
         regressed_metrics=blocking_regressions(
-            (r["metric"], r.get("label", r["metric"]), r["role"], r["verdict"])
+            (
+                str(r["metric"]),
+                str(r.get("label") or r["metric"]),
+                str(r["role"]),
+                str(r["verdict"]),
+            )
             for r in record["results"].get("metrics") or ()
             if isinstance(r, dict)
             and "role" in r

@@ -15,16 +15,15 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+# Offline: Inspect estimates token counts with tiktoken's o200k_base, which it downloads on first
+# use; this machine has no network, so the estimate is a plain character count instead (it only
+# feeds Inspect's own token bookkeeping, not the scores these logs are for).
+import inspect_ai.model._model as _inspect_model  # noqa: E402
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.scorer import CORRECT, INCORRECT, Score, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState, generate
-
-# Offline: Inspect estimates token counts with tiktoken's o200k_base, which it downloads on first
-# use; this machine has no network, so the estimate is a plain character count instead (it only
-# feeds Inspect's own token bookkeeping, not the scores these logs are for).
-import inspect_ai.model._model as _inspect_model  # noqa: E402
 
 _inspect_model.count_text_tokens = lambda text: max(1, len(text) // 4)
 
