@@ -34,7 +34,10 @@ class ListView:
     rows: list[ListRow]
     slice_filter: str | None = None
     tag_filter: str | None = None  # a tag, or UNTAGGED
-    untagged_only: bool = False
+    # `u`: the rows the decision line counts as untriaged (untagged, or tagged with a tag that
+    # leaves the item open, such as "needs investigation"), one set under one word everywhere.
+    untriaged_only: bool = False
+    is_triaged: Callable[[str | None], bool] = lambda tag: tag is not None
     search: str = ""
     sort_key: str = "file"
     reverse: bool = False
@@ -58,7 +61,7 @@ class ListView:
             for r in self.rows
             if (self.slice_filter is None or r.slice == self.slice_filter)
             and (self.id_filter is None or r.item_id in self.id_filter)
-            and (not self.untagged_only or r.tag is None)
+            and (not self.untriaged_only or not self.is_triaged(r.tag))
             and (
                 self.tag_filter is None
                 or (r.tag is None if self.tag_filter == UNTAGGED else r.tag == self.tag_filter)
@@ -97,8 +100,8 @@ class ListView:
             parts.append(f"slice={self.slice_filter}")
         if self.tag_filter:
             parts.append(f"tag={self.tag_filter}")
-        if self.untagged_only:
-            parts.append("untagged only")
+        if self.untriaged_only:
+            parts.append("untriaged only")
         if self.search:
             parts.append(f"search={self.search!r}")
         return ", ".join(parts) if parts else "no filter"

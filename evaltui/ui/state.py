@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evaltui.core.analysis.pair import item_values
+from evaltui.core.decide.pair import tag_meanings
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import untriaged_regressions
@@ -127,7 +128,10 @@ class ReviewState:
     def adopt(self, loaded: Loaded) -> None:
         """A pair to show: its lists (graded: worst drops first, biggest gains first)."""
         self.loaded = loaded
-        self.views = {name: ListView(rows) for name, rows in loaded.rows.items()}
+        triaged = tag_meanings(loaded.analysis).triaged
+        self.views = {
+            name: ListView(rows, is_triaged=triaged) for name, rows in loaded.rows.items()
+        }
         self.rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
         if loaded.analysis.kind == "graded":
             self.views["regressions"].sort_key = "delta"

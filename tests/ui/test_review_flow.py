@@ -114,8 +114,12 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         assert tags[regressions[0]] == "confirmed regression"
         assert tags[regressions[1]] == "grader error"
         assert tags[regressions[2]] == "needs investigation"
+        # `u` lists the set the decision line counts as untriaged: the six untagged and the
+        # one tagged "needs investigation" (one word, one set).
         await pilot.press("u")
-        assert len(listed_ids(app)) == 6
+        shown = listed_ids(app)
+        assert len(shown) == 7 == app.loaded.decision.untriaged and regressions[2] in shown
+        assert "7 of 9 untriaged" in app.loaded.decision.line
         await pilot.press("q")
 
     # Reopen the same pair: the session resumes with tags and note.
@@ -254,7 +258,7 @@ async def test_command_palette_lists_every_action(tmp_path):
             "Search",
             "Filter by slice",
             "Filter by tag",
-            "Untagged only",
+            "Untriaged only",
             "Sort",
             "Reverse sort",
             "Clear filters",

@@ -423,11 +423,13 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self._update_meta()
 
     def _next_untriaged(self) -> int | None:
-        """The next untagged item after this one, wrapping round the list; None if none."""
+        """The next untriaged item after this one (untagged, or tagged as still open: the set
+        the decision line counts), wrapping round the list; None if none."""
+        triaged = tag_meanings(self.state.require_loaded().analysis).triaged
         n = len(self.rows)
         for step in range(1, n):
             position = (self.index + step) % n
-            if self.rows[position].tag is None:
+            if not triaged(self.rows[position].tag):
                 return position
         return None
 

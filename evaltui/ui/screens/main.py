@@ -58,7 +58,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         Binding("slash", "search", "Search", key_display="/", id="main.search"),
         Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
         Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
-        Binding("u", "untagged", "Untagged only", show=False, id="main.untagged"),
+        Binding("u", "untriaged", "Untriaged only", show=False, id="main.untriaged"),
         Binding("s", "sort", "Sort column", show=False, id="main.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
@@ -86,7 +86,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         Shown("app.slices", "Slices", when=has_slices),
         Shown("app.metric", "Metric", when=has_metrics),
         Shown("main.tagfilter", "Tag filter"),
-        Shown("main.untagged", "Untagged"),
+        Shown("main.untriaged", "Untriaged"),
         Shown("app.note", "Note"),
         Shown("app.undo", "Undo"),
         Shown("main.clear", "Clear filters", when=lambda screen: screen.filtered),
@@ -386,9 +386,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             self.view.tag_filter = cycle(options, self.view.tag_filter)
             self._reshow()
 
-    def action_untagged(self) -> None:
+    def action_untriaged(self) -> None:
+        """Only the regressions the decision line counts as untriaged (untagged, or tagged
+        with a tag that leaves them open)."""
         if self.view is not None:
-            self.view.untagged_only = not self.view.untagged_only
+            self.view.untriaged_only = not self.view.untriaged_only
             self._reshow()
 
     def action_sort(self) -> None:
@@ -413,7 +415,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             self.view.search = ""
             self.view.slice_filter = None
             self.view.tag_filter = None
-            self.view.untagged_only = False
+            self.view.untriaged_only = False
             self.view.id_filter = None
             self.view.id_filter_label = ""
         search.value = ""
@@ -457,7 +459,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             "Filter by slice", "Cycle the slice filter (f)", self.action_filter_slice
         )
         yield SystemCommand("Filter by tag", "Cycle the tag filter (t)", self.action_filter_tag)
-        yield SystemCommand("Untagged only", "Toggle untagged only (u)", self.action_untagged)
+        yield SystemCommand(
+            "Untriaged only",
+            "Toggle untriaged only: untagged or tagged as still open (u)",
+            self.action_untriaged,
+        )
         yield SystemCommand("Sort", "Cycle the sort column (s)", self.action_sort)
         yield SystemCommand("Reverse sort", "Reverse the order (S)", self.action_reverse)
         yield SystemCommand("Clear filters", "Clear search and filters (Esc)", self.action_clear)
