@@ -64,6 +64,11 @@ class Design(Protocol):
         """The plain-text report; None when the terminal renders it itself (with Rich)."""
         ...
 
+    def findings(self, decided: Decided) -> Any:
+        """The decision and its items as CI findings (`report.findings.Findings`): what the
+        JUnit file, the Actions annotations and the job summary's regressions are written from."""
+        ...
+
     def sign_off(
         self, analysis: Any, reviewer_decision: Any, prefix: str | Path, warn: Warn
     ) -> tuple[Path, ...]:
@@ -135,6 +140,11 @@ class PairDesign:
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich
 
+    def findings(self, decided: Decided) -> Any:
+        from evaltui.core.report.findings import findings_of, pair_suites
+
+        return findings_of(decided.decision, pair_suites(decided.analysis))
+
     def sign_off(
         self, analysis: Any, reviewer_decision: Any, prefix: str | Path, warn: Warn
     ) -> tuple[Path, ...]:
@@ -188,6 +198,12 @@ class IndependentDesign(_NoSignOff):
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the arms' table with Rich
 
+    def findings(self, decided: Decided) -> Any:
+        """The decision only: independent samples have no item pairs to list."""
+        from evaltui.core.report.findings import findings_of
+
+        return findings_of(decided.decision)
+
 
 class RunSetDesign:
     """Three or more runs of the same items: every pair, adjusted over the family."""
@@ -222,6 +238,13 @@ class RunSetDesign:
         from evaltui.core.report.run_set import run_set_lines
 
         return run_set_lines(decided.analysis, decided.decision, md=False)
+
+    def findings(self, decided: Decided) -> Any:
+        """The decision, then each baseline pair's suites named after its candidate."""
+        from evaltui.core.report.findings import findings_of, run_set_suites
+
+        suites = run_set_suites(decided.decision, decided.analysis.names)
+        return findings_of(decided.decision, suites)
 
     def sign_off(
         self, analysis: Any, reviewer_decision: Any, prefix: str | Path, warn: Warn
@@ -283,6 +306,12 @@ class PreferenceDesign(_NoSignOff):
         from evaltui.core.report.preference import preference_report_text
 
         return preference_report_text(decided.analysis, decided.decision).split("\n")
+
+    def findings(self, decided: Decided) -> Any:
+        """The decision only: a judge's preferences name no regressed items."""
+        from evaltui.core.report.findings import findings_of
+
+        return findings_of(decided.decision)
 
 
 PAIR = PairDesign()
