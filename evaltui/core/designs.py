@@ -3,9 +3,10 @@
 A design is a way of comparing: the two runs of a pair (`pair`), three or more runs of the same
 items (`run_set`), two runs of different items (`independent`) and a judge's preferences
 (`preference`). Each one analyses its inputs, decides (in the words of `decide.vocabulary`),
-and reports as data, Markdown and text; the pair and the run set also sign off and verify a
-record. The CLI's `report`, `signoff` and `verify` look a design up here and call it instead of
-branching on the design, so a new design is one class here and its stage modules.
+and reports as data, Markdown and text, and as CI findings (the JUnit file, the Actions
+annotations and job summary: `report.findings`); the pair and the run set also sign off and
+verify a record. The CLI's `report`, `signoff` and `verify` look a design up here and call it
+instead of branching on the design, so a new design is one class here and its stage modules.
 
 The methods import their stage modules when called: `evaltui --help` stays instant, and the
 test suite's schema checks (tests/conftest.py wraps the report and record builders) see every

@@ -136,3 +136,16 @@ def test_a_long_summary_stays_under_the_comment_limit_and_says_what_it_left_out(
 def test_a_summary_that_fits_leaves_nothing_out():
     summary = job_summary("## BLOCKED\n", _summary_findings(regressions=20, id_chars=5))
     assert summary.count("| passed | `item-") == 20 and "not shown" not in summary
+
+
+def test_a_report_too_long_for_a_comment_is_cut_at_a_line_with_the_cut_said():
+    markdown = "## BLOCKED · regressed\n" + "".join(
+        f"| slice {i} | {'y' * 60} |\n" for i in range(5_000)
+    )
+    summary = job_summary(markdown, _summary_findings(regressions=50, id_chars=5))
+    assert len(summary) < COMMENT_LIMIT
+    assert summary.startswith("## BLOCKED · regressed\n")
+    cut = re.search(r"\*\*The report is cut here: ([\d,]+) more lines not shown", summary)
+    shown = summary.count("| slice ")
+    assert int(cut.group(1).replace(",", "")) == 5_000 - shown + 1  # the last, empty line too
+    assert summary.count("| passed | `item-") == 50  # the regressions keep their room
