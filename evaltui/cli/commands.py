@@ -90,9 +90,12 @@ def print_report(design: Any, decided: Any, form: str) -> int:
 def run_report(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:
     """`report`: the exit code is the decision's (0 ready or needs review, 1 blocked,
     4 no verdict: not enough data or not comparable). `pair_spec_of` also picks a log
-    directory's default pair."""
+    directory's default pair. The CI outputs (`--github`, `--junit`, `--summary`) are
+    `ci_outputs`'s."""
+    from evaltui.cli.ci_outputs import report_with_ci
+
     design, analysis = _load(args, spec_of, pair_spec_of, any_design=True)
-    return print_report(design, design.decide(analysis), args.format)
+    return report_with_ci(design, design.decide(analysis), args, print_report)
 
 
 def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:

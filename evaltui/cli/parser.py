@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaltui import __version__
+from evaltui.cli.ci_outputs import add_ci_args
 from evaltui.cli.errors import EXIT_USAGE
 from evaltui.cli.format_flags import FormatChoices, add_format_flags, format_choices
 from evaltui.cli.plan import add_plan_parser
@@ -169,6 +170,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     add_pairing_args(report, with_formats=with_formats)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    add_ci_args(report)
 
     signoff = sub.add_parser(
         "signoff",

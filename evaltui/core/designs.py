@@ -3,9 +3,10 @@
 A design is a way of comparing: the two runs of a pair (`pair`), three or more runs of the same
 items (`run_set`), two runs of different items (`independent`) and a judge's preferences
 (`preference`). Each one analyses its inputs, decides (in the words of `decide.vocabulary`),
-and reports as data, Markdown and text; the pair and the run set also sign off and verify a
-record. The CLI's `report`, `signoff` and `verify` look a design up here and call it instead of
-branching on the design, so a new design is one class here and its stage modules.
+and reports as data, Markdown and text, and as CI findings (the JUnit file, the Actions
+annotations and job summary: `report.findings`); the pair and the run set also sign off and
+verify a record. The CLI's `report`, `signoff` and `verify` look a design up here and call it
+instead of branching on the design, so a new design is one class here and its stage modules.
 
 The methods import their stage modules when called: `evaltui --help` stays instant, and the
 test suite's schema checks (tests/conftest.py wraps the report and record builders) see every
@@ -62,6 +63,11 @@ class Design(Protocol):
 
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         """The plain-text report; None when the terminal renders it itself (with Rich)."""
+        ...
+
+    def findings(self, decided: Decided) -> Any:
+        """The decision and its items as CI findings (`report.findings.Findings`): what the
+        JUnit file, the Actions annotations and the job summary's regressions are written from."""
         ...
 
     def sign_off(
@@ -135,6 +141,11 @@ class PairDesign:
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich
 
+    def findings(self, decided: Decided) -> Any:
+        from evaltui.core.report.findings import findings_of, pair_suites
+
+        return findings_of(decided.decision, pair_suites(decided.analysis))
+
     def sign_off(
         self, analysis: Any, reviewer_decision: Any, prefix: str | Path, warn: Warn
     ) -> tuple[Path, ...]:
@@ -188,6 +199,12 @@ class IndependentDesign(_NoSignOff):
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the arms' table with Rich
 
+    def findings(self, decided: Decided) -> Any:
+        """The decision only: independent samples have no item pairs to list."""
+        from evaltui.core.report.findings import findings_of
+
+        return findings_of(decided.decision)
+
 
 class RunSetDesign:
     """Three or more runs of the same items: every pair, adjusted over the family."""
@@ -222,6 +239,13 @@ class RunSetDesign:
         from evaltui.core.report.run_set import run_set_lines
 
         return run_set_lines(decided.analysis, decided.decision, md=False)
+
+    def findings(self, decided: Decided) -> Any:
+        """The decision, then each baseline pair's suites named after its candidate."""
+        from evaltui.core.report.findings import findings_of, run_set_suites
+
+        suites = run_set_suites(decided.decision, decided.analysis.names)
+        return findings_of(decided.decision, suites)
 
     def sign_off(
         self, analysis: Any, reviewer_decision: Any, prefix: str | Path, warn: Warn
@@ -283,6 +307,12 @@ class PreferenceDesign(_NoSignOff):
         from evaltui.core.report.preference import preference_report_text
 
         return preference_report_text(decided.analysis, decided.decision).split("\n")
+
+    def findings(self, decided: Decided) -> Any:
+        """The decision only: a judge's preferences name no regressed items."""
+        from evaltui.core.report.findings import findings_of
+
+        return findings_of(decided.decision)
 
 
 PAIR = PairDesign()
