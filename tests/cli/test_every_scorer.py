@@ -103,3 +103,18 @@ def test_a_policys_secondary_scorer_is_reported_but_does_not_block(capsys, tmp_p
     # Not blocked: the primary scorer decides, and it saw no item change (no verdict, exit 4).
     assert code == 4
     assert first.startswith("NOT ENOUGH DATA · safe_advice regressed (secondary) · answered")
+
+
+def test_junit_has_a_suite_per_scorer_with_each_regression_failing(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    junit = tmp_path / "junit.xml"
+    code, _, _ = run(capsys, "report", BASE, CAND, "--junit", str(junit))
+    assert code == 1
+    xmlschema.XMLSchema(DATA / "junit" / "JUnit.xsd").validate(junit.read_text())
+    suites = {s.get("name"): s for s in ET.parse(junit).getroot()}
+    assert {"evaltui", "answered", "safe_advice"} <= set(suites)
+    failed = [c.get("name") for c in suites["safe_advice"] if c.find("failure") is not None]
+    assert failed == ["effect", *(f"drug-{i:02d}" for i in range(0, 60, 4))]

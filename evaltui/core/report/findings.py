@@ -28,7 +28,7 @@ import polars as pl
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import arm_columns
-from evaltui.core.read.runs import ITEM_ID, PASSED, SLICE
+from evaltui.core.read.runs import ITEM_ID, SLICE, is_verdict_metric
 
 DECISION_SUITE = "evaltui"
 DECISION_CASE = "decision"
@@ -98,15 +98,18 @@ def findings_of(decision: Any, suites: tuple[FindingSuite, ...] = ()) -> Finding
 
 
 def pair_suites(analysis: Analysis, prefix: str = "") -> tuple[FindingSuite, ...]:
-    """A pair's suites: its compared metric item by item, then the family's other metrics as
-    one effect case each. `prefix` names the candidate in a run set."""
+    """A pair's suites, one per metric (scorer) under its name: the compared metric item by
+    item, then each other metric of the family as its effect case and its regressions.
+    `prefix` names the candidate in a run set."""
     file = str(analysis.paired.candidate.source.path)
-    cases = _item_cases(analysis, analysis.regressions, failed=True)
-    cases += _item_cases(analysis, analysis.improvements, failed=False)
+    compared = next((r.name for r in analysis.metrics if r.metric == analysis.metric), None)
+    name = compared or analysis.metric
+    cases = _item_cases(analysis, analysis.metric, name, analysis.regressions, failed=True)
+    cases += _item_cases(analysis, analysis.metric, name, analysis.improvements, failed=False)
     listed = len(analysis.regressions) + len(analysis.improvements)
     suites = [
         FindingSuite(
-            f"{prefix}{analysis.metric}",
+            f"{prefix}{name}",
             tuple(cases),
             file=file,
             unchanged=max(analysis.paired.n - listed, 0),
@@ -118,10 +121,11 @@ def pair_suites(analysis: Analysis, prefix: str = "") -> tuple[FindingSuite, ...
         effect = Finding(
             EFFECT_CASE,
             failed=row.verdict == "regressed",
-            message=f"{row.metric}: delta {_number(row.delta)} "
+            message=f"{row.name}: delta {_number(row.delta)} "
             f"[{_number(row.ci[0])}, {_number(row.ci[1])}], {row.verdict.replace('_', ' ')}",
         )
-        suites.append(FindingSuite(f"{prefix}{row.metric}", (effect,), file=file))
+        items = _item_cases(analysis, row.metric, row.name, row.regressions, failed=True)
+        suites.append(FindingSuite(f"{prefix}{row.name}", (effect, *items), file=file))
     return tuple(suites)
 
 
@@ -133,12 +137,15 @@ def run_set_suites(decision: Any, names: tuple[str, ...]) -> tuple[FindingSuite,
     return tuple(suites)
 
 
-def _item_cases(analysis: Analysis, ids: tuple[str, ...], failed: bool) -> list[Finding]:
-    """Each item of `ids` as a case: its slice and both arms' values, read in one join."""
+def _item_cases(
+    analysis: Analysis, metric: str, name: str, ids: tuple[str, ...], failed: bool
+) -> list[Finding]:
+    """Each item of `ids` as a case: its slice and both arms' values of `metric` (called
+    `name`), read in one join."""
     if not ids:
         return []
     items = analysis.paired.items
-    base_col, cand_col = arm_columns(analysis.metric)
+    base_col, cand_col = arm_columns(metric)
     columns = [ITEM_ID, base_col, cand_col] + ([SLICE] if SLICE in items.columns else [])
     wanted = pl.DataFrame({ITEM_ID: list(ids)}, schema={ITEM_ID: pl.String})
     rows = wanted.join(items.select(columns), on=ITEM_ID, how="left", maintain_order="left")
@@ -148,8 +155,8 @@ def _item_cases(analysis: Analysis, ids: tuple[str, ...], failed: bool) -> list[
     for item_id, base, cand, slice_ in zip(
         ids, rows[base_col].to_list(), rows[cand_col].to_list(), slices, strict=True
     ):
-        values = _values(analysis.metric, base, cand)
-        out.append(Finding(item_id, failed, f"{word} on {analysis.metric}: {values}", slice_))
+        values = _values(metric, base, cand)
+        out.append(Finding(item_id, failed, f"{word} on {name}: {values}", slice_))
     return out
 
 
@@ -158,7 +165,7 @@ def _values(metric: str, base: Any, cand: Any) -> str:
     pass rate over epochs, or the scores and their difference."""
     if base is None or cand is None:
         return "baseline and candidate values unavailable"
-    if metric == PASSED:
+    if is_verdict_metric(metric):
         return f"baseline {_verdict(base)}, candidate {_verdict(cand)}"
     return f"baseline {base:.4g}, candidate {cand:.4g} (delta {cand - base:+.4g})"
 
