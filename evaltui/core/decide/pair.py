@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.pair_headline import sign_test_text
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.decide.effect import pair_effect
@@ -243,7 +244,8 @@ def decide(
             )
         )
     elif analysis.verdict == "insufficient_data":
-        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), "no verdict"))
+        short = "too skewed for a verdict" if analysis.too_skewed else "no verdict"
+        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
@@ -441,6 +443,8 @@ def _no_verdict_text(analysis: Analysis) -> str:
         )
     if "no_discordant" in flags or "all_zero" in flags:
         return "no item changed: nothing to weigh, so there is no verdict"
+    if analysis.too_skewed and analysis.mean_check is not None:
+        return f"{analysis.mean_check.reason}. {sign_test_text(analysis)}"
     return f"only {analysis.paired.n} paired items: counts only, no verdict"
 
 
