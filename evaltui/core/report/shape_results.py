@@ -248,7 +248,7 @@ class IndependentArm(Struct, kw_only=True):
 
 
 class IndependentTest(Struct, kw_only=True):
-    name: Literal["z_pooled", "fisher_exact", "welch_t"]
+    name: Literal["z_pooled", "fisher_exact", "welch_t", "permutation_welch_t"]
     label: str
     statistic: float | None
     df: float | None
