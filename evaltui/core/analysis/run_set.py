@@ -348,7 +348,7 @@ def _adjust_family(
         _primary(rows, a.metric).p_reference
         for rows, a in zip(rows_per_pair, analyses, strict=True)
     ]
-    ranks_adjusted = [None] * len(ranks)
+    ranks_adjusted: list[float | None] = [None] * len(ranks)
     for in_baseline in (True, False):
         index = [k for k, b in enumerate(baseline_pair) if b == in_baseline]
         for k, value in zip(index, adjust_pvalues([ranks[k] for k in index], method), strict=True):

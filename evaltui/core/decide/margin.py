@@ -66,8 +66,8 @@ def margin_test(policy: Policy, analysis: Analysis) -> MarginTest | None:
                 raise TypeError("the clusters were lost when the interval was recomputed")
             c = again.clusters
         method = CLUSTER_METHOD_LABELS.get(c.verdict_method, "no cluster interval")
-        _, p_below, _ = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, -margin)
-        _, _, p_above = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, margin)
+        _, p_below, _ = cluster_t_one_sided(c.mean_delta, c.cr1_se, c.n_clusters, -margin)
+        _, _, p_above = cluster_t_one_sided(c.mean_delta, c.cr1_se, c.n_clusters, margin)
         return decide_margin(
             kind, margin, alpha, c.mean_delta, c.verdict_ci,
             f"{method} {level * 100:g}%, {c.labelled_clusters} clusters",
