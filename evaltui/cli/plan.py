@@ -314,9 +314,9 @@ def _text(args: argparse.Namespace, result: Any) -> list[str]:
     lines = [
         f"{s.systems} systems, {s.comparisons} {family}: each pair planned at alpha "
         f"{s.alpha:g}/{s.family} = {s.pair_alpha:.4g}",
-        f"  (the largest family a pair is adjusted over has {s.family} pairs: the baseline "
-        "pairs are one family, the candidate pairs another; Bonferroni, the first step of "
-        "Holm's correction: conservative; the omnibus test is not sized)",
+        f"  (the largest family a pair is adjusted over: {s.family} pairs; the baseline pairs are",
+        "  one family, the candidate pairs another; Bonferroni, the first step of Holm's",
+        "  correction: conservative; the omnibus test is not sized)",
         *("  " + line for line in _plan_lines(args, s.pair, s.pair_alpha)),
     ]
     epochs = f" x {s.epochs} epochs" if s.epochs > 1 else ""

@@ -13,9 +13,9 @@ verdict.
 The rule is Cochran's (1977, *Sampling Techniques*, 3rd ed., section 2.15): the normal
 approximation to a mean is adequate when n > 25 G1², G1 the skewness. We apply it with the
 sample skewness g1 (``scipy.stats.skew``'s default), so the check is made on the data in hand.
-In simulation (seeded, 4,000 replicates a cell, ``tests/core/stats/test_calibration.py``) the
-t test behind the rule keeps every cell at or below 5.5% false verdicts: exponential deltas at
-30 items fall from 7.4% to 3.3%, lognormal from 11.6% to 2.8% (30 items) and 6.5% to 4.8% (300).
+In the seeded simulation (``tests/core/stats/test_calibration.py``, table in
+docs/statistics.md) the t test behind the rule keeps every cell at or below 6% false verdicts:
+exponential deltas at 30 items fall from 7.4% (t alone) to 2.8%, lognormal from 11.6% to 2.8%.
 The price is refusals where the t test was in fact fine (a third of t(3) samples at 30 items,
 whose sample skewness is large by chance); a refusal is "not enough data", never a false verdict.
 
