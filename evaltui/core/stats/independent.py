@@ -16,8 +16,8 @@ table, McNemar, the paired bootstrap) does not apply. What does:
   for the mean difference), as R's ``t.test(var.equal = FALSE)``; each arm's mean with its
   one-sample t interval. When an arm is too skewed for its size (n <= 100 g1²,
   ``ARM_SKEW_FACTOR`` with ``mean_check``) Welch's t is liberal (9.4-10.3% false verdicts for
-  30 against 300 lognormal items), and the permutation test of Welch's t, exact when the arms share one distribution,
-  decides instead (``permutation``).
+  30 against 300 lognormal items), and the permutation test of Welch's t, exact when the arms
+  share one distribution, decides instead (``permutation``).
 
 The verdict rests on the test at ``alpha`` (not on the interval, as the paired analysis does):
 an unpaired comparison has two candidate intervals (Newcombe's, and the one the z or Fisher
