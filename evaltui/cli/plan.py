@@ -62,7 +62,8 @@ two-sided; every count is rounded up. Designs:
       evaltui plan --design clustered --delta 0.06 --discordance 0.15 --cluster-size 6 --icc 0.1
 
   --systems K (any design) plans each of the K(K-1)/2 pairs (--pairs baseline: the K-1
-  against the baseline) at alpha / pairs (Bonferroni, Holm's first step: conservative), and
+  against the baseline) at alpha / m, m the pairs of the family the analysis adjusts it over
+  (K-1 baseline pairs; (K-1)(K-2)/2 candidate pairs) (Bonferroni, Holm's first step), and
   prices K systems running the same items.
       evaltui plan --design graded --delta 0.05 --sd 0.2 --systems 4
 """
@@ -312,9 +313,10 @@ def _text(args: argparse.Namespace, result: Any) -> list[str]:
     family = "pairs" if s.pairs == "all" else "candidates against the baseline"
     lines = [
         f"{s.systems} systems, {s.comparisons} {family}: each pair planned at alpha "
-        f"{s.alpha:g}/{s.comparisons} = {s.pair_alpha:.4g}",
-        "  (Bonferroni, the first step of Holm's correction: conservative; the omnibus test "
-        "is not sized)",
+        f"{s.alpha:g}/{s.family} = {s.pair_alpha:.4g}",
+        f"  (the largest family a pair is adjusted over: {s.family} pairs; the baseline pairs are",
+        "  one family, the candidate pairs another; Bonferroni, the first step of Holm's",
+        "  correction: conservative; the omnibus test is not sized)",
         *("  " + line for line in _plan_lines(args, s.pair, s.pair_alpha)),
     ]
     epochs = f" x {s.epochs} epochs" if s.epochs > 1 else ""

@@ -69,7 +69,9 @@ def test_inspect_epochs_pair_is_analysed_on_per_item_pass_rates(capsys):
 
 
 def test_graded_report_has_bootstrap_t_and_wilcoxon(capsys, write_jsonl):
-    base, cand, deltas = rated_pair(write_jsonl, clustered=False)
+    # 240 items: a tenth dropping one point is skewness -2.67, which Cochran's rule accepts
+    # from 178 items on (at 120 items the decision is "not enough data": stats.mean_check).
+    base, cand, deltas = rated_pair(write_jsonl, n=240, clustered=False)
     code, r = report(capsys, base, cand, "--seed", "7")
     g = r["graded"]
     assert r["analysis"] == "graded" and r["metric"] == "score:judge"
@@ -78,8 +80,11 @@ def test_graded_report_has_bootstrap_t_and_wilcoxon(capsys, write_jsonl):
     t_ci = stats.ttest_1samp(deltas, 0).confidence_interval(0.95)
     assert g["t_ci"] == pytest.approx([t_ci.low, t_ci.high], abs=1e-12)
     assert g["wilcoxon_p"] == pytest.approx(stats.wilcoxon(deltas).pvalue, rel=1e-9)
+    assert g["t_p"] == pytest.approx(stats.ttest_1samp(deltas, 0).pvalue, rel=1e-9)
+    assert r["delta"]["ci"] == g["t_ci"] and r["delta"]["method"] == "paired-t"
+    assert g["mean_check"]["holds"] and g["mean_check"]["items_needed"] == 178
     assert g["ci"][1] < 0 and r["verdict"] == "regressed" and code == 1
-    assert len(r["regressions"]) == 12 and r["improvements"] == []
+    assert len(r["regressions"]) == 24 and r["improvements"] == []
     # Same seed, same interval: reproducible.
     _, again = report(capsys, base, cand, "--seed", "7")
     assert again["graded"]["ci"] == g["ci"]

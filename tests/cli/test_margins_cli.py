@@ -141,7 +141,7 @@ GRADED_CAND = [
 ]
 
 
-def test_graded_pair_equivalence_by_the_bootstrap_and_the_paired_t(capsys, write_jsonl, tmp_path):
+def test_graded_pair_equivalence_by_the_paired_t_interval_and_tests(capsys, write_jsonl, tmp_path):
     pair = (write_jsonl("gb.jsonl", GRADED_BASE), write_jsonl("gc.jsonl", GRADED_CAND))
     text = (
         'primary_metric = "score"\nequivalence_margin = 0.02\n[[gates]]\nkind = "no_regressions"\n'
@@ -151,7 +151,7 @@ def test_graded_pair_equivalence_by_the_bootstrap_and_the_paired_t(capsys, write
     gate = margin_gate(report)
     assert gate["status"] == "passed" and gate["name"] == "equivalence (±0.02)"
     margin = gate["margin"]
-    assert margin["test"] == "paired t" and margin["interval_method"] == "BCa bootstrap 90%"
+    assert margin["test"] == "paired t" and margin["interval_method"] == "paired t 90%"
     assert margin["interval"][0] > -0.02 and margin["interval"][1] < 0.02
     assert margin["p"] == max(margin["p_below"], margin["p_above"]) < 0.05
     # Blocking reasons lead the first line, the margin's answer follows them.

@@ -150,17 +150,19 @@ def test_clustered_over_graded_warns_when_too_few_clusters_for_a_verdict(capsys)
 # ============================================================================================
 
 
-def test_graded_four_systems_all_pairs(capsys):
+def test_graded_five_systems_all_pairs_are_planned_at_the_candidate_family(capsys):
+    """Five systems: 4 baseline pairs in one family, 6 candidate pairs in the other; a pair is
+    planned at alpha over the larger family."""
     code, out, _ = run(
-        capsys, "--design", "graded", "--delta", "0.05", "--sd", "0.2", "--systems", "4"
+        capsys, "--design", "graded", "--delta", "0.05", "--sd", "0.2", "--systems", "5"
     )
     assert code == 0
-    assert "4 systems, 6 pairs: each pair planned at alpha 0.05/6 = 0.008333" in out
+    assert "5 systems, 10 pairs: each pair planned at alpha 0.05/6 = 0.008333" in out
     assert "Holm" in out
     # R: power.t.test(delta = 0.05, sd = 0.2, sig.level = 0.05 / 6, type = "paired") -> 197.24
     assert "198 items (396 model runs; raw 197.24" in out
     assert (
-        "all 4 systems run the same 198 items: 792 model runs (512 without the correction)" in out
+        "all 5 systems run the same 198 items: 990 model runs (640 without the correction)" in out
     )
 
 

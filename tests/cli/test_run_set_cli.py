@@ -39,7 +39,7 @@ def test_markdown_report_of_three_runs_opens_with_the_decision_heading(capsys):
     assert main(["report", *DEMO, "--format", "markdown"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## NEEDS REVIEW · 3 runs against baseline")
-    assert "| baseline | candidate2 | +8.0 pts [+2.2, +13.7] | 0.008 | 0.023 | improved |" in out
+    assert "| baseline | candidate2 | +8.0 pts [+2.2, +13.7] | 0.008 | 0.015 | improved |" in out
 
 
 def test_a_regressing_candidate_among_three_exits_one(tmp_path, capsys):

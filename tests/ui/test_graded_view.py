@@ -19,7 +19,7 @@ async def test_graded_header_shows_bootstrap_histogram_and_sorts_by_delta(tmp_pa
         assert header.lstrip().startswith("NEEDS REVIEW · 12 of 12 untriaged · overall mean Δ")
         assert "NO SIGNIFICANT DIFFERENCE" in header and "Candidate mean Δ -0.100" in header
         assert "wild cluster bootstrap-t 95%, 20 clusters" in header
-        assert "item-level bootstrap [" in header
+        assert "item-level paired t [" in header
         assert "paired t [" in header and "Wilcoxon p" in header
         assert "per-item Δ −1" in header
         assert "20 clusters (design effect" in header

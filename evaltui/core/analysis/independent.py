@@ -208,6 +208,7 @@ def analyze_independent(
             confidence=options.confidence,
             alpha=options.alpha,
             lower_is_better=lower_is_better,
+            seed=options.seed,
         )
     partial = IndependentAnalysis(
         base, cand, design, options, metric, comparison, on_error, "", (), spec, policy
@@ -247,6 +248,12 @@ def tests_text(c: IndependentComparison) -> str:
         t = c.test
         if t.statistic is None or math.isnan(t.statistic):
             return "Welch t undefined"
+        if t.name == "permutation_welch_t" and c.other_test is not None:
+            w = c.other_test
+            return (
+                f"permutation test of Welch t = {t.statistic:.2f}, p = {format_p(_p(t.p))} "
+                f"(Welch's own p = {format_p(_p(w.p))}, df {w.df:.1f}: an arm is too skewed for it)"
+            )
         return f"Welch t = {t.statistic:.2f}, df {t.df:.1f}, p = {format_p(_p(t.p))}"
     lead = f"{c.test.label} p = {format_p(_p(c.test.p))}"
     other = c.other_test

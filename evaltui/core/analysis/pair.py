@@ -5,8 +5,10 @@ reviewer sees on screen is word for word the one that lands in the PR.
 
 Two kinds of analysis, chosen by the data:
 - binary: one pass/fail per item and arm -> the 2x2 table, paired CI, exact McNemar;
-- graded: a score per item, or a per-item pass rate over epochs -> the paired bootstrap over
-  per-item deltas (resampling items, never the two columns), paired t and Wilcoxon for reference.
+- graded: a score per item, or a per-item pass rate over epochs -> the paired t interval of the
+  mean per-item delta decides (no verdict when the deltas are too skewed for any test of the
+  mean at this n: `stats.mean_check`); the paired bootstrap over per-item deltas (resampling
+  items, never the two columns) and Wilcoxon are shown for reference.
 Either way, a `cluster` column adds the cluster bootstrap and clustered SE, and epochs add a
 summary of how much of the variance sits inside items.
 """
@@ -44,6 +46,7 @@ from evaltui.core.stats.clusters import (
 )
 from evaltui.core.stats.epochs import EpochSummary, epoch_summary
 from evaltui.core.stats.graded import GradedComparison, graded_regressions, paired_bootstrap
+from evaltui.core.stats.mean_check import check_mean
 from evaltui.core.stats.paired_table import PairedTable
 
 if TYPE_CHECKING:  # breakdowns filled in after the analysis (pipeline.add_breakdowns)
@@ -163,6 +166,7 @@ def analyze(
     partial = Analysis(
         paired, options, metric, binary, graded, epochs, None, deltas,
         regressions, improvements, "", (),
+        mean_check=check_mean(deltas) if graded is not None else None,
     )  # fmt: skip
     partial = replace(partial, headline=headline(partial))
     return with_clusters(partial) if clusters else replace(partial, warnings=warnings_of(partial))

@@ -27,8 +27,8 @@ GRADED_FLAG_TEXT = {
     "bca_fallback": "BCa undefined for these data: the percentile interval is shown",
     "bca_extreme": "BCa reaches past the outermost resample: read the interval with care",
     "bca_small_skewed": (
-        "few items with skewed deltas: the BCa interval can cover less than its level (83-92% "
-        "for 95% at 30 items in simulation); read it as approximate, or add items"
+        "few items with skewed deltas: the BCa interval (shown for reference) can cover less "
+        "than its level (83-92% for 95% at 30 items in simulation)"
     ),
 }
 
@@ -39,6 +39,8 @@ def warnings_of(a: Analysis) -> tuple[str, ...]:
         out += [FLAG_TEXT[f] for f in a.binary.flags]
     else:
         out += [GRADED_FLAG_TEXT[f] for f in a.graded_comparison.flags if f in GRADED_FLAG_TEXT]
+        if a.too_skewed and a.mean_check is not None:
+            out.append(f"{a.mean_check.reason}: no verdict")
     c = a.clusters
     if c is not None and "too_few_clusters" in c.flags:
         out.append(
@@ -128,11 +130,35 @@ def headline(a: Analysis) -> str:
     if "small_n" in g.flags:
         return f"Only {g.n} paired items ({counts}): counts only, no verdict."
     level = f"{g.confidence * 100:g}%"
+    boot = f"{'BCa' if g.method == 'bca' else g.method} bootstrap"
+    reference = (
+        f"{boot} [{signed(g.ci[0], a.in_points)}, {signed(g.ci[1], a.in_points)}] "
+        f"({g.resamples:,} resamples) for reference"
+    )
+    check = a.mean_check
+    if a.too_skewed and check is not None:
+        return (
+            f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} in {what} over {g.n} "
+            f"items ({counts}): the changes are too skewed (skewness {check.skewness:+.2f}) for "
+            f"any test of the mean at this size, no verdict. {sign_test_text(a)}."
+        )
     return (
         f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} "
-        f"[{signed(g.ci[0], a.in_points)}, {signed(g.ci[1], a.in_points)}] "
-        f"({'BCa' if g.method == 'bca' else g.method} bootstrap {level}, "
-        f"{g.resamples:,} resamples) in {what} over {g.n} items ({counts})."
+        f"[{signed(g.t_ci[0], a.in_points)}, {signed(g.t_ci[1], a.in_points)}] "
+        f"(paired t {level}, p = {format_p(g.t_p)}) in {what} over {g.n} items ({counts}); "
+        f"{reference}."
+    )
+
+
+def sign_test_text(a: Analysis) -> str:
+    """The sign test offered when no test of the mean holds, labelled as the other question
+    it answers (did more items go up than down), never as the verdict on the mean."""
+    if a.mean_check is None:
+        return ""
+    s = a.mean_check.sign
+    return (
+        f"A different question, whether more items went up than down: sign test {s.up:,} up, "
+        f"{s.down:,} down ({s.zero:,} unchanged), p = {format_p(s.p)}"
     )
 
 
@@ -164,7 +190,7 @@ def clustered_headline(a: Analysis, c: ClusteredComparison) -> str:
         counts += f", {plural(t.improvements, 'improvement')})"
     else:
         g = a.graded_comparison
-        own = f"item-level bootstrap [{signed(g.ci[0], False)}, {signed(g.ci[1], False)}]"
+        own = f"item-level paired t [{signed(g.t_ci[0], False)}, {signed(g.t_ci[1], False)}]"
         counts = f"{plural(g.n, 'item')} ({len(a.regressions):,} regressed, "
         counts += f"{len(a.improvements):,} improved)"
     return f"{effect} on {counts}; item-level {own} ignore the clusters."

@@ -6,15 +6,16 @@ the verdict itself uses, at the margin's level 1 - 2 alpha (alpha is the policy'
 - pass/fail, one verdict per item: the policy's ``ci_method`` (Newcombe by default) and Tango's
   one-sided score tests;
 - graded scores, or pass rates averaged over epochs (each item's epochs are averaged before
-  pairing, so an item is one paired delta however often it ran): the analysis's bootstrap
-  (BCa or percentile, the same resamples and seed) and the paired t tests;
+  pairing, so an item is one paired delta however often it ran): the paired t interval, the one
+  the verdict reads, and the one-sided paired t tests it inverts;
 - clustered items, either kind: the cluster-aware interval the verdict rests on (the wild
   cluster bootstrap-t, or CR1 t with many clusters) and one-sided CR1 t tests.
 
 It says "undecided" where the verdict says "no verdict" for want of data (fewer than 30 paired
-items, fewer than 10 labelled clusters), and "pending" while the app has not yet run the
-cluster bootstrap. No item changing at all is not undecided: it is the strongest evidence of
-equivalence there is, and the interval says how strong.
+items, fewer than 10 labelled clusters, deltas too skewed for a test of the mean), and
+"pending" while the app has not yet run the cluster bootstrap. No item changing at all is not
+undecided: it is the strongest evidence of equivalence there is, and the interval says how
+strong.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS, CLUSTER_METHOD_LABELS
-from evaltui.core.stats.graded import paired_bootstrap
+from evaltui.core.stats.graded_reference import paired_t_interval
 from evaltui.core.stats.margins import (
     MARGIN_KINDS,
     MarginTest,
@@ -65,8 +66,8 @@ def margin_test(policy: Policy, analysis: Analysis) -> MarginTest | None:
                 raise TypeError("the clusters were lost when the interval was recomputed")
             c = again.clusters
         method = CLUSTER_METHOD_LABELS.get(c.verdict_method, "no cluster interval")
-        _, p_below, _ = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, -margin)
-        _, _, p_above = cluster_t_one_sided(c.mean_delta, c.clustered_se, c.n_clusters, margin)
+        _, p_below, _ = cluster_t_one_sided(c.mean_delta, c.cr1_se, c.n_clusters, -margin)
+        _, _, p_above = cluster_t_one_sided(c.mean_delta, c.cr1_se, c.n_clusters, margin)
         return decide_margin(
             kind, margin, alpha, c.mean_delta, c.verdict_ci,
             f"{method} {level * 100:g}%, {c.labelled_clusters} clusters",
@@ -83,18 +84,13 @@ def margin_test(policy: Policy, analysis: Analysis) -> MarginTest | None:
             method_label=CI_METHOD_LABELS.get(options.ci_method, options.ci_method),
             undecided=undecided,
         )
-    boot = paired_bootstrap(
-        analysis.deltas,
-        resamples=options.resamples,
-        confidence=level,
-        seed=options.seed,
-        method=options.bootstrap,
-    )
+    # The paired t interval at 1 - 2 alpha: the interval the graded verdict reads, and the
+    # one the one-sided paired t tests beside it invert, so the two always agree.
+    ci = paired_t_interval(analysis.deltas, level)
     _, p_below, _ = paired_t_one_sided(analysis.deltas, -margin)
     _, _, p_above = paired_t_one_sided(analysis.deltas, margin)
-    method = "BCa" if boot.method == "bca" and "bca_fallback" not in boot.flags else "percentile"
     return decide_margin(
-        kind, margin, alpha, boot.mean_delta, boot.ci, f"{method} bootstrap {level * 100:g}%",
+        kind, margin, alpha, float(analysis.deltas.mean()), ci, f"paired t {level * 100:g}%",
         "paired t", p_below, p_above,
         lower_is_better=analysis.lower_is_better, undecided=undecided,
     )  # fmt: skip
@@ -105,6 +101,8 @@ def _undecided(analysis: Analysis) -> str | None:
     flags = analysis.flags
     if "small_n" in flags:
         return f"only {analysis.paired.n:,} paired items: counts only, no verdict"
+    if "skewed_deltas" in flags and analysis.mean_check is not None:
+        return analysis.mean_check.reason
     if "too_few_clusters" in flags and analysis.clusters is not None:  # only clusters flag it
         labelled = analysis.clusters.labelled_clusters
         return f"only {labelled} clusters: too few for a cluster-aware interval"

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import polars as pl
 
 from evaltui.core.analysis.pair import analyze
+from evaltui.core.analysis.pair_headline import sign_test_text
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
 from evaltui.core.decide.effect import pair_effect, row_effect
@@ -248,7 +249,10 @@ def decide(
         )
     elif analysis.verdict == "insufficient_data":
         # Named metrics: the effect part says "<metric> +0.0 pts, no verdict" already.
-        short = "no verdict" if subject == "overall" else ""
+        if analysis.too_skewed:
+            short = "too skewed for a verdict"
+        else:
+            short = "no verdict" if subject == "overall" else ""
         reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
@@ -494,6 +498,8 @@ def _no_verdict_text(analysis: Analysis) -> str:
         )
     if "no_discordant" in flags or "all_zero" in flags:
         return "no item changed: nothing to weigh, so there is no verdict"
+    if analysis.too_skewed and analysis.mean_check is not None:
+        return f"{analysis.mean_check.reason}. {sign_test_text(analysis)}"
     return f"only {analysis.paired.n} paired items: counts only, no verdict"
 
 

@@ -4,8 +4,8 @@ The same statuses, words and exit codes as `evaltui report` (`decide.vocabulary`
 candidate in place of the candidate run and the judge's preferences in place of the 2x2 table:
 
 - ``blocked``: a candidate's head-to-head win rate against the baseline is significantly below
-  1/2 (its interval lies below 1/2 and, with several pairs, its adjusted sign-test p is below
-  alpha);
+  1/2 (the exact sign test rejects at alpha, its p adjusted over the pairs when there are
+  several);
 - ``not_enough_data``: some candidate has no verdict: never judged against the baseline, every
   judgment a tie, or fewer than 30 judged items;
 - ``needs_review``: the win-rate interval and the exact sign test disagree for a candidate (the

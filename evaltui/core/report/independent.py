@@ -142,7 +142,7 @@ def _test_line(test: dict[str, Any] | None) -> str:
         return ""
     parts = [test["label"]]
     if test["statistic"] is not None:
-        symbol = "t" if test["name"] == "welch_t" else "z"
+        symbol = "t" if test["name"] in ("welch_t", "permutation_welch_t") else "z"
         parts.append(f"{symbol} = {test['statistic']:.3f}")
     if test["df"] is not None:
         parts.append(f"df {test['df']:.1f}")

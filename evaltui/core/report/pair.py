@@ -19,6 +19,7 @@ from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.epochs import EpochSummary
 from evaltui.core.stats.graded import GradedComparison
+from evaltui.core.stats.mean_check import MeanCheck
 from evaltui.core.textsafe import inert_json
 
 REPORT_SCHEMA = "evaltui.report/2"
@@ -126,7 +127,10 @@ def _binary_results(c: BinaryComparison) -> dict[str, Any]:
     }
 
 
-def graded_dict(g: GradedComparison) -> dict[str, Any]:
+def graded_dict(g: GradedComparison, check: MeanCheck | None = None) -> dict[str, Any]:
+    """The graded block: the bootstrap (for reference), the paired t (the verdict's interval
+    and test) and, with `check`, whether a test of the mean holds (Cochran's rule) and the
+    sign test offered as the answer to a different question."""
     return {
         "n": g.n,
         "mean_delta": _num(g.mean_delta),
@@ -138,9 +142,21 @@ def graded_dict(g: GradedComparison) -> dict[str, Any]:
         "percentile_ci": _pair(g.percentile_ci),
         "bca_ci": _pair(g.bca_ci),
         "t_ci": _pair(g.t_ci),
+        "t_p": _num(g.t_p),
         "wilcoxon_p": _num(g.wilcoxon_p),
         "n_distinct": g.n_distinct,
         "flags": list(g.flags),
+        "mean_check": None if check is None else mean_check_dict(check),
+    }
+
+
+def mean_check_dict(check: MeanCheck) -> dict[str, Any]:
+    s = check.sign
+    return {
+        "skewness": _num(check.skewness),
+        "items_needed": check.items_needed,
+        "holds": check.holds,
+        "sign_test": {"up": s.up, "down": s.down, "zero": s.zero, "p": _num(s.p)},
     }
 
 
@@ -381,13 +397,13 @@ def report_dict(
                 "candidate": {"mean": cand_mean},
                 "delta": {
                     "estimate": _num(g.mean_delta),
-                    "ci": _pair(g.ci),
-                    "method": f"bootstrap-{g.method}",
+                    "ci": _pair(g.t_ci),
+                    "method": "paired-t",
                     "confidence": g.confidence,
                 },
                 "mcnemar": None,
                 "unpaired": None,
-                "graded": graded_dict(g),
+                "graded": graded_dict(g, analysis.mean_check),
             }
         )
     out.update(

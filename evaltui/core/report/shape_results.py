@@ -95,9 +95,7 @@ class GradedArm(Struct, kw_only=True):
 class Delta(Struct, kw_only=True):
     estimate: float | None
     ci: Interval
-    method: Annotated[
-        str, Meta(description="the binary CI method, or bootstrap-bca / bootstrap-percentile")
-    ]
+    method: Annotated[str, Meta(description="the binary CI method, or paired-t (graded)")]
     confidence: Level
 
 
@@ -121,6 +119,25 @@ class Unpaired(Struct, kw_only=True):
     ci: Interval
 
 
+class SignTestShape(Struct, kw_only=True):
+    """the exact sign test of the deltas' signs: answers whether more items went up than down,
+    a different question from the mean's"""
+
+    up: Count
+    down: Count
+    zero: Count
+    p: Unit | None
+
+
+class MeanCheckShape(Struct, kw_only=True):
+    """does a test of the mean hold its level on these deltas (Cochran's rule: n > 25 g1^2)"""
+
+    skewness: float | None
+    items_needed: Count
+    holds: bool
+    sign_test: SignTestShape
+
+
 class Graded(Struct, kw_only=True):
     n: Count
     mean_delta: float | None
@@ -131,10 +148,12 @@ class Graded(Struct, kw_only=True):
     seed: Count
     percentile_ci: Interval
     bca_ci: Interval
-    t_ci: Interval
+    t_ci: Annotated[Interval, Meta(description="the paired t interval: the verdict reads it")]
+    t_p: Unit | None | UnsetType = UNSET
     wilcoxon_p: Unit | None
     n_distinct: Count
     flags: Flags
+    mean_check: MeanCheckShape | None | UnsetType = UNSET
 
 
 class EpochArm(Struct, kw_only=True):
@@ -235,7 +254,7 @@ class IndependentArm(Struct, kw_only=True):
 
 
 class IndependentTest(Struct, kw_only=True):
-    name: Literal["z_pooled", "fisher_exact", "welch_t"]
+    name: Literal["z_pooled", "fisher_exact", "welch_t", "permutation_welch_t"]
     label: str
     statistic: float | None
     df: float | None

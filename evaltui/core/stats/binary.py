@@ -67,8 +67,11 @@ FLAG_TEXT: dict[str, str] = {
 class UnpairedContrast:
     """The independent two-proportion Wald interval: the WRONG test for paired runs.
 
-    Shown only so the reviewer can see how much the pairing buys (it ignores that both runs
-    answered the same items, so shared difficulty inflates its standard error).
+    Shown only as a contrast: its standard error leaves out the covariance of the two runs'
+    verdicts on the same items. Whether that makes it wider or narrower than the paired
+    interval depends on the data (wider when the runs agree on more items than chance would
+    have them agree, narrower when they agree on fewer); it is not a measure of the pairing's
+    gain, and its coverage is not that of any paired interval.
     """
 
     se: float

@@ -105,6 +105,10 @@ class ClusteredComparison:
     verdict_method: str = "none"
     unlabelled_items: int = 0
     verdict_p: float = math.nan  # the test `verdict_ci` inverts, of "mean delta = 0"
+    # The CR1 standard error (clubSandwich's "CR1" of lm(delta ~ 1) clustered): what the
+    # cluster-robust t interval, its test and the margins' one-sided tests use. Miller's
+    # `clustered_se` above, the one the design effect reads, differs from it by up to ~1%.
+    cr1_se: float = math.nan
 
     @property
     def se_ratio(self) -> float:
@@ -180,10 +184,13 @@ def clustered_delta(
     if n > 1:
         naive_se = math.sqrt(ss / (n * (n - 1)))
         cluster_resid = np.bincount(inverse, weights=e)
-        clustered_se = math.sqrt((float(cluster_resid @ cluster_resid) + ss / (n - 1)) / n**2)
+        between = float(cluster_resid @ cluster_resid)
+        clustered_se = math.sqrt((between + ss / (n - 1)) / n**2)
+        cr1 = cr1_se(between, n, n_clusters)
     else:
         naive_se = math.nan
         clustered_se = math.nan
+        cr1 = math.nan
     naive_ci = (mean - z * naive_se, mean + z * naive_se)
 
     if np.all(x == x[0]):
@@ -251,9 +258,8 @@ def clustered_delta(
         verdict_method = "wild-cluster-t"
         verdict_p = wild_cluster_p(sums, sizes, 0.0, weights)
     else:
-        verdict_ci = cluster_t_interval(mean, clustered_se, n_clusters, confidence)
+        verdict_ci = cluster_t_interval(mean, cr1, n_clusters, confidence)
         verdict_method = "cluster-t"
-        cr1 = clustered_se * math.sqrt(n_clusters / (n_clusters - 1))
         verdict_p = float(2.0 * special.stdtr(n_clusters - 1, -abs(mean) / cr1))
 
     return ClusteredComparison(
@@ -273,6 +279,7 @@ def clustered_delta(
         verdict_method=verdict_method,
         unlabelled_items=unlabelled_items,
         verdict_p=verdict_p,
+        cr1_se=cr1,
     )
 
 
@@ -401,14 +408,24 @@ def wild_cluster_interval(
     return (bound(-1.0), bound(1.0))
 
 
+def cr1_se(residual_sum_squares: float, n_items: int, n_clusters: int) -> float:
+    """The CR1 standard error of a mean: sqrt(G / (G - 1) * sum_c E_c^2) / n, E_c cluster c's
+    residual sum (``residual_sum_squares`` = sum_c E_c^2). This is the sandwich estimator of the
+    intercept-only regression with clubSandwich's CR1 factor G / (G - 1) (and statsmodels'
+    cluster covariance, whose (N - 1) / (N - K) factor is 1 with one regressor). NaN with one
+    cluster."""
+    if n_clusters < 2:
+        return math.nan
+    return math.sqrt(residual_sum_squares * n_clusters / (n_clusters - 1)) / n_items
+
+
 def cluster_t_interval(
-    mean: float, clustered_se: float, n_clusters: int, confidence: float = 0.95
+    mean: float, cr1: float, n_clusters: int, confidence: float = 0.95
 ) -> tuple[float, float]:
-    """mean +- t_{G-1} * CR1 SE (the clustered SE times sqrt(G / (G - 1))), Cameron and
-    Miller (2015) section VI.A: the interval for many clusters, where the bootstrap is slow."""
+    """mean +- t_{G-1} * the CR1 SE (``cr1_se``), Cameron and Miller (2015) section VI.A: the
+    interval for many clusters, where the bootstrap is slow."""
     g = n_clusters
-    half = float(special.stdtrit(g - 1, 1.0 - (1.0 - confidence) / 2.0)) * clustered_se
-    half *= math.sqrt(g / (g - 1))
+    half = float(special.stdtrit(g - 1, 1.0 - (1.0 - confidence) / 2.0)) * cr1
     return (mean - half, mean + half)
 
 

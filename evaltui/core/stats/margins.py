@@ -212,14 +212,14 @@ def paired_t_one_sided(deltas: np.ndarray, delta0: float) -> tuple[float, float,
 
 
 def cluster_t_one_sided(
-    mean: float, clustered_se: float, n_clusters: int, delta0: float
+    mean: float, cr1: float, n_clusters: int, delta0: float
 ) -> tuple[float, float, float]:
-    """One-sided CR1 t tests of "mean delta = delta0" on G - 1 degrees of freedom: the
-    clustered SE times sqrt(G / (G - 1)), as ``clusters.cluster_t_interval`` inverts it."""
+    """One-sided CR1 t tests of "mean delta = delta0" on G - 1 degrees of freedom, ``cr1`` the
+    CR1 standard error (``clusters.cr1_se``), as ``clusters.cluster_t_interval`` inverts it."""
     g = n_clusters
-    if g < 2 or not math.isfinite(clustered_se):
+    if g < 2 or not math.isfinite(cr1):
         return math.nan, 1.0, 1.0
-    se = clustered_se * math.sqrt(g / (g - 1))
+    se = cr1
     if se == 0.0:
         return (
             math.copysign(math.inf, mean - delta0) if mean != delta0 else 0.0,

@@ -215,9 +215,11 @@ def paired_delta_interval(
 ) -> Interval:
     """Confidence interval for delta = rate(candidate) - rate(baseline) from paired data.
 
-    The default (Newcombe's method 10) keeps near-nominal coverage at small b + c and never
-    leaves [-1, 1]; the Wald family is there for comparison with other tools. All limits are
-    clipped to [-1, 1].
+    Newcombe's method 10 (this function's default, for its published values) and Tango's score
+    interval never leave [-1, 1]; neither is near-nominal everywhere at small b + c: over an
+    eval-like grid at n >= 30 Newcombe's worst coverage of a 95% interval is 91.3% and Tango's
+    93.3% (issue 30's exact computation; the Wald interval's is 0.6%). The Wald family is
+    there for comparison with other tools. All limits are clipped to [-1, 1].
     """
     method = validate.one_of("interval method", method, CI_METHODS)
     confidence = validate.confidence(confidence)

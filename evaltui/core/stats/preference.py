@@ -27,7 +27,9 @@ The two rules differ in the size of the effect, never in its significance: at th
 intervals invert the same score statistic, ``(b - a) / sqrt(a + b)`` (Tango's at delta = 0 and
 Wilson's at p = 1/2 reduce to it), so one interval excludes 1/2 exactly when the other does.
 Ties pull W toward 1/2 without changing whether it differs from 1/2. The verdict follows the
-primary rule's interval; the exact sign test can disagree with it on the line, which is flagged.
+exact sign test at alpha: both intervals are asymptotic, and Tango's gives up to 7.1% false
+verdicts at 30 to 400 items (exact enumeration, docs/statistics.md); when the interval
+disagrees with the exact test (it excludes 1/2, the test does not reject) that is flagged.
 
 No SciPy at all here (start-up time, see ``interval``).
 """
@@ -149,7 +151,8 @@ class PreferenceComparison:
     """Everything shown for one pair of systems, echoing its inputs.
 
     ``split`` and ``drop`` are both computed; ``ties`` names the primary one, whose interval
-    decides ``verdict`` (one of :data:`VERDICTS`, B the candidate). ``sign_test_p`` is None when
+    is the effect shown; the exact sign test decides ``verdict`` (one of :data:`VERDICTS`, B the
+    candidate). ``sign_test_p`` is None when
     there is no decisive judgment.
     """
 
@@ -238,15 +241,19 @@ def _flags(
     return tuple(flags)
 
 
-def _verdict(flags: tuple[str, ...], primary: WinRate) -> str:
-    """No verdict without enough items or any decisive judgment; otherwise the interval."""
-    if "small_n" in flags or "no_decisive" in flags or primary.ci is None:
+def _verdict(
+    flags: tuple[str, ...], counts: PreferenceCounts, p: float | None, alpha: float
+) -> str:
+    """No verdict without enough items or any decisive judgment; otherwise the exact sign test
+    at ``alpha``, in the direction of the decisive judgments. Tango's interval is asymptotic
+    and liberal at these sizes (7.1% false verdicts at n = 31, above 6% at 11 of the sizes 30 to
+    400, by enumeration; a 4-0 split among 30 judgments excludes 1/2 while the exact p is
+    0.125): it is the effect's size, shown, and the exact test decides."""
+    if "small_n" in flags or "no_decisive" in flags or p is None:
         return "insufficient_data"
-    if primary.ci.upper < 0.5:
-        return "regressed"
-    if primary.ci.lower > 0.5:
-        return "improved"
-    return "no_significant_difference"
+    if p >= alpha:
+        return "no_significant_difference"
+    return "improved" if counts.b_better > counts.a_better else "regressed"
 
 
 def compare_preferences(
@@ -283,7 +290,7 @@ def compare_preferences(
         drop=drop,
         sign_test_p=p,
         flags=flags,
-        verdict=_verdict(flags, primary),
+        verdict=_verdict(flags, counts, p, alpha),
     )
 
 

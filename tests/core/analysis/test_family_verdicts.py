@@ -59,12 +59,12 @@ def test_a_single_metric_is_its_own_family_and_keeps_its_verdict(write_jsonl, sa
 
 
 def test_a_graded_mean_delta_of_zero_gets_the_p_of_a_test_of_the_mean(write_jsonl):
-    """Forty items gain 0.1 and four lose 1.0: the mean delta is exactly zero, yet Wilcoxon
+    """Forty items in sixty gain 0.1 and four lose 1.0: the mean delta is exactly zero, yet Wilcoxon
     (which tests another location) rejects at p < 0.001. The table's p is the paired t test's,
     1.0 here; Wilcoxon stays as the labelled reference."""
     base, cand = [], []
-    for i in range(60):
-        delta = 0.1 if i < 40 else (-1.0 if i < 44 else 0.0)
+    for i in range(300):  # five times 60: enough items at skewness -3.3 (Cochran's rule: 277)
+        delta = 0.1 if i % 60 < 40 else (-1.0 if i % 60 < 44 else 0.0)
         base.append({"item_id": f"g{i}", "score": 1.0, "score:other": 0.5})
         cand.append({"item_id": f"g{i}", "score": 1.0 + delta, "score:other": 0.5 + delta})
     analysis = compare_files(

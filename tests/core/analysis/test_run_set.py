@@ -63,17 +63,20 @@ def test_cochran_q_of_the_demo_matches_statsmodels(demo):
     assert (o.df, o.n, o.k) == (2, 200, 3)
 
 
-def test_pair_p_values_are_adjusted_over_every_pair_with_holm(demo):
-    raw = [p.p_raw for p in demo.pairs]
-    assert [p.p_adjusted for p in demo.pairs] == pytest.approx(adjust_pvalues(raw, "holm"))
-    assert demo.family_size == 3 and demo.family_label == "3 pairs"
+def test_baseline_pairs_are_adjusted_among_themselves_and_candidate_pairs_apart(demo):
+    """The decision asks about the baseline against each candidate: Holm over those pairs
+    alone (two here); the candidate-against-candidate pair is its own family of one."""
+    raw = [p.p_raw for p in demo.pairs]  # (0, 1), (0, 2), (1, 2)
+    adjusted = [p.p_adjusted for p in demo.pairs]
+    assert adjusted[:2] == pytest.approx(adjust_pvalues(raw[:2], "holm"))
+    assert adjusted[2] == pytest.approx(raw[2])
+    assert demo.family_size == 2 and demo.family_label == "2 baseline pairs"
 
 
 def test_a_pair_significant_alone_is_not_significant_after_the_family_adjustment(tmp_path):
-    # Baseline vs B: 12 improvements, 2 regressions over 100 items: exact McNemar p = 0.0129,
-    # its own Newcombe interval excludes 0. Three pairs at Holm: 0.0129 is the smallest p, times 3
-    # = 0.0388 < 0.05 stays; so make the other pairs also small so Holm multiplies by 3 and the
-    # borderline pair fails: A vs B p = 0.0352 (11 vs 3), times 2 or 3 is above 0.05.
+    # Baseline vs cand: 11 improvements, 3 regressions over 100 items, its own Newcombe
+    # interval excludes 0. The baseline's family is its two pairs: at Holm the smaller p is
+    # doubled and the borderline pair fails.
     n = 100
     base = [True] * 60 + [False] * 40
     cand = list(base)
@@ -81,7 +84,8 @@ def test_a_pair_significant_alone_is_not_significant_after_the_family_adjustment
         cand[i] = True
     for i in range(0, 3):  # 3 regressions
         cand[i] = False
-    third = list(base)
+    third = list(base)  # one improvement, one regression: p = 1, but a member of the family
+    third[71], third[3] = True, False
     paths = write_runs(tmp_path, {"base": base, "cand": cand, "third": third})
     result = run_set(paths)
     pair = result.pair(0, 1)
@@ -91,7 +95,8 @@ def test_a_pair_significant_alone_is_not_significant_after_the_family_adjustment
     assert pair.own_verdict == "improved"
     assert pair.p_adjusted >= 0.05
     assert pair.verdict == "no_significant_difference"
-    assert any("adjusted over the 3 pairs" in w for w in pair.analysis.warnings)
+    assert pair.p_adjusted == pytest.approx(2 * pair.p_raw)
+    assert any("adjusted over the 2 baseline pairs" in w for w in pair.analysis.warnings)
     assert n == len(base)
 
 
@@ -128,7 +133,7 @@ def test_graded_runs_get_friedman_and_pairwise_wilcoxon_adjusted_like_scipy(tmp_
     wilcoxon = [stats.wilcoxon(values[j] - values[i]).pvalue for i, j in ((0, 1), (0, 2), (1, 2))]
     assert [p.p_rank for p in result.pairs] == pytest.approx(wilcoxon, rel=1e-9)
     assert [p.p_rank_adjusted for p in result.pairs] == pytest.approx(
-        adjust_pvalues(wilcoxon, "holm"), rel=1e-9
+        [*adjust_pvalues(wilcoxon[:2], "holm"), wilcoxon[2]], rel=1e-9
     )
     t_p = [stats.ttest_rel(values[j], values[i]).pvalue for i, j in ((0, 1), (0, 2), (1, 2))]
     assert [p.p_raw for p in result.pairs] == pytest.approx(t_p, rel=1e-9)

@@ -238,3 +238,20 @@ def test_the_cluster_interval_does_not_depend_on_the_order_of_the_records(tmp_pa
     one = compare_files(paths["b"], paths["c"]).clusters
     other = compare_files(paths["b"], paths["c-shuffled"]).clusters
     assert one.ci == other.ci and one.n_clusters == other.n_clusters == 40
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_cr1_se_is_statsmodels_cluster_covariance_of_the_mean_to_1e12(seed):
+    """The SE the cluster-robust t interval and the margins' tests use is CR1: statsmodels'
+    cluster covariance of lm(delta ~ 1), whose small-sample factor is G / (G - 1) x
+    (N - 1) / (N - K) = G / (G - 1) with one regressor, clubSandwich's CR1 factor. Miller's
+    clustered SE (the design effect's) is not it, and is kept under its own name."""
+    sm = pytest.importorskip("statsmodels.api")  # in the test extra (pyproject.toml)
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(30, 400))
+    codes = rng.integers(0, int(rng.integers(5, 60)), n)
+    deltas = rng.normal(size=n) + rng.normal(size=codes.max() + 1)[codes]
+    result = clustered_delta(deltas, codes, resamples=200)
+    fit = sm.OLS(deltas, np.ones(n)).fit(cov_type="cluster", cov_kwds={"groups": codes})
+    assert result.cr1_se == pytest.approx(float(fit.bse[0]), rel=1e-12)
+    assert result.clustered_se != pytest.approx(result.cr1_se, rel=1e-12)

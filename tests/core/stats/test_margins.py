@@ -203,9 +203,8 @@ def test_paired_t_with_all_deltas_equal_knows_the_mean_exactly():
 
 
 def test_cluster_t_one_sided_is_the_cr1_t_on_g_minus_one_df():
-    mean, se, g = 0.02, 0.01, 15
-    t, greater, less = cluster_t_one_sided(mean, se, g, -0.01)
-    cr1 = se * math.sqrt(g / (g - 1))
+    mean, cr1, g = 0.02, 0.01, 15
+    t, greater, less = cluster_t_one_sided(mean, cr1, g, -0.01)
     assert t == pytest.approx((mean + 0.01) / cr1)
     assert greater == pytest.approx(stats.t.sf(t, g - 1), rel=1e-10)
     assert less == pytest.approx(stats.t.cdf(t, g - 1), rel=1e-10)

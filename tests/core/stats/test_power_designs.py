@@ -397,19 +397,23 @@ def test_comparisons_all_pairs_or_against_the_baseline():
 
 
 @pytest.mark.parametrize(
-    ("systems", "pairs", "m", "r_n"),
+    ("systems", "pairs", "m", "family", "r_n"),
     [
-        # power.t.test(delta = 0.05, sd = 0.2, power = 0.8, sig.level = 0.05 / m, "paired")$n
-        (3, "all", 3, 170.381902627107),
-        (4, "baseline", 3, 170.381902627107),
-        (4, "all", 6, 197.241033287079),
+        # power.t.test(delta = 0.05, sd = 0.2, power = 0.8, sig.level = 0.05 / family,
+        # "paired")$n. The family is what the run-set analysis adjusts a pair over: the K-1
+        # baseline pairs, or the (K-1)(K-2)/2 candidate pairs when that family is larger.
+        (4, "baseline", 3, 3, 170.381902627107),
+        (4, "all", 6, 3, 170.381902627107),
+        (5, "all", 10, 6, 197.241033287079),
     ],
 )
-def test_graded_k_systems_plan_each_pair_at_bonferroni_level_as_r(systems, pairs, m, r_n):
+def test_graded_k_systems_plan_each_pair_at_the_level_of_its_family_as_r(
+    systems, pairs, m, family, r_n
+):
     plan = systems_plan(systems, lambda a: graded_sample_size(0.05, 0.2, alpha=a), pairs=pairs)
     assert isinstance(plan, SystemsPlan)
-    assert plan.comparisons == m
-    assert plan.pair_alpha == pytest.approx(0.05 / m, rel=1e-15)
+    assert plan.comparisons == m and plan.family == family
+    assert plan.pair_alpha == pytest.approx(0.05 / family, rel=1e-15)
     assert plan.pair.items_raw == pytest.approx(r_n, rel=1e-9)
     assert plan.items == math.ceil(r_n)
     assert plan.model_runs == plan.items * systems
