@@ -17,9 +17,11 @@ from typing import Any
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import HASH_FIELD
+from evaltui.core.compare.comparability import assess
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line
 from evaltui.core.read.runs import ITEM_ID
+from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
@@ -33,7 +35,16 @@ def record_markdown(
     record: dict[str, Any], analysis: Analysis, limit: int = GITHUB_COMMENT_LIMIT
 ) -> str:
     """The record as PR-ready Markdown of at most `limit` characters."""
-    head = _head(record)
+    paired = analysis.paired
+    compared = compared_markdown(
+        {
+            "inputs": record["inputs"],
+            "metric": analysis.metric,
+            "comparability": assess(paired.baseline, paired.candidate).to_dict(),
+            "direction": analysis.direction.to_dict(),
+        }
+    )
+    head = _head(record, compared)
     regressions = [i for i in record["items"] if i["direction"] == "regression"]
     improvements = [i for i in record["items"] if i["direction"] == "improvement"]
     results = report_markdown(
@@ -42,6 +53,7 @@ def record_markdown(
         decision=record["decision"],
         heading="## Results",
         list_ids=False,
+        compared=False,
     )
     tail = [
         _improvements(improvements),
@@ -66,14 +78,14 @@ def decision_markdown(decision: dict[str, Any]) -> str:
     return f"**{md_cell(word)}**" + (f"{SEPARATOR}{md_cell(rest)}" if rest else "")
 
 
-def _head(record: dict[str, Any]) -> list[str]:
+def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
     triage = record["triage"]
     decision = record["decision"]
     by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
     lines = [decision_markdown(decision), ""]
     lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
+    lines += ["", *compared]
     lines += [
-        "",
         f"**Reviewer's decision: {record['reviewer_decision']}** by "
         f"{md_cell(record['reviewer'])}, {record['created']}",
         "",
