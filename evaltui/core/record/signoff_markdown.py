@@ -2,7 +2,8 @@
 
 A PR comment is read top down and cut at GitHub's limit (65,536 characters), so the order is the
 order of importance: the decision line and its reasons, who decided what and what an approval
-overrode, then the regressions (each with its tag, who tagged it, the note, and a short excerpt
+overrode, what was compared (each run's task, model, scorers, dataset, harness, date and file,
+relative to where the command ran: never an absolute local path), then the regressions (each with its tag, who tagged it, the note, and a short excerpt
 of both outputs in a collapsible block), then the improvements as a count and a few ids, then
 the numbers. Past the limit the regressions that do not fit are counted and the reader is sent
 to the CSV and the JSON written beside this file, which hold every item.
@@ -84,7 +85,6 @@ def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
     by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
     lines = [decision_markdown(decision), ""]
     lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
-    lines += ["", *compared]
     lines += [
         f"**Reviewer's decision: {record['reviewer_decision']}** by "
         f"{md_cell(record['reviewer'])}, {record['created']}",
@@ -103,7 +103,7 @@ def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
         ]
     if record["policy"].get("rules") is not None:
         lines += [f"Policy hash: `{record['policy_hash']}`", ""]
-    return lines
+    return lines + compared
 
 
 def _regressions(items: list[dict[str, Any]], analysis: Analysis, budget: int) -> list[str]:
