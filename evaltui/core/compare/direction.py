@@ -81,8 +81,10 @@ class Direction:
 
 def check_direction(value: object) -> str | None:
     """`--direction` is higher, lower or not given; anything else is a UsageError."""
-    if value is None or value in DIRECTIONS:
-        return value  # type: ignore[return-value]
+    if value is None:
+        return None
+    if isinstance(value, str) and value in DIRECTIONS:
+        return value
     raise UsageError(f"{DIRECTION_FLAG} must be one of {', '.join(DIRECTIONS)}, got {value!r}")
 
 

@@ -3,10 +3,11 @@
 A PR comment is read top down and cut at GitHub's limit (65,536 characters), so the order is the
 order of importance: the decision line and its reasons, who decided what and what an approval
 overrode, what was compared (each run's task, model, scorers, dataset, harness, date and file,
-relative to where the command ran: never an absolute local path), then the regressions (each with its tag, who tagged it, the note, and a short excerpt
-of both outputs in a collapsible block), then the improvements as a count and a few ids, then
-the numbers. Past the limit the regressions that do not fit are counted and the reader is sent
-to the CSV and the JSON written beside this file, which hold every item.
+relative to where the command ran: never an absolute local path), then the regressions (each
+with its tag, who tagged it, the note, and a short excerpt of both outputs in a collapsible
+block), then the improvements as a count and a few ids, then the numbers. Past the limit the
+regressions that do not fit are counted and the reader is sent to the CSV and the JSON written
+beside this file, which hold every item.
 
 Every string taken from an input or a reviewer is escaped (`textsafe.md_cell`): an id, a note or
 a model output cannot break a table, open a tag or inject HTML.

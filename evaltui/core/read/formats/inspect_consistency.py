@@ -61,7 +61,7 @@ def header_means(header: Mapping[str, Any]) -> dict[str, tuple[str, float]]:
         for metric in MEAN_METRICS:
             entry = metrics.get(metric)
             value = entry.get("value") if isinstance(entry, dict) else None
-            if is_finite(value) and not isinstance(value, bool):
+            if isinstance(value, int | float) and not isinstance(value, bool) and is_finite(value):
                 out[name] = (metric, float(value))
                 break
     return out

@@ -246,7 +246,8 @@ def _checked_against_results(
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
     """The facts, checked against the header's results (`inspect_consistency`): when the
     summaries' means do not reproduce them, every sample member is read and used instead, and
-    the third value says so in words (empty when they agree, or nothing could be checked)."""
+    the third value says so in words (empty when they agree, or nothing could be checked); a
+    log without a member for every sample cannot settle it and is refused."""
     found = mismatches(header, facts, "the summaries")
     if not found:
         return facts, rows, ""
@@ -254,23 +255,23 @@ def _checked_against_results(
     what = "; ".join(m.text for m in found)
     summarised = [m is None or " via " in f.record for m, f in zip(members_of, facts, strict=True)]
     if not any(summarised):  # every score read from its sample member already
-        return (
-            facts,
-            rows,
-            (f"the samples' scores disagree with the log's results ({what}): the samples are used"),
+        what = "; ".join(m.text for m in mismatches(header, facts, "the samples"))
+        return facts, rows, (
+            f"the samples' scores disagree with the log's results ({what}): the samples are used"
+        )  # fmt: skip
+    wanted = [m for m in members_of if m is not None]
+    if len(wanted) < len(members_of):  # nothing to settle it with: neither side is taken
+        raise InputError(
+            path,
+            f"the sample summaries disagree with the log's results ({what}) and the log holds "
+            "no sample member for every sample to settle which is right; expected the "
+            "summaries to hold the samples' scores (re-score or re-write the log)",
+            record="summaries.json",
+            field="scores",
         )
-    if any(member is None for member in members_of):
-        return (
-            facts,
-            rows,
-            (
-                f"the sample summaries disagree with the log's results ({what}) and the log holds "
-                "no sample member to settle it for every sample: the summaries are used; check "
-                "the log before signing"
-            ),
-        )
-    samples = [_facts_from_member(path, archive, members[m], f) for m, f in zip(
-        members_of, facts, strict=True)]  # fmt: skip
+    samples = [
+        _facts_from_member(path, archive, members[m], f) for m, f in zip(wanted, facts, strict=True)
+    ]
     again = mismatches(header, samples, "the samples")
     changed = differing_samples(facts, samples)
     text = (
@@ -280,7 +281,7 @@ def _checked_against_results(
     )
     if again:
         text += " (they disagree with the results too: " + "; ".join(m.text for m in again) + ")"
-    return samples, [_RowSource(m, None, m) for m in members_of if m is not None], text
+    return samples, [_RowSource(m, None, m) for m in wanted], text
 
 
 def _facts_from_member(
