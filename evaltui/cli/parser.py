@@ -140,6 +140,14 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     )
     graded.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     graded.add_argument(
+        "--direction",
+        choices=("higher", "lower"),
+        default=None,
+        help="graded: which way is better for the compared metric (default: what the log "
+        "declares, else the metric's name: loss, mae, wer, latency... are lower-is-better; "
+        "a metric whose direction is unknown gets no directional verdict)",
+    )
+    graded.add_argument(
         "--bootstrap",
         choices=("bca", "percentile"),
         default="bca",
@@ -291,6 +299,7 @@ def spec_from_args(args: argparse.Namespace) -> CompareSpec:
         resamples=args.resamples,
         seed=args.seed,
         bootstrap=args.bootstrap,
+        direction=args.direction,
     )
 
 

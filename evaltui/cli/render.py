@@ -15,6 +15,7 @@ from rich.text import Text
 from evaltui.core.analysis.pair import VERDICT_TEXT
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.vocabulary import SEPARATOR, after_word, split_line
+from evaltui.core.report.compared import compared_text
 from evaltui.core.report.pair import report_dict
 from evaltui.core.report.pair_markdown import (
     GATE_MARK,
@@ -59,6 +60,7 @@ def build_report(
     decided = d["decision"]
     parts = [decision_line(decision, decided)]
     parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
+    parts += [Text(line, style="dim") for line in compared_text(d)]
     if independent:
         return Group(*parts, *_independent_parts(d))
     parts += [

@@ -119,11 +119,15 @@ async def test_a_wide_terminal_previews_both_outputs_of_the_selected_item(tmp_pa
 
 async def test_the_runs_are_named_on_screen(tmp_path):
     app = create_app(AppConfig.for_pair(GPT5, CLAUDE, state_root=tmp_path / "state"))
-    async with app.run_test(size=(160, 40)) as pilot:
+    async with app.run_test(size=(240, 40)) as pilot:  # wide enough for the file name, last
         await settle(app, pilot)
         screen = "\n".join(screen_lines(app))
-        assert "baseline  openai/gpt-5 · popularity · 2025-09-15" in screen
-        assert "candidate anthropic/claude-sonnet-4-20250514 · popularity · 2025-09-15" in screen
+        # What was compared, read from each log's header (issue 24): model, task, scorer,
+        # dataset, harness and version, and the date in UTC, said (created 15:04:34-04:00).
+        what = "popularity · scorer match · dataset popularity · Inspect AI 0.3.128"
+        assert f"baseline  openai/gpt-5 · {what}" in screen
+        assert f"candidate anthropic/claude-sonnet-4-20250514 · {what}" in screen
+        assert "2025-09-15 19:04:34 UTC" in screen
         assert GPT5.name in screen
         await pilot.press("h")
         folded = "\n".join(screen_lines(app))

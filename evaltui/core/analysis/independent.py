@@ -22,6 +22,7 @@ import polars as pl
 
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.compare.choose_design import DesignChoice
+from evaltui.core.compare.direction import metric_direction
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import (
     ArmReport,
@@ -189,8 +190,13 @@ def analyze_independent(
     baseline, candidate = _crashed_takes_the_others_shape(baseline, candidate)
     metric = resolve_metric(baseline, candidate, options.metric)
     base, cand = _arm(baseline, metric, on_error), _arm(candidate, metric, on_error)
-    lower_is_better = metric != PASSED and any(
-        r.metadata.get("higher_is_better") == "false" for r in (baseline, candidate)
+    # The same rule as the paired analysis (compare.direction): the user, the log, the name.
+    # An unknown direction is read higher-is-better here (not yet refused: see docs/decision.md).
+    lower_is_better = (
+        metric != PASSED
+        and metric_direction(
+            metric, [baseline.metadata, candidate.metadata], options.direction
+        ).lower_is_better
     )
     if metric == PASSED and base.binary and cand.binary:
         comparison = compare_proportions(

@@ -27,6 +27,7 @@ from evaltui.core.analysis.pair_headline import (
     warnings_of,
 )
 from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.compare.direction import metric_direction
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns, arm_columns
 from evaltui.core.errors import UsageError
@@ -153,12 +154,15 @@ def analyze(
             method=options.bootstrap,
         )
         regressed, improved = graded_regressions(deltas, options.tolerance)
-        # A loss (mae, a distance) that the runs' metadata marks lower-is-better: a drop is
-        # the improvement (the loader names the source and warns; see docs/run-format.md).
+        # A loss (mae, a distance; declared by the log, given by the user or inferred from the
+        # name: compare.direction): a drop is the improvement. With the direction unknown no
+        # item is called either until the user says which way is better.
         runs = (paired.baseline, paired.candidate)
-        lower = any(r.metadata.get("higher_is_better") == "false" for r in runs)
-        if not is_verdict_metric(metric) and lower:
+        direction = metric_direction(metric, [r.metadata for r in runs], options.direction)
+        if not is_verdict_metric(metric) and direction.lower_is_better:
             regressed, improved = improved, regressed  # Analysis.lower_is_better: the verdict too
+        elif not direction.known:
+            regressed = improved = np.zeros(len(deltas), dtype=bool)
     regressions = tuple(ids.filter(pl.Series(regressed)).to_list())
     improvements = tuple(ids.filter(pl.Series(improved)).to_list())
 

@@ -125,6 +125,8 @@ def headline(a: Analysis) -> str:
     unit = " pts" if a.in_points else ""
     what = "pass rate per item" if a.in_points else a.metric
     counts = f"{len(a.regressions):,} regressed, {len(a.improvements):,} improved"
+    if not a.direction.known:  # no item is called either until the user says which way
+        counts = f"{int((abs(a.deltas) > a.options.tolerance).sum()):,} changed, direction unknown"
     if "all_zero" in g.flags:
         return f"No item changed {what} across {g.n} items: nothing to weigh."
     if "small_n" in g.flags:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from evaltui.core.compare.direction import Direction, metric_direction
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.read.runs import CLUSTER, is_verdict_metric
@@ -125,12 +126,16 @@ class Analysis:
         return (base.epochs_min, base.epochs_max) != (cand.epochs_min, cand.epochs_max)
 
     @property
-    def lower_is_better(self) -> bool:
-        """The compared score is a loss (mae, a distance): the runs' metadata say so."""
+    def direction(self) -> Direction:
+        """Which way is better for the compared metric, and how that is known (the user's
+        `--direction`, the log's declaration, the metric's name): `compare.direction`."""
         runs = (self.paired.baseline, self.paired.candidate)
-        return not is_verdict_metric(self.metric) and any(
-            r.metadata.get("higher_is_better") == "false" for r in runs
-        )
+        return metric_direction(self.metric, [r.metadata for r in runs], self.options.direction)
+
+    @property
+    def lower_is_better(self) -> bool:
+        """The compared score is a loss (mae, a distance): see `direction`."""
+        return not is_verdict_metric(self.metric) and self.direction.lower_is_better
 
     @property
     def item_level_verdict(self) -> str:
@@ -139,6 +144,8 @@ class Analysis:
             return self.binary.verdict
         g = self.graded_comparison
         if "small_n" in g.flags or "all_zero" in g.flags or self.too_skewed:
+            return "insufficient_data"
+        if not self.direction.known:  # no directional verdict until the user says
             return "insufficient_data"
         return _verdict_of(g.t_ci, self.lower_is_better)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evaltui.core.compare.direction import check_direction
 from evaltui.core.errors import UsageError
 from evaltui.core.stats.paired_delta import CI_METHODS
 
@@ -28,6 +29,10 @@ class AnalysisOptions:
     resamples: int = 10_000
     seed: int = 0
     bootstrap: str = "bca"
+    # Which way is better for a graded metric ("higher", "lower"; None: the log's word, else
+    # the metric's name: compare.direction). Left out of the spec's JSON when None, so records
+    # written before it existed keep their exact content.
+    direction: str | None = None
 
     def __post_init__(self) -> None:
         if self.ci_method not in CI_METHODS:
@@ -42,6 +47,7 @@ class AnalysisOptions:
             raise UsageError(f"--tolerance must be 0 or more, got {self.tolerance}")
         if self.resamples < 100:
             raise UsageError(f"--resamples must be at least 100, got {self.resamples}")
+        check_direction(self.direction)
         if self.bootstrap not in BOOTSTRAP_METHODS:
             raise UsageError(
                 f"--bootstrap must be one of {', '.join(BOOTSTRAP_METHODS)}, got {self.bootstrap!r}"

@@ -150,6 +150,8 @@ class CompareSpec:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: stored in reports and sign-off records, read back by `from_dict`."""
         analysis = {f.name: getattr(self.analysis, f.name) for f in fields(AnalysisOptions)}
+        if analysis.get("direction") is None:  # as records written before it existed
+            analysis.pop("direction", None)
         design = {} if self.design == "paired" else {"design": self.design}
         return {
             "schema": SPEC_SCHEMA,

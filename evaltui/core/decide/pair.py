@@ -33,7 +33,12 @@ import polars as pl
 from evaltui.core.analysis.pair import analyze
 from evaltui.core.analysis.pair_headline import sign_test_text
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
+from evaltui.core.compare.pairing import FINISHED_STATUSES
+from evaltui.core.decide.comparable import (
+    comparability_reasons,
+    direction_reason,
+    direction_unknown,
+)
 from evaltui.core.decide.effect import pair_effect, row_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.vocabulary import (
@@ -53,7 +58,10 @@ SHOWN_GATES = 2  # failed gates named on the first line
 # Reasons that say what the decision rests on without asking anything of the reviewer: they
 # never make a pair "needs review" on their own.
 MARGIN_INFO = ("margin_shown", "regressed_within_margin", "nothing_to_weigh")
-INFORMATIONAL = ("grader_errors", *MARGIN_INFO)
+# "prompts_differ": said on the first line (what was measured includes the prompt change),
+# asks nothing of the reviewer.
+INFORMATIONAL = ("grader_errors", "prompts_differ", *MARGIN_INFO)
+NO_VERDICT = ("no_verdict", "margin_no_verdict", "direction_unknown")
 
 
 class Tagged(Protocol):
@@ -179,7 +187,7 @@ def decide(
     review, None for none) into one decision."""
     reasons: list[Reason] = []
     subject = effect_subject(analysis)
-    reasons += _comparability(analysis, accept_mismatch)
+    reasons += comparability_reasons(analysis, accept_mismatch)
     margins = [g for g in gates if g.kind in MARGIN_KINDS]
     failed = [g for g in gates if g.status == "failed" and g.kind not in MARGIN_KINDS]
     if failed:
@@ -248,12 +256,16 @@ def decide(
             )
         )
     elif analysis.verdict == "insufficient_data":
-        # Named metrics: the effect part says "<metric> +0.0 pts, no verdict" already.
-        if analysis.too_skewed:
-            short = "too skewed for a verdict"
-        else:
-            short = "no verdict" if subject == "overall" else ""
-        reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
+        unknown = direction_unknown(analysis)
+        if unknown:  # said whatever else stands in the way: no item is called a regression
+            reasons.append(direction_reason(analysis))
+        if not unknown or _too_little(analysis):
+            # Named metrics: the effect part says "<metric> +0.0 pts, no verdict" already.
+            if analysis.too_skewed:
+                short = "too skewed for a verdict"
+            else:
+                short = "no verdict" if subject == "overall" else ""
+            reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
@@ -377,7 +389,7 @@ def status_of(reasons: list[Reason]) -> str:
         return "not_comparable"
     if any(r.blocking for r in reasons):
         return "blocked"
-    if "no_verdict" in kinds or "margin_no_verdict" in kinds:
+    if kinds & set(NO_VERDICT):
         return "not_enough_data"
     if not kinds <= set(INFORMATIONAL):
         return "needs_review"
@@ -398,28 +410,6 @@ def _margin_reasons(margins: list[Any]) -> list[Reason]:
         elif g.status == "passed":
             out.append(Reason("margin_shown", text, short))
     return out
-
-
-def _comparability(analysis: Analysis, accept_mismatch: bool) -> list[Reason]:
-    base, cand = analysis.paired.baseline.metadata, analysis.paired.candidate.metadata
-    differ = [
-        f"{key} ({base[key]!r} vs {cand[key]!r})"
-        for key in SAME_EXPERIMENT_KEYS
-        if base.get(key) is not None and cand.get(key) is not None and base[key] != cand[key]
-    ]
-    if not differ:
-        return []
-    text = "the runs measure different things: they differ in " + ", ".join(differ)
-    if accept_mismatch:
-        return [Reason("mismatch_accepted", text + " (accepted as intended)", "mismatch accepted")]
-    keys = ", ".join(d.split(" ", 1)[0] for d in differ)
-    return [
-        Reason(
-            "not_comparable",
-            text + "; if this comparison is intended, say so with --accept-mismatch",
-            f"runs differ in {keys}",
-        )
-    ]
 
 
 def _incomplete_runs(analysis: Analysis) -> list[Reason]:
@@ -486,6 +476,11 @@ def _outcome_mix(analysis: Analysis) -> list[Reason]:
     if t.note:
         text += f"; {t.note}"
     return [Reason("outcome_mix", text, f"outcome mix changed (Stuart-Maxwell p = {p}): {short}")]
+
+
+def _too_little(analysis: Analysis) -> bool:
+    """Too few items or clusters, or no change: no verdict whatever the direction."""
+    return bool({"small_n", "all_zero", "no_discordant", "too_few_clusters"} & set(analysis.flags))
 
 
 def _no_verdict_text(analysis: Analysis) -> str:

@@ -2,10 +2,12 @@
 
 A PR comment is read top down and cut at GitHub's limit (65,536 characters), so the order is the
 order of importance: the decision line and its reasons, who decided what and what an approval
-overrode, then the regressions (each with its tag, who tagged it, the note, and a short excerpt
-of both outputs in a collapsible block), then the improvements as a count and a few ids, then
-the numbers. Past the limit the regressions that do not fit are counted and the reader is sent
-to the CSV and the JSON written beside this file, which hold every item.
+overrode, what was compared (each run's task, model, scorers, dataset, harness, date and file,
+relative to where the command ran: never an absolute local path), then the regressions (each
+with its tag, who tagged it, the note, and a short excerpt of both outputs in a collapsible
+block), then the improvements as a count and a few ids, then the numbers. Past the limit the
+regressions that do not fit are counted and the reader is sent to the CSV and the JSON written
+beside this file, which hold every item.
 
 Every string taken from an input or a reviewer is escaped (`textsafe.md_cell`): an id, a note or
 a model output cannot break a table, open a tag or inject HTML.
@@ -17,9 +19,11 @@ from typing import Any
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import HASH_FIELD
+from evaltui.core.compare.comparability import assess
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line
 from evaltui.core.read.runs import ITEM_ID
+from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
@@ -33,7 +37,16 @@ def record_markdown(
     record: dict[str, Any], analysis: Analysis, limit: int = GITHUB_COMMENT_LIMIT
 ) -> str:
     """The record as PR-ready Markdown of at most `limit` characters."""
-    head = _head(record)
+    paired = analysis.paired
+    compared = compared_markdown(
+        {
+            "inputs": record["inputs"],
+            "metric": analysis.metric,
+            "comparability": assess(paired.baseline, paired.candidate).to_dict(),
+            "direction": analysis.direction.to_dict(),
+        }
+    )
+    head = _head(record, compared)
     regressions = [i for i in record["items"] if i["direction"] == "regression"]
     improvements = [i for i in record["items"] if i["direction"] == "improvement"]
     results = report_markdown(
@@ -42,6 +55,7 @@ def record_markdown(
         decision=record["decision"],
         heading="## Results",
         list_ids=False,
+        compared=False,
     )
     tail = [
         _improvements(improvements),
@@ -66,14 +80,13 @@ def decision_markdown(decision: dict[str, Any]) -> str:
     return f"**{md_cell(word)}**" + (f"{SEPARATOR}{md_cell(rest)}" if rest else "")
 
 
-def _head(record: dict[str, Any]) -> list[str]:
+def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
     triage = record["triage"]
     decision = record["decision"]
     by_tag = ", ".join(f"{md_cell(tag)} {count}" for tag, count in triage["by_tag"].items())
     lines = [decision_markdown(decision), ""]
     lines += [f"- {md_cell(r['text'])}" for r in decision["reasons"]]
     lines += [
-        "",
         f"**Reviewer's decision: {record['reviewer_decision']}** by "
         f"{md_cell(record['reviewer'])}, {record['created']}",
         "",
@@ -91,7 +104,7 @@ def _head(record: dict[str, Any]) -> list[str]:
         ]
     if record["policy"].get("rules") is not None:
         lines += [f"Policy hash: `{record['policy_hash']}`", ""]
-    return lines
+    return lines + compared
 
 
 def _regressions(items: list[dict[str, Any]], analysis: Analysis, budget: int) -> list[str]:

@@ -12,8 +12,10 @@ from typing import Any, cast
 from evaltui import __version__
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import json_number as _num
+from evaltui.core.compare.comparability import assess
 from evaltui.core.compare.pairing import ArmReport, arm_columns
 from evaltui.core.decide.pair import decide_unreviewed
+from evaltui.core.read.describe import describe
 from evaltui.core.read.runs import Run
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
@@ -38,6 +40,7 @@ def input_dict(run: Run, arm: ArmReport) -> dict[str, Any]:
         "items": arm.items,
         "records": arm.records,
         "metadata": dict(run.metadata),
+        "described": describe(run).to_dict(),
     }
 
 
@@ -377,6 +380,8 @@ def report_dict(
             "baseline": input_dict(paired.baseline, paired.report.baseline),
             "candidate": input_dict(paired.candidate, paired.report.candidate),
         },
+        "comparability": assess(paired.baseline, paired.candidate).to_dict(),
+        "direction": analysis.direction.to_dict(),
         "pairing": pairing_dict(analysis),
         "options": options_dict(analysis),
         "spec": analysis.spec.to_dict() if analysis.spec is not None else None,

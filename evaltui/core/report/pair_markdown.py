@@ -13,6 +13,7 @@ from evaltui import __version__
 from evaltui.core.analysis.pair import VERDICT_TEXT
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.effect import OverallRow
+from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.pair import REPORT_SCHEMA, report_dict
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import (
@@ -32,6 +33,7 @@ def report_markdown(
     decision: Any = None,
     heading: str | None = None,
     list_ids: bool = True,
+    compared: bool = True,
 ) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped.
 
@@ -43,6 +45,8 @@ def report_markdown(
     if not heading:
         lines += [f"- {md_cell(r['text'])}" for r in d["decision"]["reasons"]]
         lines.append("")
+    if compared:  # the sign-off Markdown says it in its head
+        lines += compared_markdown(d)
     lines += [
         f"**{md_cell(d['headline'])}**",
         "",
@@ -64,14 +68,7 @@ def report_markdown(
         more = f" … and {len(ids) - max_ids:,} more" if len(ids) > max_ids else ""
         lines.append(f"**{title} ({len(ids):,}):** {shown or 'none'}{more}")
         lines.append("")
-    lines.append("| input | path | sha256 | items |")
-    lines.append("|---|---|---|---:|")
-    for arm in ("baseline", "candidate"):
-        i = d["inputs"][arm]
-        lines.append(
-            f"| {arm} | `{md_cell(i['path'], code=True)}` | `{i['sha256'][:16]}…` | {i['items']} |"
-        )
-    lines += ["", f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA}</sub>", ""]
+    lines += [f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA}</sub>", ""]
     return "\n".join(lines)
 
 

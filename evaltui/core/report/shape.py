@@ -106,6 +106,54 @@ class Input(Struct, kw_only=True):
         dict[str, Any],
         Meta(description="run metadata as read (model, task, dataset, scorer, harness version...)"),
     ]
+    described: Described | UnsetType = UNSET
+
+
+class Described(Struct, kw_only=True):
+    """What the run is, read from the log's own header (`read.describe.RunDescription`);
+    "unknown" where the log does not say."""
+
+    task: str
+    model: str
+    scorers: str
+    dataset: str
+    harness: Annotated[str, Meta(description="the harness and its version, as the log says")]
+    date: Annotated[
+        str,
+        Meta(
+            description=(
+                "the run's date in UTC ('... UTC'), or as written with '(time zone not "
+                "recorded)', or 'unknown'"
+            )
+        ),
+    ]
+    file: Annotated[
+        str,
+        Meta(description="the file relative to the working directory, else its name"),
+    ]
+
+
+class ItemDifference(Struct, kw_only=True):
+    differ: Count
+    of: Count
+    by: Annotated[str, Meta(description="the hash compared: doc_hash, input_hash, prompt_hash")]
+
+
+class Comparability(Struct, kw_only=True):
+    """What the logs show about the runs being one task, and which items' texts differ
+    (`compare.comparability`)."""
+
+    same_task_shown_by: Literal["task name", "doc_hash"] | None
+    inputs_differ: ItemDifference | None
+    prompts_differ: ItemDifference | None
+
+
+class MetricDirection(Struct, kw_only=True):
+    """Which way is better for the compared metric, and how that is known."""
+
+    higher_is_better: bool | None
+    source: str
+    inferred: bool
 
 
 class Inputs(Struct, kw_only=True):
@@ -302,6 +350,8 @@ class Report(Struct, kw_only=True):
     schema: Literal["evaltui.report/2"]
     tool: Tool
     inputs: Inputs
+    comparability: Comparability | UnsetType = UNSET
+    direction: MetricDirection | UnsetType = UNSET
     pairing: Pairing | UnsetType = UNSET
     options: Options
     spec: Spec | UnsetType = UNSET

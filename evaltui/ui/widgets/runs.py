@@ -7,22 +7,35 @@ from pathlib import Path
 from rich.text import Text
 
 from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.read.describe import UNKNOWN, describe
 from evaltui.core.read.runs import Run
 from evaltui.ui.safe import literal_line
 
 
 def run_label(run: Run, short: bool = False) -> str:
-    """What names a run on screen: model, task, date and file name (each when known; the long
-    file name last, where a narrow screen cuts it); `short`: the model, else the file name."""
-    meta = run.metadata
-    path = Path(run.source.path)
+    """What names a run on screen (`read.describe`, the words every report uses): the model,
+    task, scorer(s), dataset, harness and version, the run's date (UTC, said) and the file
+    (the long file name last, where a narrow screen cuts it, unless the log names neither
+    model nor task: then the file comes first); a model, task or scorer the log does not
+    name is said to be unknown. `short`: the model, else the file name."""
+    d = describe(run)
     if short:
-        return meta.get("model") or path.name
-    # The run's own date when it records one (a file's mtime is when it was copied, not run).
-    when = meta.get("created") or meta.get("created_at") or meta.get("date_id") or ""
-    when = when.replace("T", " ")[:16]
-    parts = [meta.get("model"), meta.get("task") or meta.get("eval_name"), when, path.name]
-    return " · ".join(p for p in parts if p)
+        return d.model if d.model != UNKNOWN else Path(run.source.path).name
+    named = {"model": d.model, "task": d.task, "scorer": d.scorers}
+    unknown = [name for name, value in named.items() if value == UNKNOWN]
+    said = ", ".join(unknown) + " unknown" if unknown else ""
+    parts = [
+        d.model if d.model != UNKNOWN else "",
+        d.task if d.task != UNKNOWN else "",
+        f"scorer {d.scorers}" if d.scorers != UNKNOWN else "",
+        f"dataset {d.dataset}" if d.dataset != UNKNOWN else "",
+        said,
+        d.harness,
+        d.date if d.date != UNKNOWN else "",
+    ]
+    if d.model == UNKNOWN and d.task == UNKNOWN:  # the file is then the run's best name
+        return " · ".join(p for p in (d.file, *parts) if p)
+    return " · ".join(p for p in (*parts, d.file) if p)
 
 
 def runs_text(analysis: Analysis, width: int, folded: bool) -> Text:
@@ -36,10 +49,11 @@ def runs_text(analysis: Analysis, width: int, folded: bool) -> Text:
         text.append_text(literal_line(base, max(width // 2 - 12, 10)))
         text.append("  →  candidate ", style="bold")
         text.append_text(literal_line(cand))
-        task = paired.baseline.metadata.get("task")
-        if task:
-            text.append(" · ")
-            text.append_text(literal_line(task))
+        d = describe(paired.baseline)
+        for word in (d.task, d.scorers):  # where the width allows
+            if word != UNKNOWN:
+                text.append(" · ")
+                text.append_text(literal_line(word))
         text.truncate(width, overflow="ellipsis")
         return text
     base, cand = run_label(paired.baseline), run_label(paired.candidate)

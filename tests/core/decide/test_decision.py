@@ -168,14 +168,15 @@ def test_the_reviewer_is_the_flag_then_the_variable_then_git_or_the_login(monkey
 
 
 def test_a_loss_that_falls_is_an_improvement_in_the_verdict_too(write_jsonl):
-    """mae marked lower-is-better: the candidate's scores drop on every item, so it improved
-    (the regression list and the verdict agree; the headline delta keeps its sign)."""
+    """A loss marked lower-is-better in the metadata: the candidate's scores drop on every
+    item, so it improved (the regression list and the verdict agree; the headline delta keeps
+    its sign). A name that says nothing ("gap") is read higher-is-better until marked."""
     from evaltui.core.analysis.pair import analyze
     from evaltui.core.compare.pairing import pair_runs
     from evaltui.core.read.formats import load_run
 
-    rows_b = [{"item_id": f"m{i}", "score:mae": 1.0 + (i % 7) / 10} for i in range(60)]
-    rows_c = [{"item_id": f"m{i}", "score:mae": 0.8 + (i % 7) / 10} for i in range(60)]
+    rows_b = [{"item_id": f"m{i}", "score:gap": 1.0 + (i % 7) / 10} for i in range(60)]
+    rows_c = [{"item_id": f"m{i}", "score:gap": 0.8 + (i % 7) / 10} for i in range(60)]
     runs = [load_run(write_jsonl(n, r)) for n, r in (("b.jsonl", rows_b), ("c.jsonl", rows_c))]
     plain = analyze(pair_runs(*runs))
     assert plain.verdict == "regressed" and len(plain.regressions) == 60  # read as higher-better

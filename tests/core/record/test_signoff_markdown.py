@@ -54,14 +54,21 @@ def test_the_demo_signoff_renders_as_headings_one_table_per_list_and_separate_wa
     assert (
         order.index("Regressions (9)") < order.index("Improvements (21)") < order.index("Results")
     )
-    # The regressions are one table of 9 rows; the improvements are a count and a few ids.
+    # What was compared comes first (a row per run), then the regressions, one table of 9
+    # rows; the improvements are a count and a few ids.
     tables = [i for i, t in enumerate(tokens) if t.type == "table_open"]
-    first_table_rows = 0
-    for tok in tokens[tables[0] :]:
-        if tok.type == "table_close":
-            break
-        first_table_rows += tok.type == "tr_open"
-    assert first_table_rows == 1 + 9  # the header row and the nine regressions
+
+    def rows(start: int) -> int:
+        count = 0
+        for tok in tokens[start:]:
+            if tok.type == "table_close":
+                break
+            count += tok.type == "tr_open"
+        return count
+
+    assert rows(tables[0]) == 1 + 2  # the header row, the baseline and the candidate
+    assert "What was compared" in markdown.split("## Regressions")[0]
+    assert rows(tables[1]) == 1 + 9  # the header row and the nine regressions
     assert "and 11 more" in markdown
     # Each warning is a paragraph of its own (consecutive "> ⚠" lines would merge into one).
     quotes = sum(1 for t in tokens if t.type == "blockquote_open")

@@ -9,6 +9,7 @@ transcript (`inspect_transcript`).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,8 @@ class SampleFacts:
     scores: Any  # the raw `scores` value: a dict of scorer name -> Score, or None / missing
     error: str | None
     record: str  # where the sample lives: a zip member or "samples[i]"
+    # sha256 of the sample's input as text (`input_digest`): which items' prompts changed
+    input_hash: str | None = None
 
 
 def as_dict(path: Path, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
@@ -52,7 +55,40 @@ def sample_facts(path: Path, sample: Any, record: str) -> SampleFacts:
         scores=sample.get("scores"),
         error=error_message(sample.get("error")),
         record=record,
+        input_hash=input_digest(sample.get("input")),
     )
+
+
+INPUT_DIGEST_CHARS = 1000  # a summary's input may be thinned; its start is kept as written
+
+
+def input_digest(value: Any) -> str | None:
+    """sha256 of the first INPUT_DIGEST_CHARS of a sample's input as text: a string as it is,
+    a list of chat messages as "role: text" lines (text parts only: a message's `id` is drawn
+    afresh on every run, and an image is not text). None for anything else."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list):
+        lines = []
+        for message in value:
+            if not isinstance(message, dict):
+                return None
+            lines.append(f"{message.get('role')}: {_content_text(message.get('content'))}")
+        text = "\n".join(lines)
+    else:
+        return None
+    return hashlib.sha256(text[:INPUT_DIGEST_CHARS].encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            str(part.get("text", "")) for part in content
+            if isinstance(part, dict) and part.get("type") == "text"
+        )  # fmt: skip
+    return ""
 
 
 def sample_where(path: Path, record: str | None) -> Where:

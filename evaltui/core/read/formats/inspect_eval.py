@@ -24,7 +24,7 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +43,15 @@ from evaltui.core.read.formats.inspect_common import (
     check_has_samples,
     sample_facts,
 )
+from evaltui.core.read.formats.inspect_consistency import (
+    INCONSISTENT,
+    WARNING,
+    differing_samples,
+    mismatches,
+)
 from evaltui.core.read.formats.inspect_eval_options import NAME
 from evaltui.core.read.formats.inspect_eval_options import Options as Options
-from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
+from evaltui.core.read.formats.inspect_rows import build_table, run_metadata, with_prompt_hashes
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.jsontext import (
@@ -95,12 +101,19 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
         members = _members(archive)
         header, default_status = _read_header(path, archive, members)
         facts, rows, sample_source = _eager_pass(path, archive, members, header)
+        checked = _checked_against_results(path, archive, members, header, facts, rows)
+        facts, rows, inconsistency = checked
+        if inconsistency:
+            sample_source = "samples (the summaries disagree with the log's results)"
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(path, header, facts, options.metric)
-    table = build_table(path, facts, scorer, options.metric)
+    table = with_prompt_hashes(build_table(path, facts, scorer, options.metric), facts)
     metadata = run_metadata(header, scorer, facts, default_status=default_status)
     metadata["sample_source"] = sample_source
+    if inconsistency:
+        metadata[INCONSISTENT] = inconsistency
+        metadata[WARNING] = f"{path.name}: {inconsistency}"
     return Run(
         source=source,
         table=table,
@@ -206,9 +219,7 @@ def _eager_pass(
         fact = sample_facts(path, summary, record)
         member = sample_members.get((fact.item_id, fact.epoch))
         if member is not None:  # name both: the value at fault is the summary's copy
-            fact = SampleFacts(
-                fact.item_id, fact.epoch, fact.scores, fact.error, f"{member} via {record}"
-            )
+            fact = replace(fact, record=f"{member} via {record}")
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
             # member is the authority
@@ -223,6 +234,54 @@ def _eager_pass(
     if unsummarised:
         return facts, rows, f"{summary_source} + {len(unsummarised)} sample members"
     return facts, rows, summary_source
+
+
+def _checked_against_results(
+    path: Path,
+    archive: zipfile.ZipFile,
+    members: dict[str, zipfile.ZipInfo],
+    header: dict[str, Any],
+    facts: list[SampleFacts],
+    rows: list[_RowSource],
+) -> tuple[list[SampleFacts], list[_RowSource], str]:
+    """The facts, checked against the header's results (`inspect_consistency`): when the
+    summaries' means do not reproduce them, every sample member is read and used instead, and
+    the third value says so in words (empty when they agree, or nothing could be checked); a
+    log without a member for every sample cannot settle it and is refused."""
+    found = mismatches(header, facts, "the summaries")
+    if not found:
+        return facts, rows, ""
+    members_of = [row.member for row in rows]
+    what = "; ".join(m.text for m in found)
+    summarised = [m is None or " via " in f.record for m, f in zip(members_of, facts, strict=True)]
+    if not any(summarised):  # every score read from its sample member already
+        what = "; ".join(m.text for m in mismatches(header, facts, "the samples"))
+        return facts, rows, (
+            f"the samples' scores disagree with the log's results ({what}): the samples are used"
+        )  # fmt: skip
+    wanted = [m for m in members_of if m is not None]
+    if len(wanted) < len(members_of):  # nothing to settle it with: neither side is taken
+        raise InputError(
+            path,
+            f"the sample summaries disagree with the log's results ({what}) and the log holds "
+            "no sample member for every sample to settle which is right; expected the "
+            "summaries to hold the samples' scores (re-score or re-write the log)",
+            record="summaries.json",
+            field="scores",
+        )
+    samples = [
+        _facts_from_member(path, archive, members[m], f) for m, f in zip(wanted, facts, strict=True)
+    ]
+    again = mismatches(header, samples, "the samples")
+    changed = differing_samples(facts, samples)
+    text = (
+        f"the sample summaries disagree with the log's results ({what}); "
+        f"{changed:,} of {len(facts):,} samples have other scores in their sample member, "
+        "and the sample members are used"
+    )
+    if again:
+        text += " (they disagree with the results too: " + "; ".join(m.text for m in again) + ")"
+    return samples, [_RowSource(m, None, m) for m in wanted], text
 
 
 def _facts_from_member(

@@ -25,7 +25,7 @@ from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import as_dict, check_has_samples, sample_facts
 from evaltui.core.read.formats.inspect_json_options import NAME
 from evaltui.core.read.formats.inspect_json_options import Options as Options
-from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
+from evaltui.core.read.formats.inspect_rows import build_table, run_metadata, with_prompt_hashes
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer
 from evaltui.core.read.formats.inspect_transcript import (
     compact_sample,
@@ -78,7 +78,7 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(path, header, facts, options.metric)
-    table = build_table(path, facts, scorer, options.metric)
+    table = with_prompt_hashes(build_table(path, facts, scorer, options.metric), facts)
     metadata = run_metadata(header, scorer, facts, default_status="unknown")
     transcripts = JsonTranscripts([compact_sample(s) for s in samples], scorer)
     return Run(source=source, table=table, transcripts=transcripts, metadata=metadata)

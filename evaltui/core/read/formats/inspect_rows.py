@@ -252,3 +252,14 @@ def run_metadata(
 
 def _scalar(value: Any) -> bool:
     return isinstance(value, str | int | float | bool) and value != ""
+
+
+PROMPT_HASH = "prompt_hash"  # compare.comparability reads it: which items' prompts changed
+
+
+def with_prompt_hashes(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFrame:
+    """The table with each row's input digest (`inspect_common.input_digest`), when any."""
+    hashes = [f.input_hash for f in facts]
+    if all(h is None for h in hashes):
+        return table
+    return table.with_columns(pl.Series(PROMPT_HASH, hashes, dtype=pl.String))

@@ -51,8 +51,10 @@ from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
     JSONL,
+    document_hash,
     is_array,
     metric_names,
+    prompt_hash_of,
     read_one,
     read_records,
 )
@@ -80,10 +82,14 @@ from evaltui.core.read.runs import (
 
 HARNESS = "lm_eval"
 DOC_HASH = "doc_hash"
+PROMPT_HASH = "prompt_hash"  # sha256 of the prompt lm-eval sent (>= 0.4.3)
+# sha256 of the document, computed here as lm-eval computes its doc_hash, for files that carry
+# none (0.4.0-0.4.2): what tells two untitled runs' items apart (`compare.comparability`).
+INPUT_HASH = "input_hash"
 DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
 PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
-FAST_KEYS = frozenset({"filter", DOC_HASH})  # read beside the metric by the fast path
+FAST_KEYS = frozenset({"filter", DOC_HASH, PROMPT_HASH})  # read beside the metric by the fast path
 OLD_FILTERS_HINT = (
     " (lm-eval 0.4.0-0.4.2 wrote one record per filter without naming the filter, so a task "
     "with several filters cannot be read from such a file)"
@@ -126,6 +132,8 @@ class _Line:
     item_id: str
     value: Any
     doc_hash: str | None
+    prompt_hash: str | None = None
+    input_hash: str | None = None  # computed from the document when doc_hash is absent
 
 
 def load(path: Path, options: LoadOptions, own: Options) -> Run:
@@ -182,6 +190,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
                 "(choose one with --metric)",
             )
         doc_hash = record.get(DOC_HASH)
+        prompt_hash = record.get(PROMPT_HASH)
         kept.append(
             _Line(
                 offset=sample.offset,
@@ -191,6 +200,10 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
                 item_id=item_id,
                 value=record[metric],
                 doc_hash=doc_hash if isinstance(doc_hash, str) else None,
+                prompt_hash=(
+                    prompt_hash if isinstance(prompt_hash, str) else prompt_hash_of(record)
+                ),
+                input_hash=None if isinstance(doc_hash, str) else document_hash(record),
             )
         )
     if not filters:
@@ -257,8 +270,9 @@ def _fast_load(
         return None
     schema = {"doc_id": pl.String(), "filter": pl.String(), metric: pl.Float64()}
     schema[DOC_HASH] = pl.String()
+    schema[PROMPT_HASH] = pl.String()
     try:
-        scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH], ids=["doc_id"])
+        scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH, PROMPT_HASH], ids=["doc_id"])
     except POLARS_FAILURES:  # polars says what, not where: the slow path says where
         return None
     if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
@@ -292,8 +306,9 @@ def _fast_load(
         pl.lit("ok", dtype=pl.String).alias(STATUS),
         pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
     )
-    if positions[DOC_HASH].null_count() < positions.height:
-        table = table.with_columns(positions[DOC_HASH].alias(DOC_HASH))
+    for name in (DOC_HASH, PROMPT_HASH):
+        if positions[name].null_count() < positions.height:
+            table = table.with_columns(positions[name].alias(name))
     metadata = _metadata(path, chosen, metric, filters, table)
     metadata["layout"] = JSONL
     if "score" in table.columns:
@@ -364,9 +379,13 @@ def _table(
         passed=[n == 1.0 for n in numbers] if verdicts else None,
         score=None if verdicts else numbers,
     )
-    if any(line.doc_hash is not None for line in lines):
-        hashes = pl.Series(DOC_HASH, [line.doc_hash for line in lines], dtype=pl.String)
-        table = table.with_columns(hashes)
+    for name, values in (
+        (DOC_HASH, [line.doc_hash for line in lines]),
+        (PROMPT_HASH, [line.prompt_hash for line in lines]),
+        (INPUT_HASH, [line.input_hash for line in lines]),
+    ):
+        if any(v is not None for v in values):
+            table = table.with_columns(pl.Series(name, values, dtype=pl.String))
     return table, nonfinite
 
 

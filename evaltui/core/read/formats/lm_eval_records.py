@@ -163,3 +163,35 @@ def metric_names(record: dict[str, Any]) -> list[str]:
         if names:
             return names
     return [key for key in record if key not in RECORD_KEYS]
+
+
+def document_hash(record: dict[str, Any]) -> str | None:
+    """sha256 of the record's `doc` as lm-eval >= 0.4.3 hashes it (`json.dumps(doc, indent=2,
+    ensure_ascii=False)`), so a computed hash and a written one name a document alike."""
+    if "doc" not in record:
+        return None
+    try:
+        text = json.dumps(record["doc"], indent=2, ensure_ascii=False, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def prompt_hash_of(record: dict[str, Any]) -> str | None:
+    """sha256 of the first request's first argument (the prompt), as lm-eval >= 0.4.3 hashes
+    `arguments.gen_args_0.arg_0`; 0.4.0-0.4.2 wrote the arguments as lists."""
+    arguments = record.get("arguments")
+    first: Any = None
+    if isinstance(arguments, list) and arguments:
+        first = arguments[0]
+    elif isinstance(arguments, dict) and arguments:
+        first = arguments.get("gen_args_0", next(iter(arguments.values())))
+    if isinstance(first, list) and first:
+        prompt = first[0]
+    elif isinstance(first, dict):
+        prompt = first.get("arg_0")
+    else:
+        return None
+    if not isinstance(prompt, str):
+        return None
+    return hashlib.sha256(prompt.encode("utf-8", "surrogatepass")).hexdigest()

@@ -8,6 +8,7 @@ stated, and a lower-is-better metric is warned about.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from evaltui.core.read.formats.jsontext import DuplicateKey, loads
@@ -35,8 +36,8 @@ def metric_direction(
         higher, source = True, f"per-record {metric} values are log-likelihoods"
     elif declared is not None:
         higher, source = declared == "true", meta.get("results_file", "results file")
-    else:
-        return {"higher_is_better": "unknown (assumed true; set --higher-is-better)"}
+    else:  # the analysis infers it from the name, or gives no directional verdict
+        return {"higher_is_better": "unknown"}
     out = {"higher_is_better": "true" if higher else "false", "direction_source": source}
     if not higher:
         out["warning.direction"] = (
@@ -65,6 +66,9 @@ def results_metadata(results_path: Path, task: str) -> dict[str, str]:
     for key, target in (("lm_eval_version", "harness_version"), ("git_hash", "git_hash")):
         if isinstance(results.get(key), str) and results[key]:
             meta[target] = results[key]
+    date = results.get("date")  # a Unix time (UTC), where the date id is local time
+    if isinstance(date, int | float) and not isinstance(date, bool) and math.isfinite(date):
+        meta["created"] = repr(float(date))
     config = results.get("config")
     if isinstance(config, dict):
         for key in ("model", "model_args"):

@@ -113,6 +113,25 @@ def same(x: dict) -> dict:
     return x
 
 
+def summary_says_correct(summary: dict) -> dict:
+    """Sample id 5 (all five epochs "I" in the real log) made "C" in its SUMMARY only: the
+    summaries disagree with the samples and with the header's accuracy (0.6 -> 0.7)."""
+    if str(summary.get("id")) != "5":
+        return summary
+    scores = summary["scores"]
+    return {**summary, "scores": {**scores, "match": {**scores["match"], "value": "C"}}}
+
+
+def summaries_disagree() -> None:
+    rewrite(
+        GPT5,
+        HERE / "gpt5_summaries_disagree.eval",
+        sample=same,
+        summary=summary_says_correct,
+        header=same,
+    )
+
+
 def main() -> None:
     rewrite(
         GPT5,
@@ -143,6 +162,7 @@ def main() -> None:
             summary=with_scores(dict_valued),
             header=dict_header,
         )
+    summaries_disagree()
 
 
 if __name__ == "__main__":
