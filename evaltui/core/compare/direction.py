@@ -104,7 +104,7 @@ def metric_direction(
 ) -> Direction:
     """The direction of `metric` for runs with these metadata (see the module docstring);
     `given` is the spec's `--direction`."""
-    if metric == PASSED:
+    if metric == PASSED or metric.startswith(PASSED + ":"):  # another scorer's verdicts too
         return Direction(True, "a pass is better than a fail")
     if given is not None:
         return Direction(given == "higher", f"{DIRECTION_FLAG} {given}")
