@@ -33,14 +33,10 @@ import polars as pl
 from evaltui.core.analysis.pair import analyze
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import FINISHED_STATUSES, SAME_EXPERIMENT_KEYS
+from evaltui.core.decide.deciding import deciding_line, waiting_for
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
-from evaltui.core.decide.vocabulary import (
-    ComposedLine,
-    FirstLine,
-    Reason,
-    shown_reasons,
-)
+from evaltui.core.decide.vocabulary import DECIDING, ComposedLine, FirstLine, Reason, shown_reasons
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.read.runs import ITEM_ID, SLICE
 from evaltui.core.stats.margins import MARGIN_KINDS
@@ -297,6 +293,8 @@ def decide(
     if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
         shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
     first_line = FirstLine(status, tuple(shorts), pair_effect(analysis))
+    if waiting_for(analysis):  # the interval or the family may still change the verdict
+        status, first_line = DECIDING, deciding_line(analysis, reasons)
     by_tag: dict[str, int] = {}
     for tag in tags.values():
         if tag is not None:
