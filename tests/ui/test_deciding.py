@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from rich.color import ColorSystem
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Button, Static
@@ -23,10 +24,11 @@ from textual.widgets import Button, Static
 import evaltui.core.analysis.pipeline as pipeline
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.decide.vocabulary import STATUS_WORDS, VERDICT_SHORT
-from evaltui.ui.app import AppConfig, EvalTuiApp, create_app
+from evaltui.ui.app import ANSI_THEME, AppConfig, EvalTuiApp, create_app
+from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.signoff import SignoffScreen
 from evaltui.ui.widgets.header_pane import VERDICT_WORDS, HeaderPane
-from tests.ui.helpers import BARRIER_TIMEOUT, demo_app, screen_lines, settle, until
+from tests.ui.helpers import BARRIER_TIMEOUT, SAMPLE, demo_app, screen_lines, settle, until
 
 HELD = "complete"  # the worker group of the analysis that decides (`EvalTuiApp.complete_pair`)
 # Words that say a status or a verdict: none may be on screen before the decision is final.
@@ -169,19 +171,23 @@ async def test_the_demo_header_says_deciding_until_the_clusters_decide_at_every_
     assert "IMPROVED" not in "\n".join(line for f in before for line in f.lines)
 
 
-@pytest.mark.parametrize("no_color", [False, True], ids=["colour", "NO_COLOR"])
+@pytest.mark.parametrize("mode", ["NO_COLOR", "16 colours"])
 async def test_a_held_cluster_analysis_keeps_every_frame_deciding_then_blocks(
-    tmp_path, monkeypatch, no_color
+    tmp_path, monkeypatch, mode
 ):
     """A clustered pair that regresses: while the clusters are held, every frame says
     DECIDING… with what it computes (in words, so NO_COLOR reads it too), nothing red; once
-    released the header says BLOCKED."""
-    if no_color:
+    released the header says BLOCKED. (The default colours: the demo's and the dialog's.)"""
+    if mode == "NO_COLOR":
         monkeypatch.setenv("NO_COLOR", "1")
     held = HeldClusters(monkeypatch)
     app = clustered_app(tmp_path)
     log = FrameLog(app)
     async with app.run_test(size=(80, 24)) as pilot:
+        if mode == "16 colours":  # (as on mount in a real terminal Rich reads as 16-colour)
+            app.console._color_system = ColorSystem.STANDARD
+            app.use_terminal_colours()
+            assert app.theme == ANSI_THEME
         await until(pilot, lambda: deciding_shown(app), "the deciding header")
         await settle(app, pilot, ignore=[HELD])
         assert held.calls == 1
@@ -243,6 +249,28 @@ async def test_the_signoff_dialog_refuses_to_write_while_deciding_and_follows_th
     log.check()
 
 
+async def test_the_gates_wait_for_the_decision(tmp_path, monkeypatch):
+    """With a policy, while deciding: the header names no gate status and g says when the
+    gates are evaluated instead of listing statuses that may change; once decided g opens."""
+    held = HeldClusters(monkeypatch)
+    app = demo_app(tmp_path / "state", policy=SAMPLE[0].parent / "policy.toml")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: deciding_shown(app), "the deciding header")
+        await settle(app, pilot, ignore=[HELD])
+        header = str(app.screen.query_one(HeaderPane).content)
+        assert "gates (g): evaluated once the decision is made" in header
+        assert not any(word in header for word in ("passed", "failed", "✓", "✗"))
+        await pilot.press("g")
+        await settle(app, pilot, ignore=[HELD])
+        assert not isinstance(app.screen, GatesScreen)
+        held.release()
+        await settle(app, pilot)
+        assert "gates (g): " in str(app.screen.query_one(HeaderPane).content)
+        await pilot.press("g")
+        await settle(app, pilot)
+        assert isinstance(app.screen, GatesScreen)
+
+
 async def test_a_tag_made_while_deciding_is_in_the_decision_once_decided(tmp_path, monkeypatch):
     """The tag's re-evaluation arrives before the clusters: the completed analysis is still
     adopted (the pair does not stay deciding) and its decision counts the tag."""
@@ -301,3 +329,57 @@ async def test_the_matrix_says_deciding_while_the_set_is_decided_anew(tmp_path, 
     assert "DECIDING" not in final and "DECIDING" not in shown
     assert shown.split(" · ")[0].strip() in STATUS_WORDS.values()
     assert len(log.frames) > 2
+
+
+def held_demo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[EvalTuiApp, HeldClusters]:
+    """The demo with its clusters held; released when the snapshot's app exits (after the
+    screenshot), so its worker thread ends with it."""
+    held = HeldClusters(monkeypatch)
+    app = demo_app(tmp_path / "state")
+    leave = app.exit
+
+    def exit_releasing(*args, **kwargs):
+        held.release()
+        return leave(*args, **kwargs)
+
+    app.exit = exit_releasing  # type: ignore[method-assign]
+    return app, held
+
+
+async def _deciding(pilot) -> None:
+    await until(pilot, lambda: deciding_shown(pilot.app), "the deciding header")
+    await settle(pilot.app, pilot, ignore=[HELD])
+
+
+async def _deciding_signoff(pilot) -> None:
+    await _deciding(pilot)
+    await pilot.press("x")
+    await settle(pilot.app, pilot, ignore=[HELD])
+
+
+async def _deciding_folded(pilot) -> None:
+    await _deciding(pilot)
+    await pilot.press("h")
+    await settle(pilot.app, pilot, ignore=[HELD])
+
+
+@pytest.mark.parametrize(
+    ("size", "run_before"),
+    [
+        pytest.param((80, 24), _deciding, id="80x24"),
+        pytest.param((80, 24), _deciding_folded, id="80x24-folded"),
+        pytest.param((200, 50), _deciding, id="200x50"),
+    ],
+)
+def test_deciding_header_snapshot(snap_compare, tmp_path, monkeypatch, size, run_before):
+    """The demo while its clusters are computed: DECIDING… and what it computes first in the
+    status slot (never cut at 80 columns, folded or not), the estimate without an interval,
+    no verdict."""
+    app, _ = held_demo(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=size, run_before=run_before)
+
+
+def test_deciding_signoff_snapshot(snap_compare, tmp_path, monkeypatch):
+    """The sign-off dialog opened while deciding: the deciding line, the write button off."""
+    app, _ = held_demo(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=_deciding_signoff)

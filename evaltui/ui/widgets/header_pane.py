@@ -174,7 +174,7 @@ def _deciding_verdict(analysis: Analysis) -> Text:
     """The verdict's line while the analysis that decides still runs: what it waits for, in
     place of the item-level verdict and headline (which it may overturn)."""
     waiting = " and ".join(waiting_for(analysis))
-    return Text(f"verdict: not yet (computing the {waiting}; it decides)", style="italic")
+    return Text(f"verdict: not yet (the {waiting} decide it: being computed)", style="italic")
 
 
 def _binary_lines(text: Text, analysis: Analysis, coloured: bool = True) -> None:
