@@ -24,6 +24,7 @@ from textual import work
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
@@ -279,8 +280,8 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
         self.state.adopt(loaded)
         self.tell_screens(lambda: AnalysisChanged(self.state, first=True))
-        if not loaded.analysis.metrics:
-            self.complete_pair(loaded)
+        if waiting_for(loaded.analysis) or not loaded.analysis.metrics:
+            self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms

@@ -26,7 +26,7 @@ from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.decide.vocabulary import STATUS_WORDS, VERDICT_SHORT
 from evaltui.ui.app import ANSI_THEME, AppConfig, EvalTuiApp, create_app
 from evaltui.ui.screens.gates import GatesScreen
-from evaltui.ui.screens.signoff import SignoffScreen
+from evaltui.ui.screens.signoff import RunSetSignoffScreen, SignoffScreen
 from evaltui.ui.widgets.header_pane import VERDICT_WORDS, HeaderPane
 from tests.ui.helpers import BARRIER_TIMEOUT, SAMPLE, demo_app, screen_lines, settle, until
 
@@ -323,7 +323,19 @@ async def test_the_matrix_says_deciding_while_the_set_is_decided_anew(tmp_path, 
         assert not any(word in shown for word in LOUD)
         pair = str(app.screen.query_one("#matrix-pair", Static).content)
         assert "DECIDING… (with the tags just made)" in pair
+        await pilot.press("x")  # the whole set's sign-off, opened while it is decided anew
+        await settle(app, pilot, ignore=["decide-set"])
+        dialog = app.screen
+        assert isinstance(dialog, RunSetSignoffScreen)
+        line = str(dialog.query_one("#signoff-decision", Static).content)
+        assert line.startswith(" DECIDING… (each pair with the tags just made)")
+        assert dialog.query_one("#write", Button).disabled
         released.set()
+        await settle(app, pilot)
+        line = str(dialog.query_one("#signoff-decision", Static).content)
+        assert line.strip() == app.state.run_set_decision.line
+        assert not dialog.query_one("#write", Button).disabled
+        await pilot.press("escape")
         await settle(app, pilot)
         shown = str(app.screen.query_one("#matrix-decision", Static).content)
     assert "DECIDING" not in final and "DECIDING" not in shown

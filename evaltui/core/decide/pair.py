@@ -17,9 +17,12 @@ Statuses, in the order they win:
 - ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters),
   or the margin cannot be answered (small n, too few clusters); with a margin that is answered,
   "no disagreements" is no obstacle: the margin decides;
-- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, the cluster
-  analysis still running, inputs or the policy changed since the tags were made;
+- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, inputs or
+  the policy changed since the tags were made;
 - ``ready``: nothing of the above: the reviewer may approve.
+
+While the analysis that decides is still running (the app's first screen: no cluster interval
+or metric family yet) there is no status: the line is ``DECIDING…`` (`decide.deciding`).
 """
 
 from __future__ import annotations
@@ -262,14 +265,6 @@ def decide(
                 "gates_pending",
                 f"{plural(len(pending), 'gate')} pending: " + "; ".join(g.name for g in pending),
                 f"{plural(len(pending), 'gate')} pending",
-            )
-        )
-    if analysis.clusters_pending:
-        reasons.append(
-            Reason(
-                "clusters_pending",
-                "the cluster-aware interval is still being computed: the verdict may change",
-                "clusters pending",
             )
         )
     reasons += _notices(session)
