@@ -289,6 +289,7 @@ async def test_a_tag_made_while_deciding_is_in_the_decision_once_decided(tmp_pat
     assert line.startswith("BLOCKED") and "17 of 18 untriaged" in line
 
 
+@pytest.mark.slow  # (2.3 CPU-s: three runs, three pairs' analyses)
 async def test_the_matrix_says_deciding_while_the_set_is_decided_anew(tmp_path, monkeypatch):
     """Back on the matrix after a pair's review (m), the set's last line is not shown as the
     answer while the set is decided again with the tags just made (held here); then it is."""
@@ -378,7 +379,8 @@ async def _deciding_folded(pilot) -> None:
 @pytest.mark.parametrize(
     ("size", "run_before"),
     [
-        pytest.param((80, 24), _deciding, id="80x24"),
+        # (the full header at 80x24 too; slow: the folded one is where 80 columns cut)
+        pytest.param((80, 24), _deciding, id="80x24", marks=pytest.mark.slow),
         pytest.param((80, 24), _deciding_folded, id="80x24-folded"),
         pytest.param((200, 50), _deciding, id="200x50"),
     ],
