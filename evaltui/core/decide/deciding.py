@@ -51,4 +51,7 @@ def deciding_line(analysis: Analysis, reasons: Sequence[Reason]) -> FirstLine:
     known = [r.short for r in reasons if r.kind in KNOWN_BEFORE_DECIDED]
     effect = pair_effect(analysis)
     estimate = Effect(effect.estimate, qualifier="(interval pending)", measure=effect.measure)
-    return FirstLine.deciding(pending[0], shown_reasons(known), estimate)
+    step = COMPLETING_STEPS.index(pending[0]) + 1  # (the progress reports then say the same)
+    return FirstLine.deciding(
+        pending[0], shown_reasons(known), estimate, step, len(COMPLETING_STEPS)
+    )

@@ -47,9 +47,8 @@ def test_the_first_screens_line_says_deciding_with_what_it_waits_for(first_scree
     assert waiting_for(first_screen) == ("clusters", "metric family")
     decided = decide_unreviewed(first_screen)
     assert decided.status == DECIDING and not decided.final
-    assert (
-        decided.line
-        == "DECIDING… (clusters) · 9 of 9 untriaged · overall +6.0 pts (interval pending)"
+    assert decided.line == (
+        "DECIDING… (clusters, step 1 of 2) · 9 of 9 untriaged · overall +6.0 pts (interval pending)"
     )
     _says_nothing_final(decided.line)
     with pytest.raises(ValueError, match="no exit code"):
@@ -71,7 +70,9 @@ def test_without_clusters_the_metric_family_still_decides(first_screen):
     """An unclustered pair waits for the family only: its adjusted p may change the verdict."""
     unclustered = replace(first_screen, clusters_done=True)
     assert waiting_for(unclustered) == ("metric family",)
-    assert decide_unreviewed(unclustered).line.startswith("DECIDING… (metric family) · ")
+    assert decide_unreviewed(unclustered).line.startswith(
+        "DECIDING… (metric family, step 2 of 2) · "
+    )
 
 
 def test_complete_analysis_reports_each_part_before_it_starts(first_screen):
