@@ -12,6 +12,7 @@ from textual import work
 from textual.app import SystemCommand
 from textual.screen import Screen
 
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import judge_review as judge
 from evaltui.ui.loading import list_rows
@@ -106,7 +107,14 @@ class ReviewActions(RunSetMode):
         loaded = self.state.loaded
         if loaded is None or self.state.closing:
             return
-        if loaded.gates and not isinstance(self.screen, GatesScreen):
+        pending = waiting_for(loaded.analysis)
+        if loaded.gates and pending:  # (a gate's status may change when they arrive)
+            self.notify(
+                f"the gates are evaluated once the decision is made (computing the "
+                f"{' and '.join(pending)}…)",
+                timeout=4,
+            )
+        elif loaded.gates and not isinstance(self.screen, GatesScreen):
             self.push_screen(GatesScreen(self.state))
         elif not loaded.gates:
             self.notify("no release policy: open the pair with --policy FILE", timeout=4)

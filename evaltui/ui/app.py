@@ -24,6 +24,7 @@ from textual import work
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
@@ -42,6 +43,7 @@ from evaltui.ui.loading import (
 from evaltui.ui.messages import (
     AnalysisChanged,
     BreakdownsReady,
+    DecidingProgress,
     GatesUpdated,
     IndependentLoaded,
     InputsChanged,
@@ -278,8 +280,8 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
         self.state.adopt(loaded)
         self.tell_screens(lambda: AnalysisChanged(self.state, first=True))
-        if not loaded.analysis.metrics:
-            self.complete_pair(loaded)
+        if waiting_for(loaded.analysis) or not loaded.analysis.metrics:
+            self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms
@@ -293,11 +295,15 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         from the runs, which must neither be parsed as markup nor reach the terminal raw."""
         super().notify(inert(str(message)), title=one_line(title), markup=False, **kwargs)
 
-    def _replace_loaded(self, basis: Loaded, **changes: Any) -> None:
+    def _replace_loaded(
+        self, basis: Loaded, *, same_analysis: bool = False, **changes: Any
+    ) -> bool:
         """Adopt a worker's result for the pair `basis` showed, unless the pair was re-analysed
         meanwhile (see `ReviewState.replace_loaded`); then every screen redraws."""
-        if self.state.replace_loaded(basis, **changes):
+        if self.state.replace_loaded(basis, same_analysis=same_analysis, **changes):
             self.tell_screens(lambda: AnalysisChanged(self.state))
+            return True
+        return False
 
     # -- what the review state asks of the app (`state.ReviewHost`) -----------------------------
 
@@ -353,28 +359,57 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
             self.post_message(GatesUpdated(loaded, gates, decision))
 
     def on_gates_updated(self, message: GatesUpdated) -> None:
-        self._replace_loaded(message.basis, gates=message.gates, decision=message.decision)
+        changes = {"gates": message.gates, "decision": message.decision}
+        if self._replace_loaded(message.basis, **changes):
+            return
+        current, basis = self.state.loaded, message.basis
+        if (
+            current is not None
+            and not self.state.closing
+            and current.session is basis.session
+            and current.analysis is not basis.analysis
+        ):
+            # The tag was judged on an analysis since completed (or switched to another
+            # metric): the decision shown must still count it, so judge the one shown now.
+            self.refresh_decision(current)
 
     @work(thread=True, exclusive=True, group="complete")
     def complete_pair(self, loaded: Loaded) -> None:
-        """The slower parts of the analysis, after the first screen is up."""
+        """The analysis that decides (clusters, metric family, slices), after the first
+        screen is up; until it arrives every surface says the pair is still deciding, with
+        the part being computed (`DecidingProgress`)."""
         from evaltui.core.analysis.pipeline import complete_analysis
 
+        def progress(what: str, step: int, steps: int) -> None:
+            self.post_message(DecidingProgress(loaded, what, step, steps))
+
         try:
-            analysis = complete_analysis(loaded.analysis)
+            analysis = complete_analysis(loaded.analysis, progress)
             gates, decision = judge(analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
         self.post_message(BreakdownsReady(loaded, analysis, gates, decision))
 
+    def on_deciding_progress(self, message: DecidingProgress) -> None:
+        current = self.state.loaded
+        if current is not None and current.analysis is message.basis.analysis:
+            self.state.deciding_progress = (message.what, message.step, message.steps)
+            self.tell_screens(lambda: AnalysisChanged(self.state))
+
     def on_breakdowns_ready(self, message: BreakdownsReady) -> None:
-        self._replace_loaded(
+        self.state.deciding_progress = None
+        retagged = self.state.loaded is not message.basis  # (a tag's decision came meanwhile)
+        adopted = self._replace_loaded(
             message.basis,
+            same_analysis=True,  # a tag's re-evaluation meanwhile must not drop it
             analysis=message.analysis,
             gates=message.gates,
             decision=message.decision,
         )
+        current = self.state.loaded
+        if adopted and retagged and current is not None:
+            self.refresh_decision(current)  # (tags made meanwhile: judged with them again)
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:

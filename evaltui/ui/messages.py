@@ -121,6 +121,14 @@ class BreakdownsReady(Message):
         self.basis, self.analysis, self.gates, self.decision = basis, analysis, gates, decision
 
 
+class DecidingProgress(Message):
+    """The analysis that decides (for the pair `basis` showed) started its next part."""
+
+    def __init__(self, basis: Loaded, what: str, step: int, steps: int) -> None:
+        super().__init__()
+        self.basis, self.what, self.step, self.steps = basis, what, step, steps
+
+
 class GatesUpdated(Message):
     """The gates and the decision re-evaluated after a tag, for the pair `basis` showed."""
 

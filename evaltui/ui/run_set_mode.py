@@ -153,6 +153,7 @@ class RunSetMode(ReviewApp):
             self.state.loaded.session.close()
             self.state.loaded = None
         self.state.open_pair = None
+        self.state.run_set_deciding = True  # (until `RunSetDecided`: the old line is stale)
         self.push_screen(MatrixScreen(self.state))
         self.redecide_run_set(self.state.run_set)
 
@@ -162,12 +163,15 @@ class RunSetMode(ReviewApp):
             decision = self._decide_run_set(run_set)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
+            self.post_message(RunSetDecided(None))  # (no new decision: the last one stays)
             return
         if not get_current_worker().is_cancelled:
             self.post_message(RunSetDecided(decision))
 
     def on_run_set_decided(self, message: RunSetDecided) -> None:
-        self.state.run_set_decision = message.decision
+        if message.decision is not None:
+            self.state.run_set_decision = message.decision
+        self.state.run_set_deciding = False
         self.tell_screens(lambda: RunSetChanged(self.state))
 
     def sign_off_run_set(self) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from evaltui.core.analysis.pair import item_values
 from evaltui.core.decide.pair import tag_meanings
+from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import untriaged_regressions
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from evaltui.core.decide.pair import Decision
     from evaltui.core.decide.run_set import RunSetDecision
     from evaltui.core.record.journal import ReviewSession
+
+
+RUN_SET_DECIDING = "each pair with the tags just made"  # what the set's deciding line waits for
 
 
 @dataclass(frozen=True, repr=False)
@@ -112,12 +116,18 @@ class ReviewState:
     # Three or more runs (`config.run_set`): the matrix, and the pair reviewed from it.
     run_set: RunSetAnalysis | None = None
     run_set_decision: RunSetDecision | None = None
+    # The set is being decided anew (back on the matrix after a pair's review, whose tags
+    # may change it): its last decision is not shown as if it were the answer.
+    run_set_deciding: bool = False
     open_pair: tuple[int, int] | None = None  # the pair under review (None: the matrix)
     opening_pair: tuple[int, int] | None = None  # its review being opened in a worker
     matrix_cursor: tuple[int, int] = (1, 0)  # (row, column): candidate vs baseline
     reviewed_pairs: set[tuple[int, int]] = field(default_factory=set)  # `--fresh`: once each
     # Two runs of different items (`--design independent|auto`): shown, never reviewed.
     independent: Independent | None = None
+    # While the analysis that decides runs (`complete_pair`): what it computes now, its step
+    # and the steps, for the deciding line ("DECIDING… (clusters, step 1 of 3)").
+    deciding_progress: tuple[str, int, int] | None = None
     rows_by_id: dict[str, ListRow] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
@@ -128,6 +138,7 @@ class ReviewState:
     def adopt(self, loaded: Loaded) -> None:
         """A pair to show: its lists (graded: worst drops first, biggest gains first)."""
         self.loaded = loaded
+        self.deciding_progress = None  # (a new pair: its own analysis reports its own)
         triaged = tag_meanings(loaded.analysis).triaged
         self.views = {
             name: ListView(rows, is_triaged=triaged) for name, rows in loaded.rows.items()
@@ -140,12 +151,18 @@ class ReviewState:
             for view in self.views.values():
                 view.refresh()
 
-    def replace_loaded(self, basis: Loaded, **changes: Any) -> bool:
+    def replace_loaded(self, basis: Loaded, *, same_analysis: bool = False, **changes: Any) -> bool:
         """Take a worker's result for the pair `basis` showed; drop it (False) if the pair was
-        re-analysed meanwhile (a metric switch), so an old result never overwrites a new one."""
-        if self.loaded is not basis:
+        re-analysed meanwhile (a metric switch), so an old result never overwrites a new one.
+        `same_analysis`: the result only needs the analysis `basis` had (the completed
+        analysis), so a decision re-evaluated after a tag meanwhile does not drop it (the
+        pair would then say "deciding" for good); the caller re-evaluates the decision."""
+        current = self.loaded
+        if current is None:
             return False
-        self.loaded = replace(basis, **changes)
+        if current is not basis and not (same_analysis and current.analysis is basis.analysis):
+            return False
+        self.loaded = replace(current, **changes)
         return True
 
     def require_loaded(self) -> Loaded:
@@ -300,6 +317,14 @@ class ReviewState:
         self.host.show_list(list_name)
 
     # -- the run set -------------------------------------------------------------------------
+
+    def run_set_line(self) -> FirstLine | None:
+        """The set's first line as the matrix and its sign-off show it now: "DECIDING…"
+        while the set is decided anew with the tags just made."""
+        if self.run_set_deciding:
+            return FirstLine.deciding(RUN_SET_DECIDING)
+        decided = self.run_set_decision
+        return None if decided is None else decided.first_line
 
     def open_pair_review(self, row: int, col: int) -> None:
         """Review the pair of runs `row` and `col` (Enter on the matrix)."""

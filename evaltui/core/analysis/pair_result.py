@@ -69,6 +69,9 @@ class Analysis:
     policy: Policy | None = None
     spec: CompareSpec | None = None  # the spec this analysis was made from (compare sets it)
     clusters_done: bool = False  # False while the app defers the cluster bootstrap
+    # True while the app defers the metric family and the slices (`complete_analysis` adds
+    # them): the family's adjusted p may change the verdict, so nothing is final before.
+    breakdowns_pending: bool = False
     # The outcome categories' comparison (categories.outcome_comparison), set by
     # compare.breakdowns when both runs carry `outcome` with 3+ levels; None otherwise.
     categorical: CategoricalComparison | None = None

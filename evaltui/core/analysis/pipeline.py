@@ -209,7 +209,10 @@ def compare_loaded(
     paired = _pair(spec, base_run, cand_run)
     step(2)
     first = replace(analyze(paired, analysis, clusters=complete), spec=spec)
-    done = replace(first, policy=policy) if not complete else add_breakdowns(first, policy)
+    if complete:
+        done = add_breakdowns(first, policy)
+    else:
+        done = replace(first, policy=policy, breakdowns_pending=True)
     # The inputs' sha256 were computed beside all this; the result carries them, never "".
     resolved = replace(
         paired,
@@ -345,10 +348,21 @@ def reanalyse(analysis: Analysis, metric: str) -> Analysis:
     return add_breakdowns(again, analysis.policy)
 
 
-def complete_analysis(analysis: Analysis) -> Analysis:
-    """What `compare_files(complete=False)` left out: clusters, metric family, slices."""
+# The parts `complete_analysis` adds, in order: what its progress names.
+COMPLETING_STEPS = ("clusters", "metric family")
+Completing = Callable[[str, int, int], None]  # the part now computed, its step, the steps
+
+
+def complete_analysis(analysis: Analysis, progress: Completing | None = None) -> Analysis:
+    """What `compare_files(complete=False)` left out: clusters, metric family, slices.
+    `progress` hears each part before it starts (the app's deciding line says it)."""
+    steps = len(COMPLETING_STEPS)
     if not analysis.clusters_done:
+        if progress is not None and analysis.clusters_pending:
+            progress(COMPLETING_STEPS[0], 1, steps)
         analysis = with_clusters(analysis)
+    if progress is not None:
+        progress(COMPLETING_STEPS[1], 2, steps)
     return add_breakdowns(analysis, analysis.policy)
 
 
@@ -386,5 +400,11 @@ def breakdowns(
         alpha=analysis.options.alpha,
         adjust=multiplicity,
     )
-    done = replace(analysis, metrics=metrics, slices=slices, categorical=categorical)
+    done = replace(
+        analysis,
+        metrics=metrics,
+        slices=slices,
+        categorical=categorical,
+        breakdowns_pending=False,
+    )
     return replace(done, warnings=warnings_of(done))  # the family may change the verdict

@@ -49,9 +49,7 @@ def pair_effect(analysis: Any) -> Effect:
     lo, hi = analysis.decision_ci
     verdict = VERDICT_SHORT[analysis.verdict]
     measure = "" if analysis.binary is not None else "mean Δ"
-    qualifier = "(clusters)" if analysis.clustered else ""
-    if analysis.clusters_pending:
-        qualifier = "(item-level; clusters pending)"
+    qualifier = "(clusters)" if analysis.clustered else ""  # (none while deciding: not shown)
     effect = effect_of(
         pair_estimate(analysis),
         lo,

@@ -17,9 +17,12 @@ Statuses, in the order they win:
 - ``not_enough_data``: no verdict is possible (small n, no disagreements, too few clusters),
   or the margin cannot be answered (small n, too few clusters); with a margin that is answered,
   "no disagreements" is no obstacle: the margin decides;
-- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, the cluster
-  analysis still running, inputs or the policy changed since the tags were made;
+- ``needs_review``: regressions untriaged (or tagged as still open), gates pending, inputs or
+  the policy changed since the tags were made;
 - ``ready``: nothing of the above: the reviewer may approve.
+
+While the analysis that decides is still running (the app's first screen: no cluster interval
+or metric family yet) there is no status: the line is ``DECIDING…`` (`decide.deciding`).
 """
 
 from __future__ import annotations
@@ -39,14 +42,10 @@ from evaltui.core.decide.comparable import (
     direction_reason,
     direction_unknown,
 )
+from evaltui.core.decide.deciding import deciding_line, waiting_for
 from evaltui.core.decide.effect import pair_effect, row_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
-from evaltui.core.decide.vocabulary import (
-    ComposedLine,
-    FirstLine,
-    Reason,
-    shown_reasons,
-)
+from evaltui.core.decide.vocabulary import DECIDING, ComposedLine, FirstLine, Reason, shown_reasons
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.read.runs import ITEM_ID, SLICE
 from evaltui.core.stats.margins import MARGIN_KINDS
@@ -290,14 +289,6 @@ def decide(
                 f"{plural(len(pending), 'gate')} pending",
             )
         )
-    if analysis.clusters_pending:
-        reasons.append(
-            Reason(
-                "clusters_pending",
-                "the cluster-aware interval is still being computed: the verdict may change",
-                "clusters pending",
-            )
-        )
     reasons += _notices(session)
     reasons += _incomplete_runs(analysis)
     sensitivity = _sensitivity(analysis, session, meanings)
@@ -319,6 +310,8 @@ def decide(
     if analysis.regressions and all(r.kind in MARGIN_INFO for r in reasons):
         shorts.append(f"all {plural(len(analysis.regressions), 'regression')} triaged")
     first_line = FirstLine(status, tuple(shorts), pair_effect(analysis), subject=subject)
+    if waiting_for(analysis):  # the interval or the family may still change the verdict
+        status, first_line = DECIDING, deciding_line(analysis, reasons)
     by_tag: dict[str, int] = {}
     for tag in tags.values():
         if tag is not None:

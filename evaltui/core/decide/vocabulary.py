@@ -21,6 +21,11 @@ STATUS_WORDS = {
     "needs_review": "NEEDS REVIEW",
     "ready": "READY TO APPROVE",
 }
+# Not a decision's status: what the status slot says while the analysis that decides is still
+# running (the app's first screen comes before the cluster bootstrap and the metric family).
+# It has no exit code and is never recorded or printed by a headless command: nothing is final.
+DECIDING = "deciding"
+DECIDING_WORD = "DECIDING…"
 EXIT_READY = 0  # ready, or needs review: nothing blocks, reviewer work may be pending
 EXIT_BLOCKED = 1
 EXIT_NO_VERDICT = 4  # not enough data, or not comparable: a CI job must not pass on it
@@ -106,10 +111,45 @@ class FirstLine:
     versus: str | None = None
     notes: tuple[str, ...] = ()
     subject: str = "overall"  # what the effect is of: "overall", or the metric's name
+    progress: str = ""  # while deciding: what the analysis is computing, how far it got
+
+    @classmethod
+    def deciding(
+        cls,
+        waiting_for: str,
+        reasons: tuple[str, ...] = (),
+        effect: Effect | None = None,
+        step: int | None = None,
+        steps: int | None = None,
+    ) -> FirstLine:
+        """The line shown while the analysis that decides is still running: "DECIDING…
+        (clusters, step 1 of 3)", then only what is already final (the reasons' short words
+        that no pending part can change, the estimate without its interval or verdict), so
+        no status or verdict word is shown before it is known."""
+        progress = waiting_for
+        if step is not None and steps is not None:
+            progress += f", step {step} of {steps}"
+        return cls(DECIDING, reasons, effect, progress=progress)
+
+    @property
+    def final(self) -> bool:
+        """Whether this line says a decision (False while still deciding)."""
+        return self.status != DECIDING
+
+    def progressed(self, what: str, step: int, steps: int) -> FirstLine:
+        """A deciding line saying how far the analysis got ("clusters, step 1 of 3"); a final
+        line is returned as it is (a late progress report never overwrites a decision)."""
+        if self.final:
+            return self
+        return FirstLine.deciding(what, self.reasons, self.effect, step, steps)
 
     @property
     def word(self) -> str:
-        """The status in words: the part every surface styles (reverse video, bold)."""
+        """The status in words: the part every surface styles (reverse video, bold). While
+        deciding, what is being computed is part of it ("DECIDING… (clusters, step 1 of 3)"):
+        the status slot says why there is no status yet."""
+        if self.status == DECIDING:
+            return f"{DECIDING_WORD} ({self.progress})" if self.progress else DECIDING_WORD
         return STATUS_WORDS[self.status]
 
     @property
@@ -175,4 +215,11 @@ class ComposedLine:
 
     @property
     def exit_code(self) -> int:
+        if self.status == DECIDING:  # a bug: nothing is printed or recorded before it is final
+            raise ValueError("a decision still being made has no exit code")
         return EXIT_CODES[self.status]
+
+    @property
+    def final(self) -> bool:
+        """Whether this is a decision (False while the analysis that decides still runs)."""
+        return self.status != DECIDING

@@ -22,6 +22,7 @@ import polars as pl
 from evaltui import __version__
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import HASH_FIELD, canonical_sha256
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import CLUSTER, ITEM_ID, SLICE
 from evaltui.core.record.journal import ReviewSession
@@ -84,7 +85,15 @@ def build_record(
     analysis: Analysis, session: ReviewSession, decision: ReviewerDecision
 ) -> dict[str, Any]:
     """Assemble the record; an approval over untriaged regressions or failed gates needs an
-    override reason, which the record keeps (`workflow.check_override`)."""
+    override reason, which the record keeps (`workflow.check_override`). An analysis whose
+    deciding parts are still to come (the app's first screen) is refused: nothing provisional
+    is signed."""
+    pending = waiting_for(analysis)
+    if pending:
+        raise UsageError(
+            f"the decision is still being made (the {' and '.join(pending)} are not computed "
+            "yet): a record is written from the final decision only"
+        )
     gates = evaluate_policy_gates(analysis, session)
     override = override_for(analysis, session, gates)
     overriding = check_override(decision.decision, decision.override_reason, override)

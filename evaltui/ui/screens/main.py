@@ -198,13 +198,15 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             return
         args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
-        full = header_text(*args, loaded.decision)
+        progress = self.state.deciding_progress
+        full = header_text(*args, loaded.decision, progress)
         runs = runs_text(loaded.analysis, width, folded=False)
         spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1
         self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek
         pane = self.query_one(HeaderPane)
         if self.header_is_folded:
-            pane.update(collapsed_header_text(*args, loaded.decision, width=width))
+            folded = collapsed_header_text(*args, loaded.decision, width=width, progress=progress)
+            pane.update(folded)
             runs = runs_text(loaded.analysis, width, folded=True)
         else:
             pane.update(full)

@@ -27,7 +27,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from evaltui.core.analysis.run_set import RunSetAnalysis
-from evaltui.core.decide.vocabulary import VERDICT_SHORT
+from evaltui.core.decide.vocabulary import VERDICT_SHORT, FirstLine
 from evaltui.core.report.run_set import MatrixCell, matrix_cell, omnibus_lines
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
 from evaltui.core.textsafe import one_line
@@ -37,7 +37,7 @@ from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
 from evaltui.ui.styles import style_of
-from evaltui.ui.widgets.header_pane import decision_text
+from evaltui.ui.widgets.header_pane import decision_text, first_line_text
 
 NAME_WIDTH = 24  # a run's name in the row and column labels (the words below say it whole)
 MARK_STYLE: dict[str, str | Style] = {
@@ -128,9 +128,9 @@ class MatrixScreen(GivenState, FooterKeys, Screen):
     # -- the words ---------------------------------------------------------------------------
 
     def _show_decision(self) -> None:
-        decision = self.state.run_set_decision
-        if decision is not None:
-            self.query_one("#matrix-decision", Static).update(decision_text(decision))
+        line = self.state.run_set_line()  # ("DECIDING…" while the set is decided anew)
+        if line is not None:
+            self.query_one("#matrix-decision", Static).update(first_line_text(line))
         lines = omnibus_lines(self.run_set, md=False)
         omnibus = Text()
         omnibus.append_text(literal_line(lines[0], 600, style="bold"))
@@ -227,7 +227,10 @@ def pair_text(app: Any, row: int, col: int) -> Text:
     text.append(" against ", style="bold")
     text.append_text(literal_line(base, 80, style="bold"))
     decided = _pair_decision(app, pair.baseline, pair.candidate)
-    if decided is not None:  # the baseline's pair: its decision, with its tags
+    if decided is not None and app.run_set_deciding:  # (its tags may have just changed it)
+        text.append(": ")
+        text.append_text(first_line_text(FirstLine.deciding("with the tags just made")))
+    elif decided is not None:  # the baseline's pair: its decision, with its tags
         text.append(": ")
         text.append_text(decision_text(decided))
     else:

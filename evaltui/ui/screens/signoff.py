@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
+from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import (
     Override,
@@ -29,12 +30,12 @@ from evaltui.core.record.session import (
     start_review,
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
-from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
+from evaltui.ui.messages import AnalysisChanged, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.state import ReviewState
-from evaltui.ui.widgets.header_pane import decision_text
+from evaltui.ui.widgets.header_pane import first_line_text, shown_line
 
 if TYPE_CHECKING:
     from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
@@ -78,6 +79,12 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         """The tool's decision, shown first (a `Decision` or a `RunSetDecision`)."""
         return self.state.require_loaded().decision
 
+    def decision_line(self) -> FirstLine | None:
+        """The decision's first line as it stands now: "DECIDING… (clusters, step 1 of 3)"
+        while the analysis that decides still runs (no record may be written from it)."""
+        decided = self.decision()
+        return None if decided is None else shown_line(decided, self.state.deciding_progress)
+
     def compose_covers(self) -> ComposeResult:
         """What the record covers, below the decision (a pair's dialog needs no such line)."""
         yield from ()
@@ -90,8 +97,19 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def check_ready(self) -> None:
         """Raise EvalTuiError when no record may be written now."""
+        self.check_final()
         # The record's sha256 must be the bytes' own.
         self.state.check_inputs_confirmed(self.state.require_loaded())
+
+    def check_final(self) -> None:
+        """Refuse a record of a decision still being made: what it would record (and what an
+        approval overrides) may change when the analysis that decides arrives."""
+        line = self.decision_line()
+        if line is not None and not line.final:
+            raise EvalTuiError(
+                f"the decision is still being made ({line.progress}); nothing is final yet, "
+                "so no record can be written: this dialog shows the decision when it is"
+            )
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_record(self.state.require_loaded(), decision, prefix)
@@ -99,12 +117,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     # -- the form ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        problems = self.override_problems()
-        decided = self.decision()
         with VerticalScroll(id="signoff-box", classes="dialog"):
             yield Static(self.HEADING, classes="title")
-            if decided is not None:
-                yield Static(decision_text(decided), id="signoff-decision")
+            yield Static(id="signoff-decision")
             yield from self.compose_covers()
             yield Label("Reviewer")
             yield Input(reviewer_identity(self.state.config.reviewer), id="reviewer")
@@ -114,14 +129,10 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
                     yield MarkedRadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
             yield TextArea(id="rationale", soft_wrap=True)
-            if problems:
-                yield Label("Override reason (needed to approve)")
-                yield Static(
-                    literal("Approving overrides: " + "; ".join(problems)),
-                    classes="warning",
-                    id="override-what",
-                )
-                yield Input(id="override", placeholder="why approve over these (recorded)")
+            # (shown when an approval overrides something: `show_decision` follows the decision)
+            yield Label("Override reason (needed to approve)", id="override-label")
+            yield Static(classes="warning", id="override-what")
+            yield Input(id="override", placeholder="why approve over these (recorded)")
             yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
             yield Input(f"signoff-{time.strftime('%Y%m%d-%H%M%S')}", id="prefix")
             yield Static(id="signoff-error", classes="error")
@@ -131,10 +142,37 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self.show_decision()
         # Open at the top: the title, the decision line and the reviewer field first.
         self.query_one("#signoff-box", VerticalScroll).scroll_home(animate=False)
         self.query_one("#decision", RadioSet).focus(scroll_visible=False)
         self._composed = self._typed_text()
+
+    def show_decision(self) -> None:
+        """Draw the decision line and what an approval overrides as they stand now; while the
+        decision is still being made, say so and keep the write button off."""
+        line = self.decision_line()
+        shown = self.query_one("#signoff-decision", Static)
+        shown.display = line is not None
+        if line is not None:
+            shown.update(first_line_text(line))
+        deciding = line is not None and not line.final
+        problems = [] if deciding else self.override_problems()
+        what = self.query_one("#override-what", Static)
+        if deciding:
+            what.update(Text("What an approval overrides is known once the decision is made."))
+        else:
+            what.update(literal("Approving overrides: " + "; ".join(problems)))
+        what.display = deciding or bool(problems)
+        self.query_one("#override-label", Label).display = bool(problems)
+        self.query_one("#override", Input).display = bool(problems)
+        if not self.writing:
+            self.query_one("#write", Button).disabled = deciding
+
+    def on_analysis_changed(self, message: AnalysisChanged) -> None:
+        """The pair's analysis or decision changed (the clusters arrived, a tag): the decision
+        line and what an approval overrides follow."""
+        self.show_decision()
 
     def _typed_text(self) -> tuple[str, ...]:
         """Every field a reviewer types in, as it reads now."""
@@ -167,7 +205,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         items), so the screen keeps answering while it is written."""
         if self.writing:
             return
-        overrides = self.query("#override")
+        override = self.query_one("#override", Input)
         chosen = self._decision()
         if chosen is None:
             self._show_error(
@@ -179,7 +217,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
                 reviewer=self.query_one("#reviewer", Input).value,
                 decision=chosen,
                 rationale=self.query_one("#rationale", TextArea).text,
-                override_reason=overrides.first(Input).value if overrides else None,
+                override_reason=override.value if override.display else None,
             )
             self.check_ready()
         except EvalTuiError as exc:
@@ -194,15 +232,8 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     @work(thread=True, exclusive=True, group="signoff")
     def write_record(self, loaded, decision: ReviewerDecision, prefix: Path) -> None:
-        analysis = loaded.analysis
+        analysis = loaded.analysis  # (complete: `check_final` refused a deciding one)
         try:
-            if not analysis.metrics:  # exported before the background analysis finished
-                from evaltui.core.analysis.pipeline import complete_analysis
-                from evaltui.core.record.session import judge_review
-
-                analysis = complete_analysis(analysis)
-                gates, verdict = judge_review(analysis, loaded.session)
-                self.app.post_message(BreakdownsReady(loaded, analysis, gates, verdict))
             record = build_record(analysis, loaded.session, decision)
             paths = write_record(record, analysis, prefix)
         except OverrideRequired as exc:
@@ -217,7 +248,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_signoff_failed(self, message: SignoffFailed) -> None:
         self.writing = False
-        self.query_one("#write", Button).disabled = False
+        self.show_decision()  # (the write button back on, unless still deciding)
         self._show_error(message.text, message.focus)
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
@@ -299,6 +330,11 @@ class RunSetSignoffScreen(SignoffScreen):
     def decision(self) -> Any:
         return self.state.run_set_decision
 
+    def decision_line(self) -> FirstLine | None:
+        """The set's line; while the set is decided anew (the tags of the pair just closed),
+        "DECIDING…" (the app's `run_set_line`)."""
+        return self.state.run_set_line()
+
     def compose_covers(self) -> ComposeResult:
         names = ", ".join(pair_name(self.run_set, p) for p in self.run_set.baseline_pairs)
         covers = Text("covers: ", style="bold")
@@ -320,16 +356,15 @@ class RunSetSignoffScreen(SignoffScreen):
         return problems
 
     def check_ready(self) -> None:
-        """Nothing to wait for: the run set hashed every file as it read it."""
+        """Only the set's decision to wait for: the run set hashed every file as it read it."""
+        self.check_final()
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_run_set(self.run_set, decision, prefix)
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew (the tags of the pair just closed): the line follows."""
-        decided = self.state.run_set_decision
-        if decided is not None:
-            self.query_one("#signoff-decision", Static).update(decision_text(decided))
+        self.show_decision()
 
     @work(thread=True, exclusive=True, group="signoff")
     def write_run_set(

@@ -13,9 +13,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.decide.effect import row_effect
 from evaltui.core.decide.notices import Notice
-from evaltui.core.decide.vocabulary import VERDICT_SHORT, after_word
+from evaltui.core.decide.vocabulary import VERDICT_SHORT, FirstLine, after_word
 from evaltui.core.report.pair import arm_means
 from evaltui.core.words import (
     format_p,
@@ -65,6 +66,9 @@ STATUS_STYLE = {
     status: style_of(f"status--{status.replace('_', '-')}")
     for status in ("blocked", "not_comparable", "not_enough_data", "needs_review", "ready")
 }
+# While the analysis that decides still runs (`core.decide.deciding`): no colour of a status.
+STATUS_STYLE["deciding"] = style_of("status--deciding")
+Progress = tuple[str, int, int] | None  # what the analysis computes now, its step, the steps
 
 
 def interval(lo: float, hi: float, in_points: bool) -> str:
@@ -79,10 +83,22 @@ def delta(value: float, in_points: bool) -> str:
     return signed(value, in_points) + (" pts" if in_points else "")
 
 
-def decision_text(decision: Any) -> Text:
+def shown_line(decision: Any, progress: Progress = None) -> FirstLine:
+    """The decision's first line as a screen shows it now: while still deciding, with how far
+    the analysis got (`progress`, from the app's completing worker); a final line as it is."""
+    parts: FirstLine = decision.first_line
+    return parts.progressed(*progress) if progress is not None else parts
+
+
+def decision_text(decision: Any, progress: Progress = None) -> Text:
     """The decision line: its status word in reverse video (so it reads without colour), then
-    the reasons and the effect, exactly as the reports and the sign-off print them."""
-    parts = decision.first_line
+    the reasons and the effect, exactly as the reports and the sign-off print them. While
+    still deciding it says so ("DECIDING… (clusters, step 1 of 3)"), with no status colour."""
+    return first_line_text(shown_line(decision, progress))
+
+
+def first_line_text(parts: FirstLine) -> Text:
+    """A first line as every screen draws it: the status word styled, the rest in bold."""
     text = Text()
     text.append(f" {parts.word} ", style=STATUS_STYLE[parts.status])
     text.append_text(literal_line(after_word(parts), 600, style="bold"))
@@ -95,23 +111,31 @@ def header_text(
     notices: Sequence[Notice],
     gates: tuple = (),
     decision: Any = None,
+    progress: Progress = None,
 ) -> Text:
+    """The full header. While the analysis that decides still runs (`waiting_for`), no line
+    says a verdict or a gate's status and nothing is green or red: the item-level verdict and
+    headline, the sensitivity analysis and the gates may all change when it arrives."""
+    deciding = bool(waiting_for(analysis))
     text = Text()
     if decision is not None:
-        text.append_text(decision_text(decision))
+        text.append_text(decision_text(decision, progress))
         text.append("\n")
-    if len(analysis.metrics) > 1:  # whose verdict and numbers these are
-        text.append_text(literal(f"{compared_name(analysis)}: ", style="bold"))
-    text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
-    text.append("  ")
-    text.append_text(literal_line(analysis.headline, 600, style="bold"))
+    if deciding:
+        text.append_text(_deciding_verdict(analysis))
+    else:
+        if len(analysis.metrics) > 1:  # whose verdict and numbers these are
+            text.append_text(literal(f"{compared_name(analysis)}: ", style="bold"))
+        text.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
+        text.append("  ")
+        text.append_text(literal_line(analysis.headline, 600, style="bold"))
     text.append("\n")
-    if decision is not None and decision.sensitivity is not None:
+    if decision is not None and decision.sensitivity is not None and not deciding:
         text.append("sensitivity ", style="bold")  # beside the headline, never instead of it
         text.append_text(literal_line(decision.sensitivity.line, 300, style="italic"))
         text.append("\n")
     if analysis.binary is not None:
-        _binary_lines(text, analysis)
+        _binary_lines(text, analysis, coloured=not deciding)
     else:
         _graded_lines(text, analysis)
     _epoch_and_cluster_lines(text, analysis)
@@ -120,7 +144,10 @@ def header_text(
         text.append("⚠ ", style=style_of("caution--strong"))
         text.append_text(literal_line(warning, style=style_of("caution")))
         text.append("\n")
-    if gates:
+    if gates and deciding:
+        text.append("gates (g): ", style="bold")
+        text.append("evaluated once the decision is made\n", style="italic")
+    elif gates:
         text.append("gates (g): ", style="bold")
         for status in ("failed", "pending", "undecided", "passed"):
             count = sum(1 for g in gates if g.status == status)
@@ -132,7 +159,7 @@ def header_text(
             text.append_text(literal_line("; ".join(failed), 150, style=GATE_STYLE["failed"]))
         text.append("\n")
     n_reg = len(analysis.regressions)
-    style = style_of("triage--done") if triaged == n_reg else "bold"
+    style = style_of("triage--done") if triaged == n_reg and not deciding else "bold"
     text.append(f"Triage: {triaged:,} of {plural(n_reg, 'regression')} triaged", style=style)
     if decision is not None and decision.by_tag:
         counts = ", ".join(f"{tag} {n:,}" for tag, n in decision.by_tag.items())
@@ -168,17 +195,27 @@ def metric_lines(analysis: Analysis) -> Text:
     return text
 
 
-def _binary_lines(text: Text, analysis: Analysis) -> None:
+def _deciding_verdict(analysis: Analysis) -> Text:
+    """The verdict's line while the analysis that decides still runs: what it waits for, in
+    place of the item-level verdict and headline (which it may overturn)."""
+    waiting = " and ".join(waiting_for(analysis))
+    return Text(f"verdict: not yet (the {waiting} decide it: being computed)", style="italic")
+
+
+def _binary_lines(text: Text, analysis: Analysis, coloured: bool = True) -> None:
     c = analysis.binary
     t = c.table
     text.append(f"both pass {t.both_pass:,}")
     text.append(" │ ")
     text.append(
         f"regressions {t.regressions:,}",
-        style=style_of("count--regressions") if t.regressions else "",
+        style=style_of("count--regressions") if t.regressions and coloured else "",
     )
     text.append(" │ ")
-    text.append(f"improvements {t.improvements:,}", style=style_of("count--improvements"))
+    text.append(
+        f"improvements {t.improvements:,}",
+        style=style_of("count--improvements") if coloured else "",
+    )
     text.append(" │ ")
     text.append(f"both fail {t.both_fail:,}")
     text.append(f" │ n {t.n:,}\n")
@@ -282,8 +319,9 @@ class HeaderPane(Static):
         notices: Sequence[Notice],
         gates: tuple = (),
         decision: Any = None,
+        progress: Progress = None,
     ) -> None:
-        self.update(header_text(analysis, triaged, notices, gates, decision))
+        self.update(header_text(analysis, triaged, notices, gates, decision, progress))
 
 
 def collapsed_header_text(
@@ -293,19 +331,25 @@ def collapsed_header_text(
     gates: tuple = (),
     decision: Any = None,
     width: int = 80,
+    progress: Progress = None,
 ) -> Text:
     """The header folded to two lines (`h` in the app): the decision line (or the verdict and
     headline), then the verdict (or triage), how many warnings the full header holds and the
     gates that are not passed. Each line is cut to `width`; nothing here is in colour alone."""
+    deciding = bool(waiting_for(analysis))
     first = Text(no_wrap=True, overflow="ellipsis")
     if decision is not None:
-        first.append_text(decision_text(decision))
+        first.append_text(decision_text(decision, progress))
+    elif deciding:
+        first.append_text(_deciding_verdict(analysis))
     else:
         first.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
         first.append("  ")
         first.append_text(literal_line(analysis.headline, 600, style="bold"))
     second = Text(no_wrap=True, overflow="ellipsis")
-    if decision is not None:  # the decision line counts the untriaged items already
+    if deciding and decision is not None:
+        second.append("verdict: not yet", style="italic")
+    elif decision is not None:  # the decision line counts the untriaged items already
         if len(analysis.metrics) > 1:  # whose verdict this is, when the pair has several
             second.append_text(literal(f"{compared_name(analysis)}: "))
         second.append(VERDICT_WORDS[analysis.verdict], style=VERDICT_STYLE[analysis.verdict])
@@ -317,7 +361,7 @@ def collapsed_header_text(
         second.append(f" · ⚠ {plural(warnings, 'warning')}", style_of("caution--strong"))
     for status in ("failed", "pending", "undecided"):
         count = sum(1 for g in gates if g.status == status)
-        if count:
+        if count and not deciding:  # (while deciding a gate's status may still change)
             second.append(
                 f" · {GATE_ICON[status]} {plural(count, 'gate')} {status}", GATE_STYLE[status]
             )
