@@ -125,12 +125,12 @@ async def test_three_runs_open_on_the_matrix_with_the_sets_decision_and_every_ce
         assert app.screen.current_matrix_cell() == (1, 0)
         words = text_of(app, "#matrix-pair")
         assert words.startswith("candidate vs baseline: · +6.0 pts [-0.7, +12.4], p 0.061")
-        assert "Holm-adjusted 0.121: no significant difference" in words
+        assert "Holm-adjusted 0.061: no significant difference" in words
         await pilot.press("down")
         words = text_of(app, "#matrix-pair")
         assert words.startswith(
             "candidate2 vs baseline: ▲ +8.0 pts [+2.2, +13.7], p 0.008 (wild cluster "
-            "bootstrap-t), Holm-adjusted 0.023: improved"
+            "bootstrap-t), Holm-adjusted 0.015: improved"
         )
         assert "NEEDS REVIEW · 5 of 5 untriaged" in words  # the pair's own decision
         await pilot.press("up", "up", "right", "right")  # (0, 2): the same pair, read back
@@ -172,7 +172,7 @@ async def test_enter_reviews_the_pair_with_the_run_sets_analysis_without_reading
         assert app.loaded.analysis is pair.analysis
         assert app.loaded.analysis.paired.candidate.source.path.endswith("candidate2.jsonl")
         row = next(r for r in pair.analysis.metrics if r.metric == pair.analysis.metric)
-        assert row.family_label == "3 pairs" and row.p_adjusted == pair.p_adjusted
+        assert row.family_label == "2 baseline pairs" and row.p_adjusted == pair.p_adjusted
         assert [r.item_id for r in app.screen.query_one(ItemTable).rows] == list(
             pair.analysis.regressions
         )
@@ -311,7 +311,9 @@ async def test_with_two_runs_m_is_still_the_next_metric_and_no_matrix_shows(tmp_
         assert "Matrix" not in screen_lines(app)[-1]
         await pilot.press("m")  # one metric: says so (it does not look for a matrix)
         await settle(app, pilot)
-        assert "these runs carry a single metric" in [n.message for n in app._notifications]
+        assert "these runs carry a single metric (passed)" in [
+            n.message for n in app._notifications
+        ]
         await pilot.press("escape")  # nothing to clear: stays on the list
         await settle(app, pilot)
         assert isinstance(app.screen, MainScreen)

@@ -86,7 +86,11 @@ async def test_metric_switcher_reanalyses_on_the_next_metric(tmp_path, write_jso
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         assert app.loaded.analysis.metric == "passed"
-        assert "metric (m): [passed] score:judge" in text_of(app, "#header")
+        header = text_of(app, "#header")
+        assert "Metrics (m: next): ▶[passed] +8.3 pts" in header
+        assert "│ judge -1.000 [-1.000, -1.000], regressed" in header
+        # Every metric decides: the judge score's regression blocks, named on the first line.
+        assert header.lstrip().startswith("BLOCKED · judge regressed -1.000")
         await pilot.press("m")
         await settle(app, pilot)
         assert app.loaded.analysis.metric == "score:judge"
