@@ -83,7 +83,11 @@ def test_a_16_colour_terminal_gets_the_theme_of_its_own_colours():
     assert theme_for("256") is None and theme_for("truecolor") is None
 
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
+# The larger size runs with the slow tests (CI runs both): the default run keeps 80x24.
+SIZES = [
+    pytest.param((80, 24), id="80x24"),
+    pytest.param((160, 48), id="160x48", marks=pytest.mark.slow),
+]
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -152,6 +152,7 @@ def test_sighup_ends_the_app_and_gives_the_pair_back(tmp_path):
     assert pair_opens(state)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_a_pty_closed_without_a_hangup_signal_ends_the_app(tmp_path):
     """Not the pty's session, so no SIGHUP comes: the app notices the terminal is gone."""
     state = tmp_path / "state"
@@ -167,6 +168,7 @@ def test_a_pty_closed_without_a_hangup_signal_ends_the_app(tmp_path):
     assert pair_opens(state)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_closing_the_tmux_pane_ends_the_app(tmp_path):
     tmux = _tmux()
     state = tmp_path / "state"
@@ -209,6 +211,7 @@ KEEPER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_a_killed_app_not_yet_reaped_blocks_neither_the_next_open_nor_a_signoff(tmp_path):
     tmux = _tmux()
     state = tmp_path / "state"

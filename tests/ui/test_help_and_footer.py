@@ -64,7 +64,10 @@ async def test_the_main_and_item_footers_show_their_keys_most_important_first(
         assert footer(app) == item
 
 
-@pytest.mark.parametrize("size", [(80, 24), (200, 50)])
+@pytest.mark.parametrize(
+    "size",
+    [(80, 24), pytest.param((200, 50), marks=pytest.mark.slow)],  # the wide one in CI
+)
 async def test_every_dialog_footer_shows_its_keys(tmp_path, size):
     app = policy_app(tmp_path)
     async with app.run_test(size=size) as pilot:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import evaltui.core.analysis.pipeline as compare_module
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.help import HelpScreen
@@ -50,6 +52,7 @@ async def test_j_and_k_scroll_the_help(tmp_path):
         assert box.scroll_y == 2
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_tab_and_arrows_switch_between_the_two_lists(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -189,6 +189,7 @@ async def test_enter_reviews_the_pair_with_the_run_sets_analysis_without_reading
         assert app.unexpected_errors == []
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_tags_stay_per_pair(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -223,6 +224,7 @@ async def test_tags_stay_per_pair(state):
     }
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_back_to_the_matrix_frees_the_pairs_lock_and_redecides_with_the_new_tags(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -262,6 +264,7 @@ async def test_back_to_the_matrix_frees_the_pairs_lock_and_redecides_with_the_ne
         assert app.unexpected_errors == []
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_fresh_starts_each_pair_anew_once_not_each_time_it_is_opened(state):
     app = matrix_app(state, fresh=True)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -399,6 +402,7 @@ def _graded_runs(tmp_path) -> tuple[Path, ...]:
     return tuple(paths)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_graded_runs_show_friedman_and_the_wilcoxon_adjusted_p(state, tmp_path):
     runs = _graded_runs(tmp_path)
     app = matrix_app(state, runs=runs)
@@ -462,6 +466,7 @@ def test_the_same_run_twice_is_refused_before_the_app_starts(monkeypatch, capsys
     assert "is given twice" in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_bug_in_the_matrix_screen_is_reported_and_m_brings_the_matrix_back(
     state, monkeypatch
 ):

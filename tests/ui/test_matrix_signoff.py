@@ -155,6 +155,7 @@ async def test_x_on_the_matrix_writes_one_record_naming_every_pair_with_its_own_
     assert tagged == [("candidate vs baseline", FIRST)]
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_approving_over_untriaged_regressions_without_a_reason_writes_nothing(
     state, tmp_path
 ):
@@ -197,6 +198,7 @@ def hold_lock(state: Path, analysis) -> int:
     return fd
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_pair_locked_by_another_process_is_named_and_nothing_is_written(state, tmp_path):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -223,6 +225,7 @@ async def test_a_pair_locked_by_another_process_is_named_and_nothing_is_written(
         assert (tmp_path / "locked.json").is_file()
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_x_inside_a_pair_of_the_matrix_names_the_way_back_and_the_command(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -237,6 +240,7 @@ async def test_x_inside_a_pair_of_the_matrix_names_the_way_back_and_the_command(
         assert app.last_signoff is None
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_esc_over_typed_text_asks_first_and_a_second_esc_discards_it(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -271,6 +275,7 @@ async def test_the_palettes_sign_off_on_the_matrix_opens_the_sets_dialog(state):
         assert isinstance(app.screen, RunSetSignoffScreen)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_matrix_footer_and_help_name_x(state):
     app = matrix_app(state)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -305,13 +310,18 @@ async def _set_dialog(pilot):
 
 
 @pytest.mark.parametrize(
-    "size", [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+    "size",
+    [
+        pytest.param((80, 24), id="80x24"),
+        pytest.param((120, 40), id="120x40", marks=pytest.mark.slow),  # the larger size: in CI
+    ],
 )
 def test_set_signoff_dialog_snapshot(snap_compare, state, size):
     app = matrix_app(state)
     assert snap_compare(app, terminal_size=size, run_before=_set_dialog)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_set_signoff_dialog_reads_without_colour(state, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")  # before the app exists: Textual reads it at start
     app = matrix_app(state)

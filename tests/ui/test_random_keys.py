@@ -162,6 +162,7 @@ def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(
     random_sessions(workdir, int(os.environ.get("EVALTUI_RANDOM_KEY_SESSIONS", CI_EXAMPLES)))
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_a_few_random_key_sequences_never_crash_or_desync_the_journal_quick(workdir):
     """The fast version the default run keeps: the same property over a few sessions."""
     random_sessions(workdir, QUICK_EXAMPLES)

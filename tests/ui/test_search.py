@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import evaltui.ui.screens.main as main_screen
 from evaltui.ui.screens.item import ItemScreen, Pane
 from evaltui.ui.transcript import MATCH_STYLE
@@ -18,6 +20,7 @@ async def search(app, pilot, words: str) -> list[str]:
     return listed_ids(app)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:

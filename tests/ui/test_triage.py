@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaltui.core.record.journal import ReviewSession
 from evaltui.ui.screens.bulk import BulkTagScreen
 from evaltui.ui.screens.item import ItemScreen
@@ -34,6 +36,7 @@ def reopened_tags(app, state) -> dict[str, str | None]:
     return {i: r.tag for i, r in session.items.items()}
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_bulk_tag_over_a_slice_is_asked_journalled_and_undone(tmp_path):
     state = tmp_path / "state"
     app = policy_app(tmp_path)
