@@ -115,7 +115,18 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
         rationale=args.rationale,
         override_reason=args.override_reason,
     )
-    written = design.sign_off(analysis, decision, args.output, _warn)
+    prefix = args.output
+    if prefix is None:  # the review's folder, not the current directory (a git checkout)
+        from evaltui.core.record.signoff_place import default_prefix, make_review_folder
+
+        if hasattr(analysis, "paired"):  # a pair (also when chosen from a log directory)
+            paired = analysis.paired
+            runs = [paired.baseline.source.path, paired.candidate.source.path]
+        else:  # a run set
+            runs = [run.source.path for run in analysis.runs]
+        prefix = default_prefix(runs)
+        make_review_folder(prefix, runs)
+    written = design.sign_off(analysis, decision, prefix, _warn)
     print("wrote " + ", ".join(str(Path(p).resolve()) for p in written))
     return EXIT_OK
 

@@ -189,9 +189,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     signoff.add_argument("--rationale", required=True, help="why, in a sentence")
     signoff.add_argument(
         "--output",
-        required=True,
+        default=None,
         metavar="PREFIX",
-        help="writes PREFIX.json, PREFIX.md and PREFIX.csv",
+        help="writes PREFIX.json, PREFIX.md and PREFIX.csv (default: in the review's folder "
+        "beside its journal, named by the runs and the time; the paths are printed)",
     )
     signoff.add_argument(
         "--override-reason", default=None, help="required to approve with untriaged regressions"

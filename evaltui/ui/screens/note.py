@@ -1,5 +1,7 @@
 """The note editor: a modal text area; Ctrl+S saves to the journal, Esc cancels.
 
+Ctrl+S saves what the field holds after the keys typed before it reached it (`after_keys.py`).
+
 It opens with the cursor after the existing note (a reviewer adds to a note more often than
 rewriting it), and Esc over typed text asks first: a second Esc discards it.
 """
@@ -13,6 +15,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static, TextArea
 
+from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 
@@ -31,6 +34,7 @@ class NoteScreen(FooterKeys, ModalScreen[str | None]):
         self.item_id = item_id
         self.note = note
         self.asked_to_discard = False  # Esc was pressed once over changed text
+        self.saving = False  # dismissed with the text: a second Ctrl+S in the burst does nothing
 
     def compose(self) -> ComposeResult:
         with Vertical(id="note-box", classes="dialog"):
@@ -56,7 +60,13 @@ class NoteScreen(FooterKeys, ModalScreen[str | None]):
             self.query_one("#note-hint").remove_class("warning")
 
     def action_save(self) -> None:
-        self.dismiss(self.query_one(TextArea).text)
+        """Ctrl+S: save what the field holds once the keys typed before it are in it."""
+        after_queued_keys(self, self._save_now)
+
+    def _save_now(self) -> None:
+        if self.is_active and not self.saving:
+            self.saving = True
+            self.dismiss(self.query_one(TextArea).text)
 
     def action_cancel(self) -> None:
         if self.changed and not self.asked_to_discard:

@@ -7,7 +7,6 @@ set's decision line, the pairs it covers and what an approval would override in 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,8 @@ from evaltui.core.record.session import (
     start_review,
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
+from evaltui.core.record.signoff_place import default_prefix, make_review_folder
+from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
@@ -96,6 +97,11 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_record(self.state.require_loaded(), decision, prefix)
 
+    def record_runs(self) -> list[Path]:
+        """The runs the record covers, baseline first: they name its default place."""
+        paired = self.state.require_loaded().analysis.paired
+        return [Path(paired.baseline.source.path), Path(paired.candidate.source.path)]
+
     # -- the form ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -123,7 +129,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
                 )
                 yield Input(id="override", placeholder="why approve over these (recorded)")
             yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
-            yield Input(f"signoff-{time.strftime('%Y%m%d-%H%M%S')}", id="prefix")
+            yield Input(
+                str(default_prefix(self.record_runs(), self.state.config.state_root)), id="prefix"
+            )
             yield Static(id="signoff-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Write record (Ctrl+S)", variant="primary", id="write")
@@ -163,9 +171,14 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             self.action_cancel()
 
     def action_write(self) -> None:
+        """Ctrl+S: read the form once the keys typed before it reached their fields (a burst
+        from a laggy link), then write."""
+        after_queued_keys(self, self._write_now)
+
+    def _write_now(self) -> None:
         """Read the form here; build and write the record in a worker (seconds at 300k
         items), so the screen keeps answering while it is written."""
-        if self.writing:
+        if self.writing or not self.is_attached:
             return
         overrides = self.query("#override")
         chosen = self._decision()
@@ -185,7 +198,14 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         except EvalTuiError as exc:
             self._show_error(str(exc))
             return
-        prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
+        typed = self.query_one("#prefix", Input).value.strip()
+        runs, root = self.record_runs(), self.state.config.state_root
+        prefix = Path(typed) if typed else default_prefix(runs, root)
+        try:
+            make_review_folder(prefix, runs, root)
+        except OSError as exc:
+            self._show_error(f"cannot make the folder {prefix.parent}: {exc.strerror or exc}")
+            return
         self.writing = True
         self.asked_to_discard = False
         self.query_one("#write", Button).disabled = True
@@ -324,6 +344,9 @@ class RunSetSignoffScreen(SignoffScreen):
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_run_set(self.run_set, decision, prefix)
+
+    def record_runs(self) -> list[Path]:
+        return [Path(run.source.path) for run in self.run_set.runs]
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew (the tags of the pair just closed): the line follows."""
