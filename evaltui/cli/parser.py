@@ -76,6 +76,12 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     if with_formats:
         add_format_flags(parser)
     parser.add_argument(
+        "--allow-lookalike-names",
+        action="store_true",
+        help="three or more runs whose names differ only by look-alike characters, case or "
+        "invisible characters are different runs (refused without this)",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="pair on the items both runs have and report the attrition per arm",
