@@ -192,3 +192,39 @@ def test_a_rationale_typed_with_ctrl_s_in_one_burst_is_the_records_whole_50_time
 @pytest.mark.slow
 def test_a_run_set_rationale_typed_with_ctrl_s_in_one_burst_is_whole_50_times(tmp_path):
     _sign_rounds(tmp_path, (BASE, CAND, CAND2), ("x",))
+
+
+@pytest.mark.slow
+def test_a_note_typed_when_the_app_is_killed_is_offered_back_on_the_same_item(tmp_path):
+    """kill -9 in the middle of typing a note; the review reopens on that item with the
+    editor holding the text typed."""
+    import os
+    import signal
+
+    from tests.ui.test_real_terminal import _pane_pid
+
+    state = tmp_path / "state"
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        _full_header(tmux, session)
+        _keys(tmux, session, "j", "j", "e")
+        _wait_for(tmux, session, "Note on pharm-0103")
+        _keys(tmux, session, "-l", "grapefruit and statins, half a sen")
+        _wait_for(tmux, session, "half a sen")
+        os.kill(_pane_pid(tmux, session), signal.SIGKILL)
+    finally:
+        _stop(tmux)
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        screen = _wait_for(tmux, session, "Note on pharm-0103", "Recovered")
+        assert "grapefruit and statins, half a sen" in screen
+        _burst(tmux, session, "tence.")
+        _until(lambda: "Recovered" not in _capture(tmux, session), "the editor closed")
+    finally:
+        _stop(tmux)
+    review = ReviewSession.open(
+        BASE, CAND, sha256_of(BASE), sha256_of(CAND), root=state, read_only=True
+    )
+    assert review.review("pharm-0103").note == "grapefruit and statins, half a sentence."

@@ -19,6 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.drafts import clear_draft, load_draft, save_draft
 from evaltui.core.record.session import (
     Override,
     OverrideRequired,
@@ -28,7 +29,7 @@ from evaltui.core.record.session import (
     start_review,
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
-from evaltui.core.record.signoff_place import default_prefix, make_review_folder
+from evaltui.core.record.signoff_place import default_prefix, make_review_folder, review_folder
 from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.messages import BreakdownsReady, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
@@ -119,7 +120,12 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
                 for decision in DECISIONS:
                     yield MarkedRadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
-            yield TextArea(id="rationale", soft_wrap=True)
+            folder = self.draft_place()
+            kept = load_draft(folder) if folder is not None else None
+            recovered = kept.text if kept is not None and kept.kind == "rationale" else ""
+            yield TextArea(recovered, id="rationale", soft_wrap=True)
+            if recovered:
+                yield Static("(recovered: typed before the last session ended)", classes="hint")
             if problems:
                 yield Label("Override reason (needed to approve)")
                 yield Static(
@@ -154,6 +160,17 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._typing_again()
+        folder = self.draft_place()
+        if folder is not None and event.text_area.id == "rationale":  # kept as typed
+            text = event.text_area.text
+            if text.strip():
+                save_draft(folder, "rationale", "", text)
+            else:
+                clear_draft(folder)
+
+    def draft_place(self) -> Path | None:
+        """Where the rationale is kept as it is typed: the pair's journal folder."""
+        return self.state.draft_folder()
 
     def _typing_again(self) -> None:
         if self.asked_to_discard:  # the next Esc asks again
@@ -242,6 +259,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
         self.state.last_signoff = message.paths
+        folder = self.draft_place()
+        if folder is not None:
+            clear_draft(folder)
         shown = ", ".join(str(p.resolve()) for p in message.paths)
         self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
@@ -264,6 +284,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             error.update(Text(DISCARD_QUESTION, style="bold"))
             error.scroll_visible(animate=False)
             return
+        folder = self.draft_place()
+        if folder is not None and not self.writing:  # discarded on purpose
+            clear_draft(folder)
         self.dismiss(None)
 
 
@@ -347,6 +370,10 @@ class RunSetSignoffScreen(SignoffScreen):
 
     def record_runs(self) -> list[Path]:
         return [Path(run.source.path) for run in self.run_set.runs]
+
+    def draft_place(self) -> Path | None:
+        """The run set's own folder (no pair's journal is open while the dialog shows)."""
+        return review_folder(self.record_runs(), self.state.config.state_root).parent
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew (the tags of the pair just closed): the line follows."""
