@@ -14,6 +14,15 @@ surrogate, NaN...), a stray quote added to or removed from a CSV (an odd number 
 never RFC 4180), a file cut short (mid-line for the line formats). Those whose effect it cannot
 know: random bytes flipped, inserted or deleted, lines swapped, dropped or repeated.
 
+The Inspect `.eval` seed is rewritten with deflate or zstd members (Inspect's default since
+0.3.206) at random, its raw bytes flipped or cut from either, and one case in seven is a
+*hostile archive* (tests/core/read/zip_bombs.py): entries sharing compressed bytes (2 to 3,000
+of them, 1 KiB to 8 MiB each), a member listed twice, a member inflating past its declared
+size, a zstd member inflating hundreds of times its compressed size (9 to 96 MiB; the 511 MiB
+one is the slow test's). A hostile archive must be refused (exit 2) in the timeout; loading it
+is counted as a problem. `--only inspect_eval` runs that format's cases alone. Remote reads
+are not covered here (another branch's; the limits they will use are `archive_limits`).
+
 A *silent misread* is a known-malformed file that loads and gives another item count or other
 verdicts than the unmutated file; an *internal error* is exit 3 or a hang. Both must be 0. The
 summary also counts, for the other mutations, the files that loaded with another answer (a
@@ -50,6 +59,7 @@ import polars as pl  # noqa: E402
 from evaltui.core.errors import EvalTuiError  # noqa: E402
 from evaltui.core.read.formats import REGISTRY, load_run  # noqa: E402
 from evaltui.core.read.runs import EPOCH, ITEM_ID, PASSED, SCORE, STATUS  # noqa: E402
+from tests.core.read import zip_bombs  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 HELM_RUN = DATA / "helm" / "benchmark_output" / "runs" / "v4"
@@ -107,7 +117,45 @@ def make_seeds(work: Path, create: bool = True) -> list[Seed]:
     inspect = next(seed for seed in seeds if seed.fmt == "inspect_eval")
     _SOURCES["inspect_eval"] = inspect.path.with_suffix(".orig")
     shutil.copy(inspect.path, _SOURCES["inspect_eval"])
+    _SOURCES["inspect_eval_zstd"] = inspect.path.with_suffix(".zstd")
+    _rewrite(_SOURCES["inspect_eval"], _SOURCES["inspect_eval_zstd"], zip_bombs.ZSTD)
     return seeds
+
+
+def _rewrite(source: Path, dest: Path, method: int, change: dict[str, bytes] | None = None) -> None:
+    """`source`'s members (with `change` applied) written to `dest` with `method` (8 deflate,
+    93 zstd)."""
+    from backports.zstd import zipfile as zstd_zipfile  # writes method 93 below 3.14
+
+    from evaltui.core.read.formats.zip_members import read_member
+
+    with zipfile.ZipFile(source) as src:
+        members = {i.filename: read_member(src, i, source, 1 << 30) for i in src.infolist()}
+    members.update(change or {})
+    with zstd_zipfile.ZipFile(dest, "w", compression=method) as dst:
+        for member, content in members.items():
+            dst.writestr(member, content)
+
+
+HOSTILE = ("overlapping entries", "duplicate member", "understated size", "ratio bomb")
+
+
+def hostile_archive(path: Path, rng: random.Random) -> str:
+    """Write one of the hostile archives over `path`; its description."""
+    kind = rng.choice(HOSTILE)
+    if kind == "overlapping entries":
+        entries, kernel = rng.choice((2, 30, 3000)), rng.choice((1 << 10, 1 << 20, 8 << 20))
+        zip_bombs.overlap_bomb(path, entries=entries, kernel=kernel)
+        return f"hostile: {kind} ({entries} x {kernel} bytes)"
+    if kind == "duplicate member":
+        zip_bombs.duplicate_name(path)
+    elif kind == "understated size":
+        zip_bombs.understated_size(path, declared=rng.choice((10, 1000, 100_000)))
+    else:
+        mib = rng.choice((9, 24, 96))
+        zip_bombs.summaries_bomb(path, mib * zip_bombs.MiB)
+        return f"hostile: {kind} ({mib} MiB)"
+    return f"hostile: {kind}"
 
 
 def _seed_list(seeds_dir: Path, copy) -> list[Seed]:
@@ -376,12 +424,16 @@ def run_case(seed: Seed, timeout: float) -> tuple[str, tuple | None, str]:
 def write_mutation(seed: Seed, original: bytes, rng: random.Random) -> tuple[bool, str]:
     """Mutate the seed's target in place; for the zip, a JSON member (or the zip's bytes)."""
     if seed.fmt == "inspect_eval":
-        if rng.random() < 0.35:  # the archive's own bytes: flips, cuts
-            data, known, name = (truncate if rng.random() < 0.4 else flip_bytes)(
-                original, seed, rng
-            )
+        roll = rng.random()
+        if roll < 1 / 7:  # an archive built to cost memory or time
+            return True, hostile_archive(seed.path, rng)
+        zstd = rng.random() < 0.5
+        method = "zstd" if zstd else "deflate"
+        if roll < 0.4:  # the archive's own bytes: flips, cuts
+            base = _SOURCES["inspect_eval_zstd"].read_bytes() if zstd else original
+            data, known, name = (truncate if rng.random() < 0.4 else flip_bytes)(base, seed, rng)
             seed.path.write_bytes(data)
-            return known, f"zip: {name}"
+            return known, f"zip ({method}): {name}"
         with zipfile.ZipFile(_SOURCES["inspect_eval"]) as src:
             names = src.namelist()
             members = {n: src.read(n) for n in names}
@@ -391,11 +443,8 @@ def write_mutation(seed: Seed, original: bytes, rng: random.Random) -> tuple[boo
             else rng.choice([n for n in names if n.endswith(".json")])
         )
         data, known, name = mutate(seed, members[target], rng)
-        members[target] = data
-        with zipfile.ZipFile(seed.path, "w", zipfile.ZIP_DEFLATED) as dst:
-            for member, content in members.items():
-                dst.writestr(member, content)
-        return known, f"{target}: {name}"
+        _rewrite(_SOURCES["inspect_eval"], seed.path, 93 if zstd else 8, {target: data})
+        return known, f"{target} ({method}): {name}"
     data, known, name = mutate(seed, original, rng)
     seed.target.write_bytes(data)
     return known, name
@@ -491,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=30.0)
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaltui-fuzz"))
     parser.add_argument("--cli-sample", type=int, default=0, metavar="N")
+    parser.add_argument("--only", default=None, metavar="FORMAT", help="cases of one format")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("EVALTUI_CACHE_DIR", "off")
@@ -505,11 +555,16 @@ def main(argv: list[str] | None = None) -> int:
     originals: dict[str, bytes] = {}
     for seed in seeds:
         originals[seed.fmt] = _target(seed).read_bytes()
+        if args.only and seed.fmt != args.only:
+            continue
         outcome, said, message = loads.load(seed.fmt)
         if outcome != "loaded":
             raise SystemExit(f"seed {seed.fmt} does not load: {outcome} {message}")
         baseline[seed.fmt] = said
+    if args.only:
+        seeds = [s for s in seeds if s.fmt == args.only]
     stats: dict[str, Counter] = {s.fmt: Counter() for s in seeds}
+    families: Counter = Counter()  # the .eval cases by kind of mutation and outcome
     problems: list[dict[str, Any]] = []
     tolerated: Counter = Counter()  # known-malformed files that loaded with the same answer
     cli_cases: list[tuple[Seed, bytes]] = []
@@ -527,6 +582,13 @@ def main(argv: list[str] | None = None) -> int:
             kind = "known" if known else "unknown"
             count[f"{kind} {outcome}"] += 1
             misread = known and outcome == "loaded" and said != baseline[seed.fmt]
+            hostile = name.startswith("hostile: ")
+            misread = misread or (hostile and outcome == "loaded")  # must never load
+            if seed.fmt == "inspect_eval":
+                family = name.split(" (")[0] if hostile else name.split(":")[0].split(" (")[0]
+                if family.startswith("samples/"):
+                    family = "samples/*.json"
+                families[f"{family} ({_method_of(name)}): {outcome}"] += 1
             if outcome == "loaded" and said != baseline[seed.fmt]:
                 count[f"{kind} loaded, other answer"] += 1
             if known and outcome == "loaded" and not misread:
@@ -546,9 +608,18 @@ def main(argv: list[str] | None = None) -> int:
     cli = _cli_check(cli_cases, args.out, originals) if cli_cases else None
     summary = _summary(stats, problems, elapsed, args, cli)
     summary["known malformed, loaded with the same answer"] = dict(tolerated.most_common())
+    summary["inspect_eval by mutation"] = dict(sorted(families.items()))
+    for key, value in sorted(families.items()):
+        print(f"  inspect_eval {key}: {value:,}")
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     _print(summary)
     return 1 if summary["internal_errors"] or summary["silent_misreads"] else 0
+
+
+def _method_of(name: str) -> str:
+    if name.startswith("hostile: "):
+        return "zstd"  # every hostile archive's members are zstd, as Inspect writes them now
+    return "zstd" if "(zstd)" in name else "deflate"
 
 
 def _target(seed: Seed) -> Path:

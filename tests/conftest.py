@@ -29,6 +29,41 @@ def _private_scan_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterable[No
         os.environ["EVALTUI_CACHE_DIR"] = previous
 
 
+# The variables that point a program at a user's own state, config, cache and data: the suite
+# never reads nor writes the reviewer's (a tagged demo review in ~/.local/state/evaltui changed
+# nine `report` results once). Children (CLI subprocesses, the tmux server and its panes)
+# inherit the private values through os.environ.
+USER_STATE_VARIABLES = (
+    "HOME",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+)
+# Overrides of the folders above that a reviewer may have set in their shell: removed, so the
+# private HOME and XDG folders decide.
+USER_STATE_OVERRIDES = ("EVALTUI_STATE_DIR", "EVALTUI_REVIEWER")
+
+
+def isolate_user_state(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    """Point HOME and every XDG folder at `home` (made here), and drop evaltui's own overrides."""
+    for name in USER_STATE_VARIABLES:
+        folder = home if name == "HOME" else home / name.lower()
+        folder.mkdir(parents=True, exist_ok=True)
+        monkeypatch.setenv(name, str(folder))
+    for name in USER_STATE_OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _private_home(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every test runs with a HOME and XDG folders of its own (not its tmp_path, which tests
+    list), so nothing the user has tagged, configured or cached reaches a result."""
+    isolate_user_state(monkeypatch, tmp_path_factory.mktemp("home"))
+
+
 @pytest.fixture
 def sample_pair() -> tuple[Path, Path]:
     return SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl"

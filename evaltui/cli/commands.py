@@ -51,7 +51,7 @@ def load_analysis(
 def load_run_set(args: argparse.Namespace, spec_of: SpecOf) -> tuple[Any, Any]:
     """Load the three or more runs the arguments name and compare every pair."""
     from evaltui.cli.progress_line import terminal_progress
-    from evaltui.core.analysis.run_set import RunSetSpec
+    from evaltui.core.analysis.run_set import RunSetSpec, refuse_lookalike_run_names
     from evaltui.core.designs import RUN_SET
     from evaltui.core.errors import UsageError
 
@@ -60,6 +60,7 @@ def load_run_set(args: argparse.Namespace, spec_of: SpecOf) -> tuple[Any, Any]:
             f"{args.baseline} is a folder: with three or more runs give each run's file"
         )
     spec = RunSetSpec.of(spec_of(args), args.more)
+    refuse_lookalike_run_names(spec.runs, getattr(args, "allow_lookalike_names", False))
     with terminal_progress() as progress:
         return RUN_SET, RUN_SET.analyse(spec, progress)
 
@@ -118,7 +119,18 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
         rationale=args.rationale,
         override_reason=args.override_reason,
     )
-    written = design.sign_off(analysis, decision, args.output, _warn)
+    prefix = args.output
+    if prefix is None:  # the review's folder, not the current directory (a git checkout)
+        from evaltui.core.record.signoff_place import default_prefix, make_review_folder
+
+        if hasattr(analysis, "paired"):  # a pair (also when chosen from a log directory)
+            paired = analysis.paired
+            runs = [paired.baseline.source.path, paired.candidate.source.path]
+        else:  # a run set
+            runs = [run.source.path for run in analysis.runs]
+        prefix = default_prefix(runs)
+        make_review_folder(prefix, runs)
+    written = design.sign_off(analysis, decision, prefix, _warn)
     print("wrote " + ", ".join(str(Path(p).resolve()) for p in written))
     return EXIT_OK
 
@@ -182,6 +194,7 @@ def run_prefer(args: argparse.Namespace) -> int:
         multiplicity=args.multiplicity,
         baseline=args.baseline,
         candidate=args.candidate,
+        allow_lookalike_names=args.allow_lookalike_names,
     )
     analysis = PREFERENCE.analyse((args.file, options))
     decided = PREFERENCE.decide(analysis)

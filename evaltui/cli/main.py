@@ -197,9 +197,10 @@ def _run_app(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     run_set = None
     if args.more:  # three or more runs: the app opens on the matrix of every pair
-        from evaltui.core.analysis.run_set import RunSetSpec
+        from evaltui.core.analysis.run_set import RunSetSpec, refuse_lookalike_run_names
 
         run_set = RunSetSpec.of(spec, args.more)
+        refuse_lookalike_run_names(run_set.runs, args.allow_lookalike_names)
     app = create_app(
         AppConfig(
             spec=spec,

@@ -77,6 +77,12 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     if with_formats:
         add_format_flags(parser)
     parser.add_argument(
+        "--allow-lookalike-names",
+        action="store_true",
+        help="three or more runs whose names differ only by look-alike characters, case or "
+        "invisible characters are different runs (refused without this)",
+    )
+    parser.add_argument(
         "--allow-missing",
         action="store_true",
         help="pair on the items both runs have and report the attrition per arm",
@@ -199,9 +205,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     signoff.add_argument("--rationale", required=True, help="why, in a sentence")
     signoff.add_argument(
         "--output",
-        required=True,
+        default=None,
         metavar="PREFIX",
-        help="writes PREFIX.json, PREFIX.md and PREFIX.csv",
+        help="writes PREFIX.json, PREFIX.md and PREFIX.csv (default: in the review's folder "
+        "beside its journal, named by the runs and the time; the paths are printed)",
     )
     signoff.add_argument(
         "--override-reason", default=None, help="required to approve with untriaged regressions"

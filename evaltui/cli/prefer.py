@@ -54,5 +54,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         default="holm",
         help="adjustment of the pairs' p-values (default holm)",
     )
+    parser.add_argument(
+        "--allow-lookalike-names",
+        action="store_true",
+        help="systems whose names differ only by look-alike characters (a Cyrillic а), case or "
+        "invisible characters are different systems (refused without this)",
+    )
     parser.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     return parser

@@ -14,6 +14,7 @@ from textual.screen import Screen
 
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.drafts import clear_draft
 from evaltui.core.record.session import judge_review as judge
 from evaltui.ui.loading import list_rows
 from evaltui.ui.messages import PairLoaded, WorkerProblem
@@ -54,16 +55,27 @@ class ReviewActions(RunSetMode):
         item_id = self.current_item()
         if self.state.loaded is None or self.state.closing or item_id is None:
             return
+        self.edit_note(item_id)
+
+    def edit_note(self, item_id: str, draft: str | None = None) -> None:
+        """The note editor on `item_id` (opened with `draft`: text recovered from a session
+        that ended before it was saved); the draft is dropped once the note is journalled."""
+        if self.state.loaded is None:
+            return
         current = self.state.loaded.session.review(item_id).note
+        folder = self.state.draft_folder()
 
         def save(note: str | None) -> None:
             if note is None or self.state.loaded is None:
                 return
-            if not self.state.save_note(item_id, note) and not self.state.closing:
+            if self.state.save_note(item_id, note):
+                if folder is not None:
+                    clear_draft(folder)
+            elif not self.state.closing:
                 # not written: reopen the editor with the typed text
-                self.push_screen(NoteScreen(item_id, note), save)
+                self.push_screen(NoteScreen(item_id, current, folder, note), save)
 
-        self.push_screen(NoteScreen(item_id, current), save)
+        self.push_screen(NoteScreen(item_id, current, folder, draft), save)
 
     def action_next_metric(self) -> None:
         """Compare the pair on the next metric it carries (re-analysed off the UI thread)."""

@@ -28,6 +28,7 @@ from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
+from evaltui.core.record.drafts import load_draft
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.core.textsafe import inert, one_line
@@ -289,6 +290,27 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
+        self.offer_draft(loaded)
+
+    def offer_draft(self, loaded: Loaded) -> None:
+        """Text typed before the last session ended without Ctrl+S: a note opens in its
+        editor again (Ctrl+S saves it, Esc discards it); a sign-off rationale is named, and
+        the dialog (x) opens with it."""
+        folder = self.state.draft_folder()
+        draft = load_draft(folder) if folder is not None else None
+        if draft is None:
+            return
+        if draft.kind == "note" and any(
+            row.item_id == draft.item_id for rows in loaded.rows.values() for row in rows
+        ):
+            self.edit_note(draft.item_id, draft.text)
+        elif draft.kind == "rationale":
+            self.notify(
+                f"a sign-off rationale typed before the last session ended was kept "
+                f"({len(draft.text)} characters): x opens the dialog with it",
+                timeout=10,
+                markup=False,
+            )
 
     def notify(self, message: str, *, title: str = "", markup: bool = True, **kwargs: Any) -> None:
         """Every toast, from any screen, is inert text: toasts name ids, tags, metrics and paths

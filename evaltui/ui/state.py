@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evaltui.core.analysis.pair import item_values
@@ -164,6 +165,14 @@ class ReviewState:
             return False
         self.loaded = replace(current, **changes)
         return True
+
+    def draft_folder(self) -> Path | None:
+        """Where the open pair's drafts and place are kept (its journal's folder); None when
+        no pair is open or its review is read-only."""
+        loaded = self.loaded
+        if loaded is None or loaded.session.read_only:
+            return None
+        return loaded.session.path.parent
 
     def require_loaded(self) -> Loaded:
         """The open pair, for a screen that is only ever opened on one (its item, gates,

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evaltui.core.errors import InputError, UsageError
+from evaltui.core.lookalike import describe, lookalike_groups
 from evaltui.core.read.formats.preference import UNNAMED, PreferenceFile
 from evaltui.core.stats.bradley_terry import BradleyTerryFit, bradley_terry
 from evaltui.core.stats.multiplicity import ADJUST_METHODS
@@ -33,6 +34,7 @@ class PreferenceOptions:
     multiplicity: str = "holm"
     baseline: str | None = None
     candidate: str | None = None
+    allow_lookalike_names: bool = False  # systems whose names look alike are different ones
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,6 +69,20 @@ def _check_options(options: PreferenceOptions) -> None:
         )
 
 
+LOOKALIKE_HINT = (
+    "a system written two ways splits its judgments (fix the file), or pass "
+    "--allow-lookalike-names if they are different systems"
+)
+
+
+def refuse_lookalike_systems(source: PreferenceFile, allowed: bool) -> None:
+    """System names that differ only by look-alike characters, case or invisible characters
+    (`phаrmbot-v2` with a Cyrillic а beside `pharmbot-v2`) are refused unless confirmed."""
+    groups = lookalike_groups(source.systems)
+    if groups and not allowed:
+        raise InputError(source.path, f"{describe(groups, 'system names')}; {LOOKALIKE_HINT}")
+
+
 def _named(source: PreferenceFile, name: str, option: str) -> str:
     if name in source.systems:
         return name
@@ -83,6 +99,7 @@ def analyze_preferences(source: PreferenceFile, options: PreferenceOptions) -> P
     A comparison graph that is not connected is refused (Bradley-Terry cannot place the
     groups relative to each other), as an InputError naming the file."""
     _check_options(options)
+    refuse_lookalike_systems(source, options.allow_lookalike_names)
     if options.baseline is not None:
         baseline = _named(source, options.baseline, "--baseline")
     else:

@@ -36,6 +36,7 @@ from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
+from evaltui.core.lookalike import describe, lookalike_groups
 from evaltui.core.policy import Policy, load_policy
 from evaltui.core.read.formats import load_run
 from evaltui.core.read.runs import ITEM_ID, Run
@@ -125,6 +126,17 @@ def run_names(paths: Sequence[Path]) -> tuple[str, ...]:
     if names is None:
         names = [f"{n} ({i + 1})" for i, n in enumerate(tries[1])]
     return tuple(names)
+
+
+def refuse_lookalike_run_names(runs: Sequence[Path], allowed: bool) -> None:
+    """Runs whose names (`run_names`) look alike (a Cyrillic letter, case, an invisible
+    character) are refused unless confirmed: the matrix and the record would name them as one."""
+    groups = lookalike_groups(run_names(runs))
+    if groups and not allowed:
+        raise UsageError(
+            f"{describe(groups, 'run names')}; rename a file, or pass --allow-lookalike-names "
+            "if they are different runs"
+        )
 
 
 @dataclass(frozen=True, eq=False)

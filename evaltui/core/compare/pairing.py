@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from evaltui.core.compare.lookalikes import lookalike_warnings
 from evaltui.core.errors import InputError, PairingError, UsageError
 from evaltui.core.read.runs import (
     CLUSTER,
@@ -254,7 +255,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
     _check_doc_hashes(baseline, candidate, joined)
     items, conflicts = _shape_items(joined, scores + verdicts)
 
-    warnings = list(_metadata_warnings(baseline, candidate))
+    warnings = [*_metadata_warnings(baseline, candidate), *lookalike_warnings(baseline, candidate)]
     if conflicts:
         warnings.append(
             f"{conflicts} paired item(s) have a different slice in the two files; "

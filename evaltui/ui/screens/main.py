@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Input, ProgressBar, Static
 
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
@@ -161,7 +162,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             self.query_one(widget_id).display = True
         self.refresh_header()
         self._fit_preview()
-        self.show_list(self.current_list)
+        folder = self.state.draft_folder()
+        place = load_place(folder) if folder is not None else None
+        if place is not None and place.list_name in self.state.views:  # reopen where it was
+            self.current_list = place.list_name
+        self.show_list(self.current_list, keep_item=place.item_id if place else None)
         self.query_one(ItemTable).focus()
 
     # -- search ------------------------------------------------------------------------------
@@ -234,6 +239,9 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             preview.display = False
 
     def on_item_table_highlighted(self, event: ItemTable.Highlighted) -> None:
+        folder = self.state.draft_folder()
+        if folder is not None and event.row is not None:  # where to reopen after a crash
+            save_place(folder, self.current_list, event.row.item_id)
         preview = self.query_one(OutputsPreview)
         if preview.display:
             preview.show(event.row)

@@ -7,7 +7,6 @@ set's decision line, the pairs it covers and what an approval would override in 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +20,7 @@ from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet,
 
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.drafts import clear_draft, load_draft, save_draft
 from evaltui.core.record.session import (
     Override,
     OverrideRequired,
@@ -30,6 +30,8 @@ from evaltui.core.record.session import (
     start_review,
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
+from evaltui.core.record.signoff_place import default_prefix, make_review_folder, review_folder
+from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.messages import AnalysisChanged, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
@@ -114,6 +116,11 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_record(self.state.require_loaded(), decision, prefix)
 
+    def record_runs(self) -> list[Path]:
+        """The runs the record covers, baseline first: they name its default place."""
+        paired = self.state.require_loaded().analysis.paired
+        return [Path(paired.baseline.source.path), Path(paired.candidate.source.path)]
+
     # -- the form ----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -128,13 +135,20 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
                 for decision in DECISIONS:
                     yield MarkedRadioButton(decision, value=False, id=f"decision-{decision}")
             yield Label("Rationale")
-            yield TextArea(id="rationale", soft_wrap=True)
+            folder = self.draft_place()
+            kept = load_draft(folder) if folder is not None else None
+            recovered = kept.text if kept is not None and kept.kind == "rationale" else ""
+            yield TextArea(recovered, id="rationale", soft_wrap=True)
+            if recovered:
+                yield Static("(recovered: typed before the last session ended)", classes="hint")
             # (shown when an approval overrides something: `show_decision` follows the decision)
             yield Label("Override reason (needed to approve)", id="override-label")
             yield Static(classes="warning", id="override-what")
             yield Input(id="override", placeholder="why approve over these (recorded)")
             yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
-            yield Input(f"signoff-{time.strftime('%Y%m%d-%H%M%S')}", id="prefix")
+            yield Input(
+                str(default_prefix(self.record_runs(), self.state.config.state_root)), id="prefix"
+            )
             yield Static(id="signoff-error", classes="error")
             with Horizontal(classes="buttons"):
                 yield Button("Write record (Ctrl+S)", variant="primary", id="write")
@@ -184,6 +198,17 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._typing_again()
+        folder = self.draft_place()
+        if folder is not None and event.text_area.id == "rationale":  # kept as typed
+            text = event.text_area.text
+            if text.strip():
+                save_draft(folder, "rationale", "", text)
+            else:
+                clear_draft(folder)
+
+    def draft_place(self) -> Path | None:
+        """Where the rationale is kept as it is typed: the pair's journal folder."""
+        return self.state.draft_folder()
 
     def _typing_again(self) -> None:
         if self.asked_to_discard:  # the next Esc asks again
@@ -201,9 +226,14 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             self.action_cancel()
 
     def action_write(self) -> None:
+        """Ctrl+S: read the form once the keys typed before it reached their fields (a burst
+        from a laggy link), then write."""
+        after_queued_keys(self, self._write_now)
+
+    def _write_now(self) -> None:
         """Read the form here; build and write the record in a worker (seconds at 300k
         items), so the screen keeps answering while it is written."""
-        if self.writing:
+        if self.writing or not self.is_attached:
             return
         override = self.query_one("#override", Input)
         chosen = self._decision()
@@ -223,7 +253,14 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         except EvalTuiError as exc:
             self._show_error(str(exc))
             return
-        prefix = Path(self.query_one("#prefix", Input).value.strip() or "signoff")
+        typed = self.query_one("#prefix", Input).value.strip()
+        runs, root = self.record_runs(), self.state.config.state_root
+        prefix = Path(typed) if typed else default_prefix(runs, root)
+        try:
+            make_review_folder(prefix, runs, root)
+        except OSError as exc:
+            self._show_error(f"cannot make the folder {prefix.parent}: {exc.strerror or exc}")
+            return
         self.writing = True
         self.asked_to_discard = False
         self.query_one("#write", Button).disabled = True
@@ -253,6 +290,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_signoff_written(self, message: SignoffWritten) -> None:
         self.state.last_signoff = message.paths
+        folder = self.draft_place()
+        if folder is not None:
+            clear_draft(folder)
         shown = ", ".join(str(p.resolve()) for p in message.paths)
         self.app.notify(f"wrote {shown}", timeout=8, markup=False)
         self.dismiss(None)
@@ -275,6 +315,9 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             error.update(Text(DISCARD_QUESTION, style="bold"))
             error.scroll_visible(animate=False)
             return
+        folder = self.draft_place()
+        if folder is not None and not self.writing:  # discarded on purpose
+            clear_draft(folder)
         self.dismiss(None)
 
 
@@ -361,6 +404,13 @@ class RunSetSignoffScreen(SignoffScreen):
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
         self.write_run_set(self.run_set, decision, prefix)
+
+    def record_runs(self) -> list[Path]:
+        return [Path(run.source.path) for run in self.run_set.runs]
+
+    def draft_place(self) -> Path | None:
+        """The run set's own folder (no pair's journal is open while the dialog shows)."""
+        return review_folder(self.record_runs(), self.state.config.state_root).parent
 
     def on_run_set_changed(self, message: RunSetChanged) -> None:
         """The set decided anew (the tags of the pair just closed): the line follows."""

@@ -153,9 +153,9 @@ def test_statistics_read_only_header_and_summaries(monkeypatch):
     read: list[str] = []
     original = inspect_eval._read_json
 
-    def spy(path, archive, info):
+    def spy(path, archive, info, *budget):
         read.append(info.filename)
-        return original(path, archive, info)
+        return original(path, archive, info, *budget)
 
     monkeypatch.setattr(inspect_eval, "_read_json", spy)
     run = load_run(CLAUDE)

@@ -9,11 +9,14 @@ those load too.
 
 Statistics come from the summaries when there are any, so opening a run reads a few members,
 not every sample body; a sample member is read only when its summary lacks what the statistics
-need, and otherwise when drill-down asks for that row. Every member read is capped
-(`MAX_MEMBER_BYTES`, checked against the declared size before a byte is inflated), and every zip
-or JSON failure becomes an `InputError` naming the file and the member. Members may be stored,
-deflated or zstd-compressed (Inspect's default since 0.3.206; `zip_members.py` reads those on
-every supported Python).
+need, and otherwise when drill-down asks for that row. A hostile archive is bounded
+(`evaltui.core.read.archive_limits`): the listing is refused when it names a member twice or its
+entries overlap; every member read is capped (`MAX_MEMBER_BYTES`, checked against the declared
+size before a byte is inflated, and against what comes out while inflating), as is its ratio of
+inflated to compressed bytes, and a load inflates at most `ZipLimits.log_bytes` over all its
+members. Every limit, zip or JSON failure becomes an `InputError` naming the file and the
+member (exit 2). Members may be stored, deflated or zstd-compressed (Inspect's default since
+0.3.206; `zip_members.py` reads those on every supported Python).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
+from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget, LimitExceeded
 from evaltui.core.read.formats.contract import (
     LoadOptions,
     NoOptions,
@@ -61,11 +65,11 @@ from evaltui.core.read.formats.jsontext import (
     locate_duplicate,
 )
 from evaltui.core.read.formats.native import fingerprint
-from evaltui.core.read.formats.zip_members import MemberError, read_member
+from evaltui.core.read.formats.zip_members import MemberError, checked_members, read_member
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 
-MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
+MAX_MEMBER_BYTES = DEFAULT_LIMITS.member_bytes  # refuse a member declaring or inflating more
 
 ZIP_MAGIC = b"PK\x03\x04"
 HEADER_JSON = "header.json"
@@ -97,11 +101,12 @@ def sniff(path: Path, head: bytes) -> bool:
 def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     source = RunSource.of(path, NAME)
     stamp = fingerprint(path)
+    budget = Budget(DEFAULT_LIMITS)  # what this load may inflate over all its members
     with _open_archive(path) as archive:
-        members = _members(archive)
-        header, default_status = _read_header(path, archive, members)
-        facts, rows, sample_source = _eager_pass(path, archive, members, header)
-        checked = _checked_against_results(path, archive, members, header, facts, rows)
+        members = _members(path, archive)
+        header, default_status = _read_header(path, archive, members, budget)
+        facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
+        checked = _checked_against_results(path, archive, members, header, facts, rows, budget)
         facts, rows, inconsistency = checked
         if inconsistency:
             sample_source = "samples (the summaries disagree with the log's results)"
@@ -174,6 +179,7 @@ class EvalTranscripts:
                 raise
             if self._archive is None:
                 self._archive = _open_archive(self._path)
+                _members(self._path, self._archive)  # the layout checked again: a new handle
             try:
                 info = self._archive.getinfo(member)
             except KeyError:
@@ -189,7 +195,11 @@ class EvalTranscripts:
 
 
 def _eager_pass(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], header: dict
+    path: Path,
+    archive: zipfile.ZipFile,
+    members: dict[str, zipfile.ZipInfo],
+    header: dict,
+    budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
     """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
     sample_members = {
@@ -211,7 +221,7 @@ def _eager_pass(
             facts.append(fact)
             rows.append(row)
 
-    summaries, summary_source = _read_summaries(path, archive, members)
+    summaries, summary_source = _read_summaries(path, archive, members, budget)
     unscored_log = _header_says_unscored(header) and not any(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
@@ -223,11 +233,11 @@ def _eager_pass(
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
             # member is the authority
-            fact = _facts_from_member(path, archive, members[member], fact)
+            fact = _facts_from_member(path, archive, members[member], fact, budget)
         keep(fact, _RowSource(member, None if member else summary, member or fact.record))
     unsummarised = [m for key, m in sample_members.items() if key not in position]
     for member in unsummarised:
-        fact = _facts_from_member(path, archive, members[member], None)
+        fact = _facts_from_member(path, archive, members[member], None, budget)
         keep(fact, _RowSource(member, None, member))
     if not summaries:
         return facts, rows, "samples"
@@ -243,6 +253,7 @@ def _checked_against_results(
     header: dict[str, Any],
     facts: list[SampleFacts],
     rows: list[_RowSource],
+    budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
     """The facts, checked against the header's results (`inspect_consistency`): when the
     summaries' means do not reproduce them, every sample member is read and used instead, and
@@ -270,7 +281,8 @@ def _checked_against_results(
             field="scores",
         )
     samples = [
-        _facts_from_member(path, archive, members[m], f) for m, f in zip(wanted, facts, strict=True)
+        _facts_from_member(path, archive, members[m], f, budget)
+        for m, f in zip(wanted, facts, strict=True)
     ]
     again = mismatches(header, samples, "the samples")
     changed = differing_samples(facts, samples)
@@ -285,9 +297,13 @@ def _checked_against_results(
 
 
 def _facts_from_member(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, expected: SampleFacts | None
+    path: Path,
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    expected: SampleFacts | None,
+    budget: Budget,
 ) -> SampleFacts:
-    sample = _read_json(path, archive, info)
+    sample = _read_json(path, archive, info, budget)
     fact = sample_facts(path, sample, info.filename)
     if expected is not None and (fact.item_id, fact.epoch) != (expected.item_id, expected.epoch):
         raise InputError(
@@ -301,12 +317,12 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
 ) -> tuple[list[tuple[str, Any]], str]:
     """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
         if consolidated in members:
-            return _summary_list(path, archive, members[consolidated]), consolidated
+            return _summary_list(path, archive, members[consolidated], budget), consolidated
     for pattern in (JOURNAL_SUMMARY, LEGACY_SUMMARY):
         parts = sorted(
             (int(m.group(1)), name) for name in members if (m := pattern.match(name)) is not None
@@ -314,16 +330,16 @@ def _read_summaries(
         if parts:
             found: list[tuple[str, Any]] = []
             for _, name in parts:
-                found.extend(_summary_list(path, archive, members[name]))
+                found.extend(_summary_list(path, archive, members[name], budget))
             directory = parts[0][1].rsplit("/", 1)[0]
             return found, f"{directory}/*.json"
     return [], ""
 
 
 def _summary_list(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo
+    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget
 ) -> list[tuple[str, Any]]:
-    data = _read_json(path, archive, info)
+    data = _read_json(path, archive, info, budget)
     if not isinstance(data, list):
         raise InputError(
             path,
@@ -339,23 +355,29 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
-        header = as_dict(path, _read_json(path, archive, members[HEADER_JSON]), "header.json")
+        header = as_dict(
+            path, _read_json(path, archive, members[HEADER_JSON], budget), "header.json"
+        )
         record = HEADER_JSON
         default_status = "unknown"
     elif JOURNAL_START in members:  # still running, or it crashed before writing the header
-        header = as_dict(path, _read_json(path, archive, members[JOURNAL_START]), JOURNAL_START)
+        header = as_dict(
+            path, _read_json(path, archive, members[JOURNAL_START], budget), JOURNAL_START
+        )
         record = JOURNAL_START
         default_status = "started"
     elif LEGACY_START in members:
-        header = dict(as_dict(path, _read_json(path, archive, members[LEGACY_START]), "start"))
+        header = dict(
+            as_dict(path, _read_json(path, archive, members[LEGACY_START], budget), "start")
+        )
         record = LEGACY_START
         default_status = "started"
         if LEGACY_RESULTS in members:
-            results = _read_json(path, archive, members[LEGACY_RESULTS])
+            results = _read_json(path, archive, members[LEGACY_RESULTS], budget)
             header.update(as_dict(path, results, "results", record=LEGACY_RESULTS))
     else:
         raise InputError(
@@ -381,11 +403,17 @@ def _open_archive(path: Path) -> zipfile.ZipFile:
         ) from None
 
 
-def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
-    return {info.filename: info for info in archive.infolist() if not info.is_dir()}
+def _members(path: Path, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The file members by name; a listing with duplicate or overlapping entries is refused."""
+    try:
+        return checked_members(archive)
+    except LimitExceeded as exc:
+        raise InputError(path, str(exc), record=exc.member) from None
 
 
-def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
+def _read_json(
+    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget | None = None
+) -> Any:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
         raise InputError(
@@ -395,7 +423,9 @@ def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> A
             record=info.filename,
         )
     try:
-        data = read_member(archive, info, path, cap)
+        data = read_member(archive, info, path, cap, DEFAULT_LIMITS, budget)
+    except LimitExceeded as exc:
+        raise InputError(path, str(exc), record=info.filename) from None
     except MemberError as exc:
         raise InputError(
             path, f"cannot read the member from the archive: {exc}", record=info.filename
@@ -465,7 +495,7 @@ def describe_run(entry: RunEntry) -> RunEntry:
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
     with zipfile.ZipFile(entry.path) as archive:
-        infos = {info.filename: info for info in archive.infolist()}
+        infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
         ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
         member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
         if member is None:

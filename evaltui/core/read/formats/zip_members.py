@@ -1,30 +1,35 @@
-"""Reading one member of a zip archive, zstd-compressed members (method 93) included.
+"""Reading one member of a zip archive (stored, deflate or zstd), within the archive limits.
 
 Inspect AI writes its `.eval` members with zstd by default since 0.3.206. `zipfile` reads zstd
 only from Python 3.14, and even there a member written as several zstd frames (Inspect splits
 members over 200 MiB into frames for its viewer) stops at the first frame and fails its CRC.
-So stored and deflate members go through `zipfile` as before, and a zstd member is read here:
-its raw bytes from the local header on, inflated frame after frame with `compression.zstd`
-(the `backports.zstd` package below 3.14: the same API, so the code is one), capped and checked
-against the CRC the central directory declares. `zipfile` still lists the members: listing
-never looks at the compression method.
+And `zipfile` inflates what a member's bytes say, however much that is. So every member is read
+here: its raw bytes from the local header on, a chunk at a time, through
+`evaltui.core.read.archive_limits.Inflater` (the member, ratio and per-log limits, checked
+while inflating), and checked against the CRC and size the central directory declares.
+`zipfile` still lists the members (`check_layout` refuses a listing with duplicate or
+overlapping entries first): listing never looks at the compression method.
 """
 
 from __future__ import annotations
 
 import struct
-import sys
 import zipfile
-import zlib
 from pathlib import Path
-from typing import BinaryIO
 
-if sys.version_info >= (3, 14):  # pragma: no cover - exercised on 3.14 only
-    from compression import zstd
-else:
-    from backports import zstd
+from evaltui.core.read.archive_limits import (
+    DEFAULT_LIMITS,
+    ZSTANDARD,
+    Budget,
+    DamagedMember,
+    Inflater,
+    LimitExceeded,
+    ZipLimits,
+    check_layout,
+)
+from evaltui.core.read.archive_limits import zstd as zstd  # re-exported: tests write zstd with it
 
-ZIP_ZSTANDARD = 93
+ZIP_ZSTANDARD = ZSTANDARD
 LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # the 30-byte local file header
 LOCAL_MAGIC = b"PK\x03\x04"
 CHUNK = 1 << 20
@@ -34,16 +39,31 @@ class MemberError(Exception):
     """The member cannot be read; the caller names the file and the member."""
 
 
-def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, cap: int) -> bytes:
-    """The member's bytes, at most `cap + 1` of them (the caller refuses more than `cap`).
+def checked_members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+    """The archive's file members by name, once its layout is checked (LimitExceeded: a
+    name listed twice, entries sharing bytes, an entry running into the central directory)."""
+    infos = archive.infolist()
+    start_dir = getattr(archive, "start_dir", None)
+    check_layout(infos, start_dir if isinstance(start_dir, int) else 1 << 62)
+    return {info.filename: info for info in infos if not info.is_dir()}
 
-    Raises MemberError for anything wrong with the member itself (a bad zstd stream, a CRC
-    mismatch, encryption), and lets zipfile's own errors through for the other methods."""
-    if info.compress_type != ZIP_ZSTANDARD:
-        with archive.open(info) as handle:
-            return handle.read(cap + 1)
+
+def read_member(
+    archive: zipfile.ZipFile,
+    info: zipfile.ZipInfo,
+    path: Path,
+    cap: int,
+    limits: ZipLimits = DEFAULT_LIMITS,
+    budget: Budget | None = None,
+) -> bytes:
+    """The member's bytes, within `limits` (`cap` bounds this one member further).
+
+    Raises LimitExceeded for a limit, MemberError for anything wrong with the member itself
+    (a bad stream, a size or CRC mismatch, encryption, a damaged local header)."""
     if info.flag_bits & 0x1:
         raise MemberError("the member is encrypted")
+    if cap < limits.member_bytes:
+        limits = ZipLimits(cap, limits.ratio, limits.ratio_floor, limits.log_bytes)
     with path.open("rb") as handle:
         handle.seek(info.header_offset)
         header = handle.read(LOCAL_HEADER.size)
@@ -52,40 +72,21 @@ def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, cap
         fields = LOCAL_HEADER.unpack(header)
         name_length, extra_length = fields[-2], fields[-1]
         handle.seek(name_length + extra_length, 1)
-        return _inflate(handle, info.compress_size, info.CRC, cap)
+        try:
+            inflater = Inflater(info.filename, info.compress_type, info.file_size, limits, budget)
+            left = info.compress_size
+            while left > 0:
+                data = handle.read(min(CHUNK, left))
+                if not data:
+                    raise MemberError(
+                        f"the member ends {left} bytes early (a truncated file, or one still "
+                        "being written?)"
+                    )
+                left -= len(data)
+                inflater.feed(data)
+            return inflater.finish(info.CRC)
+        except DamagedMember as exc:
+            raise MemberError(str(exc)) from None
 
 
-def _inflate(handle: BinaryIO, compressed: int, crc: int, cap: int) -> bytes:
-    """Inflate `compressed` bytes of zstd frames; stop once more than `cap` bytes come out (a
-    small member may declare any size, so the output is bounded, not the declaration)."""
-    out = bytearray()
-    decompressor = zstd.ZstdDecompressor()
-    inside_frame = False
-    left = compressed
-    try:
-        while left > 0:
-            data = handle.read(min(CHUNK, left))
-            if not data:
-                raise MemberError(
-                    f"the member ends {left} bytes early (a truncated file, or one still "
-                    "being written?)"
-                )
-            left -= len(data)
-            while data:
-                out += decompressor.decompress(data, cap + 1 - len(out))
-                inside_frame = True
-                if len(out) > cap:
-                    return bytes(out)
-                if decompressor.eof:  # a frame ended; the next one starts in unused_data
-                    data = decompressor.unused_data
-                    decompressor = zstd.ZstdDecompressor()
-                    inside_frame = False
-                else:  # the input is used up (the output limit was not reached)
-                    data = b""
-    except zstd.ZstdError as exc:
-        raise MemberError(f"the zstd data is damaged: {exc}") from None
-    if inside_frame:
-        raise MemberError("the zstd data ends inside a frame (a truncated member?)")
-    if zlib.crc32(out) != crc:
-        raise MemberError("its CRC-32 does not match the archive's (a damaged file?)")
-    return bytes(out)
+__all__ = ["LimitExceeded", "MemberError", "checked_members", "read_member", "zstd"]

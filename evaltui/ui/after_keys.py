@@ -1,0 +1,46 @@
+"""Run a save once the keys typed before it have reached their fields.
+
+Textual handles a key in the app's queue: a priority binding (Ctrl+S in the note editor and the
+sign-off dialogs) runs there at once, while the keys read just before it were only forwarded,
+queued for the focused field and not yet inserted. When the last keystrokes and Ctrl+S arrive in
+one burst (a laggy SSH link), reading the field in the action saved it without them.
+
+So a save action does not read its fields itself: it asks `after_queued_keys` to run the read
+through the queue of every text field of the screen (`call_later` posts a callback behind what
+is queued there), and the read runs when the last of those callbacks comes through. A key is
+always forwarded before the next one is read, so every key read before Ctrl+S is in a field's
+queue by then, whichever field had the focus when it came.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.screen import Screen
+from textual.widgets import Input, TextArea
+
+TEXT_FIELDS = (Input, TextArea)
+
+
+class _Barrier:
+    """Counts the fields still to be passed through; runs the action on the last."""
+
+    def __init__(self, waiting: int, action: Callable[[], None]) -> None:
+        self.waiting = waiting
+        self.action = action
+
+    def arrived(self) -> None:
+        self.waiting -= 1
+        if self.waiting == 0:
+            self.action()
+
+
+def after_queued_keys(screen: Screen, action: Callable[[], None]) -> None:
+    """Call `action` (on the app's loop) once every message queued so far for the screen's text
+    fields has been handled; at once when the screen has none."""
+    fields = [w for w in screen.query("*") if isinstance(w, TEXT_FIELDS)]
+    barrier = _Barrier(len(fields) + 1, action)
+    for field in fields:
+        if not field.call_later(barrier.arrived):  # a field closing: nothing more will come
+            barrier.arrived()
+    barrier.arrived()

@@ -1,0 +1,230 @@
+"""Typed text and Ctrl+S in one burst through a real pty (tmux), 50 rounds per field: the note,
+the pair's sign-off rationale and the run set's. Every character typed is in what was saved.
+
+tmux writes the text and Ctrl+S to the pane in one go (`send-keys -l TEXT ; send-keys C-s`, one
+command), as a laggy SSH link delivers the last keystrokes with Ctrl+S. The fast Pilot version
+of the same is tests/ui/test_typed_before_save.py."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+
+from evaltui.core.read.runs import sha256_of
+from evaltui.core.record.journal import ReviewSession
+from evaltui.core.record.signoff_place import review_folder
+from tests.ui.test_real_terminal import (
+    ROOT,
+    _capture,
+    _full_header,
+    _once_sized,
+    _stop,
+    _tmux,
+    _wait_for,
+)
+
+ROUNDS = 50
+BASE, CAND, CAND2 = (
+    ROOT / "sample_runs" / name
+    for name in ("baseline.jsonl", "candidate.jsonl", "candidate2.jsonl")
+)
+WORDS = "Blocked: seven confirmed regressions in drug_interactions, see pharm-0020 (dose)."
+
+
+def _text(round_no: int) -> str:
+    return f" r{round_no} {WORDS}"
+
+
+def _start(tmux: list[str], state: Path, *runs: Path) -> str:
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    script = Path(sys.executable).parent / "evaltui"
+    command = _once_sized(
+        f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {script} {' '.join(map(str, runs))}",
+        100,
+        30,
+    )
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
+    )
+    return session
+
+
+def _keys(tmux: list[str], session: str, *keys: str) -> None:
+    subprocess.run([*tmux, "send-keys", "-t", session, *keys], check=True)
+
+
+def _burst(tmux: list[str], session: str, text: str) -> None:
+    """The text and Ctrl+S, written to the pane by one tmux command."""
+    subprocess.run(
+        [*tmux, "send-keys", "-t", session, "-l", text, ";", "send-keys", "-t", session, "C-s"],
+        check=True,
+    )
+
+
+def _until(check, what: str, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"never saw {what}")
+
+
+@pytest.mark.slow
+def test_a_note_typed_with_ctrl_s_in_one_burst_is_saved_whole_50_times(tmp_path):
+    tmux = _tmux()
+    state = tmp_path / "state"
+    session = _start(tmux, state, BASE, CAND)
+    shas = sha256_of(BASE), sha256_of(CAND)
+    expected, lost = "", []
+    try:
+        _full_header(tmux, session)
+        first = "pharm-0020"
+        for round_no in range(ROUNDS):
+            before = expected
+            _keys(tmux, session, "e")
+            _wait_for(tmux, session, "Ctrl+S saves")
+            _burst(tmux, session, _text(round_no))
+            _until(lambda: "Ctrl+S saves" not in _capture(tmux, session), "the editor closed")
+
+            def note() -> str:
+                review = ReviewSession.open(BASE, CAND, *shas, root=state, read_only=True)
+                return review.review(first).note
+
+            # saved before the editor closed; a short look in case the pane was quicker
+            with contextlib.suppress(AssertionError):
+                _until(lambda old=before: note() != old, "a new note", timeout=2.0)
+            saved = note()
+            expected = before + _text(round_no)
+            if saved != expected:
+                lost.append((round_no, saved[len(before) :]))
+                expected = saved  # go on from what was saved
+    finally:
+        _stop(tmux)
+    assert lost == [], f"{len(lost)} of {ROUNDS} notes lost keys: {lost[:3]}"
+
+
+def _rationale_sentinels(screen: str) -> str:
+    """The `~` at the start of the rationale field's first line ("" while the field is not
+    in view, or holds none); a toast may cover the rest of the line."""
+    lines = screen.splitlines()
+    at = next((i for i, line in enumerate(lines) if "█ Rationale " in line), None)
+    if at is None or at + 2 >= len(lines):
+        return ""
+    text = lines[at + 2].split("▊", 1)[-1].lstrip()
+    return text[: len(text) - len(text.lstrip("~"))]
+
+
+def _focus_barrier(tmux: list[str], session: str) -> str:
+    """Type `~` until one shows in the rationale: then the field has the focus (a Tab sent
+    before is handled by then). A `~` that went to the decision is dropped by it, so the next
+    one is sent only after two seconds without one. Returns what the field then holds."""
+    for _ in range(10):
+        _keys(tmux, session, "-l", "~")
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            shown = _rationale_sentinels(_capture(tmux, session))
+            if shown:
+                return shown
+            time.sleep(0.05)
+    raise AssertionError("the rationale never took the focus")
+
+
+def _sign_rounds(tmp_path: Path, runs: tuple[Path, ...], open_keys: tuple[str, ...]) -> None:
+    tmux = _tmux()
+    state = tmp_path / "state"
+    session = _start(tmux, state, *runs)
+    folder = review_folder(runs, state)
+    lost, ignored_x = [], []
+    try:
+        if len(runs) == 2:
+            _full_header(tmux, session)
+        else:
+            _wait_for(tmux, session, "runs against baseline")
+        for round_no in range(ROUNDS):
+            before = set(folder.glob("*.json")) if folder.exists() else set()
+            _keys(tmux, session, *open_keys)
+            try:
+                _wait_for(tmux, session, "Your decision", timeout=10.0)
+            except AssertionError:  # seen on the matrix once in 50: x again (counted, said)
+                ignored_x.append(round_no)
+                _keys(tmux, session, *open_keys)
+                _wait_for(tmux, session, "Your decision")
+            _keys(tmux, session, "Down", "Enter", "Tab")  # block; then the rationale
+            _wait_for(tmux, session, "●▌ block")
+            sentinel = _focus_barrier(tmux, session)
+            _burst(tmux, session, _text(round_no))
+
+            def written(known: set[Path] = before) -> list[Path]:
+                return sorted(set(folder.glob("*.json")) - known) if folder.exists() else []
+
+            try:
+                new = _until(written, f"the record of round {round_no}")
+            except AssertionError as exc:
+                raise AssertionError(f"{exc}; the screen:\n{_capture(tmux, session)}") from None
+            record = json.loads(new[0].read_text(encoding="utf-8"))
+            # every key of the burst is in the record, after the focus barrier's `~`
+            if not (sentinel and record["rationale"].lstrip("~") == _text(round_no)):
+                lost.append((round_no, record["rationale"]))
+            # the dialog closed (its record is on disk before it closes): the next x opens anew
+            _until(lambda: "Your decision" not in _capture(tmux, session), "the dialog closed")
+    finally:
+        _stop(tmux)
+    assert lost == [], f"{len(lost)} of {ROUNDS} rationales lost keys: {lost[:3]}"
+    if ignored_x:
+        warnings.warn(f"x opened no dialog in rounds {ignored_x} (pressed again)", stacklevel=1)
+
+
+@pytest.mark.slow
+def test_a_rationale_typed_with_ctrl_s_in_one_burst_is_the_records_whole_50_times(tmp_path):
+    _sign_rounds(tmp_path, (BASE, CAND), ("x",))
+
+
+@pytest.mark.slow
+def test_a_run_set_rationale_typed_with_ctrl_s_in_one_burst_is_whole_50_times(tmp_path):
+    _sign_rounds(tmp_path, (BASE, CAND, CAND2), ("x",))
+
+
+@pytest.mark.slow
+def test_a_note_typed_when_the_app_is_killed_is_offered_back_on_the_same_item(tmp_path):
+    """kill -9 in the middle of typing a note; the review reopens on that item with the
+    editor holding the text typed."""
+    import os
+    import signal
+
+    from tests.ui.test_real_terminal import _pane_pid
+
+    state = tmp_path / "state"
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        _full_header(tmux, session)
+        _keys(tmux, session, "j", "j", "e")
+        _wait_for(tmux, session, "Note on pharm-0103")
+        _keys(tmux, session, "-l", "grapefruit and statins, half a sen")
+        _wait_for(tmux, session, "half a sen")
+        os.kill(_pane_pid(tmux, session), signal.SIGKILL)
+    finally:
+        _stop(tmux)
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        screen = _wait_for(tmux, session, "Note on pharm-0103", "Recovered")
+        assert "grapefruit and statins, half a sen" in screen
+        _burst(tmux, session, "tence.")
+        _until(lambda: "Recovered" not in _capture(tmux, session), "the editor closed")
+    finally:
+        _stop(tmux)
+    review = ReviewSession.open(
+        BASE, CAND, sha256_of(BASE), sha256_of(CAND), root=state, read_only=True
+    )
+    assert review.review("pharm-0103").note == "grapefruit and statins, half a sentence."

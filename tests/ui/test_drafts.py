@@ -1,0 +1,56 @@
+"""Drafts survive: a note or a sign-off rationale being typed is kept beside the journal as it
+changes and offered back when the review reopens after the session ended without Ctrl+S (a
+crash, a dropped connection); the review reopens on the item that was under the cursor. The
+kill -9 version through a real terminal is tests/ui/test_burst_terminal.py (slow)."""
+
+from __future__ import annotations
+
+from textual.widgets import TextArea
+
+from evaltui.core.record.drafts import load_draft, load_place
+from evaltui.ui.screens.note import NoteScreen
+from evaltui.ui.screens.signoff import SignoffScreen
+from tests.ui.helpers import demo_app, listed_ids, settle
+
+
+async def test_an_unsaved_note_and_the_place_come_back_when_the_review_reopens(tmp_path):
+    state = tmp_path / "state"
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        third = listed_ids(app)[2]
+        await pilot.press("j", "j", "e", *"half a tho")
+        await settle(app, pilot)
+        folder = app.state.draft_folder()
+        assert load_draft(folder).text == "half a tho" and load_draft(folder).item_id == third
+        assert load_place(folder).item_id == third
+        # the session ends here without Ctrl+S or Esc (the terminal went away)
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, NoteScreen) and app.screen.item_id == third
+        assert app.screen.query_one(TextArea).text == "half a tho"
+        await pilot.press(*"ught", "ctrl+s")
+        await settle(app, pilot)
+        assert app.loaded.session.review(third).note == "half a thought"
+        assert load_draft(app.state.draft_folder()) is None
+        assert app.screen.current_item_id() == third  # the list reopened on that item
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert not isinstance(app.screen, NoteScreen)  # saved: nothing offered again
+        await pilot.press("x")
+        await settle(app, pilot)
+        app.screen.query_one("#rationale", TextArea).focus()
+        await pilot.press(*"two confirmed")
+        await settle(app, pilot)
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SignoffScreen)
+        assert app.screen.query_one("#rationale", TextArea).text == "two confirmed"
+        await pilot.press("escape", "escape")  # discarded on purpose: gone
+        await settle(app, pilot)
+        assert load_draft(app.state.draft_folder()) is None

@@ -1,0 +1,88 @@
+"""What is on screen is what is saved: the keys typed just before Ctrl+S reach the field before
+the note or the sign-off record is saved, even when they and Ctrl+S arrive in one burst (as a
+laggy SSH link delivers them). Before, Ctrl+S was a priority binding that read the field while
+the earlier keys were still queued for it: `'burst'` saved for a sentence.
+
+The keys are queued at the driver in one go (no refresh, no wait between them); the real pty
+version, 50 rounds per field through tmux, is tests/ui/test_burst_terminal.py (slow)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual import events
+from textual.widgets import Input, RadioButton, TextArea
+
+from evaltui.core.record.journal import session_key
+from evaltui.ui.screens.note import NoteScreen
+from evaltui.ui.screens.signoff import RunSetSignoffScreen, SignoffScreen
+from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, written
+from tests.ui.test_matrix_flow import matrix_app
+
+SENTENCE = "Blocked: seven confirmed regressions in drug_interactions, see pharm-0020."
+
+
+def type_then_save(app, text: str) -> None:
+    """Queue every character of `text` and then Ctrl+S at once, as one burst from the
+    terminal: the app handles none of them before all are queued."""
+    keys = [events.Key(_key_name(c), c) for c in text]
+    keys.append(events.Key("ctrl+s", "\x13"))
+    for event in keys:
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+def _key_name(character: str) -> str:
+    named = {" ": "space", ":": "colon", ",": "comma", ".": "full_stop", "-": "minus"}
+    return named.get(character, character)
+
+
+async def _sign_in_one_burst(app, pilot, screen: SignoffScreen, prefix: Path | None) -> dict:
+    screen.query_one("#decision-block", RadioButton).value = True
+    if prefix is None:  # the dialog's default: the review's folder, named by runs and time
+        prefix = Path(screen.query_one("#prefix", Input).value)
+    else:
+        screen.query_one("#prefix", Input).value = str(prefix)
+    screen.query_one("#rationale", TextArea).focus()
+    await settle(app, pilot)
+    type_then_save(app, SENTENCE)
+    await written(app, pilot)
+    assert not isinstance(app.screen, SignoffScreen), "the dialog did not write the record"
+    return json.loads(prefix.with_suffix(".json").read_text(encoding="utf-8"))
+
+
+async def test_a_note_and_a_rationale_typed_in_one_burst_with_ctrl_s_are_saved_whole(tmp_path):
+    """One app for both (an app start is most of a UI test's time): the note, then the pair's
+    sign-off record."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        first = listed_ids(app)[0]
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, NoteScreen)
+        type_then_save(app, SENTENCE)
+        await settle(app, pilot)
+        assert not isinstance(app.screen, NoteScreen)
+        assert app.loaded.session.review(first).note == SENTENCE
+        await pilot.press("x")
+        await settle(app, pilot)
+        record = await _sign_in_one_burst(app, pilot, app.screen, None)
+    assert record["rationale"] == SENTENCE
+    folder = tmp_path / "state" / "sessions" / session_key(*SAMPLE) / "signoffs"
+    assert [p.name for p in folder.glob("*.json")][0].startswith("signoff-baseline-vs-candidate-")
+
+
+async def test_a_run_set_rationale_typed_in_one_burst_with_ctrl_s_is_the_records_whole(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    app = matrix_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RunSetSignoffScreen)
+        record = await _sign_in_one_burst(app, pilot, app.screen, tmp_path / "set")
+    assert record["rationale"] == SENTENCE
