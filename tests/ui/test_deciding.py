@@ -395,5 +395,6 @@ def test_deciding_header_snapshot(snap_compare, tmp_path, monkeypatch, size, run
 
 def test_deciding_signoff_snapshot(snap_compare, tmp_path, monkeypatch):
     """The sign-off dialog opened while deciding: the deciding line, the write button off."""
+    monkeypatch.setenv("EVALTUI_REVIEWER", "dana")  # the machine's git user is not in a snapshot
     app, _ = held_demo(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_deciding_signoff)
