@@ -97,6 +97,7 @@ def test_main_screen_16_colours_snapshot(snap_compare, tmp_path, size):
     assert snap_compare(policy_app(tmp_path), terminal_size=size, run_before=_main)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_main_screen_full_header_16_colours_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_main_header)
 

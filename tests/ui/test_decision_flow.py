@@ -24,6 +24,7 @@ def _reviewer(monkeypatch):
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_demo_with_policy_opens_blocked_naming_the_gates_and_tags_change_it(tmp_path):
     app = demo_app(tmp_path / "state", policy=POLICY)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -119,6 +120,7 @@ def test_signoff_dialog_top_snapshot(snap_compare, tmp_path, monkeypatch):
     assert snap_compare(app, terminal_size=(80, 24), run_before=_signoff_open)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_the_chosen_decision_is_marked_by_a_character_not_only_colour(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = demo_app(tmp_path / "state")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from evaltui.core.read.runs import Transcript
@@ -90,6 +91,7 @@ def test_the_target_and_both_graders_sit_beside_the_diff():
     assert target > next(i for i, line in enumerate(lines) if line.startswith("+ "))  # below
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_the_item_screen_diff_shows_changed_words_with_target_and_grader(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(200, 50)) as pilot:

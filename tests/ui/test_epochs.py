@@ -4,6 +4,7 @@ shows each epoch's verdict for both runs and opens any epoch's transcripts."""
 from __future__ import annotations
 
 import polars as pl
+import pytest
 
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
@@ -16,6 +17,7 @@ def epoch_rows(run, item_id: str) -> list[int]:
     return table["row"].to_list()
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_each_epochs_verdicts_show_and_any_epochs_transcripts_open(tmp_path):
     app = create_app(AppConfig.for_pair(GPT5, CLAUDE, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -82,6 +82,7 @@ async def test_every_dialog_footer_shows_its_keys(tmp_path, size):
                 assert app.screen is app.main_screen
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_the_footer_follows_the_list_the_filters_and_the_search(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:
@@ -123,6 +124,7 @@ def test_keys_are_named_as_they_are_typed():
     assert key_name("G") == "G" and key_name("greater_than_sign") == ">"
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_help_shows_keys_as_typed_in_one_column_and_a_glossary(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 200)) as pilot:

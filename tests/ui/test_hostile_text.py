@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.transcript import transcript_text
@@ -72,6 +74,7 @@ async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
         assert "ALARM[/bold" in svg.replace("&#160;", " ")
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_a_one_megabyte_output_opens_and_stays_responsive(tmp_path):
     big = ("word " * 200_000) + "\x1b[2J"  # 1 MB on one line, an escape at the very end
     rows = [{"item_id": f"q{i}", "passed": i % 2 == 0, "output": "short"} for i in range(40)]

@@ -18,6 +18,7 @@ from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle, text_of
 from tests.ui.test_policy_view import policy_app
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_j_and_k_move_the_gate_and_slice_lists(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -102,6 +103,7 @@ async def test_q_quits_while_the_pair_is_still_loading(tmp_path, monkeypatch):
         release.set()
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_an_empty_filtered_list_says_why_and_how_to_clear_it(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -115,6 +117,7 @@ async def test_an_empty_filtered_list_says_why_and_how_to_clear_it(tmp_path):
         assert len(listed_ids(app)) == 9
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_the_note_editor_opens_at_the_end_and_asks_before_discarding(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:

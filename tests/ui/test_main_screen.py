@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.widgets.item_table import ItemTable
 from tests.conftest import DATA
@@ -27,6 +29,7 @@ def list_rows_shown(app) -> int:
     return min(len(table.rows), table.region.height - 1)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_h_folds_the_header_to_two_lines_and_the_choice_is_remembered(tmp_path):
     state = tmp_path / "state"
     app = demo_app(state)

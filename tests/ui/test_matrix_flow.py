@@ -150,6 +150,7 @@ def text_of_main_loading(app) -> str:
     return str(app.main_screen.query_one("#loading-label").content)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_enter_reviews_the_pair_with_the_run_sets_analysis_without_reading_a_file(
     state, monkeypatch
 ):

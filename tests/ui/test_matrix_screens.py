@@ -48,6 +48,7 @@ def test_matrix_screen_snapshot(snap_compare, tmp_path, size):
     assert snap_compare(matrix_app(tmp_path / "state"), terminal_size=size, run_before=_matrix)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_matrix_after_a_confirmed_regression_snapshot(snap_compare, tmp_path):
     """The decision line redone on the way back: BLOCKED, the cursor where it was left."""
     app = matrix_app(tmp_path / "state")

@@ -44,6 +44,7 @@ async def test_slice_intervals_keep_a_decimal_and_p_values_are_never_cut(tmp_pat
         assert "[-0.7, +12.4]" in overall  # the header's interval, not the item-level [+0.6, ..]
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_counts_carry_thousands_separators(tmp_path, write_jsonl):
     base = [
         {"item_id": f"q{i}", "passed": i < 1300 or i >= 1400, "slice": f"s{i % 2}"}

@@ -169,6 +169,7 @@ async def test_every_screen_shows_the_payloads_inert_and_the_app_keeps_running(t
         assert not app.unexpected_errors, app.unexpected_errors
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_a_stale_tag_on_a_payload_id_does_not_crash_the_next_open(tmp_path):
     """The load notice names the id whose outcome changed since it was tagged; with `[/bogus]`
     as that id the notice used to crash every open of the pair."""

@@ -3,6 +3,8 @@ the metric switcher, and gates that follow the reviewer's tags."""
 
 from __future__ import annotations
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.main import MainScreen
@@ -17,6 +19,7 @@ def policy_app(tmp_path):
     return create_app(config)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_failed_gate_and_its_items_are_one_key_away(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -102,6 +105,7 @@ async def test_metric_switcher_reanalyses_on_the_next_metric(tmp_path, write_jso
         assert app.loaded.analysis.metric == "passed"
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_changed_policy_is_warned_about_in_the_app(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:

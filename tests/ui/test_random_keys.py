@@ -237,6 +237,7 @@ async def test_a_failing_key_action_is_reported_and_the_review_stays_open(tmp_pa
         app._exception = None
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_a_screen_that_fails_in_a_message_handler_is_closed_and_the_review_goes_on(
     tmp_path, monkeypatch
 ):

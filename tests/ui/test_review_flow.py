@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
 from rich.table import Table
 
 from evaltui.core.record.journal import ReviewSession
@@ -41,6 +42,7 @@ async def test_header_shows_the_paired_answer_and_lists_switch_by_key(tmp_path):
         assert len(listed_ids(app)) == 9
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_filter_search_and_sort_narrow_the_list(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 40)) as pilot:
@@ -164,6 +166,7 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
     assert "grader misread the dose" in markdown and "Regressions triaged: 2 of 9" in markdown
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_approving_with_untriaged_regressions_is_refused_without_override(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:

@@ -85,6 +85,7 @@ async def test_a_bulk_tag_over_a_slice_is_asked_journalled_and_undone(tmp_path):
         assert all(r.tag is None for r in app.views["regressions"].rows)
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 async def test_a_bulk_tag_of_the_filtered_list_replaces_tags_and_undo_restores_them(tmp_path):
     state = tmp_path / "state"
     app = demo_app(state)

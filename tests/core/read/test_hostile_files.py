@@ -111,6 +111,7 @@ RECORDS = st.lists(
 
 @FUZZ
 @given(records=RECORDS)
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_arbitrary_json_records_give_a_run_or_a_load_error(tmp_path, records):
     path = tmp_path / "fuzz.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in records))

@@ -187,6 +187,7 @@ def reference_keys(value, ensure_ascii: bool, where: tuple = ()):
     ensure_ascii=st.booleans(),
     data=st.data(),
 )
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_heads_cut_anywhere_yield_a_prefix_of_the_keys_with_work_linear_in_the_head(
     document, indent, ensure_ascii, data
 ):

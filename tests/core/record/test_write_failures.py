@@ -146,6 +146,7 @@ def test_a_state_folder_made_read_only_after_tagging_refuses_writes_and_still_re
     assert report.returncode == 0, report.stderr  # reading the journal needs no writes
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_an_unwritable_state_folder_is_refused_on_one_line(pair, tmp_path):
     prefix = unprivileged()
     base, cand = pair
@@ -166,6 +167,7 @@ def test_an_unwritable_state_folder_is_refused_on_one_line(pair, tmp_path):
     assert files_under(state) == set() and not (tmp_path / "so.json").exists()
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_a_lock_file_made_unreadable_is_refused_on_one_line_and_blocks_nothing_after(
     pair, tmp_path
 ):
@@ -210,6 +212,7 @@ def test_an_output_prefix_into_a_missing_folder_is_refused_and_creates_nothing(p
     assert not (tmp_path / "nope").exists()
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_an_output_prefix_under_a_file_is_refused(pair, tmp_path):
     base, cand = pair
     (tmp_path / "afile").write_text("x")
@@ -261,6 +264,7 @@ def test_an_output_folder_reached_through_a_symlink_is_written_there(pair, tmp_p
     assert files_under(real) == {"so.json", "so.md", "so.csv"}
 
 
+@pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI
 def test_a_record_already_at_the_output_is_replaced_whole(pair, tmp_path):
     """All three files are the new record's, none left from the old; no temporary files."""
     base, cand = pair
