@@ -15,6 +15,7 @@ from textual.screen import Screen
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.state import ReviewState
+from evaltui.ui.trajectory_view import ItemRows
 from evaltui.ui.transcript import SideBySide, final_answer_key
 
 
@@ -35,6 +36,11 @@ class ItemNavigation(Screen):
     transcripts: tuple[Transcript, Transcript] | None
     match_rows: list[int]
     _pending_match: str | None
+    item_rows: ItemRows | None
+    unfold: bool
+
+    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+        raise NotImplementedError  # (the item screen's)
 
     def show_item(self, epoch: int = 0) -> None:
         raise NotImplementedError  # (the item screen's)
@@ -120,7 +126,8 @@ class ItemNavigation(Screen):
             self.notify(f"no {'later' if step > 0 else 'earlier'} match in this list", timeout=2)
 
     def action_jump_section(self, step: int) -> None:
-        """Next/previous message (any section: a turn, the output, the target, the grader)."""
+        """Next/previous aligned turn, both panes at once (any row: a turn, the output, the
+        target, the scorers)."""
         if not self._side_by_side():
             return
         top = int(self.query_one("#sides-pane", Pane).scroll_y)
@@ -151,8 +158,29 @@ class ItemNavigation(Screen):
         """The final assistant answer (the output, else the last assistant message)."""
         if self.transcripts is None:
             return
-        keys = [k for k in (final_answer_key(t) for t in self.transcripts) if k]
+        keys = ["answer", *(k for k in (final_answer_key(t) for t in self.transcripts) if k)]
         self._jump_to_keys(keys, "neither run recorded an answer for this item")
+
+    def action_jump_divergence(self) -> None:
+        """The first aligned turn where the two runs differ (a gap, or a different turn)."""
+        rows = self.item_rows
+        if not self._side_by_side() or rows is None:
+            return
+        if rows.alignment is None:
+            self.notify("neither run recorded messages for this item", timeout=3)
+        elif rows.divergence_row is None:
+            self.notify("the two runs take the same turns", timeout=3)
+        else:
+            self._scroll_to_row(rows.divergence_row)
+
+    def action_toggle_unfold(self) -> None:
+        """Unfold (fold again) every reasoning block and every long tool-call argument."""
+        self.unfold = not self.unfold
+        self.notify("reasoning unfolded" if self.unfold else "reasoning folded", timeout=2)
+        if self.transcripts is not None:
+            top = int(self.query_one("#sides-pane", Pane).scroll_y)
+            self._show_transcripts(self.row.item_id, *self.transcripts)
+            self.query_one("#sides-pane", Pane).scroll_to(y=top, animate=False, immediate=True)
 
     def action_jump_grader(self) -> None:
         """The grader's explanation, with the target just above it."""
@@ -197,6 +225,14 @@ class ItemNavigation(Screen):
             lambda: self.action_jump_section(-1),
         )  # fmt: skip
         yield SystemCommand("Final answer", "Jump to the final answer (a)", self.action_jump_answer)
+        yield SystemCommand(
+            "First divergence", "Jump to where the two runs first differ (D)",
+            self.action_jump_divergence,
+        )  # fmt: skip
+        yield SystemCommand(
+            "Unfold reasoning", "Unfold/fold every reasoning block and long argument (f)",
+            self.action_toggle_unfold,
+        )  # fmt: skip
         yield SystemCommand(
             "Grader's explanation", "Jump to the target and grader (v)", self.action_jump_grader
         )
