@@ -6,7 +6,8 @@ each message gets a key (its role; for a turn that calls tools, the calls with t
 for a tool result, the call it answers; for system and user turns, their text) and the two key
 sequences are aligned by a longest common subsequence. Runs of turns only one side has are
 shown as gaps; inside such a run, turns of the same role are paired as "changed" rather than
-left as two gaps. The two final answers (each run's last assistant turn) are always paired.
+left as two gaps. The two final answers (each run's last assistant turn, when it calls no
+tool) are always paired.
 
 Pure: no terminal, no styling. The item view, `evaltui show` and the tests read the same rows.
 """
@@ -87,10 +88,11 @@ def turn_essence(message: Message) -> tuple[str, ...]:
 
 
 def final_answer(messages: Sequence[Message]) -> int | None:
-    """The index of the last assistant turn (the run's final answer), None if there is none."""
+    """The index of the run's final answer: its last assistant turn, unless that turn calls a
+    tool (a run stopped by a limit or an error mid-task gave no answer); None then."""
     for i in range(len(messages) - 1, -1, -1):
         if messages[i].role == "assistant":
-            return i
+            return None if messages[i].calls else i
     return None
 
 

@@ -50,17 +50,21 @@ def turn_title(message: Message, number: int) -> str:
     return f"#{number} {one_line(message.role or '?', 30)}"
 
 
-def turn_lines(message: Message, number: int, unfold: bool = False) -> list[Line]:
+def turn_lines(
+    message: Message, number: int, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+) -> list[Line]:
     """The title line, then each block of the message; a message with no recorded structure
-    is one text block."""
+    is one text block. `hint`: how to unfold what is folded, named in the fold marks."""
     out = [Line(turn_title(message, number), "title")]
     blocks = message.blocks or (Block("text", message.content),)
     for block in blocks:
-        out += block_lines(block, unfold)
+        out += block_lines(block, unfold, hint)
     return out
 
 
-def block_lines(block: Block, unfold: bool = False) -> list[Line]:
+def block_lines(
+    block: Block, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+) -> list[Line]:
     """One block: text as written; reasoning folded unless `unfold`; redacted reasoning as its
     summary; a tool call as its name and its arguments one per line; a result or an error with
     the function it came from; media by type and size."""
@@ -68,7 +72,7 @@ def block_lines(block: Block, unfold: bool = False) -> list[Line]:
     if kind == "text":
         return [Line(inert(block.text), "text")] if block.text else []
     if kind == "reasoning":
-        return _reasoning(block.text, unfold)
+        return _reasoning(block.text, unfold, hint)
     if kind == "redacted":
         withheld = f"{block.size:,} encrypted characters not shown" if block.size else "redacted"
         head = f"{MARK['fold']} REASONING (SUMMARY) · {withheld}"
@@ -80,7 +84,7 @@ def block_lines(block: Block, unfold: bool = False) -> list[Line]:
             text = inert(raw)
             if not unfold and len(text) > LONG_VALUE:
                 more = len(text) - LONG_VALUE
-                text = f"{text[:LONG_VALUE]}… (+{more:,} characters, {UNFOLD_KEY} unfolds)"
+                text = f"{text[:LONG_VALUE]}… (+{more:,} characters, {hint})"
             lines.append(Line(text, "args"))
         return lines
     if kind == "tool_result":
@@ -95,7 +99,7 @@ def block_lines(block: Block, unfold: bool = False) -> list[Line]:
     return [Line(inert(block.text), "text")]
 
 
-def _reasoning(text: str, unfold: bool) -> list[Line]:
+def _reasoning(text: str, unfold: bool, hint: str) -> list[Line]:
     if not text:
         return [Line(f"{MARK['fold']} reasoning (not recorded)", "fold")]
     if unfold or len(text) <= FOLDED_REASONING:
@@ -105,7 +109,7 @@ def _reasoning(text: str, unfold: bool) -> list[Line]:
             Line(inert(text), "reasoning"),
         ]
     cut = text[:FOLDED_REASONING].rsplit(" ", 1)[0] or text[:FOLDED_REASONING]
-    head = f"{MARK['fold']} reasoning ({len(text):,} characters, folded: {UNFOLD_KEY} unfolds)"
+    head = f"{MARK['fold']} reasoning ({len(text):,} characters, folded: {hint})"
     return [Line(head, "fold"), Line(inert(cut) + " …", "reasoning")]
 
 
