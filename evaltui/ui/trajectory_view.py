@@ -171,7 +171,7 @@ def _tail(base: Transcript, cand: Transcript) -> list[tuple[str, Section | None,
                 return Section("grader", "scorers", body, style_of("section--grader"))
             if t.explanation is not None:
                 return Section("grader", "grader", t.explanation, style_of("section--grader"))
-        if key == "cost" and (t.cost is not None or t.messages):
+        if key == "cost" and (base.cost is not None or cand.cost is not None):
             return Section("cost", "cost", cost_words(t.cost), "bold")
         if key == "metadata":
             shown_meta = {

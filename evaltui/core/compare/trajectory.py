@@ -41,11 +41,11 @@ class TrajectoryCounts:
     tool_errors: tuple[int, int]
 
     def words(self) -> str:
-        """`9 vs 7 messages, 3 vs 2 tool calls, 1 vs 0 tool errors` (errors only if any)."""
-        parts = [
-            f"{self.messages[0]} vs {self.messages[1]} messages",
-            f"{self.tool_calls[0]} vs {self.tool_calls[1]} tool calls",
-        ]
+        """`9 vs 7 messages, 3 vs 2 tool calls, 1 vs 0 tool errors` (calls and errors only
+        when a run has some)."""
+        parts = [f"{self.messages[0]} vs {self.messages[1]} messages"]
+        if any(self.tool_calls):
+            parts.append(f"{self.tool_calls[0]} vs {self.tool_calls[1]} tool calls")
         if any(self.tool_errors):
             parts.append(f"{self.tool_errors[0]} vs {self.tool_errors[1]} tool errors")
         return ", ".join(parts)
