@@ -47,6 +47,7 @@ KIND_STYLE: dict[str, Style] = {
     "error": style_of("caution--strong") + Style(bold=True),
     "media": Style(italic=True),
     "note": Style(dim=True),
+    "verdict": Style(bold=True),
 }
 HIDDEN_KEYS = ("id", "epoch", "record", "score_value", "answer", "error", "limit")
 

@@ -214,11 +214,18 @@ def _wrap(lines: Sequence[Line], width: int) -> list[str]:
     return out
 
 
+def _wrapped_header(show: ItemShow, width: int) -> list[str]:
+    out: list[str] = []
+    for line in header_lines(show):
+        out += textwrap.wrap(line, width, subsequent_indent="  ", break_on_hyphens=False)
+    return out
+
+
 def side_by_side_text(show: ItemShow, width: int) -> str:
     """Both sides in two columns of `width` characters in all (at least `MIN_WIDTH`)."""
     width = max(width, MIN_WIDTH)
     col = (width - len(DIVIDER)) // 2
-    out = header_lines(show)
+    out = _wrapped_header(show, width)
     out.append("")
     out.append(f"{'BASELINE':<{col}}{DIVIDER}CANDIDATE")
     for title, left, right in row_cells(show):
@@ -234,7 +241,7 @@ def side_by_side_text(show: ItemShow, width: int) -> str:
 def stacked_text(show: ItemShow, width: int) -> str:
     """Each aligned row's baseline turn, then its candidate turn, at full width."""
     width = max(width, MIN_WIDTH)
-    out = header_lines(show)
+    out = _wrapped_header(show, width)
     for title, left, right in row_cells(show):
         out.append("")
         out.append(f"{'═' * 2} {title} ".ljust(width, "═"))

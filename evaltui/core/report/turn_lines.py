@@ -17,7 +17,17 @@ from evaltui.core.read.turns import Block, SampleCost
 from evaltui.core.textsafe import inert, one_line
 
 LineKind = Literal[
-    "title", "text", "reasoning", "fold", "call", "args", "result", "error", "media", "note"
+    "title",
+    "text",
+    "reasoning",
+    "fold",
+    "call",
+    "args",
+    "result",
+    "error",
+    "media",
+    "note",
+    "verdict",
 ]
 
 FOLDED_REASONING = 120  # characters of a folded reasoning block shown (two lines of a pane)
@@ -152,7 +162,7 @@ def scorer_lines(t: Transcript) -> list[Line]:
     """Every scorer's verdict on the sample, with its explanation (not only the compared one)."""
     out = []
     for verdict in t.scorers:
-        out.append(Line(f"{one_line(verdict.name, 40)}: {one_line(verdict.value, 40)}", "title"))
+        out.append(Line(f"{one_line(verdict.name, 40)}: {one_line(verdict.value, 40)}", "verdict"))
         if verdict.explanation:
             out.append(Line(inert(verdict.explanation), "text"))
     return out
