@@ -136,6 +136,36 @@ class ReviewState:
             for view in self.views.values():
                 view.refresh()
 
+    def concordant_names(self) -> tuple[str, ...]:
+        """The lists of unchanged items this pair has ("both pass", "both fail"; "unchanged"
+        for runs without verdicts), built or not."""
+        if self.loaded is None:
+            return ()
+        return (
+            ("both pass", "both fail")
+            if self.loaded.analysis.paired.has_verdicts
+            else ("unchanged",)
+        )
+
+    def ensure_concordant(self) -> list[ListRow]:
+        """Build the lists of unchanged items on first use (a big run has many); the rows just
+        built ([] if they already were), for their previews and search to be read."""
+        from evaltui.ui.loading import concordant_rows
+
+        loaded = self.loaded
+        if loaded is None or all(n in self.views for n in self.concordant_names()):
+            return []
+        built = concordant_rows(loaded.analysis, loaded.session)
+        rows = [row for listed in built.values() for row in listed]
+        for name, listed in built.items():
+            view = ListView(listed)
+            if loaded.analysis.kind == "graded":
+                view.sort_key = "delta"
+                view.refresh()
+            self.views[name] = view
+        self.rows_by_id.update({row.item_id: row for row in rows})
+        return rows
+
     def replace_loaded(self, basis: Loaded, **changes: Any) -> bool:
         """Take a worker's result for the pair `basis` showed; drop it (False) if the pair was
         re-analysed meanwhile (a metric switch), so an old result never overwrites a new one."""

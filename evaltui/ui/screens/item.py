@@ -17,7 +17,7 @@ from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.core.record.session import tag_meanings
-from evaltui.ui.listmodel import ListRow
+from evaltui.ui.listmodel import ListRow, singular
 from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
@@ -359,7 +359,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
         review = loaded.session.review(self.row.item_id)
         meta = Text()
-        where = f"{self.list_name[:-1].capitalize()} {self.index + 1:,}/{len(self.rows):,} "
+        where = f"{singular(self.list_name).capitalize()} {self.index + 1:,}/{len(self.rows):,} "
         meta.append(where, style="bold")
         meta.append_text(literal_line(self.row.item_id, 40, style="bold"))
         for key in (SLICE, CLUSTER):
