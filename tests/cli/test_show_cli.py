@@ -83,3 +83,11 @@ def test_hostile_text_stays_inert_in_text_and_markdown(capsys, write_jsonl):
     assert main(["show", str(base), str(cand), "a&b"]) == 0
     assert "\x1b" not in capsys.readouterr().out
     json.dumps(out)  # (plain text, nothing binary)
+
+
+def test_the_command_quotes_an_id_a_shell_would_split():
+    from evaltui.core.report.item_show import command_for
+
+    assert command_for("drug-2") == "evaltui show BASE CAND drug-2"
+    assert command_for("a b'c") == "evaltui show BASE CAND 'a b'\\''c'"
+    assert command_for("x;\x1b[2Jrm") == "evaltui show BASE CAND 'x;␛[2Jrm'"

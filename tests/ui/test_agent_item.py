@@ -54,6 +54,14 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert right[0].strip().startswith("── #3 assistant")
         await pilot.press("K")
         assert pane_lines(app)[0][0].strip() == "── #4 tool ────────"
+        await pilot.press("greater_than_sign")  # epoch 2: aligned again, every scorer shown
+        await settle(app, pilot)
+        assert "epoch 2/2" in app.screen.side_plain(0) and "epoch 2/2" in app.screen.side_plain(1)
+        assert "9 vs 7 messages" in text_of(app, "#item-meta")
+        left, right = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        assert "includes: C" in left and "cites_label: C" in left
+        assert "includes: I" in right and "cites_label: C" in right
+        assert "read 1 label(s); last: Contraindicated" in right  # its explanation too
 
 
 async def test_f_unfolds_every_reasoning_block(tmp_path):
