@@ -34,8 +34,7 @@ MAIN_200 = (
     " T Tag all shown h Header ^p Commands"
 )
 ITEM_200 = (
-    f"{ITEM_80} v Grader J Next msg K Prev msg D Diverge f Unfold A Auto-next z Undo"
-    " ^p Commands"
+    f"{ITEM_80} v Grader J Next msg K Prev msg D Diverge f Unfold A Auto-next z Undo ^p Commands"
 )
 MODALS = {  # the same at both widths: they are short
     "g": "esc Close ⏎ Show its items j/k Move",

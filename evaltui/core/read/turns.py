@@ -108,3 +108,21 @@ class SampleCost:
             v is not None
             for v in (self.total_tokens, self.total_time, self.working_time, self.limit, self.error)
         ) or bool(self.retries)
+
+
+# The statistics table's cost columns (`cost:<name>`): these numbers per sample, and `limit`
+# (the type of the limit that stopped it, null if none). Read by `analysis.cost`.
+NUMERIC_COSTS = (
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "total_tokens",
+    "total_time",
+    "working_time",
+    "retries",
+)
+COST_PREFIX = "cost:"
+
+
+def cost_column(name: str) -> str:
+    return COST_PREFIX + name

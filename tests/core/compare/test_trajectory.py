@@ -17,7 +17,8 @@ def test_drug_2_the_tool_error_and_its_retry_against_one_call():
     assert pairs == [(0, 0), (1, 1), (2, None), (3, None), (4, 2), (5, 3), (6, 4), (7, 5), (8, 6)]
     assert alignment.first_divergence == 2  # the baseline's malformed call
     assert alignment.final_row == 8  # both final answers on one row
-    assert [r.same for r in alignment.rows] == [True, True, False, False, True, True, True, True, False]
+    same = [r.same for r in alignment.rows]
+    assert same == [True, True, False, False, True, True, True, True, False]
     assert alignment.counts.words() == "9 vs 7 messages, 3 vs 2 tool calls, 1 vs 0 tool errors"
 
 
@@ -33,10 +34,16 @@ def m(role: str, content: str = "", calls: tuple[str, ...] = ()) -> Message:
 
 
 def test_a_repeated_call_pairs_the_retry_not_the_failed_attempt():
-    base = [m("user", "q"), m("assistant", calls=("f(1)",)), m("tool", "boom", ("f(1)",)),
-            m("assistant", calls=("f(1)",)), m("tool", "ok", ("f(1)",)), m("assistant", "A")]  # fmt: skip
-    cand = [m("user", "q"), m("assistant", calls=("f(1)",)), m("tool", "ok", ("f(1)",)),
-            m("assistant", "B")]  # fmt: skip
+    call = ("f(1)",)
+    base = [
+        m("user", "q"),
+        m("assistant", calls=call),
+        m("tool", "boom", call),
+        m("assistant", calls=call),
+        m("tool", "ok", call),
+        m("assistant", "A"),
+    ]
+    cand = [m("user", "q"), m("assistant", calls=call), m("tool", "ok", call), m("assistant", "B")]
     rows = [(r.base, r.cand) for r in align(base, cand).rows]
     assert rows == [(0, 0), (1, None), (2, None), (3, 1), (4, 2), (5, 3)]
 
@@ -52,10 +59,20 @@ def test_turns_only_one_side_has_are_paired_by_role_between_matches():
 
 
 def test_the_final_answers_share_a_row_even_when_the_turns_before_differ():
-    base = [m("user", "q"), m("assistant", calls=("a()",)), m("tool", "1", ("a()",)),
-            m("assistant", "answer A")]  # fmt: skip
-    cand = [m("user", "q"), m("assistant", calls=("b()",)), m("tool", "2", ("b()",)),
-            m("assistant", calls=("c()",)), m("tool", "3", ("c()",)), m("assistant", "answer B")]  # fmt: skip
+    base = [
+        m("user", "q"),
+        m("assistant", calls=("a()",)),
+        m("tool", "1", ("a()",)),
+        m("assistant", "answer A"),
+    ]
+    cand = [
+        m("user", "q"),
+        m("assistant", calls=("b()",)),
+        m("tool", "2", ("b()",)),
+        m("assistant", calls=("c()",)),
+        m("tool", "3", ("c()",)),
+        m("assistant", "answer B"),
+    ]
     alignment = align(base, cand)
     final = alignment.rows[alignment.final_row]
     assert (final.base, final.cand) == (3, 5)

@@ -89,7 +89,8 @@ def test_odd_content_never_raises():
     }
     t = sample_transcript(sample, None, "record 1")
     assert [b.kind for b in t.messages[0].blocks] == ["redacted", "text", "text"]
-    assert t.messages[1].blocks[-1].kind == "tool_error" and t.messages[1].blocks[-1].text == "timeout"
+    error = t.messages[1].blocks[-1]
+    assert error.kind == "tool_error" and error.text == "timeout"
     assert t.messages[2].blocks[0].text == "raw"
     assert t.messages[3].blocks[0].name == "audio" and t.messages[3].blocks[0].size == 0
     assert t.cost is not None and t.cost.limit == "custom" and t.cost.total_tokens is None

@@ -24,7 +24,7 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -206,9 +206,7 @@ def _eager_pass(
         fact = sample_facts(path, summary, record)
         member = sample_members.get((fact.item_id, fact.epoch))
         if member is not None:  # name both: the value at fault is the summary's copy
-            fact = SampleFacts(
-                fact.item_id, fact.epoch, fact.scores, fact.error, f"{member} via {record}"
-            )
+            fact = replace(fact, record=f"{member} via {record}")
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
             # member is the authority

@@ -31,11 +31,37 @@ from evaltui.core.read.formats.inspect_scores import (
     scorer_keys,
     value_kind,
 )
+from evaltui.core.read.formats.inspect_turns import sample_cost
 from evaltui.core.read.formats.jsontext import object_at
 from evaltui.core.read.runs import OUTCOME, stats_table
+from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
 
 
 def build_table(
+    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+) -> pl.DataFrame:
+    """The statistics table (`scored_table`), with the samples' cost columns when the log
+    records what they cost."""
+    return with_costs(scored_table(path, facts, scorer, requested), facts)
+
+
+def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFrame:
+    """`cost:<name>` columns (COST_COLUMNS): tokens, time, working time, retries as numbers,
+    the limit that stopped a sample as its type (null: none). Not scores: they are compared
+    beside the metric (`analysis.cost`), never as part of its family."""
+    costs = [sample_cost(f.cost) if f.cost else None for f in facts]
+    if not any(c is not None for c in costs):
+        return table
+    columns = []
+    for name in NUMERIC_COSTS:
+        values = [getattr(c, name) if c is not None else None for c in costs]
+        columns.append(pl.Series(cost_column(name), values, dtype=pl.Float64))
+    limits = [(c.limit.split(" (")[0] if c is not None and c.limit else None) for c in costs]
+    columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
+    return table.with_columns(columns)
+
+
+def scored_table(
     path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).

@@ -157,7 +157,9 @@ def sample_scorers(
 
 def sample_cost(sample: Mapping[str, Any]) -> SampleCost | None:
     """Tokens (summed over the sample's models), time, working time, retries, the limit that
-    stopped it and its error; None when the sample records none of them."""
+    stopped it and its error; None when the sample records none of them. A sample counts its
+    retries as a list of errors (`error_retries`), a summary as a number (`retries`); a
+    summary's limit is its type only."""
     usage = sample.get("model_usage")
     totals: dict[str, int | None] = {}
     if isinstance(usage, dict) and usage:
@@ -166,6 +168,8 @@ def sample_cost(sample: Mapping[str, Any]) -> SampleCost | None:
             numbers = [int(v) for v in values if isinstance(v, int | float)]
             totals[key] = sum(numbers) if numbers else None
     retries = sample.get("error_retries")
+    if not isinstance(retries, list):  # a summary counts them
+        retries = sample.get("retries")
     cost = SampleCost(
         input_tokens=totals.get("input_tokens"),
         output_tokens=totals.get("output_tokens"),
@@ -173,7 +177,9 @@ def sample_cost(sample: Mapping[str, Any]) -> SampleCost | None:
         total_tokens=totals.get("total_tokens"),
         total_time=_seconds(sample.get("total_time")),
         working_time=_seconds(sample.get("working_time")),
-        retries=len(retries) if isinstance(retries, list) else 0,
+        retries=len(retries)
+        if isinstance(retries, list)
+        else (retries if isinstance(retries, int) and not isinstance(retries, bool) else 0),
         limit=limit_text(sample.get("limit")),
         error=(error_message(sample.get("error")) or None),
     )
