@@ -224,7 +224,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     from evaltui.cli.show import add_parser as add_show_parser
 
     add_prefer_parser(sub)
-    add_show_parser(sub, with_formats=with_formats)
+    add_show_parser(sub, add_pairing_args, with_formats=with_formats)
     return parser
 
 

@@ -11,12 +11,17 @@ from __future__ import annotations
 import argparse
 import shutil
 import sys
+from collections.abc import Callable
 
-from evaltui.cli.parser import add_pairing_args
 
-
-def add_parser(sub: argparse._SubParsersAction, *, with_formats: bool) -> argparse.ArgumentParser:
-    """Register `show` on the main parser's subcommands."""
+def add_parser(
+    sub: argparse._SubParsersAction,
+    add_pairing_args: Callable[..., None],
+    *,
+    with_formats: bool,
+) -> argparse.ArgumentParser:
+    """Register `show` on the main parser's subcommands, with the pairing arguments of every
+    command that reads two runs (`parser.add_pairing_args`, handed in: no import cycle)."""
     parser = sub.add_parser(
         "show",
         help="print one item's two transcripts, aligned (text or markdown)",

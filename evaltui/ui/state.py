@@ -147,15 +147,10 @@ class ReviewState:
             else ("unchanged",)
         )
 
-    def ensure_concordant(self) -> list[ListRow]:
-        """Build the lists of unchanged items on first use (a big run has many); the rows just
-        built ([] if they already were), for their previews and search to be read."""
-        from evaltui.ui.loading import concordant_rows
-
-        loaded = self.loaded
-        if loaded is None or all(n in self.views for n in self.concordant_names()):
-            return []
-        built = concordant_rows(loaded.analysis, loaded.session)
+    def adopt_concordant(self, built: dict[str, list[ListRow]]) -> list[ListRow]:
+        """The lists of unchanged items (`loading.concordant_rows`, built on first use: a big
+        run has many); every row, for their previews and search to be read."""
+        loaded = self.require_loaded()
         rows = [row for listed in built.values() for row in listed]
         for name, listed in built.items():
             view = ListView(listed)

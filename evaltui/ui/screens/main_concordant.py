@@ -15,7 +15,7 @@ from textual.screen import Screen
 
 from evaltui.core.errors import EvalTuiError
 from evaltui.ui.listmodel import ListRow
-from evaltui.ui.loading import concordant_split, fill_previews
+from evaltui.ui.loading import concordant_rows, concordant_split, fill_previews
 from evaltui.ui.messages import WorkerProblem
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
@@ -63,8 +63,11 @@ class MainConcordant(Screen):
 
     def open_list(self, name: str) -> None:
         """Show a list, building the unchanged items' lists first if this is the first time."""
-        if name not in self.state.views and name in self.state.concordant_names():
-            rows = self.state.ensure_concordant()
+        loaded = self.state.loaded
+        if loaded is not None and name not in self.state.views:
+            if name not in self.state.concordant_names():
+                return
+            rows = self.state.adopt_concordant(concordant_rows(loaded.analysis, loaded.session))
             self.concordant_index = SearchIndex()
             for listed in self.state.concordant_names():
                 view = self.state.views[listed]
