@@ -101,3 +101,27 @@ def test_media_size_of_data_uris():
     assert media_size("data:image/png;base64,AA==") == 1
     assert media_size("data:text/plain,hello") == 5
     assert media_size("https://example.com/x.png") == 0 and media_size(None) == 0
+
+
+def test_a_public_logs_tool_errors_are_each_marked():
+    """Inspect's own test log (tests/data/inspect_ai/agent/README.md): every tool message
+    carries a tool error, each drawn with its word and symbol; a result that came with its
+    error keeps its text."""
+    import json
+
+    from evaltui.core.report.turn_lines import turn_lines
+    from tests.core.agent_fixtures import AGENT
+
+    log = json.loads((AGENT / "log_tool_call_error.json").read_text(encoding="utf-8"))
+    t = sample_transcript(log["samples"][0], None, "samples[0]")
+    assert len(t.messages) == 11
+    errors = [b for m in t.messages for b in m.blocks if b.kind == "tool_error"]
+    assert [b.name for b in errors] == ["bash"] * 11
+    assert errors[-1].text == "The tool output limit of 10 MiB was exceeded."
+    last = t.messages[-1]
+    assert [b.kind for b in last.blocks] == ["tool_result", "tool_error"]
+    lines = turn_lines(last, 11)
+    assert lines[0].text == "#11 tool"
+    assert lines[-1].text == ("✗ TOOL ERROR (bash): The tool output limit of 10 MiB was exceeded.")
+    # No assistant turn records the calls: each result is keyed by its function alone.
+    assert all(m.calls == ("bash",) for m in t.messages)
