@@ -97,6 +97,23 @@ PassRate = Annotated[
     ),
 ]
 TagNames = tuple[Annotated[str, Meta(min_length=1)], ...]
+COST_FIGURES: tuple[str, ...] = (
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "reasoning_tokens",
+    "total_time",
+    "working_time",
+)
+"""What an agent run's samples cost, as Inspect records them (`analysis.cost`)."""
+Growth = Annotated[
+    float,
+    Meta(
+        ge=-1.0,
+        le=100.0,
+        extra={**_NUMBER, "expected": "a share of the baseline's mean (0.2 = 20% more)"},
+    ),
+]
 
 
 class TagLists(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -151,14 +168,33 @@ class MinEffectGate(_Gate, tag="min_effect", kw_only=True):
     """fails unless the delta interval's lower bound is at least the min_effect setting"""
 
 
+class MaxCostGrowthGate(_Gate, tag="max_cost_growth", kw_only=True):
+    """fails when the candidate's mean cost per item exceeds the baseline's by more than growth
+    (paired over the items both runs record it for; Inspect runs)"""
+
+    figure: Annotated[
+        Literal[COST_FIGURES],  # type: ignore[valid-type]
+        Meta(description="the cost figure compared"),
+    ] = "working_time"
+    growth: Annotated[Growth, Meta(description="the largest acceptable growth (0.2 = 20%)")]
+
+
 GATE_KIND_DECLARATIONS: tuple[type[_Gate], ...] = (
     NoRegressionsGate,
     MinPassRateGate,
     NoTagGate,
     AllTriagedGate,
     MinEffectGate,
+    MaxCostGrowthGate,
 )
-GateDeclaration = NoRegressionsGate | MinPassRateGate | NoTagGate | AllTriagedGate | MinEffectGate
+GateDeclaration = (
+    NoRegressionsGate
+    | MinPassRateGate
+    | NoTagGate
+    | AllTriagedGate
+    | MinEffectGate
+    | MaxCostGrowthGate
+)
 _BY_KIND: dict[str, type[_Gate]] = {
     str(kind.__struct_config__.tag): kind for kind in GATE_KIND_DECLARATIONS
 }

@@ -157,8 +157,9 @@ class Gate(Struct, kw_only=True):
         str,
         Meta(
             description=(
-                "no_regressions, min_pass_rate, no_tag, all_triaged, min_effect; non_inferiority "
-                "or equivalence for the policy's margin (the last entry)"
+                "no_regressions, min_pass_rate, no_tag, all_triaged, min_effect, "
+                "max_cost_growth; non_inferiority or equivalence for the policy's margin (the "
+                "last entry)"
             )
         ),
     ]

@@ -151,3 +151,34 @@ def test_runs_without_cost_columns_have_no_cost_comparison(sample_pair):
     from evaltui.core.analysis.pipeline import compare_files
 
     assert cost_comparison(compare_files(*sample_pair, complete=False).paired) is None
+
+
+def test_a_policy_gate_bounds_the_candidates_growth_in_cost():
+    from evaltui.core.analysis.pair import analyze
+    from evaltui.core.decide.gates import evaluate_gates
+    from evaltui.core.policy import loads_policy
+
+    base = [False] * 40
+    paired = pair_runs(run_with_limits(base, [100.0] * 40), run_with_limits(base, [120.0] * 40))
+    analysis = analyze(paired)
+    policy = loads_policy(
+        "[[gates]]\nkind = 'max_cost_growth'\nfigure = 'total_tokens'\ngrowth = 0.1\n"
+        "[[gates]]\nkind = 'max_cost_growth'\nfigure = 'total_tokens'\ngrowth = 0.25\n"
+        "[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\n"
+    )
+    tight, loose, working = evaluate_gates(policy, paired, analysis, None)
+    assert (tight.name, tight.status) == ("total tokens growth <= +10%", "failed")
+    assert tight.detail.startswith("total tokens +20.0% per item (95% CI [+20.0%, +20.0%], 40")
+    assert loose.status == "passed"
+    assert (working.name, working.status) == ("working time growth <= +20%", "undecided")
+    assert working.detail == "the runs record no working time to compare"
+
+
+def test_a_cost_gate_on_a_slice_is_refused_naming_the_key():
+    from evaltui.core.errors import InputError
+    from evaltui.core.policy import loads_policy
+
+    with pytest.raises(InputError, match="compare the whole runs; remove 'slice'"):
+        loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nslice = 'x'\n")
+    with pytest.raises(InputError, match="figure"):
+        loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nfigure = 'money'\n")
