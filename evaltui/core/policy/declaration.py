@@ -30,6 +30,7 @@ from msgspec import Meta, Struct
 
 from evaltui.core.policy.tags import MEANINGS
 from evaltui.core.read.runs import PASSED
+from evaltui.core.read.turns import COST_FIGURES
 from evaltui.core.stats.paired_delta import CI_METHODS
 
 __all__ = [
@@ -97,15 +98,6 @@ PassRate = Annotated[
     ),
 ]
 TagNames = tuple[Annotated[str, Meta(min_length=1)], ...]
-COST_FIGURES: tuple[str, ...] = (
-    "total_tokens",
-    "input_tokens",
-    "output_tokens",
-    "reasoning_tokens",
-    "total_time",
-    "working_time",
-)
-"""What an agent run's samples cost, as Inspect records them (`analysis.cost`)."""
 Growth = Annotated[
     float,
     Meta(

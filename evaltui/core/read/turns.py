@@ -122,6 +122,13 @@ NUMERIC_COSTS = (
     "retries",
 )
 COST_PREFIX = "cost:"
+# The figures `--metric` and a policy's cost gate can name (retries are counted, not compared).
+COST_FIGURES = NUMERIC_COSTS[:-1]
+
+
+def cost_metric(requested: str | None) -> str | None:
+    """The cost figure a `--metric` names (`working_time`, `total_tokens`...), else None."""
+    return requested if requested in COST_FIGURES else None
 
 
 def cost_column(name: str) -> str:

@@ -182,3 +182,28 @@ def test_a_cost_gate_on_a_slice_is_refused_naming_the_key():
         loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nslice = 'x'\n")
     with pytest.raises(InputError, match="figure"):
         loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nfigure = 'money'\n")
+
+
+def test_metric_chooses_a_cost_figure_compared_as_a_loss():
+    from evaltui.core.analysis.pipeline import compare_files
+
+    analysis = compare_files(BASE, CAND, metric="working_time", complete=False)
+    assert analysis.metric == "score:working_time" and analysis.lower_is_better
+    wb, wc = per_item("baseline", 1), per_item("candidate", 1)
+    slower = sorted(i for i in wb if wc[i] > wb[i])
+    faster = sorted(i for i in wb if wc[i] < wb[i])
+    assert sorted(analysis.regressions) == slower and sorted(analysis.improvements) == faster
+    assert analysis.graded.mean_delta == pytest.approx(np.mean([wc[i] - wb[i] for i in wb]))
+    tokens = compare_files(BASE, CAND, metric="total_tokens", on_error="exclude")
+    assert tokens.metric == "score:total_tokens" and tokens.paired.n == 4
+    assert sorted(tokens.improvements) == ["drug-2", "drug-4"] and tokens.regressions == ()
+
+
+def test_metric_on_a_cost_the_log_does_not_record_is_one_line(tmp_path):
+    from evaltui.core.analysis.pipeline import compare_files
+    from evaltui.core.errors import InputError
+    from tests.conftest import DATA
+
+    logs = sorted((DATA / "inspect_ai").glob("2025-09-15*.eval"))
+    with pytest.raises(InputError, match="--metric reasoning_tokens: the log records no"):
+        compare_files(*logs, metric="reasoning_tokens")

@@ -45,7 +45,7 @@ from evaltui.core.read.formats.inspect_common import (
 )
 from evaltui.core.read.formats.inspect_eval_options import NAME
 from evaltui.core.read.formats.inspect_eval_options import Options as Options
-from evaltui.core.read.formats.inspect_rows import build_table, run_metadata
+from evaltui.core.read.formats.inspect_rows import build_table, cost_direction, run_metadata
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.jsontext import (
@@ -58,6 +58,7 @@ from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import MemberError, read_member
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
+from evaltui.core.read.turns import cost_metric
 
 MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
 
@@ -97,10 +98,13 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
         facts, rows, sample_source = _eager_pass(path, archive, members, header)
     check_has_samples(path, facts)
     check_scored(path, header, facts)
-    scorer = choose_scorer(path, header, facts, options.metric)
+    scorer = choose_scorer(
+        path, header, facts, None if cost_metric(options.metric) else options.metric
+    )
     table = build_table(path, facts, scorer, options.metric)
     metadata = run_metadata(header, scorer, facts, default_status=default_status)
     metadata["sample_source"] = sample_source
+    metadata.update(cost_direction(options.metric))
     return Run(
         source=source,
         table=table,

@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from evaltui.core.errors import InputError
 from evaltui.core.read.formats.fields import dotted, is_finite
 from evaltui.core.read.formats.inspect_common import (
     HARNESS,
@@ -33,16 +34,36 @@ from evaltui.core.read.formats.inspect_scores import (
 )
 from evaltui.core.read.formats.inspect_turns import sample_cost
 from evaltui.core.read.formats.jsontext import object_at
-from evaltui.core.read.runs import OUTCOME, stats_table
-from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
+from evaltui.core.read.runs import OUTCOME, SCORE_PREFIX, stats_table
+from evaltui.core.read.turns import NUMERIC_COSTS, cost_column, cost_metric
 
 
 def build_table(
     path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table (`scored_table`), with the samples' cost columns when the log
-    records what they cost."""
-    return with_costs(scored_table(path, facts, scorer, requested), facts)
+    records what they cost. `--metric` naming a cost figure (`working_time`) adds it as the
+    score `score:<figure>` beside the verdicts: the metric compared (lower is better, see
+    `cost_direction`)."""
+    figure = cost_metric(requested)
+    table = with_costs(scored_table(path, facts, scorer, None if figure else requested), facts)
+    if figure is None:
+        return table
+    column = cost_column(figure)
+    if column not in table.columns or table[column].is_null().all():
+        raise InputError(
+            path,
+            f"--metric {requested}: the log records no {figure} for its samples",
+            field="model_usage" if figure.endswith("tokens") else figure,
+        )
+    return table.with_columns(pl.col(column).alias(SCORE_PREFIX + figure))
+
+
+def cost_direction(requested: str | None) -> dict[str, str]:
+    """The run metadata that make a cost figure compared as a loss (lower is better)."""
+    if cost_metric(requested) is None:
+        return {}
+    return {"higher_is_better": "false", "direction_source": "a cost: lower is better"}
 
 
 def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFrame:
