@@ -104,10 +104,15 @@ def _turn_cell(message: Message, number: int, unfold: bool, needle: str, marks: 
 
 
 def item_rows(
-    base: Transcript, cand: Transcript, needle: str = "", unfold: bool = False
+    base: Transcript,
+    cand: Transcript,
+    needle: str = "",
+    unfold: bool = False,
+    unfolded: frozenset[int] = frozenset(),
 ) -> ItemRows:
     """Both transcripts as aligned rows (see the module's docstring); two runs without messages
-    keep the input/output rows of `side_by_side`."""
+    keep the input/output rows of `side_by_side`. Reasoning and long arguments are folded but
+    in the rows of `unfolded` (every row with `unfold`)."""
     if not (base.messages or cand.messages):
         sides, pairs = side_by_side(base, cand, needle)
         return ItemRows(sides, pairs, None)
@@ -129,7 +134,7 @@ def item_rows(
                 sections.append(None)
                 continue
             message = t.messages[index]
-            cells.append(_turn_cell(message, index + 1, unfold, needle, marks))
+            cells.append(_turn_cell(message, index + 1, unfold or k in unfolded, needle, marks))
             sections.append(Section(f"t{k}", message.role, message.content, role=message.role))
         rows.append((cells[0], cells[1]))
         pairs.append((sections[0], sections[1]))

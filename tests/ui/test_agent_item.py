@@ -64,18 +64,25 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert "read 1 label(s); last: Contraindicated" in right  # its explanation too
 
 
-async def test_f_unfolds_every_reasoning_block(tmp_path):
+async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_path):
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(160, 48)) as pilot:
         await open_drug_2(app, pilot)
         folded = app.screen.sides.plain(0)
         assert "folded: f unfolds" in folded and "(2,281 characters" in folded
-        await pilot.press("f")
+        await pilot.press("a", "f")  # the final answers' row
+        await settle(app, pilot)
+        left, right = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        assert left.count("▾ reasoning (2,281 characters)") == 1  # that turn only
+        assert right.count("▾ reasoning (2,281 characters)") == 1
+        assert left.count("folded: f unfolds") == folded.count("folded: f unfolds") - 1
+        assert pane_lines(app)[0][0].strip().startswith("── #9 assistant")  # still there
+        await pilot.press("F")
         await settle(app, pilot)
         unfolded = app.screen.sides.plain(0)
         assert "folded:" not in unfolded and len(unfolded) > len(folded) + 3 * 2000
-        assert "▾ reasoning (2,281 characters)" in unfolded
-        await pilot.press("f")
+        await pilot.press("F")
+        await settle(app, pilot)
         assert app.screen.sides.plain(0) == folded
 
 

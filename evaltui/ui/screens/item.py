@@ -54,7 +54,12 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         Binding("a", "jump_answer", "Final answer", show=False, id="item.answer"),
         Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
         Binding("D", "jump_divergence", "Where the runs diverge", show=False, id="item.diverge"),
-        Binding("f", "toggle_unfold", "Unfold/fold reasoning", show=False, id="item.unfold"),
+        Binding(
+            "f", "toggle_unfold", "Unfold/fold the turn's reasoning", show=False, id="item.unfold"
+        ),
+        Binding(
+            "F", "toggle_unfold_all", "Unfold/fold every reasoning", show=False, id="item.unfoldall"
+        ),
         *[
             Binding(
                 str(n),
@@ -106,7 +111,8 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.transcripts: tuple[Transcript, Transcript] | None = None
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
         self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
-        self.unfold = False  # reasoning and long tool arguments unfolded (f)
+        self.unfold = False  # every reasoning and long tool argument unfolded (F)
+        self.unfolded: frozenset[int] = frozenset()  # the rows unfolded one by one (f)
         self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it
         # The next item's transcripts, read while the reviewer reads this one (n is the usual
         # next key): (item_id, baseline, candidate).
@@ -145,6 +151,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.just_tagged = None
         self.sides = None
         self.item_rows = None
+        self.unfolded = frozenset()
         self.epochs = self._item_epochs()
         self.epoch = epoch
         self._update_meta()
@@ -257,7 +264,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             return  # the reviewer already moved on
         self.transcripts = (base, cand)
         needle = self.needle
-        self.item_rows = item_rows(base, cand, needle, self.unfold)
+        self.item_rows = item_rows(base, cand, needle, self.unfold, self.unfolded)
         self.sides, pairs = self.item_rows.sides, self.item_rows.pairs
         self.match_rows = matching_rows(pairs, needle)
         self._update_meta()
