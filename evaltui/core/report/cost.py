@@ -9,6 +9,8 @@ undefined, never p = 1).
 
 from __future__ import annotations
 
+from typing import Any
+
 from evaltui.core.analysis.cost import CostComparison, CostFigure, LimitHits
 from evaltui.core.textsafe import md_cell
 
@@ -31,6 +33,50 @@ def _number(value: float, name: str) -> str:
 
 def _signed(value: float, name: str) -> str:
     return ("+" if value > 0 else "") + _number(value, name)
+
+
+def cost_dict(cost: CostComparison) -> dict[str, Any]:
+    """The report's `cost` block (`shape_cost.CostReport`)."""
+
+    def difference(f: CostFigure) -> dict[str, Any] | None:
+        d = f.difference
+        if d is None:
+            return None
+        return {
+            "mean": d.mean_delta,
+            "ci": list(d.ci),
+            "confidence": d.confidence,
+            "resamples": d.resamples,
+            "seed": d.seed,
+            "relative": f.relative,
+            "relative_ci": list(f.relative_ci) if f.relative_ci is not None else None,
+        }
+
+    limits = cost.limits
+    return {
+        "n_items": cost.n_items,
+        "figures": [
+            {
+                "figure": f.name,
+                "n": f.n,
+                "missing": f.missing,
+                "median": list(f.median),
+                "mean": list(f.mean),
+                "total": list(f.total),
+                "difference": difference(f),
+            }
+            for f in _ordered(cost)
+        ],
+        "limits": None
+        if limits is None
+        else {
+            "items": list(limits.items),
+            "samples": list(limits.samples),
+            "by_type": [dict(t) for t in limits.by_type],
+            "exact_p": limits.exact_p,
+        },
+        "errors": list(cost.errors),
+    }
 
 
 def figure_words(figure: CostFigure) -> str:

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from evaltui.core.report.shape_cost import CostReport
 from evaltui.core.report.shape_results import (
     Arm,
     Categories,
@@ -321,6 +322,7 @@ class Report(Struct, kw_only=True):
     metrics: list[MetricRow] | UnsetType = UNSET
     slices: list[SliceRow] | UnsetType = UNSET
     categories: CategoriesField | UnsetType = UNSET
+    cost: CostReport | UnsetType = UNSET
     flags: Flags
     warnings: list[str]
     verdict: Verdict

@@ -207,3 +207,24 @@ def test_metric_on_a_cost_the_log_does_not_record_is_one_line(tmp_path):
     logs = sorted((DATA / "inspect_ai").glob("2025-09-15*.eval"))
     with pytest.raises(InputError, match="--metric reasoning_tokens: the log records no"):
         compare_files(*logs, metric="reasoning_tokens")
+
+
+def test_the_json_report_carries_the_cost_block_and_matches_the_schema(capsys):
+    import json
+
+    from evaltui.cli.main import main
+    from tests.conftest import schema_errors
+
+    main(["report", str(BASE), str(CAND), "--format", "json"])
+    text = capsys.readouterr().out
+    assert schema_errors("report", text) == []
+    cost = json.loads(text)["cost"]
+    tokens = cost["figures"][0]
+    assert tokens["figure"] == "total_tokens" and tokens["difference"]["mean"] == -5985.0
+    assert cost["limits"] == {
+        "items": [1, 1],
+        "samples": [2, 2],
+        "by_type": [{"token": 2}, {"message": 2}],
+        "exact_p": None,
+    }
+    assert cost["errors"] == [0, 2]
