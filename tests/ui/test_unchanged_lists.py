@@ -10,7 +10,7 @@ from tests.ui.test_agent_item import agent_app
 
 async def test_both_pass_and_both_fail_lists_open_search_and_drill_down(tmp_path):
     app = agent_app(tmp_path / "s")
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(130, 30)) as pilot:
         await settle(app, pilot)
         assert "Both pass (2)" in text_of(app, "#list-title")  # counted before it is built
         assert "both pass" not in app.state.views

@@ -48,6 +48,7 @@ MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list 
 PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show beside the list
 # Lines that are not the header or list rows: runs, list title, column names, footer, border.
 CHROME_LINES = 6
+WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
 class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
@@ -293,7 +294,10 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
 
     def _update_title(self) -> None:
         title = Text()
+        width = self.query_one("#list-title", Static).size.width or self.size.width
         for name in self.list_names():
+            if name not in LISTS and name != self.current_list and width < WIDE_TITLE:
+                continue  # narrow: the unchanged lists are named once open (b, B)
             count = self.list_count(name)
             label = f" {name.capitalize()} ({count:,}) "
             if name == self.current_list:
