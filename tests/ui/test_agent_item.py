@@ -62,6 +62,13 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert "includes: C" in left and "cites_label: C" in left
         assert "includes: I" in right and "cites_label: C" in right
         assert "read 1 label(s); last: Contraindicated" in right  # its explanation too
+        await pilot.press("n")  # drug-5: the candidate's sample error, retried
+        await settle(app, pilot)
+        assert app.screen.row.item_id == "drug-5"
+        meta = text_of(app, "#item-meta")
+        assert "0 vs 1 retries" in meta and "✗ error no vs yes" in meta
+        cost_rows = [line for line in app.screen.sides.plain(1).splitlines() if "ERROR" in line]
+        assert cost_rows and "✗ SAMPLE ERROR: RuntimeError('mock provider rejected" in cost_rows[0]
 
 
 async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_path):
@@ -86,19 +93,6 @@ async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_pat
         assert app.screen.sides.plain(0) == folded
 
 
-async def test_the_header_shows_each_samples_cost_and_limit(tmp_path):
-    app = agent_app(tmp_path / "s")
-    async with app.run_test(size=(160, 48)) as pilot:
-        await settle(app, pilot)
-        await pilot.press("enter", "n")  # drug-5: the candidate's sample error
-        await settle(app, pilot)
-        meta = text_of(app, "#item-meta")
-        assert app.screen.row.item_id == "drug-5"
-        assert "0 vs 1 retries" in meta and "✗ error no vs yes" in meta
-        cost_rows = [line for line in app.screen.sides.plain(1).splitlines() if "ERROR" in line]
-        assert cost_rows and "✗ SAMPLE ERROR: RuntimeError('mock provider rejected" in cost_rows[0]
-
-
 async def _drug_2(pilot):
     await open_drug_2(pilot.app, pilot)
 
@@ -114,6 +108,7 @@ async def _drug_2_answer(pilot):
     await pilot.pause()
 
 
+@pytest.mark.slow
 def test_agent_item_final_answers_snapshot(snap_compare, tmp_path):
     assert snap_compare(
         agent_app(tmp_path / "s"), terminal_size=(80, 24), run_before=_drug_2_answer

@@ -41,6 +41,11 @@ TRANSCRIPT_KEYS = (
     "limit",
     "metadata",
     "attachments",
+    "model_usage",  # what the sample cost (`inspect_turns.sample_cost`)
+    "total_time",
+    "working_time",
+    "error_retries",
+    "retries",
 )
 
 
