@@ -143,8 +143,9 @@ def header_lines(show: ItemShow) -> list[str]:
         )
         words += f" · {MARK['diverge']} first divergence at row {row + 1} ({side})"
     out.append(words)
-    for arm, t in (("baseline", show.baseline), ("candidate", show.candidate)):
-        out.append(f"cost, {arm}: {cost_words(t.cost)}")
+    if show.baseline.cost is not None or show.candidate.cost is not None:
+        for arm, t in (("baseline", show.baseline), ("candidate", show.candidate)):
+            out.append(f"cost, {arm}: {cost_words(t.cost)}")
     return out
 
 
