@@ -8,7 +8,6 @@ both surfaces receive text that cannot restyle a terminal.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -123,7 +122,7 @@ def _reasoning(text: str, unfold: bool, hint: str) -> list[Line]:
     return [Line(head, "fold"), Line(inert(cut) + " …", "reasoning")]
 
 
-def gap_lines(number_of_other: int | None = None) -> list[Line]:
+def gap_lines() -> list[Line]:
     """What stands in a row only the other run has a turn in."""
     return [Line(f"{MARK['gap']} (no matching turn in this run)", "note")]
 
@@ -166,7 +165,3 @@ def scorer_lines(t: Transcript) -> list[Line]:
         if verdict.explanation:
             out.append(Line(inert(verdict.explanation), "text"))
     return out
-
-
-def first_text(lines: Sequence[Line]) -> str:
-    return next((line.text for line in lines if line.kind == "text"), "")
