@@ -161,8 +161,7 @@ class MinEffectGate(_Gate, tag="min_effect", kw_only=True):
 
 
 class MaxCostGrowthGate(_Gate, tag="max_cost_growth", kw_only=True):
-    """fails when the candidate's mean cost per item exceeds the baseline's by more than growth
-    (paired over the items both runs record it for; Inspect runs)"""
+    """fails when the candidate's mean cost per item exceeds the baseline's by more than growth"""
 
     figure: Annotated[
         Literal[COST_FIGURES],  # type: ignore[valid-type]

@@ -206,6 +206,10 @@ class ItemNavigation(Screen):
             self._show_transcripts(self.row.item_id, *self.transcripts)
             self.query_one("#sides-pane", Pane).scroll_to(y=top, animate=False, immediate=True)
 
+    def action_jump_grader(self) -> None:
+        """The grader's explanation (every scorer's), with the target just above it."""
+        self._jump_to_keys(["target", "grader"], "neither run recorded a grader explanation")
+
     # -- actions ---------------------------------------------------------------------------
 
     def action_back(self) -> None:
