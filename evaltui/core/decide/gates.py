@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 GATE_STATUSES: tuple[str, ...] = ("passed", "failed", "pending", "undecided")
-"""'undecided': the data cannot answer it (a margin: too few items; a cost: not recorded)."""
+"""'undecided' is a margin's only: the data cannot answer it (too few items or clusters)."""
 SHOW_IDS = 10  # ids a gate's detail spells out before "..."; item_ids always has all of them
 
 _BASE = pl.col(BASE_PASS) >= 1.0
@@ -143,7 +143,7 @@ def evaluate_gates(
             scopes[gate.slice] = _scope(paired, gate.slice, primary)
         scope = scopes[gate.slice]
         if gate.kind == "max_cost_growth":
-            result = _result(gate, *cost_gate_outcome(gate.figure or "", gate.growth or 0, paired))
+            result = _result(gate, *cost_gate_outcome(gate, policy, paired))
         elif gate.kind == "no_regressions":
             result = _no_regressions(gate, scope)
         elif gate.kind == "min_pass_rate":
