@@ -40,7 +40,7 @@ __all__ = [
     "spec_from_args",
 ]
 _app_parser = app_parser  # (the name tests and callers before the split import)
-COMMANDS = ("report", "signoff", "plan", "verify", "prefer")
+COMMANDS = ("report", "signoff", "plan", "verify", "prefer", "show")
 DEMO_DIR = "sample_runs"
 DEMO_FILES = ("baseline.jsonl", "candidate.jsonl")
 
@@ -86,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "  evaltui signoff BASE CAND [options]   (see evaltui signoff -h)\n"
                 "  evaltui verify RECORD [BASE CAND]     (see evaltui verify -h)\n"
                 "  evaltui prefer FILE [options]         (see evaltui prefer -h)\n"
+                "  evaltui show BASE CAND ITEM_ID        (see evaltui show -h)\n"
                 "  evaltui plan --delta D [--design ...]  (see evaltui plan -h)"
             )
             return EXIT_OK
@@ -115,6 +116,10 @@ def _run_command(args: argparse.Namespace) -> int:
         return commands.run_verify(args)
     if args.command == "prefer":
         return commands.run_prefer(args)
+    if args.command == "show":
+        from evaltui.cli.show import run_show
+
+        return run_show(args, _pair_spec)
     runner = {"report": commands.run_report, "signoff": commands.run_signoff}[args.command]
     return runner(args, spec_from_args, _pair_spec)
 

@@ -165,7 +165,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The headless commands' parser; given the `command` about to be parsed, only the
     commands that read runs get the format flags (plan, verify and prefer never import the
     formats to parse their own arguments)."""
-    with_formats = command in (None, "report", "signoff")
+    with_formats = command in (None, "report", "signoff", "show")
     parser = _Parser(
         prog="evaltui",
         description="Paired review of two eval runs: is the difference real, what broke, "
@@ -238,8 +238,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     verify.add_argument("--allowed-signers", type=Path, default=None, metavar="FILE")
     verify.add_argument("--identity", default=None, metavar="NAME", help="who must have signed")
     from evaltui.cli.prefer import add_parser as add_prefer_parser
+    from evaltui.cli.show import add_parser as add_show_parser
 
     add_prefer_parser(sub)
+    add_show_parser(sub, add_pairing_args, with_formats=with_formats)
     return parser
 
 

@@ -78,6 +78,7 @@ def build_report(
     parts += [Text(line.removeprefix("- ")) for line in extra_lines(analysis, d, md=False) if line]
     parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(analysis, d, width)
     parts += _category_parts(d)
+    parts += _cost_parts(analysis)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
@@ -93,6 +94,19 @@ def build_report(
             )
         )
     return Group(*parts)
+
+
+def _cost_parts(analysis: Analysis) -> list[Text]:
+    """What the runs cost and how often a limit stopped them, paired (Inspect runs)."""
+    from evaltui.core.analysis.cost import cost_comparison
+    from evaltui.core.report.cost import cost_lines
+
+    cost = cost_comparison(analysis.paired)
+    if cost is None:
+        return []
+    return [Text("Cost and limits (per item, paired)", style="bold")] + [
+        Text("  " + line) for line in cost_lines(cost)
+    ]
 
 
 def decision_line(decision: Any, decided: dict) -> Text:

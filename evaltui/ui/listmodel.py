@@ -15,7 +15,7 @@ UNTAGGED = "(untagged)"
 
 @dataclass
 class ListRow:
-    """One discordant item as the list shows it."""
+    """One item as a list shows it (a regression, an improvement, or an unchanged item)."""
 
     index: int  # position in file order
     item_id: str
@@ -114,3 +114,17 @@ def cycle(options: list, current):
         return choices[(choices.index(current) + 1) % len(choices)]
     except ValueError:
         return None
+
+
+SINGULAR = {
+    "regressions": "regression",
+    "improvements": "improvement",
+    "both pass": "item both runs pass",
+    "both fail": "item both runs fail",
+    "unchanged": "unchanged item",
+}
+
+
+def singular(list_name: str) -> str:
+    """One item of a list, in words ("regression", "item both runs pass")."""
+    return SINGULAR.get(list_name, list_name.rstrip("s"))

@@ -14,7 +14,7 @@ import polars as pl
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
-from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+from evaltui.core.compare.pairing import BASE_PASS, BASE_ROW, CAND_PASS, CAND_ROW
 from evaltui.core.designs import Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import ITEM_ID, SLICE
@@ -55,8 +55,39 @@ def load_failed(exc: Exception) -> LoadFailed | None:
 def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
     """Rows for both lists. Input previews are filled in afterwards by `fill_previews`, so the
     first screen never waits for the transcripts of every discordant item."""
+    by_id = _rows(analysis, session, [*analysis.regressions, *analysis.improvements])
+    return {
+        "regressions": [by_id[i] for i in analysis.regressions],
+        "improvements": [by_id[i] for i in analysis.improvements],
+    }
+
+
+def concordant_split(analysis: Analysis) -> dict[str, list[str]]:
+    """The items neither run changed on, by list: those both runs passed and those both
+    failed (an item with epochs: on at least half of them), or, for runs without verdicts,
+    one list of unchanged items. Ids in file order."""
+    items = analysis.paired.items
+    changed = pl.Series([*analysis.regressions, *analysis.improvements], dtype=pl.String)
+    same = items.filter(~pl.col(ITEM_ID).is_in(changed.implode()))
+    if BASE_PASS not in same.columns:
+        return {"unchanged": same[ITEM_ID].to_list()}
+    passed = (pl.col(BASE_PASS) >= 0.5) & (pl.col(CAND_PASS) >= 0.5)
+    return {
+        "both pass": same.filter(passed)[ITEM_ID].to_list(),
+        "both fail": same.filter(~passed)[ITEM_ID].to_list(),
+    }
+
+
+def concordant_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:
+    """Rows for the lists of unchanged items (built when the reviewer first opens one: a run
+    of a million items has a million of them)."""
+    split = concordant_split(analysis)
+    by_id = _rows(analysis, session, [i for ids in split.values() for i in ids])
+    return {name: [by_id[i] for i in ids] for name, ids in split.items()}
+
+
+def _rows(analysis: Analysis, session: ReviewSession, wanted: list[str]) -> dict[str, ListRow]:
     items = analysis.paired.items.with_row_index("_index")
-    wanted = [*analysis.regressions, *analysis.improvements]
     sub = items.filter(pl.col(ITEM_ID).is_in(pl.Series(wanted, dtype=pl.String).implode()))
     has_slice = SLICE in sub.columns
     graded = analysis.kind == "graded"
@@ -75,10 +106,7 @@ def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[List
             delta=float(analysis.deltas[index]) if graded else None,
             rows=(base_row, cand_row),
         )
-    return {
-        "regressions": [by_id[i] for i in analysis.regressions],
-        "improvements": [by_id[i] for i in analysis.improvements],
-    }
+    return by_id
 
 
 PREVIEW_CHUNK = 2000

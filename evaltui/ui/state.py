@@ -152,6 +152,31 @@ class ReviewState:
             for view in self.views.values():
                 view.refresh()
 
+    def concordant_names(self) -> tuple[str, ...]:
+        """The lists of unchanged items this pair has ("both pass", "both fail"; "unchanged"
+        for runs without verdicts), built or not."""
+        if self.loaded is None:
+            return ()
+        return (
+            ("both pass", "both fail")
+            if self.loaded.analysis.paired.has_verdicts
+            else ("unchanged",)
+        )
+
+    def adopt_concordant(self, built: dict[str, list[ListRow]]) -> list[ListRow]:
+        """The lists of unchanged items (`loading.concordant_rows`, built on first use: a big
+        run has many); every row, for their previews and search to be read."""
+        loaded = self.require_loaded()
+        rows = [row for listed in built.values() for row in listed]
+        for name, listed in built.items():
+            view = ListView(listed, is_triaged=tag_meanings(loaded.analysis).triaged)
+            if loaded.analysis.kind == "graded":
+                view.sort_key = "delta"
+                view.refresh()
+            self.views[name] = view
+        self.rows_by_id.update({row.item_id: row for row in rows})
+        return rows
+
     def replace_loaded(self, basis: Loaded, *, same_analysis: bool = False, **changes: Any) -> bool:
         """Take a worker's result for the pair `basis` showed; drop it (False) if the pair was
         re-analysed meanwhile (a metric switch), so an old result never overwrites a new one.

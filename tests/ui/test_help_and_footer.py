@@ -30,10 +30,12 @@ MAIN_80 = "⏎ Open 1-5 Tag / Search x Sign off ? Help q Quit f Slice s Sort g G
 ITEM_80 = "esc Back 1-5 Tag n Next p Prev d Diff e Note x Sign off ? Help q Quit a Answer"
 # From 200 columns every key a screen names shows; `?` lists the rest.
 MAIN_200 = (
-    f"{MAIN_80} t Tag filter u Untriaged e Note z Undo i Improvements T Tag all shown h Header"
-    " ^p Commands"
+    f"{MAIN_80} t Tag filter u Untriaged e Note z Undo i Improvements b Both pass B Both fail"
+    " T Tag all shown h Header ^p Commands"
 )
-ITEM_200 = f"{ITEM_80} v Grader J Next msg K Prev msg A Auto-next z Undo ^p Commands"
+ITEM_200 = (
+    f"{ITEM_80} v Grader J Next msg K Prev msg D Diverge f Unfold A Auto-next z Undo ^p Commands"
+)
 MODALS = {  # the same at both widths: they are short
     "g": "esc Close ⏎ Show its items j/k Move",
     "l": "esc Close ⏎ Show its regressions T Tag them all j/k Move",

@@ -81,7 +81,8 @@ async def test_paging_keys_move_both_sides_together(tmp_path, write_jsonl):
         assert pane.scroll_y == 0
         assert_sides_in_step(app)
         left, right = pane_lines(app)
-        assert left[0].strip().startswith("── system") and right[0].strip().startswith("── system")
+        assert left[0].strip().startswith("── #1 system")
+        assert right[0].strip().startswith("── #1 system")
 
 
 async def test_the_mouse_wheel_over_one_side_moves_both(tmp_path, write_jsonl):
@@ -145,13 +146,13 @@ async def test_keys_jump_to_the_next_message_the_final_answer_and_the_grader(tmp
             return left[0].strip(), right[0].strip()
 
         await pilot.press("J")
-        assert top()[0].startswith("── user") and top()[1].startswith("── user")
+        assert top()[0].startswith("── #2 user") and top()[1].startswith("── #2 user")
         await pilot.press("J")
-        assert top()[0].startswith("── assistant") and top()[1].startswith("── assistant")
+        assert top()[0].startswith("── #3 assistant") and top()[1].startswith("── #3 assistant")
         await pilot.press("K")
-        assert top()[0].startswith("── user")
+        assert top()[0].startswith("── #2 user")
         await pilot.press("home", "a")  # the final answer
-        assert top()[1].startswith("── assistant")
+        assert top()[1].startswith("── #3 assistant")
         await pilot.press("home", "v")  # the target, then the grader's explanation
         left, right = pane_lines(app)
         for title in ("── target", "── grader"):

@@ -115,7 +115,7 @@ def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
         assert "regressions 9" in screen and "improvements 21" in screen
         assert "both fail 29" in screen and "+6.0 pts" in screen
         subprocess.run([*tmux, "send-keys", "-t", session, "Enter"], check=True)
-        screen = _wait_for(tmux, session, "BASELINE", "CANDIDATE", "── user")
+        screen = _wait_for(tmux, session, "BASELINE", "CANDIDATE", "user ──")
         assert "Regression 1/9" in screen
         subprocess.run([*tmux, "send-keys", "-t", session, "1"], check=True)
         _wait_for(tmux, session, "tag: confirmed regression")

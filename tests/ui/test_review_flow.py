@@ -80,8 +80,8 @@ async def test_whole_review_flow_tags_notes_resume_and_export(tmp_path):
         assert app.screen.row.item_id == regressions[0]
         baseline_text = side_text(app, "baseline")
         candidate_text = side_text(app, "candidate")
-        assert "BASELINE" in baseline_text and "── user" in baseline_text
-        assert "CANDIDATE" in candidate_text and "── assistant" in candidate_text
+        assert "BASELINE" in baseline_text and "user ──" in baseline_text
+        assert "CANDIDATE" in candidate_text and "assistant  (final answer)" in candidate_text
         # Tag it: tag-and-advance opens the next untriaged item without going back; toggle the
         # diff, tag again (on to the third), and step back to the second with p.
         await pilot.press("1")

@@ -2,7 +2,7 @@
 
 Gates are rules, not significance tests: a safety slice of 30 items rarely reaches p < 0.05 even
 when six of its answers broke, so a gate fires on counts ("no regressions in drug_interactions"),
-on a pass rate, on the reviewer's tags, or on the delta interval against the minimum effect.
+on a pass rate, the reviewer's tags, the delta interval against the minimum effect, or a cost.
 
 A gate's scope (one slice, or every item) is a polars filter over ``PairedRuns.items``, and its
 counts and item lists are polars expressions over that filter, so a million-item pair costs a
@@ -23,6 +23,7 @@ from evaltui.core.analysis.pair import analyze, metric_names
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.analysis.slices import UNSLICED, slice_names
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
+from evaltui.core.decide.cost_gate import cost_gate_outcome
 from evaltui.core.decide.margin import MARGIN_KINDS, evaluate_margin
 from evaltui.core.errors import InputError
 from evaltui.core.policy.schema import Gate, Policy, percent
@@ -31,7 +32,7 @@ from evaltui.core.read.runs import ITEM_ID, PASSED, SCORE, SCORE_PREFIX, SLICE, 
 from evaltui.core.stats.margins import MarginTest
 from evaltui.core.stats.paired_delta import paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable
-from evaltui.core.words import points, signed
+from evaltui.core.words import plural, points, signed
 
 if TYPE_CHECKING:  # only for hints
     from evaltui.core.analysis.pair_result import Analysis
@@ -142,7 +143,9 @@ def evaluate_gates(
         if gate.slice not in scopes:
             scopes[gate.slice] = _scope(paired, gate.slice, primary)
         scope = scopes[gate.slice]
-        if gate.kind == "no_regressions":
+        if gate.kind == "max_cost_growth":
+            result = _result(gate, *cost_gate_outcome(gate, policy, paired))
+        elif gate.kind == "no_regressions":
             result = _no_regressions(gate, scope)
         elif gate.kind == "min_pass_rate":
             result = _min_pass_rate(gate, scope)
@@ -368,10 +371,6 @@ def _ids(ids: tuple[str, ...] | list[str]) -> str:
     return shown + (f", ... ({more} more)" if more > 0 else "")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
-
-
 def _result(gate: Gate, status: str, detail: str, ids: tuple[str, ...] = ()) -> GateResult:
     return GateResult(gate.name, gate.kind, status, detail, ids, gate.slice)
 
@@ -381,10 +380,10 @@ def _no_regressions(gate: Gate, scope: _Scope) -> GateResult:
     if t is not None:
         passes = f"baseline {t.baseline_passes} -> candidate {t.candidate_passes} passes of {t.n}"
     else:
-        passes = f"{_plural(scope.n, 'item')}; a regression is a delta below -{scope.tolerance:g}"
+        passes = f"{plural(scope.n, 'item')}; a regression is a delta below -{scope.tolerance:g}"
     regs = scope.regressions
     if regs:
-        detail = f"{_plural(len(regs), 'regression')} in {scope.label} ({passes}): {_ids(regs)}"
+        detail = f"{plural(len(regs), 'regression')} in {scope.label} ({passes}): {_ids(regs)}"
         return _result(gate, "failed", detail, regs)
     return _result(gate, "passed", f"no regressions in {scope.label} ({passes})")
 
@@ -400,7 +399,7 @@ def _min_pass_rate(gate: Gate, scope: _Scope) -> GateResult:
     else:  # per-item pass rates over epochs: the arm's mean of them
         rates = scope.rates or (0.0, 0.0)
         rate = rates[1] if arm == "candidate" else rates[0]
-        shown = f"{_pct(rate)} (mean over epochs of {_plural(scope.n, 'item')})"
+        shown = f"{_pct(rate)} (mean over epochs of {plural(scope.n, 'item')})"
     ok = rate >= required
     detail = (
         f"{arm} pass rate on {scope.label} {shown} "
@@ -418,21 +417,21 @@ def _no_tag(
     regs = scope.regressions
     if session is None:
         detail = (
-            f"no review session: cannot tell whether any of the {_plural(len(regs), 'regression')}"
+            f"no review session: cannot tell whether any of the {plural(len(regs), 'regression')}"
             f" in {scope.label} is tagged '{gate.tag}'"
         )
         return _result(gate, "pending" if regs else "passed", detail, regs)
     tagged = tuple(i for i in regs if session.review(i).tag == gate.tag)
     if tagged:
         detail = (
-            f"{len(tagged)} of {_plural(len(regs), 'regression')} in {scope.label} tagged "
+            f"{len(tagged)} of {plural(len(regs), 'regression')} in {scope.label} tagged "
             f"'{gate.tag}': {_ids(tagged)}"
         )
         return _result(gate, "failed", detail, tagged)
     untriaged = sum(1 for i in regs if not meanings.triaged(session.review(i).tag))
     note = f" ({untriaged} still untriaged)" if untriaged else ""
     detail = (
-        f"none of the {_plural(len(regs), 'regression')} in {scope.label} is tagged "
+        f"none of the {plural(len(regs), 'regression')} in {scope.label} is tagged "
         f"'{gate.tag}'{note}"
     )
     return _result(gate, "passed", detail)

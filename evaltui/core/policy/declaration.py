@@ -30,6 +30,7 @@ from msgspec import Meta, Struct
 
 from evaltui.core.policy.tags import MEANINGS
 from evaltui.core.read.runs import PASSED
+from evaltui.core.read.turns import COST_FIGURES
 from evaltui.core.stats.paired_delta import CI_METHODS
 
 __all__ = [
@@ -97,6 +98,14 @@ PassRate = Annotated[
     ),
 ]
 TagNames = tuple[Annotated[str, Meta(min_length=1)], ...]
+Growth = Annotated[
+    float,
+    Meta(
+        ge=-1.0,
+        le=100.0,
+        extra={**_NUMBER, "expected": "a share of the baseline's mean (0.2 = 20% more)"},
+    ),
+]
 
 
 class TagLists(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -151,14 +160,32 @@ class MinEffectGate(_Gate, tag="min_effect", kw_only=True):
     """fails unless the delta interval's lower bound is at least the min_effect setting"""
 
 
+class MaxCostGrowthGate(_Gate, tag="max_cost_growth", kw_only=True):
+    """fails when the candidate's mean cost per item exceeds the baseline's by more than growth"""
+
+    figure: Annotated[
+        Literal[COST_FIGURES],  # type: ignore[valid-type]
+        Meta(description="the cost figure compared"),
+    ] = "working_time"
+    growth: Annotated[Growth, Meta(description="the largest acceptable growth (0.2 = 20%)")]
+
+
 GATE_KIND_DECLARATIONS: tuple[type[_Gate], ...] = (
     NoRegressionsGate,
     MinPassRateGate,
     NoTagGate,
     AllTriagedGate,
     MinEffectGate,
+    MaxCostGrowthGate,
 )
-GateDeclaration = NoRegressionsGate | MinPassRateGate | NoTagGate | AllTriagedGate | MinEffectGate
+GateDeclaration = (
+    NoRegressionsGate
+    | MinPassRateGate
+    | NoTagGate
+    | AllTriagedGate
+    | MinEffectGate
+    | MaxCostGrowthGate
+)
 _BY_KIND: dict[str, type[_Gate]] = {
     str(kind.__struct_config__.tag): kind for kind in GATE_KIND_DECLARATIONS
 }

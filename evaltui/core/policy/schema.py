@@ -80,6 +80,8 @@ class Gate:
     arm: str | None = None
     rate: float | None = None
     tag: str | None = None
+    figure: str | None = None
+    growth: float | None = None
     index: int = 0
     line: int | None = None
 
@@ -393,6 +395,8 @@ def _parse_gate(
         )
     except KeyProblem as exc:
         raise fail(exc.key, exc.problem) from exc
+    if kind == "max_cost_growth" and values.slice is not None:
+        raise fail("slice", "max_cost_growth gates compare the whole runs; remove 'slice'")
     if kind == "min_effect" and min_effect is None:
         raise fail(
             "min_effect",
@@ -410,6 +414,8 @@ def _default_name(
     arm: str | None = None,
     rate: float | None = None,
     tag: str | None = None,
+    figure: str | None = None,
+    growth: float | None = None,
 ) -> str:
     where = f" in {slice}" if slice else ""
     on = f" on {slice}" if slice else ""
@@ -421,6 +427,8 @@ def _default_name(
         return f"no '{tag}' tag{where}"
     if kind == "all_triaged":
         return f"all regressions triaged{where}"
+    if kind == "max_cost_growth":
+        return f"{(figure or '').replace('_', ' ')} growth <= {round((growth or 0) * 100, 10):+g}%"
     return f"effect{on} >= {round((min_effect or 0.0) * 100, 10):+g} pts"
 
 

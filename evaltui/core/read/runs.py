@@ -18,6 +18,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.read import meter
+from evaltui.core.read.turns import Block, SampleCost, ScorerVerdict
 
 # Columns of the statistics table, with their polars types. `row` is the record's index in the
 # file (0-based), which is how a transcript is found again later.
@@ -97,10 +98,14 @@ class RunSource:
 
 @dataclass(frozen=True)
 class Message:
-    """One turn of a transcript."""
+    """One turn of a transcript: its role and its text; with a format that records its
+    structure, its parts (`blocks`: reasoning, tool calls, results, media) and the signatures
+    of the tool calls it makes or answers (`calls`, how two trajectories are aligned)."""
 
     role: str
     content: str
+    blocks: tuple[Block, ...] = ()
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,10 @@ class Transcript:
     explanation: str | None = None
     messages: tuple[Message, ...] = ()
     metadata: Mapping[str, str] = field(default_factory=dict)
+    # Every scorer's verdict (the compared one among them) and what the sample cost, when the
+    # format records them (Inspect).
+    scorers: tuple[ScorerVerdict, ...] = ()
+    cost: SampleCost | None = None
     # False for a first, quick view whose messages are still being read (see `read_quick`);
     # the other fields are final.
     complete: bool = True

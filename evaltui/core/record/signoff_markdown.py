@@ -24,6 +24,7 @@ from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line
 from evaltui.core.read.runs import ITEM_ID
 from evaltui.core.report.compared import compared_markdown
+from evaltui.core.report.item_show import command_for
 from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
@@ -65,7 +66,7 @@ def record_markdown(
         "",
     ]
     budget = limit - LIMIT_MARGIN - sum(len(t) + 1 for t in (*head, *tail))
-    body = _regressions(regressions, analysis, budget)
+    body = _regressions(regressions, analysis, budget, record.get("inputs"))
     return "\n".join([*head, *body, *tail])
 
 
@@ -107,14 +108,25 @@ def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
     return lines + compared
 
 
-def _regressions(items: list[dict[str, Any]], analysis: Analysis, budget: int) -> list[str]:
+def _regressions(
+    items: list[dict[str, Any]],
+    analysis: Analysis,
+    budget: int,
+    inputs: dict[str, Any] | None = None,
+) -> list[str]:
     if not items:
         return ["## Regressions", "", "None.", ""]
-    lines = [
-        f"## Regressions ({len(items):,})",
-        "",
-        "| item | slice | tag | tagged by | note |",
-        "|---|---|---|---|---|",
+    lines = [f"## Regressions ({len(items):,})", ""]
+    if inputs:
+        base, cand = (md_cell(inputs[arm]["path"], code=True) for arm in ("baseline", "candidate"))
+        lines += [
+            f"Each item's two transcripts, aligned: the command in its row, with BASE = "
+            f"`{base}` and CAND = `{cand}`.",
+            "",
+        ]
+    lines += [
+        "| item | slice | tag | tagged by | note | show it |",
+        "|---|---|---|---|---|---|",
     ]
     excerpts = _excerpts(analysis, [i["item_id"] for i in items])
     rows: list[str] = []
@@ -122,10 +134,11 @@ def _regressions(items: list[dict[str, Any]], analysis: Analysis, budget: int) -
     used = sum(len(x) + 1 for x in lines) + 200  # the closing lines of this section
     shown = 0
     for item in items:
+        show = md_cell(command_for(item["item_id"]), code=True)
         row = (
             f"| `{md_cell(item['item_id'], code=True)}` | {md_cell(item['slice'] or '')} | "
             f"{md_cell(item['tag'] or 'untriaged')} | {md_cell(item['tagged_by'] or '')} | "
-            f"{md_cell(item['note'] or '')} |"
+            f"{md_cell(item['note'] or '')} | `{show}` |"
         )
         base, cand = excerpts.get(item["item_id"], ("", ""))
         detail = (

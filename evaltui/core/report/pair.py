@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 from evaltui import __version__
+from evaltui.core.analysis.cost import cost_comparison
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.compare.comparability import assess
@@ -17,6 +18,7 @@ from evaltui.core.compare.pairing import ArmReport, arm_columns
 from evaltui.core.decide.pair import decide_unreviewed
 from evaltui.core.read.describe import describe
 from evaltui.core.read.runs import Run
+from evaltui.core.report.cost import cost_dict
 from evaltui.core.stats.binary import BinaryComparison
 from evaltui.core.stats.clusters import ClusteredComparison
 from evaltui.core.stats.epochs import EpochSummary
@@ -428,6 +430,9 @@ def report_dict(
             "improvements": list(analysis.improvements),
         }
     )
+    cost = cost_comparison(analysis.paired)
+    if cost is not None:  # agent runs whose logs record what each sample cost
+        out["cost"] = cost_dict(cost)
     return out
 
 

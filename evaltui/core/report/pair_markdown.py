@@ -10,10 +10,12 @@ import math
 from typing import Any
 
 from evaltui import __version__
+from evaltui.core.analysis.cost import cost_comparison
 from evaltui.core.analysis.pair import VERDICT_TEXT
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.effect import OverallRow
 from evaltui.core.report.compared import compared_markdown
+from evaltui.core.report.cost import cost_markdown
 from evaltui.core.report.pair import REPORT_SCHEMA, report_dict
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import (
@@ -60,6 +62,9 @@ def report_markdown(
     lines += (
         gate_lines(d) + metric_lines(analysis, d) + slice_lines(analysis, d) + category_lines(d)
     )
+    cost = cost_comparison(analysis.paired)
+    if cost is not None:
+        lines += cost_markdown(cost)
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         if not list_ids:  # the sign-off lists them itself
             break

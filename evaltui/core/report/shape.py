@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from evaltui.core.report.shape_cost import CostReport
 from evaltui.core.report.shape_results import (
     Arm,
     Categories,
@@ -205,8 +206,9 @@ class Gate(Struct, kw_only=True):
         str,
         Meta(
             description=(
-                "no_regressions, min_pass_rate, no_tag, all_triaged, min_effect; non_inferiority "
-                "or equivalence for the policy's margin (the last entry)"
+                "no_regressions, min_pass_rate, no_tag, all_triaged, min_effect, "
+                "max_cost_growth; non_inferiority or equivalence for the policy's margin (the "
+                "last entry)"
             )
         ),
     ]
@@ -370,6 +372,7 @@ class Report(Struct, kw_only=True):
     metrics: list[MetricRow] | UnsetType = UNSET
     slices: list[SliceRow] | UnsetType = UNSET
     categories: CategoriesField | UnsetType = UNSET
+    cost: CostReport | UnsetType = UNSET
     flags: Flags
     warnings: list[str]
     verdict: Verdict

@@ -17,7 +17,7 @@ from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.core.record.session import tag_meanings
-from evaltui.ui.listmodel import ListRow
+from evaltui.ui.listmodel import ListRow, singular
 from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
@@ -25,13 +25,8 @@ from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.state import ReviewState
 from evaltui.ui.styles import style_of
-from evaltui.ui.transcript import (
-    SideBySide,
-    labels,
-    matching_rows,
-    output_diff,
-    side_by_side,
-)
+from evaltui.ui.trajectory_view import ItemRows, item_rows, trajectory_meta
+from evaltui.ui.transcript import SideBySide, labels, matching_rows, output_diff
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 from evaltui.ui.widgets.header_pane import delta as delta_text
 
@@ -58,6 +53,13 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         Binding("K", "jump_section(-1)", "Previous message", show=False, id="item.prevmsg"),
         Binding("a", "jump_answer", "Final answer", show=False, id="item.answer"),
         Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
+        Binding("D", "jump_divergence", "Where the runs diverge", show=False, id="item.diverge"),
+        Binding(
+            "f", "toggle_unfold", "Unfold/fold the turn's reasoning", show=False, id="item.unfold"
+        ),
+        Binding(
+            "F", "toggle_unfold_all", "Unfold/fold every reasoning", show=False, id="item.unfoldall"
+        ),
         *[
             Binding(
                 str(n),
@@ -92,6 +94,8 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         Shown("item.grader", "Grader"),
         Shown("item.nextmsg", "Next msg"),
         Shown("item.prevmsg", "Prev msg"),
+        Shown("item.diverge", "Diverge"),
+        Shown("item.unfold", "Unfold"),
         Shown("item.epoch", "Epoch", when=lambda screen: screen.max_epochs > 1),
         Shown("item.advance", "Auto-next"),
         Shown("item.undo", "Undo"),
@@ -106,6 +110,9 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.show_diff = False
         self.transcripts: tuple[Transcript, Transcript] | None = None
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
+        self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
+        self.unfold = False  # every reasoning and long tool argument unfolded (F)
+        self.unfolded: frozenset[int] = frozenset()  # the rows unfolded one by one (f)
         self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it
         # The next item's transcripts, read while the reviewer reads this one (n is the usual
         # next key): (item_id, baseline, candidate).
@@ -143,6 +150,8 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.transcripts = None
         self.just_tagged = None
         self.sides = None
+        self.item_rows = None
+        self.unfolded = frozenset()
         self.epochs = self._item_epochs()
         self.epoch = epoch
         self._update_meta()
@@ -255,8 +264,10 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             return  # the reviewer already moved on
         self.transcripts = (base, cand)
         needle = self.needle
-        self.sides, pairs = side_by_side(base, cand, needle)
+        self.item_rows = item_rows(base, cand, needle, self.unfold, self.unfolded)
+        self.sides, pairs = self.item_rows.sides, self.item_rows.pairs
         self.match_rows = matching_rows(pairs, needle)
+        self._update_meta()
         self.query_one("#sides-text", Static).update(self.sides)
         if needle and self._pending_match is None:
             self._pending_match = "first"  # opened from a search: show where it matched
@@ -355,7 +366,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
         review = loaded.session.review(self.row.item_id)
         meta = Text()
-        where = f"{self.list_name[:-1].capitalize()} {self.index + 1:,}/{len(self.rows):,} "
+        where = f"{singular(self.list_name).capitalize()} {self.index + 1:,}/{len(self.rows):,} "
         meta.append(where, style="bold")
         meta.append_text(literal_line(self.row.item_id, 40, style="bold"))
         for key in (SLICE, CLUSTER):
@@ -384,6 +395,9 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         n_tags = len(loaded.session.info.tags)
         then = " & next" if self.state.triage.advance else ""
         _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)
+        if self.item_rows is not None and self.transcripts is not None:
+            meta.append("\n")
+            meta.append_text(trajectory_meta(self.item_rows, *self.transcripts))
         meta.append("\nnote: ", style="bold")
         meta.append_text(literal_line(review.note or "—", 60))
         if self.just_tagged is not None:

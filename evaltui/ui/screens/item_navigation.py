@@ -15,6 +15,7 @@ from textual.screen import Screen
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.state import ReviewState
+from evaltui.ui.trajectory_view import ItemRows
 from evaltui.ui.transcript import SideBySide, final_answer_key
 
 
@@ -35,6 +36,12 @@ class ItemNavigation(Screen):
     transcripts: tuple[Transcript, Transcript] | None
     match_rows: list[int]
     _pending_match: str | None
+    item_rows: ItemRows | None
+    unfold: bool
+    unfolded: frozenset[int]
+
+    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+        raise NotImplementedError  # (the item screen's)
 
     def show_item(self, epoch: int = 0) -> None:
         raise NotImplementedError  # (the item screen's)
@@ -73,9 +80,19 @@ class ItemNavigation(Screen):
     def _scroll_to_row(self, row: int) -> None:
         starts = self._row_starts()
         if 0 <= row < len(starts):
-            self.query_one("#sides-pane", Pane).scroll_to(
-                y=starts[row], animate=False, immediate=True
-            )
+            pane = self.query_one("#sides-pane", Pane)
+            pane.scroll_to(y=starts[row], animate=False, immediate=True)
+            # A row near the end cannot reach the top: f still means the row jumped to.
+            self._jumped = (row, int(pane.scroll_y))
+
+    def _row_in_view(self) -> int:
+        """The row the reviewer is on: the one last jumped to (a, D, J/K...) while the pane has
+        not moved since, else the row at the top of the pane."""
+        top = int(self.query_one("#sides-pane", Pane).scroll_y)
+        jumped = getattr(self, "_jumped", None)
+        if jumped is not None and jumped[1] == top:
+            return int(jumped[0])
+        return max((i for i, s in enumerate(self._row_starts()) if s <= top), default=0)
 
     def _side_by_side(self) -> bool:
         """Switch to the side-by-side view (the section keys act on it)."""
@@ -120,7 +137,8 @@ class ItemNavigation(Screen):
             self.notify(f"no {'later' if step > 0 else 'earlier'} match in this list", timeout=2)
 
     def action_jump_section(self, step: int) -> None:
-        """Next/previous message (any section: a turn, the output, the target, the grader)."""
+        """Next/previous aligned turn, both panes at once (any row: a turn, the output, the
+        target, the scorers)."""
         if not self._side_by_side():
             return
         top = int(self.query_one("#sides-pane", Pane).scroll_y)
@@ -151,11 +169,45 @@ class ItemNavigation(Screen):
         """The final assistant answer (the output, else the last assistant message)."""
         if self.transcripts is None:
             return
-        keys = [k for k in (final_answer_key(t) for t in self.transcripts) if k]
+        keys = ["answer", *(k for k in (final_answer_key(t) for t in self.transcripts) if k)]
         self._jump_to_keys(keys, "neither run recorded an answer for this item")
 
+    def action_jump_divergence(self) -> None:
+        """The first aligned turn where the two runs differ (a gap, or a different turn)."""
+        rows = self.item_rows
+        if not self._side_by_side() or rows is None:
+            return
+        if rows.alignment is None:
+            self.notify("neither run recorded messages for this item", timeout=3)
+        elif rows.divergence_row is None:
+            self.notify("the two runs take the same turns", timeout=3)
+        else:
+            self._scroll_to_row(rows.divergence_row)
+
+    def action_toggle_unfold(self) -> None:
+        """Unfold (fold again) the reasoning and long arguments of the turn in view."""
+        if not self._side_by_side():
+            return
+        top = int(self.query_one("#sides-pane", Pane).scroll_y)
+        row = self._row_in_view()
+        self.unfolded = self.unfolded ^ {row}
+        self._redraw_folds(top)
+        self.call_after_refresh(self._scroll_to_row, row)  # its start, once drawn anew
+
+    def action_toggle_unfold_all(self) -> None:
+        """Unfold (fold again) every reasoning block and every long tool-call argument."""
+        self.unfold = not self.unfold
+        self.unfolded = frozenset()
+        self.notify("reasoning unfolded" if self.unfold else "reasoning folded", timeout=2)
+        self._redraw_folds(int(self.query_one("#sides-pane", Pane).scroll_y))
+
+    def _redraw_folds(self, top: int) -> None:
+        if self.transcripts is not None:
+            self._show_transcripts(self.row.item_id, *self.transcripts)
+            self.query_one("#sides-pane", Pane).scroll_to(y=top, animate=False, immediate=True)
+
     def action_jump_grader(self) -> None:
-        """The grader's explanation, with the target just above it."""
+        """The grader's explanation (every scorer's), with the target just above it."""
         self._jump_to_keys(["target", "grader"], "neither run recorded a grader explanation")
 
     # -- actions ---------------------------------------------------------------------------
@@ -197,6 +249,18 @@ class ItemNavigation(Screen):
             lambda: self.action_jump_section(-1),
         )  # fmt: skip
         yield SystemCommand("Final answer", "Jump to the final answer (a)", self.action_jump_answer)
+        yield SystemCommand(
+            "First divergence", "Jump to where the two runs first differ (D)",
+            self.action_jump_divergence,
+        )  # fmt: skip
+        yield SystemCommand(
+            "Unfold this turn", "Unfold/fold the reasoning of the turn at the top (f)",
+            self.action_toggle_unfold,
+        )  # fmt: skip
+        yield SystemCommand(
+            "Unfold everything", "Unfold/fold every reasoning block and long argument (F)",
+            self.action_toggle_unfold_all,
+        )  # fmt: skip
         yield SystemCommand(
             "Grader's explanation", "Jump to the target and grader (v)", self.action_jump_grader
         )

@@ -16,7 +16,7 @@ from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
-from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle
+from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle, singular
 from evaltui.ui.messages import (
     AnalysisChanged,
     LoadProgress,
@@ -35,6 +35,7 @@ from evaltui.ui.screens.keys import (
     has_metrics,
     has_slices,
 )
+from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_search import MainSearch
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
@@ -43,19 +44,22 @@ from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.preview import OutputsPreview
 from evaltui.ui.widgets.runs import runs_text
 
-LISTS = ("regressions", "improvements")
+LISTS = DISCORDANT  # the unchanged items' lists follow them (`list_names`)
 MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list fewer rows
 PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show beside the list
 # Lines that are not the header or list rows: runs, list title, column names, footer, border.
 CHROME_LINES = 6
+WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch):
+class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
         Binding("r", "show_list('regressions')", "Regressions", id="main.regressions"),
         Binding("i", "show_list('improvements')", "Improvements", id="main.improvements"),
+        Binding("b", "show_concordant(0)", "Items both runs pass", id="main.bothpass"),
+        Binding("B", "show_concordant(1)", "Items both runs fail", show=False, id="main.bothfail"),
         Binding("slash", "search", "Search", key_display="/", id="main.search"),
         Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
         Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
@@ -93,6 +97,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         Shown("main.clear", "Clear filters", when=lambda screen: screen.filtered),
         Shown("main.improvements", "Improvements", when=lambda s: s.current_list != LISTS[1]),
         Shown("main.regressions", "Regressions", when=lambda s: s.current_list != LISTS[0]),
+        Shown("main.bothpass", "Both pass"),
+        Shown("main.bothfail", "Both fail"),
         Shown("main.bulktag", "Tag all shown"),
         Shown("main.header", "Header"),
         Shown(PALETTE, "Commands"),
@@ -288,6 +294,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
     def _empty_text(self, name: str, view: ListView) -> tuple[str, ...]:
         """Why the list shows nothing, and the way back."""
         if not view.rows:
+            if name not in LISTS:
+                return (f"No {singular(name)} in this pair.", "r shows the regressions.")
             other = "improvements" if name == "regressions" else "regressions"
             lines = (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
             loaded = self.state.loaded
@@ -313,15 +321,17 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
             filters += " (the input texts are still being read)"
         n = len(view.rows)
         return (
-            f"None of the {plural(n, name[:-1])} match{'es' if n == 1 else ''}: {filters}.",
+            f"None of the {plural(n, singular(name))} match{'es' if n == 1 else ''}: {filters}.",
             "Esc clears the search and every filter.",
         )
 
     def _update_title(self) -> None:
         title = Text()
-        for name in LISTS:
-            view = self.state.views.get(name)
-            count = len(view.rows) if view else 0
+        width = self.query_one("#list-title", Static).size.width or self.size.width
+        for name in self.list_names():
+            if name not in LISTS and name != self.current_list and width < WIDE_TITLE:
+                continue  # narrow: the unchanged lists are named once open (b, B)
+            count = self.list_count(name)
             label = f" {name.capitalize()} ({count:,}) "
             if name == self.current_list:
                 title.append(label, style="bold reverse")
@@ -382,8 +392,10 @@ class MainScreen(GivenState, FooterKeys, MainSearch):
         if self.query_one("#search", Input).has_focus:
             self.query_one(ItemTable).focus()
             return
-        index = (LISTS.index(self.current_list) + step) % len(LISTS)
-        self.action_show_list(LISTS[index])
+        # Tab stays between the changed items' lists (b/B open the unchanged ones; Tab from
+        # one of those goes back to the regressions).
+        current = self.current_list if self.current_list in LISTS else LISTS[-1 if step > 0 else 0]
+        self.action_show_list(LISTS[(LISTS.index(current) + step) % len(LISTS)])
 
     def action_filter_slice(self) -> None:
         if self.view is not None:

@@ -6,6 +6,8 @@ main screen's worker (`MainScreen.build_search_index`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.screen import Screen
 from textual.widgets import Input
 
@@ -21,6 +23,7 @@ class MainSearch(Screen):
     state: ReviewState
     search_index: SearchIndex
     _index_started: bool
+    concordant_where: Callable[[int, str], tuple[str, str] | None]  # (the unchanged lists')
 
     @property
     def view(self) -> ListView | None:
@@ -70,7 +73,9 @@ class MainSearch(Screen):
         around = snippet_around(row.preview, needle)
         if around is not None:
             return "", around
-        found = self.search_index.where(row.index, needle)
+        found = self.search_index.where(row.index, needle) or self.concordant_where(
+            row.index, needle
+        )
         if found is not None:
             return found
         if row.tag and needle in row.tag.lower():

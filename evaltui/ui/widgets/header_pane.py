@@ -105,6 +105,23 @@ def first_line_text(parts: FirstLine) -> Text:
     return text
 
 
+_COST_SEEN: list[tuple[object, str]] = []  # (paired runs, line): the last pair's, once
+
+
+def run_cost_line(analysis: Analysis) -> str:
+    """The runs' paired cost in one line (Inspect agent runs), computed once per pair."""
+    from evaltui.core.analysis.cost import cost_comparison
+    from evaltui.core.report.cost import cost_headline
+
+    paired = analysis.paired
+    if _COST_SEEN and _COST_SEEN[0][0] is paired:
+        return _COST_SEEN[0][1]
+    cost = cost_comparison(paired)
+    line = cost_headline(cost) if cost is not None else ""
+    _COST_SEEN[:] = [(paired, line)]
+    return line
+
+
 def header_text(
     analysis: Analysis,
     triaged: int,
@@ -140,6 +157,9 @@ def header_text(
         _graded_lines(text, analysis)
     _epoch_and_cluster_lines(text, analysis)
     _category_line(text, analysis)
+    cost = run_cost_line(analysis)
+    if cost:
+        text.append(cost + "\n")
     for warning in [*analysis.warnings, *(str(notice) for notice in notices)]:
         text.append("⚠ ", style=style_of("caution--strong"))
         text.append_text(literal_line(warning, style=style_of("caution")))

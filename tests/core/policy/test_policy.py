@@ -412,7 +412,14 @@ def test_every_declared_key_has_a_type_and_a_one_line_meaning():
         for field in msgspec.inspect.type_info(declaration).fields:
             text = meaning(declaration, field.encode_name)
             assert text.strip() and "\n" not in text, field.name
-    kinds = ("no_regressions", "min_pass_rate", "no_tag", "all_triaged", "min_effect")
+    kinds = (
+        "no_regressions",
+        "min_pass_rate",
+        "no_tag",
+        "all_triaged",
+        "min_effect",
+        "max_cost_growth",
+    )
     assert tuple(msgspec.inspect.type_info(d).tag for d in GATE_KIND_DECLARATIONS) == kinds
     assert all(d.__doc__ and "\n" not in d.__doc__.strip() for d in GATE_KIND_DECLARATIONS)
 
@@ -424,6 +431,7 @@ def test_a_gate_hashes_its_kind_name_and_exactly_its_declared_keys():
             f'[[gates]]\nkind = "{kind}"\n'
             + ("rate = 0.5\n" if kind == "min_pass_rate" else "")
             + ('tag = "t"\n' if kind == "no_tag" else "")
+            + ("growth = 0.2\n" if kind == "max_cost_growth" else "")
             for kind in GATE_KINDS
         )
     )

@@ -143,3 +143,19 @@ def test_the_three_files_get_the_users_normal_mode_not_0600(demo_record, tmp_pat
         os.umask(old)
     for path in (json_path, md_path, json_path.with_suffix(".csv")):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path
+
+
+def test_the_regression_table_names_the_command_that_shows_each_item(demo_record):
+    record, analysis = demo_record
+    markdown = record_markdown(record, analysis)
+    tokens = render(markdown)
+    cells = [t.content for t in tokens if t.type == "inline"]
+    header = cells.index("show it")
+    assert cells[header - 5 : header] == ["item", "slice", "tag", "tagged by", "note"]
+    first = analysis.regressions[0]
+    assert f"`evaltui show BASE CAND {first}`" in markdown
+    base = record["inputs"]["baseline"]["path"]
+    assert f"with BASE = `{base}` and CAND = `" in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("| `")]
+    assert len(rows) == len(analysis.regressions)
+    assert all(row.endswith("` |") and "evaltui show BASE CAND " in row for row in rows)

@@ -10,7 +10,7 @@ transcript (`inspect_transcript`).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +20,8 @@ from evaltui.core.read.formats.fields import Where, identifier, require_int
 
 HARNESS = "inspect_ai"
 MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
+# A sample's (or summary's) fields that say what it cost and what stopped it.
+COST_KEYS = ("model_usage", "total_time", "working_time", "retries", "error_retries", "limit")
 QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
@@ -34,6 +36,9 @@ class SampleFacts:
     record: str  # where the sample lives: a zip member or "samples[i]"
     # sha256 of the sample's input as text (`input_digest`): which items' prompts changed
     input_hash: str | None = None
+    # What the sample cost as the log records it (usage, times, retries, limit), raw: the
+    # statistics table's cost columns are read from it (`inspect_rows.cost_columns`).
+    cost: Mapping[str, Any] | None = None
 
 
 def as_dict(path: Path, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
@@ -56,6 +61,7 @@ def sample_facts(path: Path, sample: Any, record: str) -> SampleFacts:
         error=error_message(sample.get("error")),
         record=record,
         input_hash=input_digest(sample.get("input")),
+        cost={key: sample[key] for key in COST_KEYS if key in sample} or None,
     )
 
 

@@ -55,7 +55,12 @@ from evaltui.core.read.formats.inspect_consistency import (
 )
 from evaltui.core.read.formats.inspect_eval_options import NAME
 from evaltui.core.read.formats.inspect_eval_options import Options as Options
-from evaltui.core.read.formats.inspect_rows import build_table, run_metadata, with_prompt_hashes
+from evaltui.core.read.formats.inspect_rows import (
+    build_table,
+    cost_direction,
+    run_metadata,
+    with_prompt_hashes,
+)
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.jsontext import (
@@ -68,6 +73,7 @@ from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import MemberError, checked_members, read_member
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
+from evaltui.core.read.turns import cost_metric
 
 MAX_MEMBER_BYTES = DEFAULT_LIMITS.member_bytes  # refuse a member declaring or inflating more
 
@@ -112,10 +118,13 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
             sample_source = "samples (the summaries disagree with the log's results)"
     check_has_samples(path, facts)
     check_scored(path, header, facts)
-    scorer = choose_scorer(path, header, facts, options.metric)
+    scorer = choose_scorer(
+        path, header, facts, None if cost_metric(options.metric) else options.metric
+    )
     table = with_prompt_hashes(build_table(path, facts, scorer, options.metric), facts)
     metadata = run_metadata(header, scorer, facts, default_status=default_status)
     metadata["sample_source"] = sample_source
+    metadata.update(cost_direction(options.metric))
     if inconsistency:
         metadata[INCONSISTENT] = inconsistency
         metadata[WARNING] = f"{path.name}: {inconsistency}"

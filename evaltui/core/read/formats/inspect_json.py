@@ -25,7 +25,12 @@ from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.inspect_common import as_dict, check_has_samples, sample_facts
 from evaltui.core.read.formats.inspect_json_options import NAME
 from evaltui.core.read.formats.inspect_json_options import Options as Options
-from evaltui.core.read.formats.inspect_rows import build_table, run_metadata, with_prompt_hashes
+from evaltui.core.read.formats.inspect_rows import (
+    build_table,
+    cost_direction,
+    run_metadata,
+    with_prompt_hashes,
+)
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer
 from evaltui.core.read.formats.inspect_transcript import (
     compact_sample,
@@ -35,6 +40,7 @@ from evaltui.core.read.formats.inspect_transcript import (
 from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, read_json_file
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
+from evaltui.core.read.turns import cost_metric
 
 KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
 
@@ -77,9 +83,12 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
         facts.append(fact)
     check_has_samples(path, facts)
     check_scored(path, header, facts)
-    scorer = choose_scorer(path, header, facts, options.metric)
+    scorer = choose_scorer(
+        path, header, facts, None if cost_metric(options.metric) else options.metric
+    )
     table = with_prompt_hashes(build_table(path, facts, scorer, options.metric), facts)
     metadata = run_metadata(header, scorer, facts, default_status="unknown")
+    metadata.update(cost_direction(options.metric))
     transcripts = JsonTranscripts([compact_sample(s) for s in samples], scorer)
     return Run(source=source, table=table, transcripts=transcripts, metadata=metadata)
 

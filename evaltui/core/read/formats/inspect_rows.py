@@ -12,6 +12,7 @@ from typing import Any
 
 import polars as pl
 
+from evaltui.core.errors import InputError
 from evaltui.core.read.formats.fields import dotted, is_finite
 from evaltui.core.read.formats.inspect_common import (
     HARNESS,
@@ -31,11 +32,57 @@ from evaltui.core.read.formats.inspect_scores import (
     scorer_keys,
     value_kind,
 )
+from evaltui.core.read.formats.inspect_turns import sample_cost
 from evaltui.core.read.formats.jsontext import object_at
 from evaltui.core.read.runs import OUTCOME, SCORE_PREFIX, VERDICT_PREFIX, stats_table
+from evaltui.core.read.turns import NUMERIC_COSTS, cost_column, cost_metric
 
 
 def build_table(
+    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+) -> pl.DataFrame:
+    """The statistics table (`scored_table`), with the samples' cost columns when the log
+    records what they cost. `--metric` naming a cost figure (`working_time`) adds it as the
+    score `score:<figure>` beside the verdicts: the metric compared (lower is better, see
+    `cost_direction`)."""
+    figure = cost_metric(requested)
+    table = with_costs(scored_table(path, facts, scorer, None if figure else requested), facts)
+    if figure is None:
+        return table
+    column = cost_column(figure)
+    if column not in table.columns or table[column].is_null().all():
+        raise InputError(
+            path,
+            f"--metric {requested}: the log records no {figure} for its samples",
+            field="model_usage" if figure.endswith("tokens") else figure,
+        )
+    return table.with_columns(pl.col(column).alias(SCORE_PREFIX + figure))
+
+
+def cost_direction(requested: str | None) -> dict[str, str]:
+    """The run metadata that make a cost figure compared as a loss (lower is better)."""
+    if cost_metric(requested) is None:
+        return {}
+    return {"higher_is_better": "false", "direction_source": "a cost: lower is better"}
+
+
+def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFrame:
+    """`cost:<name>` columns (COST_COLUMNS): tokens, time, working time, retries as numbers,
+    the limit that stopped a sample as its type (null: none). Not scores: they are compared
+    beside the metric (`analysis.cost`), never as part of its family."""
+    costs = [sample_cost(f.cost) if f.cost else None for f in facts]
+    if not any(c is not None for c in costs):
+        return table
+    columns = []
+    for name in NUMERIC_COSTS:
+        values = [getattr(c, name) if c is not None else None for c in costs]
+        columns.append(pl.Series(cost_column(name), values, dtype=pl.Float64))
+    limits = [(c.limit.split(" (")[0] if c is not None and c.limit else None) for c in costs]
+    columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
+    return table.with_columns(columns)
+
+
+def scored_table(
     path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).

@@ -13,12 +13,19 @@ from typing import Any
 from evaltui.core.read.formats.contract import check_text_field
 from evaltui.core.read.formats.fields import dotted
 from evaltui.core.read.formats.inspect_common import MAX_METADATA_CHARS, error_message
+from evaltui.core.read.formats.inspect_turns import (
+    ATTACHMENT_PROTOCOL,
+    LEGACY_CONTENT_PROTOCOL,
+    message_blocks,
+    resolve,
+    resolve_deep,
+    sample_cost,
+    sample_scorers,
+)
 from evaltui.core.read.formats.jsontext import as_text
 from evaltui.core.read.runs import Message, Transcript
 
-ATTACHMENT_PROTOCOL = "attachment://"
-LEGACY_CONTENT_PROTOCOL = "tc://"  # older logs; Inspect migrates it to attachment:// on read
-
+__all__ = ["ATTACHMENT_PROTOCOL", "LEGACY_CONTENT_PROTOCOL", "resolve", "sample_transcript"]
 
 # The parts of a sample a transcript needs; everything else (events, store...) is dropped when a
 # whole log has to be kept in memory (the .json format).
@@ -34,6 +41,11 @@ TRANSCRIPT_KEYS = (
     "limit",
     "metadata",
     "attachments",
+    "model_usage",  # what the sample cost (`inspect_turns.sample_cost`)
+    "total_time",
+    "working_time",
+    "error_retries",
+    "retries",
 )
 
 
@@ -47,8 +59,11 @@ def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str
     attachments = sample.get("attachments")
     if not isinstance(attachments, dict):
         attachments = {}
+    calls_by_id: dict[str, str] = {}  # a tool call's id -> its signature, for its result
     messages = tuple(
-        message_of(m, attachments) for m in _as_list(sample.get("messages")) if isinstance(m, dict)
+        message_of(m, attachments, calls_by_id)
+        for m in _as_list(sample.get("messages"))
+        if isinstance(m, dict)
     )
     score = None
     scores = sample.get("scores")
@@ -85,6 +100,8 @@ def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str
         explanation=explanation,
         messages=messages,
         metadata=metadata,
+        scorers=tuple(sample_scorers(sample, attachments)),
+        cost=sample_cost(sample),
     )
 
 
@@ -93,32 +110,29 @@ def transcript_field(transcript: Transcript, name: str) -> str | None:
     return getattr(transcript, name)
 
 
-def resolve(value: Any, attachments: Mapping[str, Any]) -> Any:
-    """Replace an `attachment://<hash>` reference by the text the sample stores for it."""
-    if isinstance(value, str):
-        if value.startswith(LEGACY_CONTENT_PROTOCOL):
-            value = ATTACHMENT_PROTOCOL + value[len(LEGACY_CONTENT_PROTOCOL) :]
-        if value.startswith(ATTACHMENT_PROTOCOL):
-            found = attachments.get(value[len(ATTACHMENT_PROTOCOL) :])
-            if isinstance(found, str):
-                return found
-    return value
-
-
-def message_of(message: Mapping[str, Any], attachments: Mapping[str, Any]) -> Message:
+def message_of(
+    message: Mapping[str, Any],
+    attachments: Mapping[str, Any],
+    calls_by_id: dict[str, str] | None = None,
+) -> Message:
+    """One message: its flat text (search, diff) and its blocks and call signatures (the
+    structured view, the alignment)."""
     role = str(message.get("role") or "unknown")
     parts = [content_text(message.get("content"), attachments)]
     for call in _as_list(message.get("tool_calls")):
         if isinstance(call, dict):
             arguments = call.get("arguments")
-            rendered = json.dumps(_resolve_deep(arguments, attachments), ensure_ascii=False)
+            rendered = json.dumps(resolve_deep(arguments, attachments), ensure_ascii=False)
             parts.append(f"[tool call] {call.get('function', '?')}({rendered})")
     if role == "tool" and message.get("function"):
         parts.insert(0, f"[tool result: {message['function']}]")
     error = message.get("error")
     if isinstance(error, dict) and error.get("message"):
         parts.append(f"[tool error] {error['message']}")
-    return Message(role=role, content="\n".join(p for p in parts if p))
+    blocks, calls = message_blocks(message, attachments, {} if calls_by_id is None else calls_by_id)
+    return Message(
+        role=role, content="\n".join(p for p in parts if p), blocks=tuple(blocks), calls=calls
+    )
 
 
 def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
@@ -146,7 +160,8 @@ def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
 
 def _reasoning_text(block: Mapping[str, Any], attachments: Mapping[str, Any]) -> str:
     text = resolve(block.get("reasoning"), attachments)
-    if not (isinstance(text, str) and text.strip()):
+    if block.get("redacted") or not (isinstance(text, str) and text.strip()):
+        # A redacted block's `reasoning` is an encrypted blob: its summary is the readable part.
         text = resolve(block.get("summary"), attachments)
     if isinstance(text, str) and text.strip():
         return "[reasoning] " + text
@@ -198,16 +213,6 @@ def target_text(target: Any) -> str | None:
     if isinstance(target, list):
         return "\n".join(as_text(t) for t in target)
     return as_text(target)
-
-
-def _resolve_deep(value: Any, attachments: Mapping[str, Any]) -> Any:
-    if isinstance(value, str):
-        return resolve(value, attachments)
-    if isinstance(value, list):
-        return [_resolve_deep(v, attachments) for v in value]
-    if isinstance(value, dict):
-        return {k: _resolve_deep(v, attachments) for k, v in value.items()}
-    return value
 
 
 def _as_list(value: Any) -> list[Any]:

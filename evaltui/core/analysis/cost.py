@@ -1,0 +1,168 @@
+"""What the two runs cost and how often a limit stopped them, compared item by item.
+
+An agent candidate can pass as often as the baseline and still be the worse release: 20%
+slower, twice the tokens, stopped by its token limit twice as often. Inspect records these per
+sample (the `cost:` columns of the statistics table, `read.turns.NUMERIC_COSTS`); here they are
+paired on the items the verdicts are paired on, each item's epochs averaged, as the metric is:
+
+- per cost figure: each run's median and mean per item, and the paired difference of the means
+  (candidate - baseline) with a seeded percentile bootstrap interval over items
+  (`stats.graded.paired_bootstrap`), and that difference relative to the baseline's mean;
+- the limits: the items a limit stopped (in any epoch) in each run, and the exact McNemar test
+  on the items only one run was stopped on (`stats.paired_table.mcnemar`).
+
+Runs without cost columns (every format but Inspect's) have no cost comparison (None).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from evaltui.core.compare.pairing import PairedRuns
+from evaltui.core.read.runs import ITEM_ID
+from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
+from evaltui.core.stats.graded import GradedComparison, paired_bootstrap
+from evaltui.core.stats.paired_table import PairedTable, mcnemar
+
+# The figures compared with an interval; the others (input/output/reasoning tokens, retries)
+# are shown as medians and totals beside them.
+COMPARED = ("total_tokens", "working_time", "total_time")
+RESAMPLES = 2_000  # the intervals are printed to two or three figures
+SEED = 0
+
+
+@dataclass(frozen=True)
+class CostFigure:
+    """One cost figure over the items both runs recorded it for (`n`; `missing` paired items
+    lack it in at least one run: an errored sample has no usage)."""
+
+    name: str
+    n: int
+    missing: int
+    median: tuple[float, float]  # per item, baseline then candidate
+    mean: tuple[float, float]
+    total: tuple[float, float]  # over every sample of the run (all epochs, all items)
+    difference: GradedComparison | None  # candidate - baseline, per item; None: not compared
+
+    @property
+    def relative(self) -> float | None:
+        """The mean difference as a share of the baseline's mean (+0.2: 20% more)."""
+        if self.difference is None or self.mean[0] == 0:
+            return None
+        return self.difference.mean_delta / self.mean[0]
+
+    @property
+    def relative_ci(self) -> tuple[float, float] | None:
+        """The difference's interval as a share of the baseline's mean (that mean taken as
+        known: the interval of the difference, rescaled)."""
+        if self.difference is None or self.mean[0] == 0:
+            return None
+        low, high = self.difference.ci
+        return (low / self.mean[0], high / self.mean[0])
+
+
+@dataclass(frozen=True)
+class LimitHits:
+    """Items a limit stopped (in at least one epoch) per run, samples stopped per run and by
+    limit type, and the exact McNemar p over the items only one run was stopped on."""
+
+    items: tuple[int, int]
+    samples: tuple[int, int]
+    by_type: tuple[dict[str, int], dict[str, int]]
+    table: PairedTable  # "pass" = not stopped: regressions are items only the candidate hit
+    exact_p: float | None
+
+
+@dataclass(frozen=True)
+class CostComparison:
+    """Every cost figure both runs record, the limits, and the paired item count."""
+
+    n_items: int
+    figures: tuple[CostFigure, ...]
+    limits: LimitHits | None
+    errors: tuple[int, int]  # samples that ended in an error, per run
+
+    def figure(self, name: str) -> CostFigure | None:
+        return next((f for f in self.figures if f.name == name), None)
+
+
+def cost_comparison(paired: PairedRuns) -> CostComparison | None:
+    """The paired cost comparison (see the module's docstring); None without cost columns."""
+    runs = (paired.baseline.table, paired.candidate.table)
+    present = [n for n in NUMERIC_COSTS if all(cost_column(n) in t.columns for t in runs)]
+    if not present:
+        return None
+    ids = paired.items.select(ITEM_ID)
+    per_item = [
+        ids.join(
+            t.group_by(ITEM_ID).agg(
+                [pl.col(cost_column(n)).mean().alias(n) for n in present]
+                + ([_stopped(t)] if cost_column("limit") in t.columns else [])
+            ),
+            on=ITEM_ID,
+            how="left",
+        )
+        for t in runs
+    ]
+    figures = []
+    for name in present:
+        base = per_item[0][name].to_numpy().astype(np.float64)
+        cand = per_item[1][name].to_numpy().astype(np.float64)
+        both = ~(np.isnan(base) | np.isnan(cand))
+        if not both.any():
+            continue
+        b, c = base[both], cand[both]
+        difference = None
+        if name in COMPARED:
+            difference = paired_bootstrap(
+                c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
+            )
+        figures.append(
+            CostFigure(
+                name=name,
+                n=int(both.sum()),
+                missing=int((~both).sum()),
+                median=(float(np.median(b)), float(np.median(c))),
+                mean=(float(b.mean()), float(c.mean())),
+                total=(_sum(runs[0], name), _sum(runs[1], name)),
+                difference=difference,
+            )
+        )
+    errors = tuple(int(t.filter(pl.col("status") == "error").height) for t in runs)
+    return CostComparison(
+        n_items=paired.n,
+        figures=tuple(figures),
+        limits=_limits(runs, per_item),
+        errors=(errors[0], errors[1]),
+    )
+
+
+def _sum(table: pl.DataFrame, name: str) -> float:
+    return float(table[cost_column(name)].fill_null(0.0).sum())
+
+
+def _stopped(table: pl.DataFrame) -> pl.Expr:
+    return pl.col(cost_column("limit")).is_not_null().any().alias("stopped")
+
+
+def _limits(runs: tuple[pl.DataFrame, ...], per_item: list[pl.DataFrame]) -> LimitHits | None:
+    column = cost_column("limit")
+    if not all(column in t.columns for t in runs):
+        return None
+    stopped = [p["stopped"].fill_null(False).to_numpy().astype(bool) for p in per_item]
+    table = PairedTable.from_verdicts(~stopped[0], ~stopped[1])
+    counts = [t[column].drop_nulls().value_counts(sort=True) for t in runs]
+    by_type = [dict(zip(c[column].to_list(), c["count"].to_list(), strict=True)) for c in counts]
+    return LimitHits(
+        items=(int(stopped[0].sum()), int(stopped[1].sum())),
+        samples=(
+            int(runs[0][column].is_not_null().sum()),
+            int(runs[1][column].is_not_null().sum()),
+        ),
+        by_type=(by_type[0], by_type[1]),
+        table=table,
+        exact_p=mcnemar(table).exact_p,
+    )

@@ -1,0 +1,167 @@
+"""One turn of a transcript as lines of a known kind: what the item view draws (adding a style
+per kind) and what `evaltui show` prints (as they are).
+
+The kind of a line is said by a word or a symbol in the line itself (`→ call`, `✗ TOOL ERROR`,
+`▸ reasoning`), never by colour alone. Run text is made inert here (controls made visible) so
+both surfaces receive text that cannot restyle a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from evaltui.core.read.runs import Message, Transcript
+from evaltui.core.read.turns import Block, SampleCost
+from evaltui.core.textsafe import inert, one_line
+
+LineKind = Literal[
+    "title",
+    "text",
+    "reasoning",
+    "fold",
+    "call",
+    "args",
+    "result",
+    "error",
+    "media",
+    "note",
+    "verdict",
+]
+
+FOLDED_REASONING = 120  # characters of a folded reasoning block shown (two lines of a pane)
+LONG_VALUE = 160  # characters of one line of a tool call's arguments shown while folded
+UNFOLD_KEY = "f"  # the key that unfolds (named in the fold marker)
+
+MARK = {
+    "call": "→",
+    "result": "←",
+    "error": "✗",
+    "fold": "▸",
+    "unfolded": "▾",
+    "media": "▣",
+    "limit": "⛔",
+    "gap": "∅",
+    "diverge": "◆",
+}
+
+
+@dataclass(frozen=True)
+class Line:
+    """One line (it may wrap when drawn) and its kind; `text` is inert."""
+
+    text: str
+    kind: LineKind
+
+
+def turn_title(message: Message, number: int) -> str:
+    """`#3 assistant`: the turn's number in its own run and its role (untrusted: one line)."""
+    return f"#{number} {one_line(message.role or '?', 30)}"
+
+
+def turn_lines(
+    message: Message, number: int, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+) -> list[Line]:
+    """The title line, then each block of the message; a message with no recorded structure
+    is one text block. `hint`: how to unfold what is folded, named in the fold marks."""
+    out = [Line(turn_title(message, number), "title")]
+    blocks = message.blocks or (Block("text", message.content),)
+    for block in blocks:
+        out += block_lines(block, unfold, hint)
+    return out
+
+
+def block_lines(
+    block: Block, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+) -> list[Line]:
+    """One block: text as written; reasoning folded unless `unfold`; redacted reasoning as its
+    summary; a tool call as its name and its arguments one per line; a result or an error with
+    the function it came from; media by type and size."""
+    kind = block.kind
+    if kind == "text":
+        return [Line(inert(block.text), "text")] if block.text else []
+    if kind == "reasoning":
+        return _reasoning(block.text, unfold, hint)
+    if kind == "redacted":
+        withheld = f"{block.size:,} encrypted characters not shown" if block.size else "redacted"
+        head = f"{MARK['fold']} REASONING (SUMMARY) · {withheld}"
+        body = block.text or "(no summary recorded)"
+        return [Line(head, "fold"), Line(inert(body), "reasoning")]
+    if kind == "tool_call":
+        lines = [Line(f"{MARK['call']} tool call: {one_line(block.name, 60)}", "call")]
+        for raw in block.text.splitlines() or [""]:
+            text = inert(raw)
+            if not unfold and len(text) > LONG_VALUE:
+                more = len(text) - LONG_VALUE
+                text = f"{text[:LONG_VALUE]}… (+{more:,} characters, {hint})"
+            lines.append(Line(text, "args"))
+        return lines
+    if kind == "tool_result":
+        title = Line(f"{MARK['result']} result: {one_line(block.name, 60)}", "result")
+        return [title, Line(inert(block.text) if block.text else "(empty)", "text")]
+    if kind == "tool_error":
+        head = f"{MARK['error']} TOOL ERROR ({one_line(block.name, 60)}): {inert(block.text)}"
+        return [Line(head, "error")]
+    if kind == "media":
+        size = f", {block.size:,} bytes" if block.size else ""
+        return [Line(f"{MARK['media']} [{one_line(block.name, 40)}{size}]", "media")]
+    return [Line(inert(block.text), "text")]
+
+
+def _reasoning(text: str, unfold: bool, hint: str) -> list[Line]:
+    if not text:
+        return [Line(f"{MARK['fold']} reasoning (not recorded)", "fold")]
+    if unfold or len(text) <= FOLDED_REASONING:
+        mark = MARK["unfolded"] if len(text) > FOLDED_REASONING else MARK["fold"]
+        return [
+            Line(f"{mark} reasoning ({len(text):,} characters)", "fold"),
+            Line(inert(text), "reasoning"),
+        ]
+    cut = text[:FOLDED_REASONING].rsplit(" ", 1)[0] or text[:FOLDED_REASONING]
+    head = f"{MARK['fold']} reasoning ({len(text):,} characters, folded: {hint})"
+    return [Line(head, "fold"), Line(inert(cut) + " …", "reasoning")]
+
+
+def gap_lines() -> list[Line]:
+    """What stands in a row only the other run has a turn in."""
+    return [Line(f"{MARK['gap']} (no matching turn in this run)", "note")]
+
+
+def cost_words(cost: SampleCost | None) -> str:
+    """One sample's cost in one line: tokens, time, working time, retries, the limit, the
+    error; `cost not recorded` when the log has none of it."""
+    if cost is None:
+        return "cost not recorded"
+    parts = []
+    if cost.total_tokens is not None:
+        tokens = f"{cost.total_tokens:,} tokens"
+        detail = []
+        if cost.input_tokens is not None:
+            detail.append(f"{cost.input_tokens:,} in")
+        if cost.output_tokens is not None:
+            detail.append(f"{cost.output_tokens:,} out")
+        if cost.reasoning_tokens:
+            detail.append(f"{cost.reasoning_tokens:,} reasoning")
+        parts.append(tokens + (f" ({', '.join(detail)})" if detail else ""))
+    if cost.total_time is not None:
+        time = f"{cost.total_time:.2f} s"
+        if cost.working_time is not None:
+            time += f" ({cost.working_time:.2f} s working)"
+        parts.append(time)
+    if cost.retries:
+        parts.append(f"{cost.retries} {'retry' if cost.retries == 1 else 'retries'}")
+    if cost.limit:
+        parts.append(f"{MARK['limit']} LIMIT {one_line(cost.limit, 40)}")
+    if cost.error:
+        parts.append(f"{MARK['error']} SAMPLE ERROR: {one_line(cost.error, 80)}")
+    return " · ".join(parts) or "cost not recorded"
+
+
+def scorer_lines(t: Transcript) -> list[Line]:
+    """Every scorer's verdict on the sample, with its explanation (not only the compared one)."""
+    out = []
+    for verdict in t.scorers:
+        out.append(Line(f"{one_line(verdict.name, 40)}: {one_line(verdict.value, 40)}", "verdict"))
+        if verdict.explanation:
+            out.append(Line(inert(verdict.explanation), "text"))
+    return out

@@ -1,0 +1,256 @@
+"""The item's two transcripts as rows aligned by content (`core.compare.trajectory`), each
+turn drawn as its blocks (`core.report.turn_lines`): a tool call, its result, a tool error, a
+folded reasoning block, a gap where only the other run has a turn.
+
+Rows after the turns: the output (when it is not the final turn's text), the target, every
+scorer's verdict and explanation, what the sample cost, the rest of its metadata.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from rich.text import Text
+
+from evaltui.core.compare.trajectory import Alignment, align
+from evaltui.core.read.runs import Message, Transcript
+from evaltui.core.report.turn_lines import (
+    MARK,
+    Line,
+    cost_words,
+    gap_lines,
+    scorer_lines,
+    turn_lines,
+)
+from evaltui.ui.styles import style_of
+from evaltui.ui.transcript import (
+    MATCH_STYLE,
+    MAX_SHOWN,
+    OUTPUT_STYLE,
+    ROLE_STYLE,
+    TARGET_STYLE,
+    Section,
+    SideBySide,
+    section_text,
+    side_by_side,
+)
+
+KIND_STYLE: dict[str, Style] = {
+    "title": Style(bold=True),
+    "text": Style(),
+    "reasoning": Style(dim=True, italic=True),
+    "fold": Style(dim=True, bold=True),
+    "call": Style(bold=True),
+    "args": Style(),
+    "result": Style(bold=True),
+    "error": style_of("caution--strong") + Style(bold=True),
+    "media": Style(italic=True),
+    "note": Style(dim=True),
+    "verdict": Style(bold=True),
+}
+HIDDEN_KEYS = ("id", "epoch", "record", "score_value", "answer", "error", "limit")
+
+
+@dataclass(frozen=True)
+class ItemRows:
+    """What the side-by-side pane draws and what its keys need: the rows, each row's two
+    sections (search), the alignment (None: the runs record no messages), and the rows of
+    the first divergence and of the final answers."""
+
+    sides: SideBySide
+    pairs: list[tuple[Section | None, Section | None]]
+    alignment: Alignment | None
+
+    @property
+    def divergence_row(self) -> int | None:
+        return self.alignment.first_divergence if self.alignment is not None else None
+
+    @property
+    def answer_row(self) -> int | None:
+        return self.alignment.final_row if self.alignment is not None else None
+
+
+def lines_text(lines: list[Line], needle: str = "", title_style: Style | str = "bold") -> Text:
+    """Lines as one inert Text: each kind in its style (the marks in the lines say the kind)."""
+    text = Text()
+    shown = 0
+    for i, line in enumerate(lines):
+        if i:
+            text.append("\n")
+        body = line.text
+        if shown + len(body) > MAX_SHOWN:
+            body = body[: max(MAX_SHOWN - shown, 0)]
+            text.append(body, style=KIND_STYLE.get(line.kind, Style()))
+            text.append("\n… the rest not shown", style=style_of("caution--strong"))
+            break
+        shown += len(body)
+        if line.kind == "title":
+            text.append(f"── {body}", style=title_style)
+            if "  " not in body:  # a plain title gets a rule; one with marks needs the room
+                text.append(" " + "─" * 8, style="dim")
+        else:
+            text.append(body, style=KIND_STYLE.get(line.kind, Style()))
+    if needle:
+        text.highlight_words([needle], MATCH_STYLE, case_sensitive=False)
+    return text
+
+
+def _turn_cell(message: Message, number: int, unfold: bool, needle: str, marks: list[str]) -> Text:
+    lines = turn_lines(message, number, unfold)
+    if marks:
+        lines[0] = Line(lines[0].text + "  " + "  ".join(marks), "title")
+    return lines_text(lines, needle, ROLE_STYLE.get(message.role, "bold"))
+
+
+def item_rows(
+    base: Transcript,
+    cand: Transcript,
+    needle: str = "",
+    unfold: bool = False,
+    unfolded: frozenset[int] = frozenset(),
+) -> ItemRows:
+    """Both transcripts as aligned rows (see the module's docstring); two runs without messages
+    keep the input/output rows of `side_by_side`. Reasoning and long arguments are folded but
+    in the rows of `unfolded` (every row with `unfold`)."""
+    if not (base.messages or cand.messages):
+        sides, pairs = side_by_side(base, cand, needle)
+        return ItemRows(sides, pairs, None)
+    alignment = align(base.messages, cand.messages)
+    rows: list[tuple[Text | None, Text | None]] = []
+    keys: list[str] = []
+    pairs: list[tuple[Section | None, Section | None]] = []
+    for k, row in enumerate(alignment.rows):
+        marks = []
+        if k == alignment.first_divergence:
+            marks.append(f"{MARK['diverge']} runs diverge here")
+        if k == alignment.final_row:
+            marks.append("(final answer)")
+        cells: list[Text | None] = []
+        sections: list[Section | None] = []
+        for index, t in ((row.base, base), (row.cand, cand)):
+            if index is None:
+                cells.append(lines_text(gap_lines(), needle))
+                sections.append(None)
+                continue
+            message = t.messages[index]
+            cells.append(_turn_cell(message, index + 1, unfold or k in unfolded, needle, marks))
+            sections.append(Section(f"t{k}", message.role, message.content, role=message.role))
+        rows.append((cells[0], cells[1]))
+        pairs.append((sections[0], sections[1]))
+        keys.append("answer" if k == alignment.final_row else f"t{k}")
+    for key, left, right in _tail(base, cand):
+        rows.append(
+            (
+                section_text(left, needle) if left is not None else None,
+                section_text(right, needle) if right is not None else None,
+            )
+        )
+        pairs.append((left, right))
+        keys.append(key)
+    return ItemRows(SideBySide(rows=rows, keys=keys), pairs, alignment)  # type: ignore[arg-type]
+
+
+def _final_text(t: Transcript) -> str:
+    for message in reversed(t.messages):
+        if message.role == "assistant":
+            texts = [b.text for b in message.blocks if b.kind == "text"]
+            return "\n".join(texts) if message.blocks else message.content
+    return ""
+
+
+def _tail(base: Transcript, cand: Transcript) -> list[tuple[str, Section | None, Section | None]]:
+    """The rows after the turns, each side's section or None."""
+    out: list[tuple[str, Section | None, Section | None]] = []
+
+    def side(t: Transcript, key: str) -> Section | None:
+        if key == "output":
+            shown = t.output and t.output.strip() != _final_text(t).strip()
+            return Section("output", "output", t.output, OUTPUT_STYLE) if shown else None
+        if key == "target" and t.target is not None:
+            return Section("target", "target", t.target, TARGET_STYLE)
+        if key == "grader":
+            if t.scorers:
+                body = "\n".join(
+                    ("  " if line.kind == "text" else "") + line.text for line in scorer_lines(t)
+                )
+                return Section("grader", "scorers", body, style_of("section--grader"))
+            if t.explanation is not None:
+                return Section("grader", "grader", t.explanation, style_of("section--grader"))
+        if key == "cost" and (base.cost is not None or cand.cost is not None):
+            return Section("cost", "cost", cost_words(t.cost), "bold")
+        if key == "metadata":
+            shown_meta = {
+                k: v for k, v in t.metadata.items() if k not in HIDDEN_KEYS or t.cost is None
+            }
+            if shown_meta:
+                body = "\n".join(f"{k}: {v}" for k, v in shown_meta.items())
+                return Section("metadata", "metadata", body, "dim")
+        if key == "status" and not t.complete:
+            return Section("status", "", "(reading the messages…)", "dim", note=True)
+        return None
+
+    for key in ("output", "target", "grader", "cost", "metadata", "status"):
+        left, right = side(base, key), side(cand, key)
+        if left is not None or right is not None:
+            out.append((key, left, right))
+    return out
+
+
+def trajectory_meta(rows: ItemRows, base: Transcript, cand: Transcript) -> Text:
+    """The item header's trajectory lines: the counts ("9 vs 7 messages, 3 vs 2 tool calls")
+    and where the runs diverge, then what each sample cost side by side."""
+    text = Text()
+    if rows.alignment is not None:
+        text.append(rows.alignment.counts.words(), style="bold")
+        row = rows.divergence_row
+        if row is not None:
+            turn = rows.alignment.rows[row]
+            if turn.base is not None:
+                where = f"#{turn.base + 1}"
+            else:
+                where = f"candidate #{(turn.cand or 0) + 1}"
+            text.append(f" · {MARK['diverge']} diverge at {where} (D)")
+        else:
+            text.append(" · the same turns")
+    cost = compare_costs(base, cand)
+    if cost:
+        if text.plain:
+            text.append("\n")
+        text.append("cost ", style="bold")
+        text.append(cost)
+    return text
+
+
+def compare_costs(base: Transcript, cand: Transcript) -> str:
+    """Each figure of the two samples' costs as `baseline vs candidate`, only those recorded."""
+    a, b = base.cost, cand.cost
+    if a is None and b is None:
+        return ""
+
+    def pair(name: str, fmt: str) -> str | None:
+        x = getattr(a, name, None) if a is not None else None
+        y = getattr(b, name, None) if b is not None else None
+        if x is None and y is None:
+            return None
+        return " vs ".join("—" if v is None else fmt.format(v) for v in (x, y))
+
+    parts = []
+    for name, fmt, label in (
+        ("total_tokens", "{:,}", "tokens"),
+        ("total_time", "{:.2f}", "s"),
+        ("working_time", "{:.2f}", "s working"),
+    ):
+        shown = pair(name, fmt)
+        if shown is not None:
+            parts.append(f"{shown} {label}")
+    retries = (a.retries if a else 0, b.retries if b else 0)
+    if any(retries):
+        parts.append(f"{retries[0]} vs {retries[1]} retries")
+    limits = (a.limit if a else None, b.limit if b else None)
+    if any(limits):
+        parts.append(f"{MARK['limit']} limit " + " vs ".join(v or "none" for v in limits))
+    errors = (a.error if a else None, b.error if b else None)
+    if any(errors):
+        parts.append(f"{MARK['error']} error " + " vs ".join("yes" if v else "no" for v in errors))
+    return " · ".join(parts)

@@ -1,0 +1,237 @@
+"""What the runs cost, per sample and per run: the numbers evaltui reads from an Inspect log
+are the ones Inspect's own reader gives (checked with `inspect_ai.log.read_eval_log` when it is
+installed, else against the values it gave, stored here), and their paired comparison."""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+from evaltui.core.analysis.cost import cost_comparison
+from evaltui.core.compare.pairing import pair_runs
+from evaltui.core.read.runs import Run, RunSource, stats_table
+from evaltui.core.read.turns import cost_column
+from evaltui.core.report.cost import cost_headline, cost_lines, cost_markdown
+from evaltui.core.stats.graded import paired_bootstrap
+from tests.core.agent_fixtures import BASE, CAND, agent_pair
+
+# (total tokens, working time, limit type, retried attempts) per sample, as
+# inspect_ai 0.3.285's read_eval_log gave them for the two fixtures (script:
+# tests/data/inspect_ai/agent/make_agent_logs.py; the times are those of that run).
+STORED = {
+    "baseline": {
+        "drug-1/1": (3650, 0.915, None, 0), "drug-1/2": (3650, 0.318, None, 0),
+        "drug-2/1": (4730, 0.59, None, 0), "drug-2/2": (4730, 0.314, None, 0),
+        "drug-3/1": (3650, 0.242, None, 0), "drug-3/2": (3650, 0.243, None, 0),
+        "drug-4/1": (27540, 0.213, "token", 0), "drug-4/2": (27540, 0.235, "token", 0),
+        "drug-5/1": (3650, 0.223, None, 0), "drug-5/2": (3650, 0.244, None, 0),
+    },
+    "candidate": {
+        "drug-1/1": (3650, 0.355, None, 0), "drug-1/2": (3650, 0.318, None, 0),
+        "drug-2/1": (3650, 0.346, None, 0), "drug-2/2": (3650, 0.326, None, 0),
+        "drug-3/1": (3650, 0.34, None, 1), "drug-3/2": (3650, 0.333, None, 0),
+        "drug-4/1": (4680, 0.654, "message", 0), "drug-4/2": (4680, 0.633, "message", 0),
+        "drug-5/1": (None, 0.132, None, 1), "drug-5/2": (None, 0.116, None, 1),
+    },
+}  # fmt: skip
+
+
+def inspect_values() -> dict[str, dict[str, tuple]]:
+    """Per sample, what Inspect's own reader says (skips when Inspect is not installed)."""
+    log_module = pytest.importorskip("inspect_ai.log")
+    out = {}
+    for arm, path in (("baseline", BASE), ("candidate", CAND)):
+        log = log_module.read_eval_log(str(path))
+        out[arm] = {
+            f"{s.id}/{s.epoch}": (
+                sum(u.total_tokens for u in s.model_usage.values()) if s.model_usage else None,
+                s.working_time,
+                s.limit.type if s.limit is not None else None,
+                len(s.error_retries or []),
+            )
+            for s in log.samples
+        }
+    return out
+
+
+def ours() -> dict[str, dict[str, tuple]]:
+    paired = agent_pair()
+    out = {}
+    for arm, run in (("baseline", paired.baseline), ("candidate", paired.candidate)):
+        columns = [
+            "item_id",
+            "epoch",
+            *(cost_column(n) for n in ("total_tokens", "working_time", "limit", "retries")),
+        ]
+        out[arm] = {
+            f"{i}/{e}": (None if t is None else int(t), w, limit, int(r))
+            for i, e, t, w, limit, r in run.table.select(columns).iter_rows()
+        }
+    return out
+
+
+def test_per_sample_cost_equals_inspects_own_reader():
+    assert ours() == inspect_values()
+
+
+def test_per_sample_cost_equals_the_stored_values_from_inspects_reader():
+    assert ours() == STORED
+
+
+def per_item(arm: str, index: int) -> dict[str, float]:
+    """Each item's mean over its epochs, from the stored values (None: not recorded)."""
+    items: dict[str, list] = {}
+    for key, values in STORED[arm].items():
+        items.setdefault(key.split("/")[0], []).append(values[index])
+    return {i: (None if None in v else float(np.mean(v))) for i, v in items.items()}
+
+
+def test_paired_token_and_working_time_comparison():
+    cost = cost_comparison(agent_pair())
+    assert cost is not None and cost.n_items == 5
+    tokens = cost.figure("total_tokens")
+    base, cand = per_item("baseline", 0), per_item("candidate", 0)
+    both = [i for i in base if base[i] is not None and cand[i] is not None]
+    assert tokens.n == 4 and tokens.missing == 1  # drug-5's candidate errored: no usage
+    assert tokens.median == (np.median([base[i] for i in both]), np.median([cand[i] for i in both]))
+    deltas = np.array([cand[i] - base[i] for i in both])
+    assert tokens.difference.mean_delta == pytest.approx(deltas.mean())  # -5,985
+    assert tokens.difference.ci == paired_bootstrap(deltas, resamples=2000, method="percentile").ci
+    assert tokens.relative == pytest.approx(deltas.mean() / np.mean([base[i] for i in both]))
+    working = cost.figure("working_time")
+    wb, wc = per_item("baseline", 1), per_item("candidate", 1)
+    assert working.n == 5
+    assert working.mean[1] - working.mean[0] == pytest.approx(np.mean([wc[i] - wb[i] for i in wb]))
+    assert cost.figure("retries").total == (0.0, 3.0)
+    assert cost.errors == (0, 2)
+
+
+def test_limits_per_run_and_no_test_when_the_runs_never_disagree():
+    limits = cost_comparison(agent_pair()).limits
+    assert limits.items == (1, 1) and limits.samples == (2, 2)
+    assert limits.by_type == ({"token": 2}, {"message": 2})
+    assert limits.exact_p is None  # drug-4 stopped in both: nothing to weigh
+    assert (
+        "no item stopped in one run only, nothing to test"
+        in cost_lines(cost_comparison(agent_pair()))[-2]
+    )
+
+
+def run_with_limits(stopped: list[bool], tokens: list[float]) -> Run:
+    n = len(stopped)
+    table = stats_table([f"i{k}" for k in range(n)], [1] * n, ["ok"] * n, passed=[True] * n)
+    table = table.with_columns(
+        pl.Series(cost_column("total_tokens"), tokens, dtype=pl.Float64),
+        pl.Series(cost_column("limit"), ["token" if s else None for s in stopped], dtype=pl.String),
+    )
+    return Run(RunSource("x.eval", "inspect_eval", 0, "0" * 64), table)
+
+
+def test_limit_hits_exact_mcnemar_against_scipy():
+    # 40 items: both stopped on 2, only the candidate on 7, only the baseline on 1.
+    base = [True] * 2 + [False] * 7 + [True] + [False] * 30
+    cand = [True] * 2 + [True] * 7 + [False] + [False] * 30
+    paired = pair_runs(run_with_limits(base, [100.0] * 40), run_with_limits(cand, [120.0] * 40))
+    cost = cost_comparison(paired)
+    assert cost.limits.items == (3, 9)
+    assert cost.limits.exact_p == pytest.approx(stats.binomtest(1, 8, 0.5).pvalue)  # 0.0703
+    tokens = cost.figure("total_tokens")
+    assert tokens.difference.mean_delta == pytest.approx(20.0) and tokens.relative == pytest.approx(
+        0.2
+    )
+    assert "limit hits 3 → 9 (exact p 0.0703)" in cost_headline(cost)
+    assert "tokens +20% [+20%, +20%]" in cost_headline(cost)
+    markdown = "\n".join(cost_markdown(cost))
+    assert "| tokens | 100 | 120 | +20 [+20, +20] | +20% |" in markdown
+
+
+def test_runs_without_cost_columns_have_no_cost_comparison(sample_pair):
+    from evaltui.core.analysis.pipeline import compare_files
+
+    assert cost_comparison(compare_files(*sample_pair, complete=False).paired) is None
+
+
+def test_a_policy_gate_bounds_the_candidates_growth_in_cost():
+    from dataclasses import replace
+
+    from evaltui.core.analysis.pair import analyze
+    from evaltui.core.decide.gates import evaluate_gates
+    from evaltui.core.errors import InputError
+    from evaltui.core.policy import loads_policy
+
+    base = [False] * 40
+    paired = pair_runs(run_with_limits(base, [100.0] * 40), run_with_limits(base, [120.0] * 40))
+    analysis = analyze(paired)
+    policy = loads_policy(
+        "[[gates]]\nkind = 'max_cost_growth'\nfigure = 'total_tokens'\ngrowth = 0.1\n"
+        "[[gates]]\nkind = 'max_cost_growth'\nfigure = 'total_tokens'\ngrowth = 0.25\n"
+        "[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\n"
+    )
+    with pytest.raises(InputError, match="entry 3: cannot be evaluated on this pair: the runs"):
+        evaluate_gates(policy, paired, analysis, None)  # they record no working time
+    tight, loose = evaluate_gates(replace(policy, gates=policy.gates[:2]), paired, analysis, None)
+    assert (tight.name, tight.status) == ("total tokens growth <= +10%", "failed")
+    assert tight.detail.startswith("total tokens +20.0% per item (95% CI [+20.0%, +20.0%], 40")
+    assert loose.status == "passed"
+    agent = agent_pair()
+    working = loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\n")
+    [result] = evaluate_gates(working, agent, analyze(agent), None)
+    assert (result.name, result.status) == ("working time growth <= +20%", "passed")
+
+
+def test_a_cost_gate_on_a_slice_is_refused_naming_the_key():
+    from evaltui.core.errors import InputError
+    from evaltui.core.policy import loads_policy
+
+    with pytest.raises(InputError, match="compare the whole runs; remove 'slice'"):
+        loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nslice = 'x'\n")
+    with pytest.raises(InputError, match="figure"):
+        loads_policy("[[gates]]\nkind = 'max_cost_growth'\ngrowth = 0.2\nfigure = 'money'\n")
+
+
+def test_metric_chooses_a_cost_figure_compared_as_a_loss():
+    from evaltui.core.analysis.pipeline import compare_files
+
+    analysis = compare_files(BASE, CAND, metric="working_time", complete=False)
+    assert analysis.metric == "score:working_time" and analysis.lower_is_better
+    wb, wc = per_item("baseline", 1), per_item("candidate", 1)
+    slower = sorted(i for i in wb if wc[i] > wb[i])
+    faster = sorted(i for i in wb if wc[i] < wb[i])
+    assert sorted(analysis.regressions) == slower and sorted(analysis.improvements) == faster
+    assert analysis.graded.mean_delta == pytest.approx(np.mean([wc[i] - wb[i] for i in wb]))
+    tokens = compare_files(BASE, CAND, metric="total_tokens", on_error="exclude")
+    assert tokens.metric == "score:total_tokens" and tokens.paired.n == 4
+    assert sorted(tokens.improvements) == ["drug-2", "drug-4"] and tokens.regressions == ()
+
+
+def test_metric_on_a_cost_the_log_does_not_record_is_one_line(tmp_path):
+    from evaltui.core.analysis.pipeline import compare_files
+    from evaltui.core.errors import InputError
+    from tests.conftest import DATA
+
+    logs = sorted((DATA / "inspect_ai").glob("2025-09-15*.eval"))
+    with pytest.raises(InputError, match="--metric reasoning_tokens: the log records no"):
+        compare_files(*logs, metric="reasoning_tokens")
+
+
+def test_the_json_report_carries_the_cost_block_and_matches_the_schema(capsys):
+    import json
+
+    from evaltui.cli.main import main
+    from tests.conftest import schema_errors
+
+    main(["report", str(BASE), str(CAND), "--format", "json"])
+    text = capsys.readouterr().out
+    assert schema_errors("report", text) == []
+    cost = json.loads(text)["cost"]
+    tokens = cost["figures"][0]
+    assert tokens["figure"] == "total_tokens" and tokens["difference"]["mean"] == -5985.0
+    assert cost["limits"] == {
+        "items": [1, 1],
+        "samples": [2, 2],
+        "by_type": [{"token": 2}, {"message": 2}],
+        "exact_p": None,
+    }
+    assert cost["errors"] == [0, 2]

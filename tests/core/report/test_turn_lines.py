@@ -1,0 +1,79 @@
+"""One turn drawn as lines whose kind a word or a symbol says (never colour alone), folded
+where long, and inert whatever the run wrote."""
+
+from __future__ import annotations
+
+from evaltui.core.read.runs import Message
+from evaltui.core.read.turns import Block
+from evaltui.core.report.turn_lines import FOLDED_REASONING, LONG_VALUE, turn_lines
+
+HOSTILE = "\x1b[2J[bold red]x[/]\u202e"
+
+
+def texts(message: Message, unfold: bool = False) -> list[str]:
+    return [line.text for line in turn_lines(message, 3, unfold)]
+
+
+def test_each_block_kind_is_said_by_a_word_and_a_symbol():
+    message = Message(
+        "assistant",
+        "",
+        blocks=(
+            Block("redacted", "the summary", size=3200),
+            Block("text", "Calling."),
+            Block("tool_call", '{\n  "q": "x"\n}', "lookup"),
+            Block("media", "", "image/png", 70),
+        ),
+    )
+    assert texts(message) == [
+        "#3 assistant",
+        "▸ REASONING (SUMMARY) · 3,200 encrypted characters not shown",
+        "the summary",
+        "Calling.",
+        "→ tool call: lookup",
+        "{",
+        '  "q": "x"',
+        "}",
+        "▣ [image/png, 70 bytes]",
+    ]
+    tool = Message("tool", "", blocks=(Block("tool_result", "42", "lookup"),))
+    assert texts(tool)[1:] == ["← result: lookup", "42"]
+    failed = Message("tool", "", blocks=(Block("tool_error", "timed out", "lookup"),))
+    assert texts(failed)[1:] == ["✗ TOOL ERROR (lookup): timed out"]
+
+
+def test_reasoning_and_long_arguments_fold_and_unfold():
+    long = "word " * 200
+    message = Message(
+        "assistant",
+        "",
+        blocks=(Block("reasoning", long), Block("tool_call", "x" * 500, "f")),
+    )
+    folded = texts(message)
+    assert folded[1] == "▸ reasoning (1,000 characters, folded: f unfolds)"
+    assert len(folded[2]) <= FOLDED_REASONING + 2 and folded[2].endswith(" …")
+    assert folded[4] == "x" * LONG_VALUE + "… (+340 characters, f unfolds)"
+    unfolded = texts(message, unfold=True)
+    assert unfolded[1] == "▾ reasoning (1,000 characters)" and unfolded[2] == long
+    assert unfolded[4] == "x" * 500
+
+
+def test_a_plain_message_is_one_text_block():
+    assert texts(Message("user", "hello\nthere")) == ["#3 user", "hello\nthere"]
+
+
+def test_run_text_is_inert_in_every_part():
+    message = Message(
+        HOSTILE,
+        "",
+        blocks=(
+            Block("reasoning", HOSTILE),
+            Block("tool_call", HOSTILE, HOSTILE),
+            Block("tool_error", HOSTILE, HOSTILE),
+            Block("redacted", HOSTILE, size=1),
+            Block("media", "", HOSTILE, 1),
+        ),
+    )
+    for line in texts(message, unfold=True):
+        assert "\x1b" not in line and "\u202e" not in line, line
+    assert any("␛[2J[bold red]x[/]<U+202E>" in line for line in texts(message, unfold=True))

@@ -1,0 +1,115 @@
+"""An agent item in the app (the drug-2 case of issue 25): the turns aligned by content, the
+two final answers on one screen row after `a`, the header's "9 vs 7 messages", the tool error
+marked by a word and a symbol, D to the first divergence, J/K by aligned turn, f unfolds."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaltui.ui.app import AppConfig, create_app
+from evaltui.ui.screens.item import ItemScreen
+from tests.core.agent_fixtures import BASE, CAND
+from tests.ui.helpers import settle, text_of
+from tests.ui.test_item_screen import pane_lines
+
+
+def agent_app(state):
+    return create_app(AppConfig.for_pair(BASE, CAND, state_root=state))
+
+
+async def open_drug_2(app, pilot):
+    await settle(app, pilot)
+    await pilot.press("enter")  # the first regression
+    await settle(app, pilot)
+    assert isinstance(app.screen, ItemScreen) and app.screen.row.item_id == "drug-2"
+
+
+async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_path):
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_drug_2(app, pilot)
+        meta = text_of(app, "#item-meta")
+        assert "9 vs 7 messages, 3 vs 2 tool calls, 1 vs 0 tool errors" in meta
+        assert "◆ diverge at #3 (D)" in meta
+        await pilot.press("a")
+        left, right = pane_lines(app)
+        assert left[0].strip().startswith("── #9 assistant  (final answer)")
+        assert right[0].strip().startswith("── #7 assistant  (final answer)")
+        answer_row = next(y for y, line in enumerate(left) if "Avoid this combination" in line)
+        assert "There is no significant" in right[answer_row]  # beside it, the same row
+        await pilot.press("home", "D")  # the first divergence: the malformed call, then its error
+        left, right = pane_lines(app)
+        assert left[0].strip().startswith("── #3 assistant  ◆ runs diverge here")
+        assert right[0].strip() == "∅ (no matching turn in this run)"
+        assert any("REASONING (SUMMARY)" in line for line in left)  # not the base64 blob
+        assert "3,200 encrypted characters not shown" in app.screen.sides.plain(0)
+        await pilot.press("J")
+        left, right = pane_lines(app)
+        assert left[0].strip() == "── #4 tool ────────"
+        assert left[1].strip().startswith("✗ TOOL ERROR (check_interaction):")
+        assert right[0].strip() == "∅ (no matching turn in this run)"
+        await pilot.press("J")  # the retry, beside the candidate's one call
+        left, right = pane_lines(app)
+        assert left[0].strip().startswith("── #5 assistant")
+        assert right[0].strip().startswith("── #3 assistant")
+        await pilot.press("K")
+        assert pane_lines(app)[0][0].strip() == "── #4 tool ────────"
+        await pilot.press("greater_than_sign")  # epoch 2: aligned again, every scorer shown
+        await settle(app, pilot)
+        assert "epoch 2/2" in app.screen.side_plain(0) and "epoch 2/2" in app.screen.side_plain(1)
+        assert "9 vs 7 messages" in text_of(app, "#item-meta")
+        left, right = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        assert "includes: C" in left and "cites_label: C" in left
+        assert "includes: I" in right and "cites_label: C" in right
+        assert "read 1 label(s); last: Contraindicated" in right  # its explanation too
+        await pilot.press("n")  # drug-5: the candidate's sample error, retried
+        await settle(app, pilot)
+        assert app.screen.row.item_id == "drug-5"
+        meta = text_of(app, "#item-meta")
+        assert "0 vs 1 retries" in meta and "✗ error no vs yes" in meta
+        cost_rows = [line for line in app.screen.sides.plain(1).splitlines() if "ERROR" in line]
+        assert cost_rows and "✗ SAMPLE ERROR: RuntimeError('mock provider rejected" in cost_rows[0]
+
+
+async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_path):
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await open_drug_2(app, pilot)
+        folded = app.screen.sides.plain(0)
+        assert "folded: f unfolds" in folded and "(2,281 characters" in folded
+        await pilot.press("a", "f")  # the final answers' row
+        await settle(app, pilot)
+        left, right = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        assert left.count("▾ reasoning (2,281 characters)") == 1  # that turn only
+        assert right.count("▾ reasoning (2,281 characters)") == 1
+        assert left.count("folded: f unfolds") == folded.count("folded: f unfolds") - 1
+        assert pane_lines(app)[0][0].strip().startswith("── #9 assistant")  # still there
+        await pilot.press("F")
+        await settle(app, pilot)
+        unfolded = app.screen.sides.plain(0)
+        assert "folded:" not in unfolded and len(unfolded) > len(folded) + 3 * 2000
+        await pilot.press("F")
+        await settle(app, pilot)
+        assert app.screen.sides.plain(0) == folded
+
+
+async def _drug_2(pilot):
+    await open_drug_2(pilot.app, pilot)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+def test_agent_item_snapshot(snap_compare, tmp_path, size):
+    assert snap_compare(agent_app(tmp_path / "s"), terminal_size=size, run_before=_drug_2)
+
+
+async def _drug_2_answer(pilot):
+    await open_drug_2(pilot.app, pilot)
+    await pilot.press("a")
+    await pilot.pause()
+
+
+@pytest.mark.slow
+def test_agent_item_final_answers_snapshot(snap_compare, tmp_path):
+    assert snap_compare(
+        agent_app(tmp_path / "s"), terminal_size=(80, 24), run_before=_drug_2_answer
+    )
