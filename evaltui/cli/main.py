@@ -76,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser(args_list[0]).parse_args(args_list)
+            _no_cache(args)
             return _run_command(args)
         _refuse_a_mistyped_command(args_list)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
@@ -89,7 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "  evaltui plan --delta D [--design ...]  (see evaltui plan -h)"
             )
             return EXIT_OK
-        return _run_app(app_parser().parse_args(args_list))
+        app_args = app_parser().parse_args(args_list)
+        _no_cache(app_args)
+        return _run_app(app_args)
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
@@ -102,6 +105,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if is_panic(exc):
             return panicked(exc)
         raise
+
+
+def _no_cache(args: argparse.Namespace) -> None:
+    """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py)."""
+    if getattr(args, "no_cache", False):
+        os.environ["EVALTUI_NO_CACHE"] = "1"
 
 
 def _run_command(args: argparse.Namespace) -> int:

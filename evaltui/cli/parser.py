@@ -75,6 +75,7 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     )
     if with_formats:
         add_format_flags(parser)
+    add_no_cache(parser)
     parser.add_argument(
         "--allow-missing",
         action="store_true",
@@ -220,10 +221,20 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     verify.add_argument("--allowed-signers", type=Path, default=None, metavar="FILE")
     verify.add_argument("--identity", default=None, metavar="NAME", help="who must have signed")
+    add_no_cache(verify)
     from evaltui.cli.prefer import add_parser as add_prefer_parser
 
     add_prefer_parser(sub)
     return parser
+
+
+def add_no_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read remote runs (s3://, gs://, az://, hf://, https://) without the on-disk "
+        "cache under ~/.cache/evaltui/remote (see docs/remote.md)",
+    )
 
 
 def add_session_args(parser: argparse.ArgumentParser) -> None:

@@ -56,8 +56,11 @@ from evaltui.core.read.formats.jsontext import (
 )
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import MemberError, read_member
+from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
+
+Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
 MAX_MEMBER_BYTES = 512 * 1024 * 1024  # refuse any member that declares more than this inflated
 
@@ -71,6 +74,8 @@ LEGACY_RESULTS = "results.json"
 LEGACY_SUMMARY_JSON = "summary.json"
 LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
+# Inspect's chunked sample (design/large-samples.md): a shell under a per-sample prefix
+CHUNKED_SHELL = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)/sample\.json$")
 FIRST_MEMBERS = (JOURNAL_START, HEADER_JSON, LEGACY_START)  # what Inspect writes first
 
 
@@ -88,9 +93,18 @@ def sniff(path: Path, head: bytes) -> bool:
     return HEADER_JSON in names or JOURNAL_START in names
 
 
-def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
-    source = RunSource.of(path, NAME)
-    stamp = fingerprint(path)
+def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
+    """A local log, or (`remote.open_run`) a remote one: its central directory, header and
+    summaries by byte ranges, its sha256 deferred (the app) or computed beside (`pending`)."""
+    pending = None
+    if isinstance(path, RemoteBlob):
+        from evaltui.core.read.remote.sources import remote_source
+
+        source, pending = remote_source(path, NAME, defer=options.defer_hash_check)
+        stamp = (path.stat().size, 0)
+    else:
+        source = RunSource.of(path, NAME)
+        stamp = fingerprint(path)
     with _open_archive(path) as archive:
         members = _members(archive)
         header, default_status = _read_header(path, archive, members)
@@ -101,11 +115,14 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     table = build_table(path, facts, scorer, options.metric)
     metadata = run_metadata(header, scorer, facts, default_status=default_status)
     metadata["sample_source"] = sample_source
+    if isinstance(path, RemoteBlob):
+        path.check_unchanged()
     return Run(
         source=source,
         table=table,
         transcripts=EvalTranscripts(path, rows, scorer, stamp),
         metadata=metadata,
+        pending_source=pending,
     )
 
 
@@ -122,7 +139,7 @@ class EvalTranscripts:
     """Reads one sample member per opened row; the archive handle is opened once and shared."""
 
     def __init__(
-        self, path: Path, rows: Sequence[_RowSource], scorer: str | None, stamp: tuple[int, int]
+        self, path: Source, rows: Sequence[_RowSource], scorer: str | None, stamp: tuple[int, int]
     ) -> None:
         self._path = path
         self._rows = list(rows)
@@ -155,7 +172,8 @@ class EvalTranscripts:
     def _read_member(self, member: str) -> dict[str, Any]:
         with self._lock:
             try:
-                ensure_same_file(self._path, self._stamp, record=member)
+                if not isinstance(self._path, RemoteBlob):  # a remote read is ETag-pinned
+                    ensure_same_file(self._path, self._stamp, record=member)
             except InputError:
                 self.close_archive()  # its central directory is the old file's
                 raise
@@ -176,7 +194,7 @@ class EvalTranscripts:
 
 
 def _eager_pass(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], header: dict
+    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], header: dict
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
     """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
     sample_members = {
@@ -226,7 +244,7 @@ def _eager_pass(
 
 
 def _facts_from_member(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, expected: SampleFacts | None
+    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, expected: SampleFacts | None
 ) -> SampleFacts:
     sample = _read_json(path, archive, info)
     fact = sample_facts(path, sample, info.filename)
@@ -242,7 +260,7 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
 ) -> tuple[list[tuple[str, Any]], str]:
     """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
@@ -262,7 +280,7 @@ def _read_summaries(
 
 
 def _summary_list(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo
+    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo
 ) -> list[tuple[str, Any]]:
     data = _read_json(path, archive, info)
     if not isinstance(data, list):
@@ -280,7 +298,7 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
+    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo]
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
@@ -307,9 +325,9 @@ def _read_header(
     return header, default_status
 
 
-def _open_archive(path: Path) -> zipfile.ZipFile:
+def _open_archive(path: Source) -> zipfile.ZipFile:
     try:
-        return zipfile.ZipFile(path)
+        return zipfile.ZipFile(path.open("rb") if isinstance(path, RemoteBlob) else path)
     # NotImplementedError: a central directory naming a zip version zipfile does not read
     except (
         zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
@@ -326,7 +344,7 @@ def _members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     return {info.filename: info for info in archive.infolist() if not info.is_dir()}
 
 
-def _read_json(path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
+def _read_json(path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Any:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
         raise InputError(
@@ -397,21 +415,25 @@ def recognise(path: Path) -> Recognised | None:
     return "run" if path.name.endswith(".eval") and path.is_file() else None
 
 
-def describe_run(entry: RunEntry) -> RunEntry:
+def describe_run(entry: RunEntry, source: Source | None = None) -> RunEntry:
     """From the zip's central directory (the sample count) and `header.json` (or, for a log
-    still being written, `_journal/start.json`), never a sample."""
+    still being written, `_journal/start.json`), never a sample. `source`: the remote object
+    a remote listing reads it from (by byte ranges), else the entry's local file."""
     import json
 
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    with zipfile.ZipFile(entry.path) as archive:
+    where: Source = entry.path if source is None else source
+    opened = where.open("rb") if isinstance(where, RemoteBlob) else where
+    with zipfile.ZipFile(opened) as archive:
         infos = {info.filename: info for info in archive.infolist()}
         ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
+        ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
         member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
         if member is None:
             raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
-        data = read_member(archive, infos[member], entry.path, MAX_HEADER_BYTES)
+        data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
     header = json.loads(data)
     status = header.get("status") if member == HEADER_JSON else "started"
     return entry_from_header(entry, header, len(ids) or None, status)

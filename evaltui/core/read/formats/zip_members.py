@@ -16,8 +16,7 @@ import struct
 import sys
 import zipfile
 import zlib
-from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 if sys.version_info >= (3, 14):  # pragma: no cover - exercised on 3.14 only
     from compression import zstd
@@ -30,11 +29,20 @@ LOCAL_MAGIC = b"PK\x03\x04"
 CHUNK = 1 << 20
 
 
+class Openable(Protocol):
+    """A local `Path`, or a remote object read by byte ranges (`remote.blob.RemoteBlob`):
+    every member read, local or remote, goes through `read_member`."""
+
+    def open(self, mode: str = ..., buffering: int = ...) -> Any: ...
+
+
 class MemberError(Exception):
     """The member cannot be read; the caller names the file and the member."""
 
 
-def read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Path, cap: int) -> bytes:
+def read_member(
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Openable, cap: int
+) -> bytes:
     """The member's bytes, at most `cap + 1` of them (the caller refuses more than `cap`).
 
     Raises MemberError for anything wrong with the member itself (a bad zstd stream, a CRC

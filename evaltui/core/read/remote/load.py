@@ -1,0 +1,49 @@
+"""`load_run` for a URL: an `.eval` log by byte ranges, anything else from a local copy.
+
+An Inspect `.eval` log is a zip whose central directory, header and summaries are a small part
+of it: those are read by range (`rangefile.py`) and the samples only when an item is opened.
+Every other format parses its whole file, so it is downloaded once into the cache
+(`download.py`) and read there; its errors name the URL, not the cache file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.formats.contract import LoadOptions
+from evaltui.core.read.remote import cache
+from evaltui.core.read.remote.download import local_copy
+from evaltui.core.read.remote.failures import RemoteError
+from evaltui.core.read.remote.sources import blob_for
+from evaltui.core.read.runs import Run
+
+EVAL = "inspect_eval"
+
+
+def load_remote(url: str, format_name: str | None, options: LoadOptions) -> Run:
+    from evaltui.core.read.formats import format_module, load_run, own_options
+
+    blob = blob_for(url)
+    stamp = blob.stat()
+    cached = cache.lookup(url, stamp)
+    if cached is None and format_name in (None, EVAL) and blob.name.endswith(".eval"):
+        module = format_module(EVAL)
+        assert module is not None
+        own = own_options(module, options, blob)
+        return module.load(blob, replace(options, format_options=()), own)  # type: ignore[arg-type]
+    local, _ = cached or local_copy(blob)
+    try:
+        run = load_run(local, format_name, options, wait_for_hash=True)
+    except InputError as exc:
+        raise renamed(exc, url, local) from None
+    return replace(run, source=replace(run.source, path=url))
+
+
+def renamed(exc: InputError, url: str, local: Path) -> InputError:
+    """The error about the local copy, naming the URL the user gave."""
+    problem = exc.problem.replace(str(local), url)
+    if isinstance(exc, RemoteError):
+        return exc
+    return InputError(url, problem, line=exc.line, record=exc.record, field=exc.field)
