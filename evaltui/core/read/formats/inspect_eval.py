@@ -37,6 +37,7 @@ from evaltui.core.read.formats.contract import (
     ensure_same_file,
 )
 from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.inspect_chunked import SHELL, ChunkIndex, assemble, is_shell
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
     as_dict,
@@ -74,8 +75,7 @@ LEGACY_RESULTS = "results.json"
 LEGACY_SUMMARY_JSON = "summary.json"
 LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
-# Inspect's chunked sample (design/large-samples.md): a shell under a per-sample prefix
-CHUNKED_SHELL = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)/sample\.json$")
+CHUNKED_SHELL = SHELL  # Inspect's chunked sample: a shell under a per-sample prefix
 FIRST_MEMBERS = (JOURNAL_START, HEADER_JSON, LEGACY_START)  # what Inspect writes first
 
 
@@ -120,7 +120,7 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
     return Run(
         source=source,
         table=table,
-        transcripts=EvalTranscripts(path, rows, scorer, stamp),
+        transcripts=EvalTranscripts(path, rows, scorer, stamp, ChunkIndex(members)),
         metadata=metadata,
         pending_source=pending,
     )
@@ -139,9 +139,15 @@ class EvalTranscripts:
     """Reads one sample member per opened row; the archive handle is opened once and shared."""
 
     def __init__(
-        self, path: Source, rows: Sequence[_RowSource], scorer: str | None, stamp: tuple[int, int]
+        self,
+        path: Source,
+        rows: Sequence[_RowSource],
+        scorer: str | None,
+        stamp: tuple[int, int],
+        chunks: ChunkIndex | None = None,
     ) -> None:
         self._path = path
+        self._chunks = chunks or ChunkIndex(())
         self._rows = list(rows)
         self._scorer = scorer
         self._stamp = stamp
@@ -154,6 +160,8 @@ class EvalTranscripts:
         if source.member is None:
             return sample_transcript(source.summary or {}, self._scorer, source.record)
         sample = self._read_member(source.member)
+        if is_shell(source.member):  # a chunked sample: its conversation from its chunks
+            sample = assemble(self._path, sample, source.member, self._chunks, self._read_any)
         return sample_transcript(sample, self._scorer, source.member)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
@@ -170,6 +178,9 @@ class EvalTranscripts:
             self._archive = None
 
     def _read_member(self, member: str) -> dict[str, Any]:
+        return as_dict(self._path, self._read_any(member), "sample", record=member)
+
+    def _read_any(self, member: str) -> Any:
         with self._lock:
             try:
                 if not isinstance(self._path, RemoteBlob):  # a remote read is ETag-pinned
@@ -185,8 +196,7 @@ class EvalTranscripts:
                 raise InputError(
                     self._path, "the sample member is missing", record=member
                 ) from None
-            sample = _read_json(self._path, self._archive, info)
-        return as_dict(self._path, sample, "sample", record=member)
+            return _read_json(self._path, self._archive, info)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,7 +210,7 @@ def _eager_pass(
     sample_members = {
         (m["id"], int(m["epoch"])): name
         for name in members
-        if (m := SAMPLE_MEMBER.match(name)) is not None
+        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None
     }
     facts: list[SampleFacts] = []
     rows: list[_RowSource] = []
