@@ -13,10 +13,10 @@ that holds them); `dotted` spells a nested field the same way in messages and me
 from __future__ import annotations
 
 import math
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
@@ -37,12 +37,16 @@ def element(list_name: str, index: int) -> str:
     return f"{list_name}[{index}]"
 
 
+# a local path, or a remote log read where it lives (its blob, named by its URL)
+LogPath = str | os.PathLike[str]
+
+
 @dataclass(frozen=True)
 class Where:
     """Where the fields being checked sit, for the message: the file, its line or record, and
     `prefix`, the keys to the object holding them ("data" makes `correct` `data.correct`)."""
 
-    path: Path
+    path: LogPath
     line: int | None = None
     record: str | None = None
     prefix: str = ""

@@ -74,14 +74,14 @@ def assemble(
             chunks[(sequence, start)] = data
         chunk = chunks[(sequence, start)]
         if not 0 <= i - start < len(chunk):
-            raise InputError(
-                path, f"item {i} is past the chunk's {len(chunk)} items", record=name
-            )
+            raise InputError(path, f"item {i} is past the chunk's {len(chunk)} items", record=name)
         return chunk[i - start]
 
-    messages = []
+    messages: list[Any] = []
     for pair in shell.get("message_refs") or ():
-        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)):
+        if not (
+            isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, int) for v in pair)
+        ):
             raise InputError(path, f"expected [start, end) pairs, got {pair!r}", record=member,
                              field="message_refs")  # fmt: skip
         messages.extend(item("messages", i) for i in range(pair[0], pair[1]))

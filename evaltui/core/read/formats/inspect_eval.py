@@ -425,16 +425,20 @@ def recognise(path: Path) -> Recognised | None:
     return "run" if path.name.endswith(".eval") and path.is_file() else None
 
 
-def describe_run(entry: RunEntry, source: Source | None = None) -> RunEntry:
+def describe_run(entry: RunEntry) -> RunEntry:
     """From the zip's central directory (the sample count) and `header.json` (or, for a log
-    still being written, `_journal/start.json`), never a sample. `source`: the remote object
-    a remote listing reads it from (by byte ranges), else the entry's local file."""
+    still being written, `_journal/start.json`), never a sample."""
+    return describe_log(entry, entry.path)
+
+
+def describe_log(entry: RunEntry, where: Source) -> RunEntry:
+    """`describe_run` of a local file or of a remote object (`remote/listing.py`, by byte
+    ranges)."""
     import json
 
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    where: Source = entry.path if source is None else source
     opened = where.open("rb") if isinstance(where, RemoteBlob) else where
     with zipfile.ZipFile(opened) as archive:
         infos = {info.filename: info for info in archive.infolist()}

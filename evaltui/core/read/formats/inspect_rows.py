@@ -7,12 +7,11 @@ the `.eval` and `.json` formats once their samples are read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from evaltui.core.read.formats.fields import dotted, is_finite
+from evaltui.core.read.formats.fields import LogPath, dotted, is_finite
 from evaltui.core.read.formats.inspect_common import (
     HARNESS,
     MAX_METADATA_CHARS,
@@ -36,7 +35,7 @@ from evaltui.core.read.runs import OUTCOME, stats_table
 
 
 def build_table(
-    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+    path: LogPath, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).
 
@@ -80,7 +79,7 @@ def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.Data
 
 
 def _keyed_table(
-    path: Path,
+    path: LogPath,
     facts: Sequence[SampleFacts],
     scorer: str,
     keys: list[str],

@@ -16,6 +16,7 @@ import struct
 import sys
 import zipfile
 import zlib
+from pathlib import Path
 from typing import Any, BinaryIO, Protocol
 
 if sys.version_info >= (3, 14):  # pragma: no cover - exercised on 3.14 only
@@ -41,7 +42,7 @@ class MemberError(Exception):
 
 
 def read_member(
-    archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Openable, cap: int
+    archive: zipfile.ZipFile, info: zipfile.ZipInfo, path: Openable | Path, cap: int
 ) -> bytes:
     """The member's bytes, at most `cap + 1` of them (the caller refuses more than `cap`).
 

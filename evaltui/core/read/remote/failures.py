@@ -16,8 +16,16 @@ from dataclasses import dataclass
 from evaltui.core.errors import InputError
 
 TRANSIENT_STATUS = frozenset({429, 500, 502, 503, 504})
-THROTTLING = ("SlowDown", "Throttling", "ThrottlingException", "RequestLimitExceeded",
-              "TooManyRequests", "ServiceUnavailable", "InternalError", "RequestTimeout")  # fmt: skip
+THROTTLING = (
+    "SlowDown",
+    "Throttling",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "TooManyRequests",
+    "ServiceUnavailable",
+    "InternalError",
+    "RequestTimeout",
+)
 CREDENTIALS = ("ExpiredToken", "ExpiredTokenException", "InvalidAccessKeyId",
                "SignatureDoesNotMatch", "InvalidToken", "TokenRefreshRequired",
                "AuthenticationFailed", "InvalidAuthenticationInfo")  # fmt: skip
@@ -75,8 +83,11 @@ def classify(exc: BaseException) -> Failure:
     statuses = {s for e in chain if (s := _status(e)) is not None}
     names = {type(e).__name__ for e in chain}
     text = " ".join(str(e) for e in chain)
-    if "FileExpired" in names or 412 in statuses or "PreconditionFailed" in codes or (
-        isinstance(exc, OSError) and exc.errno == errno.EINVAL and "pre-condition" in text
+    if (
+        "FileExpired" in names
+        or 412 in statuses
+        or "PreconditionFailed" in codes
+        or (isinstance(exc, OSError) and exc.errno == errno.EINVAL and "pre-condition" in text)
     ):
         return Failure(
             "changed",

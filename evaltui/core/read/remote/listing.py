@@ -71,9 +71,7 @@ def list_remote_runs(url: str, progress: Any = None) -> Any:
             other += 1
     entries: list[RunEntry] = []
     with ThreadPoolExecutor(max_workers=WORKERS, thread_name_prefix="evaltui-list") as pool:
-        for done, entry in enumerate(
-            pool.map(lambda log: _describe(root, *log), logs), start=1
-        ):
+        for done, entry in enumerate(pool.map(lambda log: _describe(root, *log), logs), start=1):
             entries.append(entry)
             if progress is not None:
                 progress(done, len(logs))
@@ -89,7 +87,7 @@ def _describe(root: str, name: str, info: dict[str, Any]) -> RunEntry:
     entry = RunEntry(path=Path(url), name=name, format=inspect_eval.NAME,
                      date=iso_utc(stamp.modified) if stamp.modified else "")  # fmt: skip
     try:
-        return inspect_eval.describe_run(entry, RemoteBlob(url, stamp))
+        return inspect_eval.describe_log(entry, RemoteBlob(url, stamp))
     except (InputError, OSError, ValueError, KeyError, RecursionError) as exc:
         return replace(entry, status="unreadable", problem=" ".join(str(exc).split())[:300])
     except Exception as exc:  # noqa: BLE001 - zipfile.BadZipFile and the like: listed, not fatal

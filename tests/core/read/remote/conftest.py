@@ -4,7 +4,6 @@ and one Range-capable HTTP server per module, so the default run stays cheap."""
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import zipfile
 from pathlib import Path

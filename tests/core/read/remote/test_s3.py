@@ -151,7 +151,9 @@ def test_throttling_that_does_not_stop_is_bounded(s3, capsys):
 
 def test_an_object_replaced_while_it_is_read_fails_the_read(s3, monkeypatch):
     client = s3.client()
-    client.put_object(Bucket="logs", Key="moving/run.eval", Body=padded(BASE, (1 << 20) + 1, between=True))
+    client.put_object(
+        Bucket="logs", Key="moving/run.eval", Body=padded(BASE, (1 << 20) + 1, between=True)
+    )
     run = load_run("s3://logs/moving/run.eval", wait_for_hash=False)
     client.upload_file(str(CAND), "logs", "moving/run.eval")  # the writer replaces it
     with pytest.raises(RemoteError) as caught:
