@@ -94,7 +94,8 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         self.state.check_inputs_confirmed(self.state.require_loaded())
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
-        self.write_record(self.state.require_loaded(), decision, prefix)
+        loaded = self.state.with_confirmed_hashes(self.state.require_loaded())
+        self.write_record(loaded, decision, prefix)
 
     # -- the form ----------------------------------------------------------------------------
 

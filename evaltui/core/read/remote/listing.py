@@ -53,7 +53,7 @@ def list_remote_runs(url: str, progress: Any = None) -> Any:
     root = url.rstrip("/")
 
     def find() -> dict[str, dict[str, Any]]:
-        found = fs.find(path, maxdepth=MAX_DEPTH, detail=True)
+        found = fs.find(path, detail=True)  # one flat listing (a page per 1000 keys)
         TRAFFIC.add(0)
         return dict(found)
 
@@ -63,7 +63,8 @@ def list_remote_runs(url: str, progress: Any = None) -> Any:
     other = 0
     for key, info in sorted(objects.items()):
         name = key[len(prefix) :] if key.startswith(prefix) else key
-        if any(part.startswith(".") for part in name.split("/")):
+        parts = name.split("/")
+        if len(parts) > MAX_DEPTH + 1 or any(part.startswith(".") for part in parts):
             continue
         if name.endswith(".eval") and info.get("type") != "directory":
             logs.append((name, info))

@@ -13,7 +13,7 @@ from evaltui.core.read.formats import load_run
 from evaltui.core.read.logdir import list_runs
 from evaltui.core.read.remote import stores
 from evaltui.core.read.remote.failures import RemoteError
-from tests.core.read.remote.conftest import BASE, CAND, padded
+from tests.core.read.remote.conftest import BASE, CAND, OTHER, padded
 from tests.core.read.remote.servers import _Proxy
 
 # moto's server costs ~8 s of CPU to import and start: these run with -m slow (and in .ci/run);
@@ -201,3 +201,55 @@ def test_a_missing_extra_is_named(s3, capsys, monkeypatch):
     monkeypatch.setattr(importlib, "import_module", without_s3fs)
     line = _one_line_exit_2(["report", B, C], capsys)
     assert "pip install 'evaltui[s3]'" in line
+
+
+async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(s3, tmp_path):
+    import hashlib
+
+    from evaltui.ui.app import AppConfig, create_app
+    from evaltui.ui.screens.item import ItemScreen
+    from tests.ui.helpers import settle
+    from tests.ui.test_scan_cache_app import sign_off
+
+    app = create_app(AppConfig.for_pair(B, C, state_root=tmp_path / "state"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        paired = app.loaded.analysis.paired
+        assert (paired.baseline.source.path, paired.candidate.source.path) == (B, C)
+        assert app.state.confirmed_paths == {B, C}  # hashed from the bucket after the screen
+        await pilot.press("i")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await sign_off(app, pilot, tmp_path / "so")
+    record = json.loads((tmp_path / "so.json").read_text())
+    for arm, local in (("baseline", BASE), ("candidate", CAND)):
+        assert record["inputs"][arm]["sha256"] == hashlib.sha256(local.read_bytes()).hexdigest()
+
+
+def test_five_hundred_logs_list_from_headers_alone(s3):
+    """The issue's directory: 500 real logs; one listing and one request per log (each is under
+    the one-request size), and the bytes read are the logs' bytes, nothing twice."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    client = s3.client()
+    sources = [(BASE, CAND, OTHER)[k % 3] for k in range(500)]
+    bodies = {source: source.read_bytes() for source in set(sources)}
+
+    def put(k: int) -> None:
+        key = f"many/{k:03d}/{sources[k].name}"
+        client.put_object(Bucket="logs", Key=key, Body=bodies[sources[k]])
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(put, range(500)))
+    sizes = [source.stat().st_size for source in sources]
+    before = s3.counts()
+    listing = list_runs("s3://logs/many/")  # type: ignore[arg-type]
+    requests, received = s3.counts()[0] - before[0], s3.counts()[1] - before[1]
+    assert len(listing.runs) == 500
+    assert all(entry.status != "unreadable" for entry in listing.runs)
+    assert requests <= 500 + 2  # the listing (one page of 1000 keys) and a GET per log
+    assert sum(sizes) <= received < sum(sizes) + 500 * 2000  # + the listing's XML
