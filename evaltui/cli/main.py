@@ -51,7 +51,7 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
     is chosen here and becomes BASE and CAND; otherwise the app's picker chooses, and the
     directory is returned for it."""
     from evaltui.core.errors import UsageError
-    from evaltui.core.read.logdir import choose_pair, is_log_directory, list_runs
+    from evaltui.core.read.logdir import choose_pair, is_log_directory
 
     selectors = (args.baseline_run, args.candidate_run)
     if args.candidate is not None or args.baseline is None or not is_log_directory(args.baseline):
@@ -64,11 +64,34 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
         return None
     directory = args.baseline
     if pick_now or all(s is not None for s in selectors):
-        base, cand = choose_pair(list_runs(directory), *selectors)
+        base, cand = choose_pair(_listed(directory), *selectors)
         args.baseline, args.candidate = base.path, cand.path
         return None
     args.candidate = directory  # a placeholder until the picker names the pair
     return directory
+
+
+def _listed(directory: Path):
+    """The directory's listing; a remote one's progress (logs and bytes) on stderr at a
+    terminal, as a long read's is."""
+    from evaltui.cli.progress_line import terminal_progress
+    from evaltui.core.read.logdir import list_runs
+    from evaltui.core.read.remote.urls import url_of
+
+    url = url_of(directory)
+    if url is None:
+        return list_runs(directory)
+    from evaltui.core.read.remote.blob import TRAFFIC
+
+    with terminal_progress() as line:
+        start = TRAFFIC.snapshot()[1]
+
+        def progress(done: int, total: int) -> None:
+            if line is not None:
+                read = (TRAFFIC.snapshot()[1] - start) / 1e6
+                line(f"listing {url}: {done} of {total} logs, {read:.1f} MB read", done, total)
+
+        return list_runs(directory, progress=progress)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
