@@ -182,8 +182,8 @@ def main() -> int:
                            [PY, "-c", CHILD_CODE["item_open"], urls[0]], renv))  # fmt: skip
         if has_inspect:
             ienv = dict(os.environ, **s3env)
-            results.append(run("inspect s3: headers + sample summaries",
-                               [INSPECT, "-c", INSPECT_CODE["summaries"], *urls], ienv))  # fmt: skip
+            both = [INSPECT, "-c", INSPECT_CODE["summaries"], *urls]
+            results.append(run("inspect s3: headers + sample summaries", both, ienv))
             one = [INSPECT, "-c", INSPECT_CODE["sample"], urls[0]]
             results.append(run("inspect s3: read_eval_log_sample (5 rows)", one, ienv))
         server.stop()  # type: ignore[attr-defined]
