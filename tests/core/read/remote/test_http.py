@@ -54,3 +54,14 @@ def test_a_missing_url_is_one_line(http_root, capsys):
     assert main(["report", f"{server.url}/nope.eval", f"{server.url}/{CAND.name}"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"evaltui: error: {server.url}/nope.eval: no such object (check the URL)"]
+
+
+def test_a_policy_at_a_url_gates_like_the_local_file(http_root, capsys):
+    from tests.core.read.remote.conftest import SAMPLE_RUNS
+
+    server, _ = http_root
+    runs = [str(SAMPLE_RUNS / "baseline.jsonl"), str(SAMPLE_RUNS / "candidate.jsonl")]
+    local_code = main(["report", *runs, "--policy", str(SAMPLE_RUNS / "policy.toml")])
+    local = capsys.readouterr().out
+    remote_code = main(["report", *runs, "--policy", f"{server.url}/policy.toml"])
+    assert (remote_code, capsys.readouterr().out) == (local_code, local)
