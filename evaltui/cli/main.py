@@ -95,6 +95,17 @@ def _listed(directory: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    before = os.environ.get("EVALTUI_NO_CACHE")
+    try:
+        return _main(argv)
+    finally:
+        if before is None:
+            os.environ.pop("EVALTUI_NO_CACHE", None)
+        else:
+            os.environ["EVALTUI_NO_CACHE"] = before
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in COMMANDS:
@@ -131,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _no_cache(args: argparse.Namespace) -> None:
-    """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py)."""
+    """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py), for
+    this command only (`main` restores the environment it was called with)."""
     if getattr(args, "no_cache", False):
         os.environ["EVALTUI_NO_CACHE"] = "1"
 

@@ -69,6 +69,7 @@ def test_signoff_records_the_urls_and_verify_rereads_them(s3, tmp_path, capsys, 
     before = s3.counts()
     assert main(["verify", str(tmp_path / "signoff.json"), B, C, "--no-cache"]) == 0
     assert s3.counts()[0] > before[0]  # read again from the bucket, not from memory
+    assert main(["verify", str(tmp_path / "signoff.json")]) == 0  # the URLs the record names
     # and from local copies the user names: the hashes are of the same bytes
     assert main(["verify", str(tmp_path / "signoff.json"), str(BASE), str(CAND)]) == 0
 
