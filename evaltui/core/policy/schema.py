@@ -192,7 +192,7 @@ def load_policy(path: str | Path) -> Policy:
 
     if (url := url_of(path)) is not None:
         from evaltui.core.read.remote.download import local_copy
-        from evaltui.core.read.remote.sources import blob_for
+        from evaltui.core.read.remote.registry import blob_for
 
         local, _ = local_copy(blob_for(url))
         return _parse_bytes(local.read_bytes(), url)

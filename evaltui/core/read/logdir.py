@@ -86,7 +86,8 @@ def list_runs(root: Path, progress: Progress | None = None) -> Listing:
     if (url := url_of(root)) is not None:
         from evaltui.core.read.remote.listing import list_remote_runs
 
-        return cast(Listing, list_remote_runs(url, progress))
+        remote_runs, other_files = list_remote_runs(url, progress)
+        return Listing(root=Path(url), runs=tuple(remote_runs), other_files=other_files)
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, "is not a directory")

@@ -198,7 +198,7 @@ def size_or_zero(path: Path) -> int:
     from evaltui.core.read.remote.urls import url_of
 
     if (url := url_of(path)) is not None:
-        from evaltui.core.read.remote.sources import seen
+        from evaltui.core.read.remote.registry import seen
 
         try:
             return seen(url).stat().size
@@ -218,7 +218,7 @@ def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
 
     if (url := url_of(path)) is not None:
         from evaltui.core.read.remote.download import sha256_of_remote
-        from evaltui.core.read.remote.sources import seen
+        from evaltui.core.read.remote.registry import seen
 
         return sha256_of_remote(seen(url))
     digest = hashlib.sha256()

@@ -145,7 +145,14 @@ def load_run(
     if url is not None:
         from evaltui.core.read.remote.load import load_remote
 
-        remote = load_remote(url, format_name, options or LoadOptions())
+        remote = load_remote(
+            url,
+            format_name,
+            options or LoadOptions(),
+            load_local=load_run,
+            eval_format=format_module("inspect_eval"),
+            own_options=own_options,
+        )
         return remote.resolved() if wait_for_hash else remote
     path = Path(path)
     if path.is_dir():  # a HELM run directory is a run; anything else is refused here

@@ -45,10 +45,9 @@ def is_remote_directory(url: str) -> bool:
         raise
 
 
-def list_remote_runs(url: str, progress: Any = None) -> Any:
-    """The `Listing` of a remote log directory (`logdir.Listing`)."""
-    from evaltui.core.read.logdir import Listing
-
+def list_remote_runs(url: str, progress: Any = None) -> tuple[list[RunEntry], int]:
+    """The runs of a remote log directory, sorted, and how many other files it holds (what
+    `logdir.list_runs` makes its `Listing` of)."""
     fs, path = filesystem(url)
     root = url.rstrip("/")
 
@@ -77,7 +76,7 @@ def list_remote_runs(url: str, progress: Any = None) -> Any:
             if progress is not None:
                 progress(done, len(logs))
     entries.sort(key=lambda e: (e.task, e.date, e.name))
-    return Listing(root=Path(root), runs=tuple(entries), other_files=other)
+    return entries, other
 
 
 def _describe(root: str, name: str, info: dict[str, Any]) -> RunEntry:

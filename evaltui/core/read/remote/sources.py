@@ -8,32 +8,15 @@ screen); the headless commands hash beside the parsing (`pending`, like Parquet'
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
 from evaltui.core.read.remote import cache
 from evaltui.core.read.remote.blob import RemoteBlob
+from evaltui.core.read.remote.registry import remember
 from evaltui.core.read.runs import RunSource
 
 _HASHERS = ThreadPoolExecutor(max_workers=2, thread_name_prefix="evaltui-remote-sha256")
-_lock = threading.Lock()
-_seen: dict[str, RemoteBlob] = {}
-
-
-def blob_for(url: str) -> RemoteBlob:
-    """A fresh blob for `url` (a new look at the object), remembered as the one last read."""
-    blob = RemoteBlob(url)
-    with _lock:
-        _seen[url] = blob
-    return blob
-
-
-def seen(url: str) -> RemoteBlob:
-    """The blob `url` was last loaded through (its ETag pinned), else a fresh one."""
-    with _lock:
-        blob = _seen.get(url)
-    return blob if blob is not None else blob_for(url)
 
 
 def remote_source(
@@ -42,8 +25,7 @@ def remote_source(
     """The source, and the future one holding the sha256 when it is being computed."""
     from evaltui.core.read.remote.download import sha256_of_remote
 
-    with _lock:
-        _seen[blob.url] = blob
+    remember(blob)
     stamp = blob.stat()
     unhashed = RunSource(path=blob.url, format=format_name, size=stamp.size, sha256="")
     cached = cache.lookup(blob.url, stamp)
