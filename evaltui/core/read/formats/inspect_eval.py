@@ -94,7 +94,7 @@ def sniff(path: Path, head: bytes) -> bool:
 
 
 def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
-    """A local log, or (`remote.open_run`) a remote one: its central directory, header and
+    """A local log, or (`remote/load.py`) a remote one: its central directory, header and
     summaries by byte ranges, its sha256 deferred (the app) or computed beside (`pending`)."""
     pending = None
     if isinstance(path, RemoteBlob):
@@ -105,10 +105,27 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
     else:
         source = RunSource.of(path, NAME)
         stamp = fingerprint(path)
-    with _open_archive(path) as archive:
-        members = _members(archive)
-        header, default_status = _read_header(path, archive, members)
-        facts, rows, sample_source = _eager_pass(path, archive, members, header)
+    # Kept open for the transcripts: re-reading a 200,000-member central directory made the
+    # first item opened wait two seconds.
+    archive = _open_archive(path)
+    try:
+        return _load_open(path, archive, options, source, pending, stamp)
+    except BaseException:
+        archive.close()
+        raise
+
+
+def _load_open(
+    path: Source,
+    archive: zipfile.ZipFile,
+    options: LoadOptions,
+    source: RunSource,
+    pending: Any,
+    stamp: tuple[int, int],
+) -> Run:
+    members = _members(archive)
+    header, default_status = _read_header(path, archive, members)
+    facts, rows, sample_source = _eager_pass(path, archive, members, header)
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(path, header, facts, options.metric)
@@ -120,7 +137,7 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
     return Run(
         source=source,
         table=table,
-        transcripts=EvalTranscripts(path, rows, scorer, stamp, ChunkIndex(members)),
+        transcripts=EvalTranscripts(path, rows, scorer, stamp, ChunkIndex(members), archive),
         metadata=metadata,
         pending_source=pending,
     )
@@ -145,6 +162,7 @@ class EvalTranscripts:
         scorer: str | None,
         stamp: tuple[int, int],
         chunks: ChunkIndex | None = None,
+        archive: zipfile.ZipFile | None = None,
     ) -> None:
         self._path = path
         self._chunks = chunks or ChunkIndex(())
@@ -152,7 +170,7 @@ class EvalTranscripts:
         self._scorer = scorer
         self._stamp = stamp
         self._lock = threading.Lock()
-        self._archive: zipfile.ZipFile | None = None
+        self._archive: zipfile.ZipFile | None = archive  # the load's, still open
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))
