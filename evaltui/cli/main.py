@@ -51,7 +51,7 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
     is chosen here and becomes BASE and CAND; otherwise the app's picker chooses, and the
     directory is returned for it."""
     from evaltui.core.errors import UsageError
-    from evaltui.core.read.logdir import choose_pair, is_log_directory, list_runs
+    from evaltui.core.read.logdir import choose_pair, is_log_directory
 
     selectors = (args.baseline_run, args.candidate_run)
     if args.candidate is not None or args.baseline is None or not is_log_directory(args.baseline):
@@ -64,18 +64,53 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
         return None
     directory = args.baseline
     if pick_now or all(s is not None for s in selectors):
-        base, cand = choose_pair(list_runs(directory), *selectors)
+        base, cand = choose_pair(_listed(directory), *selectors)
         args.baseline, args.candidate = base.path, cand.path
         return None
     args.candidate = directory  # a placeholder until the picker names the pair
     return directory
 
 
+def _listed(directory: Path):
+    """The directory's listing; a remote one's progress (logs and bytes) on stderr at a
+    terminal, as a long read's is."""
+    from evaltui.cli.progress_line import terminal_progress
+    from evaltui.core.read.logdir import list_runs
+    from evaltui.core.read.remote.urls import url_of
+
+    url = url_of(directory)
+    if url is None:
+        return list_runs(directory)
+    from evaltui.core.read.remote.blob import TRAFFIC
+
+    with terminal_progress() as line:
+        start = TRAFFIC.snapshot()[1]
+
+        def progress(done: int, total: int) -> None:
+            if line is not None:
+                read = (TRAFFIC.snapshot()[1] - start) / 1e6
+                line(f"listing {url}: {done} of {total} logs, {read:.1f} MB read", done, total)
+
+        return list_runs(directory, progress=progress)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    before = os.environ.get("EVALTUI_NO_CACHE")
+    try:
+        return _main(argv)
+    finally:
+        if before is None:
+            os.environ.pop("EVALTUI_NO_CACHE", None)
+        else:
+            os.environ["EVALTUI_NO_CACHE"] = before
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     try:
         if args_list and args_list[0] in COMMANDS:
             args = build_parser(args_list[0]).parse_args(args_list)
+            _no_cache(args)
             return _run_command(args)
         _refuse_a_mistyped_command(args_list)
         if args_list and args_list[0] in ("-h", "--help") and len(args_list) == 1:
@@ -90,7 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "  evaltui plan --delta D [--design ...]  (see evaltui plan -h)"
             )
             return EXIT_OK
-        return _run_app(app_parser().parse_args(args_list))
+        app_args = app_parser().parse_args(args_list)
+        _no_cache(app_args)
+        return _run_app(app_args)
     except SystemExit as exc:  # argparse: --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except KeyboardInterrupt:
@@ -103,6 +140,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if is_panic(exc):
             return panicked(exc)
         raise
+
+
+def _no_cache(args: argparse.Namespace) -> None:
+    """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py), for
+    this command only (`main` restores the environment it was called with)."""
+    if getattr(args, "no_cache", False):
+        os.environ["EVALTUI_NO_CACHE"] = "1"
 
 
 def _run_command(args: argparse.Namespace) -> int:

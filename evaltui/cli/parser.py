@@ -76,6 +76,7 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     )
     if with_formats:
         add_format_flags(parser)
+    add_no_cache(parser)
     parser.add_argument(
         "--allow-lookalike-names",
         action="store_true",
@@ -237,12 +238,22 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     verify.add_argument("--allowed-signers", type=Path, default=None, metavar="FILE")
     verify.add_argument("--identity", default=None, metavar="NAME", help="who must have signed")
+    add_no_cache(verify)
     from evaltui.cli.prefer import add_parser as add_prefer_parser
     from evaltui.cli.show import add_parser as add_show_parser
 
     add_prefer_parser(sub)
     add_show_parser(sub, add_pairing_args, with_formats=with_formats)
     return parser
+
+
+def add_no_cache(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="read remote runs (s3://, gs://, az://, hf://, https://) without the on-disk "
+        "cache under ~/.cache/evaltui/remote (see docs/remote.md)",
+    )
 
 
 def add_session_args(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ what was expected, so the CLI can print it on one line and exit non-zero without
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 
 class EvalTuiError(Exception):
@@ -22,14 +22,14 @@ class InputError(EvalTuiError):
 
     def __init__(
         self,
-        path: str | Path,
+        path: str | os.PathLike[str],
         problem: str,
         *,
         line: int | None = None,
         record: str | None = None,
         field: str | None = None,
     ) -> None:
-        self.path = str(path)
+        self.path = path if isinstance(path, str) else os.fspath(path)
         self.line = line
         self.record = record
         self.field = field

@@ -356,7 +356,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         paired = loaded.analysis.paired
         try:
             for source in (paired.baseline.source, paired.candidate.source):
-                confirm_source(source)
+                self.state.confirmed_sources[source.path] = confirm_source(source)
                 self.state.confirmed_paths.add(source.path)
         except EvalTuiError as exc:
             self.post_message(InputsChanged(str(exc)))

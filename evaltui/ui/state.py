@@ -113,6 +113,8 @@ class ReviewState:
     # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
     # the sign-off waits for that (see `check_inputs_confirmed`).
     confirmed_paths: set[str] = field(default_factory=set)
+    # A remote run's sha256 is computed only then (docs/remote.md): its confirmed source.
+    confirmed_sources: dict[str, Any] = field(default_factory=dict)
     inputs_problem: str | None = None
     # Three or more runs (`config.run_set`): the matrix, and the pair reviewed from it.
     run_set: RunSetAnalysis | None = None
@@ -214,6 +216,23 @@ class ReviewState:
             return 0
         analysis = self.loaded.analysis
         return len(analysis.regressions) - len(untriaged_regressions(analysis, self.loaded.session))
+
+    def with_confirmed_hashes(self, loaded: Loaded) -> Loaded:
+        """`loaded` with the sha256 of inputs hashed only after the first screen (a remote
+        run's) filled in from their confirmation, for the record."""
+        from dataclasses import replace
+
+        paired = loaded.analysis.paired
+        runs = {}
+        for arm in ("baseline", "candidate"):
+            run = getattr(paired, arm)
+            found = self.confirmed_sources.get(run.source.path)
+            if not run.source.sha256 and found is not None:
+                runs[arm] = replace(run, source=found)
+        if not runs:
+            return loaded
+        analysis = replace(loaded.analysis, paired=replace(paired, **runs))
+        return replace(loaded, analysis=analysis)
 
     def check_inputs_confirmed(self, loaded: Loaded) -> None:
         """Raise unless every input's sha256 is known to be its bytes' own: the sign-off

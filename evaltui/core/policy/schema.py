@@ -194,8 +194,16 @@ def load_policy(path: str | Path) -> Policy:
     """Read and check a policy file; every problem is an InputError naming the file and place.
 
     Slice names and tags are checked later, by ``evaluate_gates``, against the pair and the
-    review session they are applied to.
+    review session they are applied to. A URL is read where it lives (docs/remote.md).
     """
+    from evaltui.core.read.remote.urls import url_of
+
+    if (url := url_of(path)) is not None:
+        from evaltui.core.read.remote.download import local_copy
+        from evaltui.core.read.remote.registry import blob_for
+
+        local, _ = local_copy(blob_for(url))
+        return _parse_bytes(local.read_bytes(), url)
     path = Path(path)
     if not path.exists():
         raise InputError(path, "no such file; expected a release policy in TOML")

@@ -68,12 +68,26 @@ def listing_formats() -> tuple[ListsInDirectories, ...]:
 
 def is_log_directory(path: Path) -> bool:
     """A directory that is not itself a run (a HELM run directory is one, opened as BASE or
-    CAND)."""
+    CAND). A URL is a directory when it names a prefix holding objects."""
+    from evaltui.core.read.remote.urls import url_of
+
+    if (url := url_of(path)) is not None:
+        from evaltui.core.read.remote.listing import is_remote_directory
+
+        return is_remote_directory(url)
     return path.is_dir() and _recognised(path, listing_formats())[0] != "run"
 
 
 def list_runs(root: Path, progress: Progress | None = None) -> Listing:
-    """Every run under `root`, described from its header, sorted by task then date."""
+    """Every run under `root`, described from its header, sorted by task then date (a URL:
+    `remote/listing.py`)."""
+    from evaltui.core.read.remote.urls import url_of
+
+    if (url := url_of(root)) is not None:
+        from evaltui.core.read.remote.listing import list_remote_runs
+
+        remote_runs, other_files = list_remote_runs(url, progress)
+        return Listing(root=Path(url), runs=tuple(remote_runs), other_files=other_files)
     root = Path(root)
     if not root.is_dir():
         raise InputError(root, "is not a directory")

@@ -221,7 +221,16 @@ def stats_table(
 
 def size_or_zero(path: Path) -> int:
     """The file's size for estimates and thresholds; 0 when it cannot be read (the loader,
-    not the estimate, reports what is wrong with it)."""
+    not the estimate, reports what is wrong with it). A URL's is its object's size."""
+    from evaltui.core.read.remote.urls import url_of
+
+    if (url := url_of(path)) is not None:
+        from evaltui.core.read.remote.registry import seen
+
+        try:
+            return seen(url).stat().size
+        except Exception:  # noqa: BLE001 - an estimate; the loader names the failure
+            return 0
     try:
         return path.stat().st_size
     except OSError:
@@ -230,7 +239,15 @@ def size_or_zero(path: Path) -> int:
 
 def sha256_of(path: Path, chunk_size: int = 1 << 20) -> str:
     """Hash in chunks so a multi-gigabyte run does not need to fit in memory; one reused
-    buffer, so no fresh allocation per chunk (hashlib releases the GIL while it hashes)."""
+    buffer, so no fresh allocation per chunk (hashlib releases the GIL while it hashes).
+    A URL is hashed through the blob it was loaded through (the same ETag)."""
+    from evaltui.core.read.remote.urls import url_of
+
+    if (url := url_of(path)) is not None:
+        from evaltui.core.read.remote.download import sha256_of_remote
+        from evaltui.core.read.remote.registry import seen
+
+        return sha256_of_remote(seen(url))
     digest = hashlib.sha256()
     buffer = bytearray(chunk_size)
     with path.open("rb", buffering=0) as handle, memoryview(buffer) as view:

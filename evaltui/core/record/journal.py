@@ -51,7 +51,9 @@ def state_dir() -> Path:
 
 def session_key(baseline: str | Path, candidate: str | Path) -> str:
     """Stable id of a pair of input files: the same two paths always resume the same session."""
-    joined = f"{Path(baseline).resolve()}\n{Path(candidate).resolve()}"
+    from evaltui.core.read.remote.urls import url_of
+
+    joined = "\n".join(url_of(p) or str(Path(p).resolve()) for p in (baseline, candidate))
     return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 

@@ -114,7 +114,8 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             )
 
     def start_writing(self, decision: ReviewerDecision, prefix: Path) -> None:
-        self.write_record(self.state.require_loaded(), decision, prefix)
+        loaded = self.state.with_confirmed_hashes(self.state.require_loaded())
+        self.write_record(loaded, decision, prefix)
 
     def record_runs(self) -> list[Path]:
         """The runs the record covers, baseline first: they name its default place."""

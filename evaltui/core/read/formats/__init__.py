@@ -21,6 +21,7 @@ format does not take rather than ignoring it.
 from __future__ import annotations
 
 import importlib
+import os
 import typing
 from dataclasses import replace
 from pathlib import Path
@@ -135,7 +136,24 @@ def load_run(
     """Load one run, detecting its format unless `format_name` forces one.
 
     `wait_for_hash=False` may return a run whose sha256 is still being computed (see
-    `Run.pending_source`); the caller must call `.resolved()` before using the source."""
+    `Run.pending_source`); the caller must call `.resolved()` before using the source.
+    A URL (`s3://`, `gs://`, `az://`, `hf://`, `https://`) is read where it lives
+    (`remote/load.py`)."""
+    from evaltui.core.read.remote.urls import url_of
+
+    url = url_of(path)
+    if url is not None:
+        from evaltui.core.read.remote.load import load_remote
+
+        remote = load_remote(
+            url,
+            format_name,
+            options or LoadOptions(),
+            load_local=load_run,
+            eval_format=format_module("inspect_eval"),
+            own_options=own_options,
+        )
+        return remote.resolved() if wait_for_hash else remote
     path = Path(path)
     if path.is_dir():  # a HELM run directory is a run; anything else is refused here
         name = _directory_format(path, format_name)
@@ -162,7 +180,7 @@ def load_run(
     return run.resolved() if wait_for_hash else run
 
 
-def own_options(module: DeclaresOptions, options: LoadOptions, path: Path) -> Any:
+def own_options(module: DeclaresOptions, options: LoadOptions, path: str | os.PathLike[str]) -> Any:
     """The format's `Options` from the user's format options; an option the format does not
     take is a UsageError naming it, the formats that do take it and the ones this one takes."""
     takes = option_names(module.Options)
@@ -179,7 +197,7 @@ def own_options(module: DeclaresOptions, options: LoadOptions, path: Path) -> An
     return module.Options(**given)
 
 
-def _not_taken(name: str, module: DeclaresOptions, path: Path) -> str:
+def _not_taken(name: str, module: DeclaresOptions, path: str | os.PathLike[str]) -> str:
     takers = [
         other
         for other in available_formats()

@@ -12,11 +12,10 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.fields import Where, identifier, require_int
+from evaltui.core.read.formats.fields import LogPath, Where, identifier, require_int
 
 HARNESS = "inspect_ai"
 MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
@@ -41,14 +40,14 @@ class SampleFacts:
     cost: Mapping[str, Any] | None = None
 
 
-def as_dict(path: Path, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
+def as_dict(path: LogPath, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
     """`value` as the JSON object the field `what` must be."""
     if not isinstance(value, dict):
         raise sample_where(path, record).expected(what, "a JSON object", value)
     return value
 
 
-def sample_facts(path: Path, sample: Any, record: str) -> SampleFacts:
+def sample_facts(path: LogPath, sample: Any, record: str) -> SampleFacts:
     """Check the identity fields of a sample or summary and keep what the statistics need."""
     sample = as_dict(path, sample, "sample", record=record)
     where = sample_where(path, record)
@@ -97,7 +96,7 @@ def _content_text(content: Any) -> str:
     return ""
 
 
-def sample_where(path: Path, record: str | None) -> Where:
+def sample_where(path: LogPath, record: str | None) -> Where:
     return Where(path, record=record, quote=QUOTE_CHARS)
 
 
@@ -111,7 +110,7 @@ def error_message(error: Any) -> str | None:
     return str(error)
 
 
-def check_has_samples(path: Path, facts: Sequence[SampleFacts]) -> None:
+def check_has_samples(path: LogPath, facts: Sequence[SampleFacts]) -> None:
     if not facts:
         raise InputError(
             path,

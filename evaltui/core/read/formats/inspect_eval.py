@@ -41,6 +41,7 @@ from evaltui.core.read.formats.contract import (
     ensure_same_file,
 )
 from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.inspect_chunked import SHELL, ChunkIndex, assemble, is_shell
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
     as_dict,
@@ -71,9 +72,12 @@ from evaltui.core.read.formats.jsontext import (
 )
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import MemberError, checked_members, read_member
+from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 from evaltui.core.read.turns import cost_metric
+
+Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
 MAX_MEMBER_BYTES = DEFAULT_LIMITS.member_bytes  # refuse a member declaring or inflating more
 
@@ -87,6 +91,7 @@ LEGACY_RESULTS = "results.json"
 LEGACY_SUMMARY_JSON = "summary.json"
 LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
+CHUNKED_SHELL = SHELL  # Inspect's chunked sample: a shell under a per-sample prefix
 FIRST_MEMBERS = (JOURNAL_START, HEADER_JSON, LEGACY_START)  # what Inspect writes first
 
 
@@ -104,18 +109,49 @@ def sniff(path: Path, head: bytes) -> bool:
     return HEADER_JSON in names or JOURNAL_START in names
 
 
-def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
-    source = RunSource.of(path, NAME)
-    stamp = fingerprint(path)
+def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
+    """A local log, or (`remote/load.py`) a remote one: its central directory, header and
+    summaries by byte ranges, its sha256 deferred (the app) or computed beside (`pending`)."""
+    pending = None
+    if isinstance(path, RemoteBlob):
+        from evaltui.core.read.remote.sources import remote_source
+
+        source, pending = remote_source(path, NAME, defer=options.defer_hash_check)
+        stamp = (path.stat().size, 0)
+    else:
+        source = RunSource.of(path, NAME)
+        stamp = fingerprint(path)
+    # Kept open for the transcripts: re-reading a 200,000-member central directory made the
+    # first item opened wait two seconds.
+    archive = _open_archive(path)
+    try:
+        return _load_open(path, archive, options, source, pending, stamp)
+    except BaseException:
+        archive.close()
+        raise
+
+
+def _name_of(path: Source) -> str:
+    """The log's file name, local or remote, for a warning."""
+    return Path(str(path)).name
+
+
+def _load_open(
+    path: Source,
+    archive: zipfile.ZipFile,
+    options: LoadOptions,
+    source: RunSource,
+    pending: Any,
+    stamp: tuple[int, int],
+) -> Run:
     budget = Budget(DEFAULT_LIMITS)  # what this load may inflate over all its members
-    with _open_archive(path) as archive:
-        members = _members(path, archive)
-        header, default_status = _read_header(path, archive, members, budget)
-        facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
-        checked = _checked_against_results(path, archive, members, header, facts, rows, budget)
-        facts, rows, inconsistency = checked
-        if inconsistency:
-            sample_source = "samples (the summaries disagree with the log's results)"
+    members = _members(path, archive)
+    header, default_status = _read_header(path, archive, members, budget)
+    facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
+    checked = _checked_against_results(path, archive, members, header, facts, rows, budget)
+    facts, rows, inconsistency = checked
+    if inconsistency:
+        sample_source = "samples (the summaries disagree with the log's results)"
     check_has_samples(path, facts)
     check_scored(path, header, facts)
     scorer = choose_scorer(
@@ -127,12 +163,15 @@ def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:
     metadata.update(cost_direction(options.metric))
     if inconsistency:
         metadata[INCONSISTENT] = inconsistency
-        metadata[WARNING] = f"{path.name}: {inconsistency}"
+        metadata[WARNING] = f"{_name_of(path)}: {inconsistency}"
+    if isinstance(path, RemoteBlob):
+        path.check_unchanged()
     return Run(
         source=source,
         table=table,
-        transcripts=EvalTranscripts(path, rows, scorer, stamp),
+        transcripts=EvalTranscripts(path, rows, scorer, stamp, ChunkIndex(members), archive),
         metadata=metadata,
+        pending_source=pending,
     )
 
 
@@ -149,14 +188,21 @@ class EvalTranscripts:
     """Reads one sample member per opened row; the archive handle is opened once and shared."""
 
     def __init__(
-        self, path: Path, rows: Sequence[_RowSource], scorer: str | None, stamp: tuple[int, int]
+        self,
+        path: Source,
+        rows: Sequence[_RowSource],
+        scorer: str | None,
+        stamp: tuple[int, int],
+        chunks: ChunkIndex | None = None,
+        archive: zipfile.ZipFile | None = None,
     ) -> None:
         self._path = path
+        self._chunks = chunks or ChunkIndex(())
         self._rows = list(rows)
         self._scorer = scorer
         self._stamp = stamp
         self._lock = threading.Lock()
-        self._archive: zipfile.ZipFile | None = None
+        self._archive: zipfile.ZipFile | None = archive  # the load's, still open
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))
@@ -164,6 +210,8 @@ class EvalTranscripts:
         if source.member is None:
             return sample_transcript(source.summary or {}, self._scorer, source.record)
         sample = self._read_member(source.member)
+        if is_shell(source.member):  # a chunked sample: its conversation from its chunks
+            sample = assemble(self._path, sample, source.member, self._chunks, self._read_any)
         return sample_transcript(sample, self._scorer, source.member)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
@@ -180,9 +228,13 @@ class EvalTranscripts:
             self._archive = None
 
     def _read_member(self, member: str) -> dict[str, Any]:
+        return as_dict(self._path, self._read_any(member), "sample", record=member)
+
+    def _read_any(self, member: str) -> Any:
         with self._lock:
             try:
-                ensure_same_file(self._path, self._stamp, record=member)
+                if not isinstance(self._path, RemoteBlob):  # a remote read is ETag-pinned
+                    ensure_same_file(self._path, self._stamp, record=member)
             except InputError:
                 self.close_archive()  # its central directory is the old file's
                 raise
@@ -195,8 +247,7 @@ class EvalTranscripts:
                 raise InputError(
                     self._path, "the sample member is missing", record=member
                 ) from None
-            sample = _read_json(self._path, self._archive, info)
-        return as_dict(self._path, sample, "sample", record=member)
+            return _read_json(self._path, self._archive, info)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -204,7 +255,7 @@ class EvalTranscripts:
 
 
 def _eager_pass(
-    path: Path,
+    path: Source,
     archive: zipfile.ZipFile,
     members: dict[str, zipfile.ZipInfo],
     header: dict,
@@ -214,7 +265,7 @@ def _eager_pass(
     sample_members = {
         (m["id"], int(m["epoch"])): name
         for name in members
-        if (m := SAMPLE_MEMBER.match(name)) is not None
+        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None
     }
     facts: list[SampleFacts] = []
     rows: list[_RowSource] = []
@@ -256,7 +307,7 @@ def _eager_pass(
 
 
 def _checked_against_results(
-    path: Path,
+    path: Source,
     archive: zipfile.ZipFile,
     members: dict[str, zipfile.ZipInfo],
     header: dict[str, Any],
@@ -306,7 +357,7 @@ def _checked_against_results(
 
 
 def _facts_from_member(
-    path: Path,
+    path: Source,
     archive: zipfile.ZipFile,
     info: zipfile.ZipInfo,
     expected: SampleFacts | None,
@@ -326,7 +377,7 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
+    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
 ) -> tuple[list[tuple[str, Any]], str]:
     """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
@@ -346,7 +397,7 @@ def _read_summaries(
 
 
 def _summary_list(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget
+    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget
 ) -> list[tuple[str, Any]]:
     data = _read_json(path, archive, info, budget)
     if not isinstance(data, list):
@@ -364,7 +415,7 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Path, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
+    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
@@ -397,9 +448,9 @@ def _read_header(
     return header, default_status
 
 
-def _open_archive(path: Path) -> zipfile.ZipFile:
+def _open_archive(path: Source) -> zipfile.ZipFile:
     try:
-        return zipfile.ZipFile(path)
+        return zipfile.ZipFile(path.open("rb") if isinstance(path, RemoteBlob) else path)
     # NotImplementedError: a central directory naming a zip version zipfile does not read
     except (
         zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
@@ -412,7 +463,7 @@ def _open_archive(path: Path) -> zipfile.ZipFile:
         ) from None
 
 
-def _members(path: Path, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+def _members(path: Source, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
     """The file members by name; a listing with duplicate or overlapping entries is refused."""
     try:
         return checked_members(archive)
@@ -421,7 +472,7 @@ def _members(path: Path, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]
 
 
 def _read_json(
-    path: Path, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget | None = None
+    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget | None = None
 ) -> Any:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
@@ -498,18 +549,26 @@ def recognise(path: Path) -> Recognised | None:
 def describe_run(entry: RunEntry) -> RunEntry:
     """From the zip's central directory (the sample count) and `header.json` (or, for a log
     still being written, `_journal/start.json`), never a sample."""
+    return describe_log(entry, entry.path)
+
+
+def describe_log(entry: RunEntry, where: Source) -> RunEntry:
+    """`describe_run` of a local file or of a remote object (`remote/listing.py`, by byte
+    ranges)."""
     import json
 
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    with zipfile.ZipFile(entry.path) as archive:
+    opened = where.open("rb") if isinstance(where, RemoteBlob) else where
+    with zipfile.ZipFile(opened) as archive:
         infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
         ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
+        ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
         member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
         if member is None:
             raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
-        data = read_member(archive, infos[member], entry.path, MAX_HEADER_BYTES)
+        data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
     header = json.loads(data)
     status = header.get("status") if member == HEADER_JSON else "started"
     return entry_from_header(entry, header, len(ids) or None, status)

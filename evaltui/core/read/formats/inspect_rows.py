@@ -7,13 +7,12 @@ the `.eval` and `.json` formats once their samples are read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.fields import dotted, is_finite
+from evaltui.core.read.formats.fields import LogPath, dotted, is_finite
 from evaltui.core.read.formats.inspect_common import (
     HARNESS,
     MAX_METADATA_CHARS,
@@ -39,7 +38,7 @@ from evaltui.core.read.turns import NUMERIC_COSTS, cost_column, cost_metric
 
 
 def build_table(
-    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+    path: LogPath, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table (`scored_table`), with the samples' cost columns when the log
     records what they cost. `--metric` naming a cost figure (`working_time`) adds it as the
@@ -83,7 +82,7 @@ def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFram
 
 
 def scored_table(
-    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
+    path: LogPath, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None = None
 ) -> pl.DataFrame:
     """The statistics table: one row per sample, in `facts` order (`row` = index in `facts`).
 
@@ -95,7 +94,7 @@ def scored_table(
 
 
 def _primary_table(
-    path: Path, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None
+    path: LogPath, facts: Sequence[SampleFacts], scorer: str | None, requested: str | None
 ) -> pl.DataFrame:
     keys = scorer_keys(facts).get(scorer) if scorer is not None else None
     if scorer is not None and keys:
@@ -124,7 +123,7 @@ def _primary_table(
 
 
 def _other_scorers(
-    path: Path, facts: Sequence[SampleFacts], primary: str | None
+    path: LogPath, facts: Sequence[SampleFacts], primary: str | None
 ) -> list[pl.Series]:
     """Every other scorer of the log as its own metric column, so the decision reads them all:
     pass/fail scorers as `passed:<scorer>`, graded ones as `score:<scorer>`, dict-valued ones
@@ -179,7 +178,7 @@ def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.Data
 
 
 def _keyed_table(
-    path: Path,
+    path: LogPath,
     facts: Sequence[SampleFacts],
     scorer: str,
     keys: list[str],

@@ -10,11 +10,10 @@ Anything else is an error naming the record and the value: no guessing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.fields import dotted, is_finite
+from evaltui.core.read.formats.fields import LogPath, dotted, is_finite
 from evaltui.core.read.formats.inspect_common import SampleFacts, sample_where
 from evaltui.core.read.runs import SCORE_PREFIX
 
@@ -54,7 +53,7 @@ def available_scorers(facts: Iterable[SampleFacts]) -> list[str]:
     return list(seen)
 
 
-def check_scored(path: Path, header: Mapping[str, Any], facts: Sequence[SampleFacts]) -> None:
+def check_scored(path: LogPath, header: Mapping[str, Any], facts: Sequence[SampleFacts]) -> None:
     """A log written without scoring (`inspect eval --no-score`) has `"scores": {}` everywhere."""
     if any(has_scores(f) for f in facts):
         return
@@ -73,7 +72,7 @@ def check_scored(path: Path, header: Mapping[str, Any], facts: Sequence[SampleFa
 
 
 def choose_scorer(
-    path: Path, header: Mapping[str, Any], facts: Sequence[SampleFacts], requested: str | None
+    path: LogPath, header: Mapping[str, Any], facts: Sequence[SampleFacts], requested: str | None
 ) -> str | None:
     """The scorer whose values become the verdicts: the requested one, else the header's first."""
     available = available_scorers(facts)
@@ -134,7 +133,7 @@ def key_column(scorer: str, key: str) -> str:
     return f"{SCORE_PREFIX}{scorer}{KEY_SEPARATOR}{key}"
 
 
-def chosen_key(path: Path, scorer: str, keys: list[str], requested: str | None) -> str | None:
+def chosen_key(path: LogPath, scorer: str, keys: list[str], requested: str | None) -> str | None:
     if requested is None or requested == scorer:
         return None
     name, slash, key = requested.partition(KEY_SEPARATOR)
@@ -150,7 +149,7 @@ def chosen_key(path: Path, scorer: str, keys: list[str], requested: str | None) 
     )
 
 
-def score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:
+def score_value(path: LogPath, fact: SampleFacts, scorer: str | None) -> Any:
     where = sample_where(path, fact.record)
     if not isinstance(fact.scores, dict):
         raise where.error(
@@ -172,7 +171,7 @@ def score_value(path: Path, fact: SampleFacts, scorer: str | None) -> Any:
     return score["value"]
 
 
-def value_kind(path: Path, fact: SampleFacts, scorer: str | None, value: Any) -> str:
+def value_kind(path: LogPath, fact: SampleFacts, scorer: str | None, value: Any) -> str:
     if isinstance(value, bool):
         return "verdict"
     if isinstance(value, str):

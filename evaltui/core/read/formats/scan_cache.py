@@ -114,12 +114,16 @@ def confirm(source: RunSource) -> RunSource:
     matches what was shown (its numbers came from the cache entry, not from these bytes)."""
     if source.hash_checked:
         return source
+    from evaltui.core.read.remote.urls import url_of
+
     path = Path(source.path)
     try:
         digest = sha256_of(path)
     except OSError as exc:
         problem = f"cannot be read to check its sha256: {exc.strerror or exc}"
         raise InputError(path, problem) from None
+    if not source.sha256 and url_of(source.path) is not None:  # a remote run's deferred hash
+        return replace(source, sha256=digest, hash_checked=True)
     if digest != source.sha256:
         forget(path)  # the next open parses the bytes instead of trusting the entry again
         raise InputError(

@@ -16,6 +16,7 @@ from __future__ import annotations
 import struct
 import zipfile
 from pathlib import Path
+from typing import Any, Protocol
 
 from evaltui.core.read.archive_limits import (
     DEFAULT_LIMITS,
@@ -35,6 +36,13 @@ LOCAL_MAGIC = b"PK\x03\x04"
 CHUNK = 1 << 20
 
 
+class Openable(Protocol):
+    """A local `Path`, or a remote object read by byte ranges (`remote.blob.RemoteBlob`):
+    every member read, local or remote, goes through `read_member`."""
+
+    def open(self, mode: str = ..., buffering: int = ...) -> Any: ...
+
+
 class MemberError(Exception):
     """The member cannot be read; the caller names the file and the member."""
 
@@ -51,7 +59,7 @@ def checked_members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
 def read_member(
     archive: zipfile.ZipFile,
     info: zipfile.ZipInfo,
-    path: Path,
+    path: Openable | Path,
     cap: int,
     limits: ZipLimits = DEFAULT_LIMITS,
     budget: Budget | None = None,

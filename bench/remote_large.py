@@ -1,0 +1,219 @@
+"""The largest logs, local and over a loopback S3 endpoint, against Inspect's own reader.
+
+    .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500]
+
+Issue 27, item 5: a 200,000-sample Inspect `.eval` pair of about 1 GB (zstd members, written
+by `harness_logs.write_eval` into $EVALTUI_BENCH_DIR/large, default /tmp/evaltui-bench/large,
+once) opens on its first screen in under 3 s and within 1 GB locally, within 2x that over a
+local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh child process
+(wall time and peak RSS of that child), in the same run:
+
+- evaltui, local: the app's first screen (Pilot, from `create_app` to `app.loaded`), and
+  `transcripts.read(row)` for 5 rows spread over the run (median, max);
+- evaltui, S3: the same on `s3://` URLs of the same files in moto's S3 server on the loopback
+  (started here, in this process, so its memory is not the child's), without the cache (a cold
+  open: `EVALTUI_NO_CACHE=1`), and the bytes and requests the open cost;
+- Inspect (inspect_ai from a separate venv, never a project dependency: /work/benchenv/
+  inspect-venv or $INSPECT_PYTHON): `read_eval_log(header_only=True)` and
+  `read_eval_log_sample_summaries` (what its viewer reads to list the samples), locally and over
+  the same S3 endpoint (s3fs installed in that venv), and the full `read_eval_log` locally
+  (all 200,000 samples; stopped after --inspect-timeout seconds).
+
+Nothing here is a test; it prints a table and the raw JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness_logs import CHILD_CODE, PY, measured, verdicts, warm, write_eval  # noqa: E402
+
+BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / "large"
+INSPECT = os.environ.get("INSPECT_PYTHON", "/work/benchenv/inspect-venv/bin/python")
+
+REMOTE_OPEN = """
+import json, sys, time
+t0 = time.perf_counter()
+from evaltui.core.read.remote.blob import TRAFFIC
+from evaltui.core.analysis.pipeline import compare
+from evaltui.core.compare.spec import CompareSpec
+spec = CompareSpec.create(sys.argv[1], sys.argv[2])
+analysis = compare(spec, defer_hash_check=True, complete=False)
+requests, received = TRAFFIC.snapshot()
+print(json.dumps({"seconds": time.perf_counter() - t0, "n": analysis.n_paired
+                  if hasattr(analysis, "n_paired") else None,
+                  "requests": requests, "bytes": received}))
+"""
+
+# The app's first screen, as harness_logs measures it, but leaving at once once measured: the
+# app's background reads (list previews: one sample per discordant row) would otherwise be
+# waited for on exit, hours at moto's second per ranged request.
+FIRST_SCREEN = CHILD_CODE["first_screen"].replace(
+    "        app.exit()", "        sys.stdout.flush(); import os; os._exit(0)"
+)
+
+INSPECT_CODE = {
+    "headers": """
+import json, sys, time
+t0 = time.perf_counter()
+from inspect_ai.log import read_eval_log
+for path in sys.argv[1:]:
+    read_eval_log(path, header_only=True)
+print(json.dumps({"seconds": time.perf_counter() - t0}))
+""",
+    "summaries": """
+import json, sys, time
+t0 = time.perf_counter()
+from inspect_ai.log import read_eval_log, read_eval_log_sample_summaries
+n = 0
+for path in sys.argv[1:]:
+    read_eval_log(path, header_only=True)
+    n += len(read_eval_log_sample_summaries(path))
+print(json.dumps({"seconds": time.perf_counter() - t0, "samples": n}))
+""",
+    "full": CHILD_CODE["inspect_read"],
+    "sample": """
+import json, statistics, sys, time
+from inspect_ai.log import read_eval_log_sample
+path = sys.argv[1]
+times = []
+for i in (20000, 60000, 100000, 140000, 180000):
+    t0 = time.perf_counter(); read_eval_log_sample(path, id=i, epoch=1)
+    times.append(time.perf_counter() - t0)
+print(json.dumps({"seconds": statistics.median(times), "max": max(times)}))
+""",
+}
+
+
+def ensure_pair(samples: int, text_bytes: int) -> tuple[Path, Path]:
+    BENCH.mkdir(parents=True, exist_ok=True)
+    base, cand = BENCH / "baseline.eval", BENCH / "candidate.eval"
+    b, c = verdicts(samples, 7)
+    for path, passed, model, seed in ((base, b, "model-a", 1), (cand, c, "model-b", 2)):
+        if not path.exists():
+            partial = path.with_suffix(".partial")
+            write_eval(partial, passed, model, "zstd", text_bytes, seed=seed)
+            partial.rename(path)
+    return base, cand
+
+
+def start_s3(paths: tuple[Path, Path]) -> tuple[object, dict[str, str]]:
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    env = {
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+    client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                          aws_access_key_id="bench", aws_secret_access_key="bench")  # fmt: skip
+    client.create_bucket(Bucket="bench")
+    for path in paths:
+        client.upload_file(str(path), "bench", f"large/{path.name}")
+    return server, env
+
+
+def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) -> dict:
+    try:
+        result = measured(argv, env=env, timeout=timeout)
+    except Exception as exc:  # noqa: BLE001 - a timeout is a figure too
+        result = {"wall": None, "peak": None, "json": None, "err": str(exc)}
+    figures = result.get("json") or {}
+    peak = result.get("peak")
+    print(
+        f"{label:58s} {figures.get('seconds', float('nan')):8.2f} s"
+        f"  max {figures.get('max', float('nan')):6.3f} s"
+        f"  peak {peak / 1e9 if peak else float('nan'):5.2f} GB"
+        f"  {json.dumps({k: v for k, v in figures.items() if k not in ('seconds', 'max')})}",
+        flush=True,
+    )
+    if result.get("code"):
+        print("   error:", (result.get("err") or "")[-300:].replace("\n", " "), flush=True)
+    return {"label": label, **result}
+
+
+def local_figures(base: Path, cand: Path, state: str, env: dict, has_inspect: bool) -> list:
+    results = [
+        run("evaltui local: first screen (app)",
+            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], env),
+        run("evaltui local: item open (5 rows)",
+            [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
+    ]  # fmt: skip
+    if has_inspect:
+        both = [str(base), str(cand)]
+        results += [
+            run("inspect local: headers", [INSPECT, "-c", INSPECT_CODE["headers"], *both], None),
+            run("inspect local: headers + sample summaries",
+                [INSPECT, "-c", INSPECT_CODE["summaries"], *both], None),
+            run("inspect local: read_eval_log_sample (5 rows)",
+                [INSPECT, "-c", INSPECT_CODE["sample"], str(base)], None),
+        ]  # fmt: skip
+    return results
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--samples", type=int, default=200_000)
+    parser.add_argument("--text-bytes", type=int, default=4500)
+    parser.add_argument("--inspect-timeout", type=float, default=900)
+    parser.add_argument("--skip-full", action="store_true", help="no full read_eval_log")
+    parser.add_argument("--skip-local", action="store_true", help="the S3 figures only")
+    parser.add_argument("--skip-s3", action="store_true", help="the local figures only")
+    args = parser.parse_args()
+    base, cand = ensure_pair(args.samples, args.text_bytes)
+    size = (base.stat().st_size + cand.stat().st_size) / 1e9
+    print(f"pair: {args.samples} samples each, {size:.2f} GB in all ({base.parent})", flush=True)
+    warm([base, cand])
+    env = dict(os.environ, EVALTUI_NO_CACHE="1")
+    results = []
+    with tempfile.TemporaryDirectory() as state:
+        has_inspect = Path(INSPECT).exists()
+        if not args.skip_local:
+            results += local_figures(base, cand, state, env, has_inspect)
+        if args.skip_s3:
+            print(json.dumps(results, default=str)[:20000])
+            return 0
+        print("starting moto's S3 server and uploading the pair...", flush=True)
+        t0 = time.perf_counter()
+        server, s3env = start_s3((base, cand))
+        print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
+        urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
+        renv = dict(env, **s3env)
+        results.append(run("evaltui s3: first screen (app)",
+                           [PY, "-c", FIRST_SCREEN, *urls, state], renv))  # fmt: skip
+        results.append(run("evaltui s3: open, pair, statistics (requests, bytes)",
+                           [PY, "-c", REMOTE_OPEN, *urls], renv))  # fmt: skip
+        results.append(run("evaltui s3: item open (5 rows)",
+                           [PY, "-c", CHILD_CODE["item_open"], urls[0]], renv))  # fmt: skip
+        if has_inspect:
+            ienv = dict(os.environ, **s3env)
+            both = [INSPECT, "-c", INSPECT_CODE["summaries"], *urls]
+            results.append(run("inspect s3: headers + sample summaries", both, ienv))
+            one = [INSPECT, "-c", INSPECT_CODE["sample"], urls[0]]
+            results.append(run("inspect s3: read_eval_log_sample (5 rows)", one, ienv))
+        server.stop()  # type: ignore[attr-defined]
+        if has_inspect and not args.skip_full:
+            results.append(run("inspect local: read_eval_log, all samples (both)",
+                               [INSPECT, "-c", INSPECT_CODE["full"], str(base), str(cand)], None,
+                               timeout=args.inspect_timeout))  # fmt: skip
+    print(json.dumps(results, default=str)[:20000])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,129 @@
+"""Whole remote objects kept on disk, so a second open of the same log reads no network.
+
+Where: `$EVALTUI_CACHE_DIR/remote`, else `$XDG_CACHE_HOME/evaltui/remote`, else
+`~/.cache/evaltui/remote` (deleting that folder is the cleanup; `EVALTUI_CACHE_DIR=off` or
+`--no-cache` turns the cache off). An entry is `<key>.data` (the bytes) and `<key>.json` (the
+URL, the stamp it was downloaded at and its sha256); it is used only while the object's stamp
+is the same (its ETag, else its size and modification time). The folder is kept under
+`EVALTUI_REMOTE_CACHE_BYTES` (default 4 GiB): least recently used entries are removed first,
+and an object bigger than the bound is never kept (it goes to a temporary file instead).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from evaltui.core.read.remote.blob import Stamp
+
+DEFAULT_BOUND = 4 << 30
+NO_CACHE_ENV = "EVALTUI_NO_CACHE"
+
+
+def root() -> Path | None:
+    """The cache folder, or None when caching is off."""
+    if os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0"):
+        return None
+    configured = os.environ.get("EVALTUI_CACHE_DIR")
+    if configured is not None:
+        if configured.strip().lower() in ("", "off", "0", "no"):
+            return None
+        return Path(configured) / "remote"
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:
+            return None
+    return Path(base) / "evaltui" / "remote"
+
+
+def bound() -> int:
+    try:
+        return int(os.environ.get("EVALTUI_REMOTE_CACHE_BYTES", DEFAULT_BOUND))
+    except ValueError:
+        return DEFAULT_BOUND
+
+
+def _key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()[:32]
+
+
+def lookup(url: str, stamp: Stamp) -> tuple[Path, str] | None:
+    """The cached copy of `url` at `stamp` and its sha256, or None."""
+    folder = root()
+    if folder is None:
+        return None
+    meta_path, data_path = folder / f"{_key(url)}.json", folder / f"{_key(url)}.data"
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if (
+            meta.get("url") != url
+            or meta.get("version") != stamp.version
+            or meta.get("size") != stamp.size
+            or data_path.stat().st_size != stamp.size
+        ):
+            return None
+        os.utime(meta_path)  # recently used: pruned last
+        return data_path, str(meta["sha256"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def staging(url: str, size: int) -> tuple[Path, bool]:
+    """Where to download `url` to: a staging file in the cache (True) when it may be kept,
+    else a temporary file (False) that the caller deletes."""
+    folder = root()
+    if folder is not None and size <= bound():
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            handle, name = tempfile.mkstemp(prefix=".incoming-", dir=folder)
+            os.close(handle)
+            return Path(name), True
+        except OSError:
+            pass
+    handle, name = tempfile.mkstemp(prefix="evaltui-remote-")
+    os.close(handle)
+    return Path(name), False
+
+
+def keep(url: str, stamp: Stamp, staged: Path, sha256: str) -> Path:
+    """Move a finished download into place and write its entry; prune to the bound."""
+    folder = staged.parent
+    data_path = folder / f"{_key(url)}.data"
+    os.replace(staged, data_path)
+    meta = {"url": url, "version": stamp.version, "size": stamp.size, "sha256": sha256}
+    meta_path = folder / f"{_key(url)}.json"
+    partial = folder / f".incoming-{_key(url)}.json"
+    partial.write_text(json.dumps(meta), encoding="utf-8")
+    os.replace(partial, meta_path)
+    prune(folder, keep_key=_key(url))
+    return data_path
+
+
+def prune(folder: Path, keep_key: str | None = None) -> None:
+    """Remove least recently used entries until the folder is under the bound."""
+    entries = []
+    with contextlib.suppress(OSError):
+        for meta_path in folder.glob("*.json"):
+            data_path = meta_path.with_suffix(".data")
+            try:
+                entries.append(
+                    (meta_path.stat().st_mtime, data_path.stat().st_size, meta_path, data_path)
+                )
+            except OSError:
+                continue
+    total = sum(size for _, size, _, _ in entries)
+    for _, size, meta_path, data_path in sorted(entries):
+        if total <= bound():
+            break
+        if meta_path.stem == keep_key:
+            continue
+        with contextlib.suppress(OSError):
+            meta_path.unlink()
+            data_path.unlink()
+            total -= size

@@ -1,0 +1,78 @@
+"""Module-scoped servers for the remote tests: one moto S3 endpoint (behind a counting proxy)
+and one Range-capable HTTP server per module, so the default run stays cheap."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from evaltui.core.read.remote import retry, stores
+from tests.core.read.remote.servers import RangeHTTPServer, S3Endpoint, environment
+
+DATA = Path(__file__).resolve().parents[3] / "data"
+INSPECT = DATA / "inspect_ai"
+BASE = INSPECT / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
+CAND = INSPECT / "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval"
+OTHER = INSPECT / "2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval"
+SAMPLE_RUNS = Path(__file__).resolve().parents[4] / "sample_runs"
+
+
+@pytest.fixture(scope="module")
+def remote_env(tmp_path_factory):
+    """The environment every remote test runs in: a private cache folder, quick retries."""
+    cache = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVALTUI_CACHE_DIR", str(cache))
+        mp.setenv("EVALTUI_REMOTE_TRIES", "3")
+        mp.delenv("EVALTUI_NO_CACHE", raising=False)
+        mp.setattr(retry, "BASE_DELAY", 0.01)
+        yield cache
+
+
+@pytest.fixture(scope="module")
+def s3(remote_env):
+    """moto's S3 server on a free loopback port, the AWS variables pointing at it, and a
+    bucket `logs` holding real Inspect logs and the demo runs."""
+    endpoint = S3Endpoint()
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in environment(endpoint).items():
+            mp.setenv(name, value)
+        stores.forget()
+        client = endpoint.client()
+        client.create_bucket(Bucket="logs")
+        for path in (BASE, CAND, OTHER):
+            client.upload_file(str(path), "logs", f"inspect/{path.name}")
+        for name in ("baseline.jsonl", "candidate.jsonl"):
+            client.upload_file(str(SAMPLE_RUNS / name), "logs", f"demo/{name}")
+        yield endpoint
+        stores.forget()
+    endpoint.stop()
+
+
+@pytest.fixture(scope="module")
+def http_root(remote_env, tmp_path_factory):
+    root = tmp_path_factory.mktemp("www")
+    for path in (BASE, CAND):
+        shutil.copy(path, root / path.name)
+    for name in ("baseline.jsonl", "candidate.jsonl", "policy.toml"):
+        shutil.copy(SAMPLE_RUNS / name, root / name)
+    server = RangeHTTPServer(root)
+    yield server, root
+    server.stop()
+
+
+def padded(log: Path, extra: int, *, between: bool = False) -> bytes:
+    """The log with an `extra`-byte stored member written first (or, `between`, before every
+    member), so it is big enough to show what a read leaves out."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(log) as source, zipfile.ZipFile(out, "w") as target:
+        target.writestr("_padding/0.bin", bytes(extra))
+        for k, info in enumerate(source.infolist()):
+            if between:
+                target.writestr(f"_padding/{k + 1}.bin", bytes(extra))
+            target.writestr(info, source.read(info.filename))
+    return out.getvalue()

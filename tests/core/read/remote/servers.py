@@ -1,0 +1,234 @@
+"""Real servers on the loopback for the remote tests, started and stopped by the tests.
+
+- `S3Endpoint`: moto's S3 server (moto[server], a test extra) on a free port, behind a small
+  counting proxy that can also answer `503 SlowDown` for the next N requests, so the tests
+  assert on requests and bytes as the server saw them, and provoke throttling for real.
+- `RangeHTTPServer`: a plain HTTP server with Range and If-Match support for `https://` paths
+  (served as http:// on the loopback: TLS is the transport's business, not evaltui's).
+"""
+
+from __future__ import annotations
+
+import http.client
+import http.server
+import os
+import re
+import threading
+from pathlib import Path
+
+SLOW_DOWN = (
+    b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
+    b"<Message>Please reduce your request rate.</Message></Error>"
+)
+ACCESS_DENIED = (
+    b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code>'
+    b"<Message>Access Denied</Message></Error>"
+)
+HOP_HEADERS = {"connection", "keep-alive", "transfer-encoding", "host", "content-length"}
+
+
+class _ProxyHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Proxy
+
+    def log_message(self, *args: object) -> None:  # quiet
+        pass
+
+    def _forward(self) -> None:
+        proxy = self.server
+        if proxy.stopped:  # a stopped server: the open keep-alive connection drops too
+            self.close_connection = True
+            return
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else None
+        with proxy.lock:
+            proxy.requests += 1
+            throttle = proxy.throttle > 0
+            if throttle:
+                proxy.throttle -= 1
+        denied = any(self.path.startswith(p) for p in proxy.denied)
+        if throttle or denied:
+            status, body = (403, ACCESS_DENIED) if denied else (503, SLOW_DOWN)
+            self.send_response(status)
+            self.send_header("Content-Type", "application/xml")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+            return
+        upstream = http.client.HTTPConnection("127.0.0.1", proxy.upstream_port, timeout=30)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_HEADERS}
+        headers["Host"] = self.headers.get("Host", "127.0.0.1")
+        upstream.request(self.command, self.path, body=body, headers=headers)
+        response = upstream.getresponse()
+        data = response.read()
+        with proxy.lock:
+            proxy.bytes_out += len(data)
+        self.send_response(response.status)
+        for key, value in response.getheaders():
+            if key.lower() not in HOP_HEADERS:
+                self.send_header(key, value)
+        length = response.getheader("Content-Length") if self.command == "HEAD" else None
+        self.send_header("Content-Length", length or str(len(data)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(data)
+        upstream.close()
+
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _forward
+
+
+class _Proxy(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, upstream_port: int) -> None:
+        super().__init__(("127.0.0.1", 0), _ProxyHandler)
+        self.upstream_port = upstream_port
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.bytes_out = 0
+        self.throttle = 0
+        self.stopped = False
+        self.denied: tuple[str, ...] = ()  # path prefixes answered 403 AccessDenied
+
+
+class S3Endpoint:
+    """moto's S3 server and the counting proxy in front of it."""
+
+    def __init__(self) -> None:
+        from moto.server import ThreadedMotoServer
+
+        self.moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        self.moto.start()
+        _, moto_port = self.moto.get_host_and_port()
+        self.proxy = _Proxy(moto_port)
+        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}"
+        self.direct = f"http://127.0.0.1:{moto_port}"
+
+    def client(self, direct: bool = True):  # a boto3 client for setting up buckets
+        import boto3
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.direct if direct else self.url,
+            region_name="us-east-1",
+            aws_access_key_id="testing",
+            aws_secret_access_key="testing",
+        )
+
+    def counts(self) -> tuple[int, int]:
+        with self.proxy.lock:
+            return self.proxy.requests, self.proxy.bytes_out
+
+    def throttle_next(self, n: int) -> None:
+        with self.proxy.lock:
+            self.proxy.throttle = n
+
+    def deny(self, *prefixes: str) -> None:
+        """Answer requests under these paths as a bucket policy denying them would (moto's
+        server does not evaluate bucket policies on reads; S3's exact 403 body is sent)."""
+        with self.proxy.lock:
+            self.proxy.denied = prefixes
+
+    def stop_proxy(self) -> None:
+        self.proxy.stopped = True
+        self.proxy.shutdown()
+        self.proxy.server_close()
+
+    def stop(self) -> None:
+        self.stop_proxy()
+        self.moto.stop()
+
+
+def environment(endpoint: S3Endpoint) -> dict[str, str]:
+    """The standard AWS variables that point any AWS client at the endpoint."""
+    return {
+        "AWS_ENDPOINT_URL": endpoint.url,
+        "AWS_ACCESS_KEY_ID": "testing",
+        "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
+
+
+class _RangeHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: RangeHTTPServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def _file(self) -> Path | None:
+        path = (self.server.root / self.path.lstrip("/").split("?", 1)[0]).resolve()
+        return path if path.is_file() and self.server.root in path.parents else None
+
+    def _etag(self, path: Path) -> str:
+        stat = path.stat()
+        return f'"{stat.st_size:x}-{stat.st_mtime_ns:x}"'
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._serve(head=True)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self._serve(head=False)
+
+    def _serve(self, head: bool) -> None:
+        with self.server.lock:
+            self.server.requests += 1
+        path = self._file()
+        if path is None:
+            self._empty(404)
+            return
+        etag = self._etag(path)
+        wanted = self.headers.get("If-Match")
+        if wanted is not None and wanted != etag:
+            self._empty(412)
+            return
+        data = path.read_bytes()
+        match = re.match(r"bytes=(\d+)-(\d*)$", self.headers.get("Range", ""))
+        status = 200
+        if match:
+            start = int(match.group(1))
+            end = int(match.group(2)) + 1 if match.group(2) else len(data)
+            chunk = data[start:end]
+            status = 206
+        else:
+            chunk = data
+        self.send_response(status)
+        self.send_header("ETag", etag)
+        self.send_header("Accept-Ranges", "bytes")
+        if status == 206:
+            self.send_header("Content-Range", f"bytes {start}-{start + len(chunk) - 1}/{len(data)}")
+        self.send_header("Content-Length", str(len(chunk)))
+        self.end_headers()
+        if not head:
+            self.wfile.write(chunk)
+
+    def _empty(self, status: int) -> None:
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+class RangeHTTPServer(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(("127.0.0.1", 0), _RangeHandler)
+        self.root = root.resolve()
+        self.lock = threading.Lock()
+        self.requests = 0
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.server_address[1]}"
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+def unset(names: list[str]) -> None:
+    for name in names:
+        os.environ.pop(name, None)
