@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from evaltui.core.read.remote.urls import url_of
+
 if TYPE_CHECKING:
     from evaltui.core.read.runs import Run
 
@@ -170,7 +172,11 @@ def _from_date_id(text: str) -> str | None:
 
 def display_path(path: str, cwd: Path | None = None) -> str:
     """`path` relative to `cwd` (default: the working directory) when it lies under it, else
-    its file name: what a pull request may show of a local file."""
+    its file name: what a pull request may show of a local file. A URL (a remote run) is
+    shown whole, its `//` restored (`Path` folds `s3://` into `s3:/`)."""
+    url = url_of(path)
+    if url is not None:
+        return url
     given = Path(path)
     if not given.is_absolute():
         parts = given.parts
