@@ -18,8 +18,11 @@ __all__ = ["verify_rebuilt"]
 
 
 IGNORED = ("created", "tool", "content_hash", "session_journal")  # not derivable, or paths
+# Where the files were: verify may rebuild from other copies (local ones of remote runs) whose
+# sha256 must match, not their place; `described.file` is the place as a pull request shows it.
 PATHS = {"inputs.baseline.path", "inputs.candidate.path", "spec.baseline", "spec.candidate",
-         "spec.policy", "policy.path"}  # fmt: skip
+         "spec.policy", "policy.path", "inputs.baseline.described.file",
+         "inputs.candidate.described.file"}  # fmt: skip
 
 
 def verify_rebuilt(
