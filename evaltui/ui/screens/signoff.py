@@ -199,6 +199,8 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         self._typing_again()
+        if self.writing:  # the record is being written from what was typed: keys after the
+            return  # save (the next command's, over a laggy link) must not revive its draft
         folder = self.draft_place()
         if folder is not None and event.text_area.id == "rationale":  # kept as typed
             text = event.text_area.text
