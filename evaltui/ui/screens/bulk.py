@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.ui.safe import literal_line
@@ -23,6 +23,7 @@ from evaltui.ui.screens.keys import TAGS, FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.state import ReviewState
 from evaltui.ui.triage import describe_ids, tag_name
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 CLEAR = "\0clear"  # the option that clears the tags (no tag name can hold a NUL)
 
@@ -87,7 +88,7 @@ class BulkTagScreen(GivenState, FooterKeys, ListKeys, ModalScreen[str | None | b
             yield Static(
                 "a digit or Enter chooses the tag · Esc cancels", id="bulk-hint", classes="hint"
             )
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.core.words import forest_bar, plural
@@ -18,6 +18,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.widgets.header_pane import GATE_ICON, GATE_STYLE
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 DETAIL_INDENT = 10  # a gate's detail lines, wrapped ones too, start under its name
 
@@ -59,7 +60,7 @@ class GatesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
                 title.append_text(literal_line(policy.source_path, 50, style="dim"))
             yield Static(title)
             yield MarkedOptionList(*options, id="gate-list")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one(OptionList).focus()

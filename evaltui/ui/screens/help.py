@@ -10,13 +10,14 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.keys import format_key
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from evaltui.core.record.journal import state_dir
 from evaltui.ui.safe import literal
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.styles import style_of
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 GENERAL_NOTES = """\
 Tags and notes are written to the session journal (and flushed to disk) before "saved" shows.
@@ -171,7 +172,7 @@ class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
                 literal(GENERAL_NOTES.format(state=self.state.config.state_root or state_dir())),
                 classes="hint",
             )
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def action_scroll(self, lines: int) -> None:
         self.query_one("#help-box", VerticalScroll).scroll_relative(

@@ -28,7 +28,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from evaltui.core.analysis.independent import VERDICT_TEXT
 from evaltui.core.report.independent import arm_rows, comparison_lines
@@ -38,6 +38,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
 from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import VERDICT_STYLE, decision_text
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 NO_PAIRS = "no item pairs to triage: the runs share no items"
 REPORT_COMMAND = "evaltui report BASE CAND --design independent --format markdown"
@@ -94,7 +95,7 @@ class IndependentScreen(GivenState, FooterKeys, Screen):
             yield Static(id="independent-design")
             yield Static(id="independent-numbers")
             yield Static(id="independent-inputs")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         shown = self.shown

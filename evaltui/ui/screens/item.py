@@ -10,7 +10,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
@@ -29,6 +29,7 @@ from evaltui.ui.trajectory_view import ItemRows, item_rows, trajectory_meta
 from evaltui.ui.transcript import SideBySide, labels, matching_rows, output_diff
 from evaltui.ui.widgets.header_pane import UNTRIAGED_STYLE, tag_style
 from evaltui.ui.widgets.header_pane import delta as delta_text
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
@@ -109,6 +110,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.list_name = list_name
         self.show_diff = False
         self.transcripts: tuple[Transcript, Transcript] | None = None
+        self._diff_drawn_for: str | None = None  # the item whose diff the diff pane holds
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
         self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
         self.unfold = False  # every reasoning and long tool argument unfolded (F)
@@ -133,7 +135,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             yield Static(id="sides-text")
         with Pane(id="diff-pane"):
             yield Static(id="diff-text")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.query_one("#diff-pane").display = False
@@ -273,7 +275,19 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             self._pending_match = "first"  # opened from a search: show where it matched
         if self._pending_match is not None and base.complete and cand.complete:
             self.call_after_refresh(self._scroll_to_pending_match)
+        self._diff_drawn_for = None
+        if self.show_diff:
+            self.draw_diff()
+
+    def draw_diff(self) -> None:
+        """The outputs' unified diff, drawn when the diff pane is shown, not on every open: a
+        word diff of two long outputs is quadratic (about a second for 20,000 characters), and
+        most items are read side by side."""
+        if self.transcripts is None or self._diff_drawn_for == self.row.item_id:
+            return
+        base, cand = self.transcripts
         self.query_one("#diff-text", Static).update(output_diff(base, cand, self._verdicts()))
+        self._diff_drawn_for = self.row.item_id
 
     def _verdicts(self) -> tuple[str, str]:
         """Each arm's verdict on this item in words (PASS/FAIL, or the share of its epochs)."""

@@ -46,6 +46,9 @@ class ItemNavigation(Screen):
     def show_item(self, epoch: int = 0) -> None:
         raise NotImplementedError  # (the item screen's)
 
+    def draw_diff(self) -> None:
+        raise NotImplementedError  # (the item screen's)
+
     def action_epoch(self, step: int) -> None:
         raise NotImplementedError  # (the item screen's)
 
@@ -229,6 +232,8 @@ class ItemNavigation(Screen):
         self.query_one("#sides-pane").display = not self.show_diff
         self.query_one("#side-labels").display = not self.show_diff
         self.query_one("#diff-pane").display = self.show_diff
+        if self.show_diff:
+            self.draw_diff()
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(

@@ -9,7 +9,7 @@ from textual import work
 from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, ProgressBar, Static
+from textual.widgets import Input, ProgressBar, Static
 
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.drafts import load_place, save_place
@@ -41,6 +41,7 @@ from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
+from evaltui.ui.widgets.key_footer import KeyFooter
 from evaltui.ui.widgets.preview import OutputsPreview
 from evaltui.ui.widgets.runs import runs_text
 
@@ -132,7 +133,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
                 )
                 yield ItemTable(id="items")
             yield OutputsPreview(self.state, id="preview")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         for widget_id in ("#header", "#runs", "#list-title", "#search", "#items", "#preview"):

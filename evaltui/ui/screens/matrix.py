@@ -24,7 +24,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.coordinate import Coordinate
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.decide.vocabulary import VERDICT_SHORT, FirstLine
@@ -38,6 +38,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import PALETTE, FooterKeys, Shown
 from evaltui.ui.styles import style_of
 from evaltui.ui.widgets.header_pane import decision_text, first_line_text
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 NAME_WIDTH = 24  # a run's name in the row and column labels (the words below say it whole)
 MARK_STYLE: dict[str, str | Style] = {
@@ -88,7 +89,7 @@ class MatrixScreen(GivenState, FooterKeys, Screen):
         yield Static(id="matrix-title")
         yield DataTable(id="matrix-table", cursor_type="cell", cell_padding=2)
         yield Static(id="matrix-pair")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     @property
     def run_set(self) -> RunSetAnalysis:

@@ -17,12 +17,13 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from evaltui.core.record.drafts import clear_draft, save_draft
 from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 HINT = "Ctrl+S saves (written to disk at once) · Esc cancels"
 RECOVERED = "Recovered: the text typed before the last session ended · Ctrl+S saves · Esc discards"
@@ -58,7 +59,7 @@ class NoteScreen(FooterKeys, ModalScreen[str | None]):
             yield TextArea(text, id="note-text", soft_wrap=True)
             hint = RECOVERED if self.draft is not None else HINT
             yield Static(hint, id="note-hint", classes="hint")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         area = self.query_one(TextArea)

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.logdir import Listing, RunEntry, default_pair, list_runs
@@ -26,6 +26,7 @@ from evaltui.core.words import plural
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.styles import style_of
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 COLUMNS = ("#", "role", "task", "model", "date", "items", "scorer", "status", "file")
 WIDTHS = {"task": 28, "model": 30, "scorer": 16, "status": 10, "file": 60}
@@ -79,7 +80,7 @@ class PickerScreen(FooterKeys, Screen):
         yield Static("listing the runs…", id="picker-status")
         yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="picker-pair")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

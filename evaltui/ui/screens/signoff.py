@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Footer, Input, Label, RadioButton, RadioSet, Static, TextArea
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, TextArea
 
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.errors import EvalTuiError
@@ -38,6 +38,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import first_line_text, shown_line
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 if TYPE_CHECKING:
     from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
@@ -154,7 +155,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             with Horizontal(classes="buttons"):
                 yield Button("Write record (Ctrl+S)", variant="primary", id="write")
                 yield Button("Cancel (Esc)", id="cancel")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.show_decision()

@@ -13,7 +13,7 @@ from textual.app import ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from evaltui.core.decide.effect import OverallRow
@@ -24,6 +24,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.screens.listkeys import LIST_KEYS, ListKeys, MarkedOptionList
 from evaltui.ui.styles import style_of
+from evaltui.ui.widgets.key_footer import KeyFooter
 
 # A slice's verdict (after the multiplicity adjustment): the regression or improvement colour,
 # and a mark that reads without colour.
@@ -147,7 +148,7 @@ class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
                 id="slices-title",
             )
             yield MarkedOptionList(*options, id="slice-list")
-        yield Footer(compact=True, show_command_palette=False)
+        yield KeyFooter()
 
     def _slices(self) -> list:
         return sorted(self.state.require_loaded().analysis.slices, key=lambda s: not s.is_overall)
