@@ -9,6 +9,7 @@ each need the other to be understood (the UI's app, screens and triage once were
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "evaltui"
@@ -61,11 +62,21 @@ def _imports(
     return found
 
 
+@functools.cache
+def _trees() -> dict[str, tuple[Path, ast.AST]]:
+    """Every module of the package, parsed once for the whole file's tests (parsing 300
+    modules is most of a walk's cost)."""
+    return {
+        _module_name(p): (p, ast.parse(p.read_text(encoding="utf-8")))
+        for p in PACKAGE.rglob("*.py")
+    }
+
+
+@functools.cache  # (the tests read the graphs, never change them)
 def _graph(top_level_only: bool, type_checking: bool = False) -> dict[str, set[str]]:
-    sources = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    sources = _trees()
     graph: dict[str, set[str]] = {}
-    for name, path in sources.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for name, (path, tree) in sources.items():
         wanted = _imports(tree, name, path.name == "__init__.py", top_level_only, type_checking)
         graph[name] = {w for w in wanted if w in sources and w != name}
     return graph

@@ -21,6 +21,7 @@ import pytest
 from evaltui.core.record.journal import session_key
 from evaltui.core.record.lock import LOCK_NAME
 from tests.conftest import SAMPLE_RUNS
+from tests.in_process import run_evaltui
 
 SCRIPT = Path(sys.executable).parent / "evaltui"
 TIMEOUT = 120
@@ -56,6 +57,10 @@ def unprivileged() -> list[str]:
 def evaltui(
     *args: str | Path, state: Path, prefix: list[str] | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """The command with STATE as its state folder: in this process, unless `prefix` (setpriv,
+    dropping root's capabilities) needs a process of its own."""
+    if not prefix:
+        return run_evaltui(args, {"EVALTUI_STATE_DIR": str(state)})
     env = {**os.environ, "EVALTUI_STATE_DIR": str(state)}
     env.pop("EVALTUI_DEBUG", None)
     return subprocess.run(
