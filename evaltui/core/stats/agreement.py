@@ -147,16 +147,12 @@ def _percentile(values: np.ndarray, confidence: float) -> tuple[Interval | None,
     """The percentile interval of the defined resampled values, and how many were undefined."""
     defined = values[np.isfinite(values)]
     undefined = int(values.size - defined.size)
-    if values.size == 0 or undefined > UNDEFINED_LIMIT * values.size:
-        share = undefined / values.size if values.size else 1.0
-        return (
-            None,
-            undefined,
-            (
-                f"no interval: the statistic is undefined on {share:.0%} of the bootstrap resamples "
-                "(too few items with a second tag for a resample to keep them)"
-            ),
+    if undefined > UNDEFINED_LIMIT * values.size:
+        why = (
+            f"no interval: the statistic is undefined on {undefined / values.size:.0%} of the "
+            "bootstrap resamples (too few items tell the tags apart for a resample to keep one)"
         )
+        return None, undefined, why
     tail = (1.0 - confidence) / 2.0
     lower, upper = np.quantile(defined, [tail, 1.0 - tail])
     return Interval(float(lower), float(upper), INTERVAL_METHOD, confidence), undefined, ""

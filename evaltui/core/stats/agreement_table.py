@@ -191,4 +191,4 @@ def features(ratings: Ratings) -> Features:
         second[rows, codes[:, who[1]]] = 1.0
         columns += [first, second, first * second]
     table = np.column_stack([c if c.ndim == 2 else c[:, None] for c in columns])
-    return Features(table.reshape(counted.size, -1), counted, k, two, who)
+    return Features(table, counted, k, two, who)
