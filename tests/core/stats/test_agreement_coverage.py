@@ -78,9 +78,7 @@ def coverage(name: str, n: int, reviewers: int, per_item: tuple[int, int]) -> tu
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "n", "reviewers", "per_item"), CELLS)
-def test_the_agreement_interval_covers_the_true_value_near_its_level(
-    name, n, reviewers, per_item
-):
+def test_the_agreement_interval_covers_the_true_value_near_its_level(name, n, reviewers, per_item):
     rate, none = coverage(name, n, reviewers, per_item)
     print(f"{name} n={n}: coverage {rate:.1%}, {none} without an interval")
     assert none == 0
