@@ -33,13 +33,21 @@ is undefined are left out of its percentiles and counted; when more than
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from evaltui.core.stats import agreement_formulas as formulas
 from evaltui.core.stats import validate
-from evaltui.core.stats.agreement_table import Features, Ratings, features
+from evaltui.core.stats.agreement_result import (
+    ALPHA,
+    COHEN,
+    FLEISS,
+    RAW,
+    AgreementStatistic,
+    AgreementSummary,
+    TagAgreement,
+)
+from evaltui.core.stats.agreement_table import MISSING, Features, Ratings, features
 from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.resample import resample_totals_by_counts
 
@@ -59,86 +67,6 @@ UNDEFINED_LIMIT = 0.05
 """Above this share of resamples on which a statistic is undefined, it gets no interval."""
 SMALL_N = 30
 """Below this many items with two or more reviews the summary carries the ``few_items`` flag."""
-
-COHEN, FLEISS, ALPHA, RAW = "cohen_kappa", "fleiss_kappa", "krippendorff_alpha", "raw_agreement"
-NAMES = {
-    COHEN: "Cohen's kappa",
-    FLEISS: "Fleiss' kappa",
-    ALPHA: "Krippendorff's alpha",
-    RAW: "raw agreement",
-}
-
-
-@dataclass(frozen=True)
-class AgreementStatistic:
-    """One statistic: its value and interval, or None and the reason in words.
-
-    ``applicable`` is False when the statistic does not fit the design (Cohen's kappa with three
-    reviewers); ``value`` is None then, and also when it fits but is undefined on these data.
-    ``undefined_resamples`` counts the bootstrap resamples on which it was undefined.
-    """
-
-    name: str
-    value: float | None
-    ci: Interval | None
-    applicable: bool
-    reason: str
-    undefined_resamples: int
-
-    @property
-    def label(self) -> str:
-        """The statistic's name in words ("Cohen's kappa")."""
-        return NAMES[self.name]
-
-
-@dataclass(frozen=True)
-class TagAgreement:
-    """One tag: how often it was given, and the headline statistic of tag-vs-rest."""
-
-    tag: str
-    ratings: int  # reviews that gave this tag (counted items only)
-    items: int  # counted items on which at least one review gave it
-    statistic: AgreementStatistic
-
-
-@dataclass(frozen=True)
-class AgreementSummary:
-    """The agreement of the reviewers over the items with two or more reviews.
-
-    Echoes its inputs: the reviewers and tags, the bootstrap's resamples, seed and confidence,
-    so a sign-off record can be recomputed exactly.
-    """
-
-    reviewers: tuple[str, ...]  # who reviewed at least one counted item
-    labels: tuple[str, ...]
-    n_items: int  # items with two or more reviews: the ones counted
-    n_single: int  # items with exactly one review, left out
-    n_ratings: int  # reviews on counted items
-    unanimous: int  # counted items on which every review gave the same tag
-    raw: AgreementStatistic
-    cohen: AgreementStatistic
-    fleiss: AgreementStatistic
-    alpha: AgreementStatistic
-    tags: tuple[TagAgreement, ...]  # in ``labels`` order
-    confidence: float
-    resamples: int
-    seed: int
-    flags: tuple[str, ...]
-
-    @property
-    def n_reviewers(self) -> int:
-        return len(self.reviewers)
-
-    @property
-    def disagreed(self) -> int:
-        """Counted items whose reviews do not all give the same tag."""
-        return self.n_items - self.unanimous
-
-    @property
-    def headline(self) -> AgreementStatistic:
-        """Cohen's kappa with two reviewers, Krippendorff's alpha otherwise."""
-        return self.cohen if self.cohen.applicable else self.alpha
-
 
 Formula = Callable[[Features, np.ndarray], np.ndarray]
 
@@ -203,29 +131,21 @@ def agreement(
     seed = validate.integer("seed", seed, minimum=0)
     f = features(ratings)
     n_items = int(f.counted.size)
-    m_all = (ratings.as_array() != -1).sum(axis=1)
+    m_all = (ratings.as_array() != MISSING).sum(axis=1)
     n_single = int((m_all == 1).sum())
     reviewers = tuple(ratings.reviewers[r] for r in f.reviewers)
     totals = f.table.sum(axis=0)
-    n_c = totals[f.block("n")] if n_items else np.zeros(f.k)
     flags = ("few_items",) if n_items < SMALL_N else ()
 
     if n_items == 0:
-        why = "not enough data: no item has two or more reviews"
-        empty = _not_applicable(RAW, why)
-        nothing = {name: replace_name(empty, name) for name in (COHEN, FLEISS, ALPHA)}
-        return AgreementSummary(
-            reviewers, ratings.labels, 0, n_single, 0, 0, empty, nothing[COHEN],
-            nothing[FLEISS], nothing[ALPHA],
-            tuple(TagAgreement(t, 0, 0, replace_name(empty, ALPHA)) for t in ratings.labels),
-            confidence, resamples, seed, flags,
-        )  # fmt: skip
+        return _no_items(ratings.labels, n_single, confidence, resamples, seed, flags)
 
     first, counts = f.patterns()
     boot_totals = resample_totals_by_counts(
         np.random.default_rng(seed), n_items, counts / n_items, f.table[first], resamples
     )
     undefined = _one_tag_reason(f, totals, ratings.labels)
+    n_c = totals[f.block("n")]
     m_values = np.unique(f.table[:, f.M])
     fixed_m = float(m_values[0]) if m_values.size == 1 else None
 
@@ -295,9 +215,37 @@ def agreement(
     )
 
 
-def replace_name(statistic: AgreementStatistic, name: str) -> AgreementStatistic:
-    """The same verdict under another statistic's name (for the all-undefined summary)."""
-    return AgreementStatistic(name, None, None, statistic.applicable, statistic.reason, 0)
+def _no_items(
+    labels: tuple[str, ...],
+    n_single: int,
+    confidence: float,
+    resamples: int,
+    seed: int,
+    flags: tuple[str, ...],
+) -> AgreementSummary:
+    """The summary when no item has two reviews: every statistic "not enough data"."""
+    why = "not enough data: no item has two or more reviews"
+
+    def nothing(name: str) -> AgreementStatistic:
+        return AgreementStatistic(name, None, None, True, why, 0)
+
+    return AgreementSummary(
+        reviewers=(),
+        labels=labels,
+        n_items=0,
+        n_single=n_single,
+        n_ratings=0,
+        unanimous=0,
+        raw=nothing(RAW),
+        cohen=nothing(COHEN),
+        fleiss=nothing(FLEISS),
+        alpha=nothing(ALPHA),
+        tags=tuple(TagAgreement(tag, 0, 0, nothing(ALPHA)) for tag in labels),
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        flags=flags,
+    )
 
 
 def agreement_of_reviews(
