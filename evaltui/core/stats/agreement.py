@@ -43,6 +43,7 @@ from evaltui.core.stats.agreement_result import (
     COHEN,
     FLEISS,
     RAW,
+    SMALL_N,
     AgreementStatistic,
     AgreementSummary,
     TagAgreement,
@@ -65,8 +66,6 @@ __all__ = [
 INTERVAL_METHOD = "bootstrap percentile"
 UNDEFINED_LIMIT = 0.05
 """Above this share of resamples on which a statistic is undefined, it gets no interval."""
-SMALL_N = 30
-"""Below this many items with two or more reviews the summary carries the ``few_items`` flag."""
 
 Formula = Callable[[Features, np.ndarray], np.ndarray]
 

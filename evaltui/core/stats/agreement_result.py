@@ -18,6 +18,7 @@ __all__ = [
     "FLEISS",
     "NAMES",
     "RAW",
+    "SMALL_N",
     "AgreementStatistic",
     "AgreementSummary",
     "TagAgreement",
@@ -31,10 +32,13 @@ NAMES = {
     RAW: "raw agreement",
 }
 
+SMALL_N = 30
+"""Below this many items with two or more reviews the summary carries the ``few_items`` flag."""
+
 FLAG_TEXT: dict[str, str] = {
     "few_items": (
-        "fewer than 30 items have two or more reviews: the agreement and its interval rest on "
-        "few items"
+        f"fewer than {SMALL_N} items have two or more reviews: the agreement and its interval "
+        "rest on few items"
     ),
 }
 """Plain-words explanation of each flag an :class:`AgreementSummary` can carry."""
