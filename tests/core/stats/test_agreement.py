@@ -239,28 +239,50 @@ def reference_bootstrap(ratings: Ratings, table: np.ndarray, statistic, resample
     return np.array(values, dtype=float)
 
 
-def test_the_cohen_interval_is_the_percentile_of_statsmodels_kappas_on_the_same_resamples():
-    table = random_table(np.random.default_rng(7), 40, 2, 3, (2, 2))
-    ratings = ratings_of(table)
-    summary = agreement(ratings, resamples=150, seed=11, confidence=0.9)
-    values = reference_bootstrap(
-        ratings, table, lambda t: kappa_of(pair_table(t[:, 0], t[:, 1])), 150, 11
-    )
-    lower, upper = np.quantile(values, [0.05, 0.95])
-    assert summary.cohen.ci.lower == pytest.approx(lower, abs=1e-9)
-    assert summary.cohen.ci.upper == pytest.approx(upper, abs=1e-9)
-    assert (summary.cohen.ci.method, summary.cohen.ci.confidence) == ("bootstrap percentile", 0.9)
-    assert (summary.seed, summary.resamples, summary.confidence) == (11, 150, 0.9)
+def cohen_reference(table: np.ndarray) -> float:
+    return kappa_of(pair_table(table[:, 0], table[:, 1]))
 
 
-def test_the_alpha_interval_is_the_percentile_of_krippendorff_alphas_on_the_same_resamples():
-    table = random_table(np.random.default_rng(8), 30, 4, 3, (1, 4))
+def fleiss_reference(table: np.ndarray) -> float:
+    return float(fleiss_kappa(aggregate_raters(table)[0]))
+
+
+INTERVAL_CASES = {  # name: (items x reviewers, the statistic, its reference, confidence, seed)
+    "Krippendorff 2011, alpha": (np.array(KRIPPENDORFF_2011).T, "alpha", kripp_reference, 0.95, 1),
+    "Fleiss 1971, Fleiss' kappa": (np.array(DIAGNOSES), "fleiss", fleiss_reference, 0.95, 2),
+    "irr anxiety, Cohen's kappa": (np.array(ANXIETY_2_3).T, "cohen", cohen_reference, 0.9, 3),
+    "random pairs, Cohen's kappa": (
+        random_table(np.random.default_rng(7), 40, 2, 3, (2, 2)),
+        "cohen",
+        cohen_reference,
+        0.9,
+        11,
+    ),
+    "random, missing reviews, alpha": (
+        random_table(np.random.default_rng(8), 30, 4, 3, (1, 4)),
+        "alpha",
+        kripp_reference,
+        0.8,
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", INTERVAL_CASES)
+def test_the_interval_is_the_percentile_of_the_reference_statistic_on_the_same_resamples(case):
+    table, which, reference, confidence, seed = INTERVAL_CASES[case]
     ratings = ratings_of(table)
-    summary = agreement(ratings, resamples=150, seed=3)
-    values = reference_bootstrap(ratings, table, kripp_reference, 150, 3)
-    lower, upper = np.quantile(values, [0.025, 0.975])
-    assert summary.alpha.ci.lower == pytest.approx(lower, abs=1e-9)
-    assert summary.alpha.ci.upper == pytest.approx(upper, abs=1e-9)
+    summary = agreement(ratings, resamples=150, seed=seed, confidence=confidence)
+    values = reference_bootstrap(ratings, table, reference, 150, seed)
+    defined = values[np.isfinite(values)]
+    tail = (1 - confidence) / 2
+    lower, upper = np.quantile(defined, [tail, 1 - tail])
+    statistic = getattr(summary, which)
+    assert statistic.undefined_resamples == values.size - defined.size
+    assert statistic.ci.lower == pytest.approx(lower, abs=1e-9)
+    assert statistic.ci.upper == pytest.approx(upper, abs=1e-9)
+    assert (statistic.ci.method, statistic.ci.confidence) == ("bootstrap percentile", confidence)
+    assert (summary.seed, summary.resamples, summary.confidence) == (seed, 150, confidence)
 
 
 def test_the_same_seed_gives_the_same_intervals_and_another_seed_others():
