@@ -297,6 +297,19 @@ def test_the_same_seed_gives_the_same_intervals_and_another_seed_others():
     assert once.alpha.value == other.alpha.value
 
 
+def test_the_order_in_which_merged_journals_list_items_changes_nothing():
+    """Two merges of the same journals may list items in any order: same summary, same CI."""
+    table = random_table(np.random.default_rng(13), 40, 3, 3, (1, 3))
+    reviews = {
+        f"item{i}": {f"r{j}": (str(v) if v != MISSING else None) for j, v in enumerate(row)}
+        for i, row in enumerate(table)
+    }
+    shuffled = dict(reversed(list(reviews.items())))
+    assert agreement_of_reviews(shuffled, resamples=300) == agreement_of_reviews(
+        reviews, resamples=300
+    )
+
+
 def test_a_rare_tag_gets_its_value_but_no_interval_when_resamples_often_lose_it():
     rows = [("a", "a")] * 38 + [("b", "b")] + [("b", "a")]
     reviews = {f"i{i}": {"ann": x, "bob": y} for i, (x, y) in enumerate(rows)}
