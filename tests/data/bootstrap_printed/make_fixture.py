@@ -3,9 +3,9 @@
 Run once BEFORE a change to the bootstrap engine (issue 28, item 1) so that the change can be
 tested against what the code printed before it, on the same seeds:
 
-    .venv/bin/python tests/data/bootstrap_printed/make_fixture.py > tests/data/bootstrap_printed/before.json
+    cd tests/data/bootstrap_printed && ../../../.venv/bin/python make_fixture.py > before.json
 
-The inputs are rebuilt from their numpy seeds by ``cases()`` (shared with the test); only the
+The inputs are rebuilt from their numpy seeds by ``cases.py`` (shared with the test); only the
 printed strings (``words.estimate_and_interval``, the precision every surface uses) and the raw
 floats are stored. Recorded at commit 64bc0a3 (before issue 28's changes).
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from cases import clustered_cases, graded_cases  # noqa: E402
+from cases import clustered_cases, graded_case, graded_names  # noqa: E402
 
 from evaltui.core.stats.clusters import clustered_delta  # noqa: E402
 from evaltui.core.stats.graded import paired_bootstrap  # noqa: E402
@@ -33,7 +33,8 @@ def printed(est: float, ci: tuple[float, float], in_points: bool) -> str:
 
 def main() -> None:
     out: dict[str, dict] = {}
-    for name, (deltas, in_points, slow) in graded_cases().items():
+    for name, slow in graded_names().items():
+        deltas, in_points = graded_case(name)
         g = paired_bootstrap(deltas, seed=0)
         out[name] = {
             "slow": slow,
