@@ -104,3 +104,17 @@ def test_ascii_ids_are_decided_without_building_a_skeleton(monkeypatch):
 
     monkeypatch.setattr(lookalike, "key", lambda name: pytest.fail("skeleton built"))
     assert lookalike_groups(ids) == []
+
+
+def test_ascii_ids_differing_only_in_case_across_the_runs_are_a_pairing_warning(
+    capsys, write_jsonl
+):
+    # all ASCII: the vectorised shortcut may skip only when no id holds a capital letter
+    base = [{"item_id": f"q{i}", "passed": True} for i in range(20)]
+    cand = [dict(r) for r in base]
+    cand[3]["item_id"] = "Q3"
+    args = [str(write_jsonl("b.jsonl", base)), str(write_jsonl("c.jsonl", cand))]
+    main(["report", *args, "--allow-missing", "--format", "json"])
+    warnings = json.loads(capsys.readouterr().out)["warnings"]
+    ids = next(w for w in warnings if w.startswith("look-alike item ids"))
+    assert "'Q3' and 'q3'" in ids

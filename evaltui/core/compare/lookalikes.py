@@ -21,16 +21,22 @@ def lookalike_warnings(baseline: Run, candidate: Run) -> list[str]:
     out = []
     for column, what in CHECKED:
         parts = [
-            run.table.get_column(column).drop_nulls().cast(pl.Utf8).unique()
+            run.table.get_column(column).drop_nulls().cast(pl.Utf8)
             for run in (baseline, candidate)
             if column in run.table.columns
         ]
         if not parts:
             continue
-        values = pl.concat(parts).unique()
-        ascii_only = not values.str.contains(r"[^\x00-\x7F]").any()
+        every = pl.concat(parts)
+        # All ASCII, only case can make two alike (lookalike.py); with no capital letter at
+        # all, nothing can: the common case, decided in two vectorised passes (0.1 s CPU for
+        # two runs of a million ids) without hashing the ids (uniques took 1.9 s).
+        ascii_only = not (every.str.len_bytes() != every.str.len_chars()).any()
+        if ascii_only and not every.str.contains("[A-Z]").any():
+            continue
+        values = every.unique()
         if ascii_only and values.str.to_lowercase().n_unique() == values.len():
-            continue  # the common case, decided without a Python loop over 300k ids
+            continue  # no two differ only in case: decided without a Python loop over 300k ids
         groups = lookalike_groups(values.sort().to_list())
         if groups:
             out.append(describe(groups, what))

@@ -113,6 +113,14 @@ def _fmt(value: float | None, in_points: bool) -> str:
     return "n/a" if value is None else signed(value, in_points)
 
 
+def _bootstrap_source(g: dict[str, Any]) -> str:
+    """Where the bootstrap intervals came from: seeded resamples, or the exact distribution
+    (large lattice-valued inputs, stats/exact_bootstrap.py), which has no seed to quote."""
+    if "exact_bootstrap" in g["flags"]:
+        return "exact bootstrap distribution of the mean, by convolution: no resampling error"
+    return f"{g['resamples']:,} resamples of items, seed {g['seed']}"
+
+
 def _strong(text: str, md: bool) -> str:
     return f"**{text}**" if md else text
 
@@ -133,7 +141,7 @@ def graded_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list
         f"- Mean per-item delta: {_strong(_fmt(g['mean_delta'], p) + unit, md)}, "
         f"{g['confidence'] * 100:g}% "
         f"{g['method']} bootstrap CI [{_fmt(g['ci'][0], p)}, {_fmt(g['ci'][1], p)}] "
-        f"({g['resamples']:,} resamples of items, seed {g['seed']})",
+        f"({_bootstrap_source(g)})",
         f"- Percentile CI [{_fmt(g['percentile_ci'][0], p)}, {_fmt(g['percentile_ci'][1], p)}], "
         f"BCa CI [{_fmt(g['bca_ci'][0], p)}, {_fmt(g['bca_ci'][1], p)}]",
         f"- For reference: paired t CI [{_fmt(g['t_ci'][0], p)}, {_fmt(g['t_ci'][1], p)}], "

@@ -47,9 +47,9 @@ Flags = Annotated[
         description=(
             "Machine-readable flags. Known values: no_discordant, few_discordant, nested, "
             "small_n, ci_test_disagree (binary); small_n, single_item, zero_variance, all_zero, "
-            "bca_fallback, bca_extreme (graded); unequal_epochs, single_epoch, single_item, "
-            "no_variance (epochs); few_clusters, single_cluster, all_singletons, single_item, "
-            "zero_variance (clusters). New flags may be added."
+            "bca_fallback, bca_extreme, exact_bootstrap (graded); unequal_epochs, single_epoch, "
+            "single_item, no_variance (epochs); few_clusters, single_cluster, all_singletons, "
+            "single_item, zero_variance (clusters). New flags may be added."
         )
     ),
 ]

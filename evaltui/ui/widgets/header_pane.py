@@ -267,7 +267,7 @@ def _graded_lines(text: Text, analysis: Analysis) -> None:
     text.append(
         f"percentile {interval(*g.percentile_ci, p)} · BCa {interval(*g.bca_ci, p)} · "
         f"paired t {interval(*g.t_ci, p)} · Wilcoxon p {format_p(g.wilcoxon_p)} · "
-        f"seed {g.seed}\n"
+        f"{'exact bootstrap' if 'exact_bootstrap' in g.flags else f'seed {g.seed}'}\n"
     )
     text.append("per-item Δ ", style="bold")
     text.append(histogram_line(analysis.deltas, p))

@@ -65,6 +65,17 @@ def test_duplicate_id_without_epochs_is_an_error(write_jsonl):
     assert "epoch" in message
 
 
+@pytest.mark.parametrize(
+    "ids",
+    [["a", "b", "b", "c"], ["a", "c", "b", "c"], ["b", "b"]],
+    ids=["sorted-with-a-repeat", "unsorted", "two-equal"],
+)
+def test_a_repeated_id_is_found_whether_or_not_the_ids_are_in_order(write_jsonl, ids):
+    # ids in strictly increasing order skip the hashing check: a repeat is never increasing
+    with pytest.raises(InputError, match="duplicate item_id"):
+        pair(write_jsonl, [rec(i, True) for i in ids], [rec(i, True) for i in sorted(set(ids))])
+
+
 def test_epochs_explain_duplicates_and_are_averaged_within_each_arm(write_jsonl):
     base = [rec("a", e < 2, epoch=e + 1) for e in range(4)] + [rec("b", True, epoch=1)]
     cand = [rec("a", True, epoch=e + 1) for e in range(2)] + [rec("b", False, epoch=1)]

@@ -72,3 +72,23 @@ def test_a_line_longer_than_the_block_is_read_whole(tmp_path):
     scan = scan_jsonl(path, SCHEMA, block=64, whole_file_max=0)
     assert scan.frame["item_id"].to_list() == ["a", "b"]
     assert scan.lines.starts.tolist() == [0, len(json.dumps(rows[0])) + 1]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 1_200), max_size=60),
+    tail=st.binary(max_size=5).filter(lambda b: b"\n" not in b),
+    cut=st.integers(0, 10**6),
+)
+def test_line_starts_are_the_offsets_after_every_newline_short_or_long_lines(lengths, tail, cut):
+    # short lines take the vectorised compare after a sample, long ones the memchr walk:
+    # both must give every offset after a newline, and nothing past `end`
+    from evaltui.core.read.formats.jsonl_scan import _line_starts
+
+    data = bytearray(b"".join(b"x" * n + b"\n" for n in lengths) + tail)
+    end = min(cut, len(data))
+    want, pos = [0], data.find(b"\n", 0, end)
+    while pos != -1:
+        want.append(pos + 1)
+        pos = data.find(b"\n", pos + 1, end)
+    assert _line_starts(data, end).tolist() == want

@@ -253,20 +253,21 @@ def _line_check(
     """Build the `LineCheck` of a schema (see the module docstring)."""
     if any(set(key) & {'"', "\\"} or not key.isprintable() for key in schema):
         return LineCheck(None)
-    line = pl.col("line")
-    conditions = []
-    typed = [_escaped_key(list(schema))]
+    # One regular expression, one pass per line: a key written twice is `key.*key` (the token
+    # ends with its colon, so two matches never overlap: the same lines as counting matches),
+    # beside the escaped keys and the typed values. Counting each key separately walked every
+    # line four times: 0.40 s CPU against 0.19 s for a million id/pass/score lines.
+    patterns = [_escaped_key(list(schema))]
     for key in schema:
         token = _rust_literal(json.dumps(key, ensure_ascii=False)) + r"[ \t\r]*:"
-        conditions.append(line.str.count_matches(token) > 1)
+        patterns.append(token + ".*" + token)
         value = token + r"[ \t\r]*"
         if key in ids:  # "...", null, or an integer that fits in 64 bits
-            typed += [value + r'[^"n0-9 \t\r-]', value + r"-?[0-9]+[.eE]",
+            patterns += [value + r'[^"n0-9 \t\r-]', value + r"-?[0-9]+[.eE]",
                       value + r"-?[0-9]{19}"]  # fmt: skip
         elif key in texts:  # "..." or null
-            typed.append(value + r'[^"n \t\r]')
-    conditions.append(line.str.contains("|".join(typed)))
-    return LineCheck(pl.any_horizontal(conditions))
+            patterns.append(value + r'[^"n \t\r]')
+    return LineCheck(pl.col("line").str.contains("|".join(patterns)))
 
 
 def _complete_lines(path: Path, block: int) -> Iterator[tuple[bytearray, int]]:
@@ -324,16 +325,37 @@ class _LineIndexer:
         return LineIndex(joined(self._starts), joined(self._numbers))
 
 
-def _lines(data: bytes | bytearray, end: int) -> tuple[np.ndarray, np.ndarray]:
-    """Start offsets of the lines in data[:end], and which are not blank (polars skips blank
-    ones: empty, or only whitespace, which is checked among the short lines only)."""
+# Lines shorter than this on average are found by one vectorised compare over the block; longer
+# ones by memchr from line to line. Measured per 16 MiB block: 50-byte lines 45 ms against
+# 400 ms for the Python loop (a 1M-item id/pass/score file spent 1.2 s there), 300-byte lines
+# 25 against 72 ms, 2 KB lines 21 against 15 ms.
+_SHORT_LINES = 1000
+_SAMPLE_LINES = 32
+
+
+def _line_starts(data: bytes | bytearray, end: int) -> np.ndarray:
+    """Offsets of the starts of the lines in data[:end] (0 first; a trailing end offset when
+    data[:end] ends with a newline, which the caller drops)."""
     found = array("q", [0])
     find = data.find
     pos = find(b"\n", 0, end)
-    while pos != -1:  # memchr under the hood: faster than a vectorised compare here
+    while pos != -1 and len(found) <= _SAMPLE_LINES:
         found.append(pos + 1)
         pos = find(b"\n", pos + 1, end)
-    line_starts = np.frombuffer(found, np.int64)
+    if pos != -1 and pos < _SHORT_LINES * _SAMPLE_LINES:  # short lines: compare the rest at once
+        rest = np.frombuffer(data, np.uint8, count=end - pos, offset=pos)
+        tail = np.flatnonzero(rest == 0x0A) + (pos + 1)
+        return np.concatenate((np.frombuffer(found, np.int64), tail.astype(np.int64)))
+    while pos != -1:  # long lines: memchr under the hood beats the vectorised compare
+        found.append(pos + 1)
+        pos = find(b"\n", pos + 1, end)
+    return np.frombuffer(found, np.int64)
+
+
+def _lines(data: bytes | bytearray, end: int) -> tuple[np.ndarray, np.ndarray]:
+    """Start offsets of the lines in data[:end], and which are not blank (polars skips blank
+    ones: empty, or only whitespace, which is checked among the short lines only)."""
+    line_starts = _line_starts(data, end)
     if line_starts[-1] >= end:
         line_starts = line_starts[:-1]
     ends = np.concatenate((line_starts[1:], [end]))
