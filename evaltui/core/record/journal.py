@@ -27,7 +27,15 @@ from typing import Any
 from evaltui.core.decide.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
-from evaltui.core.record.lock import LockKey, acquire_lock, name_holder, release_lock
+from evaltui.core.record.lock import (
+    LockKey,
+    acquire_lock,
+    name_holder,
+    release_lock,
+    take_over,
+    took_over_from,
+)
+from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
@@ -108,6 +116,7 @@ class ReviewSession:
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
     reviewer: str = ""  # who is at the keys: every tag and note is journalled with this name
+    took_over: str = ""  # "took over the review from pid N, whose terminal is gone" (or "")
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
@@ -121,11 +130,14 @@ class ReviewSession:
         root: Path | None = None,
         fresh: bool = False,
         read_only: bool = False,
+        end_holder: Holder | None = None,
     ) -> ReviewSession:
         """Resume the pair's journal, or start one. `fresh` sets the old one aside, never deletes.
 
         `tags` replaces the tag set (and is journaled); None keeps the session's, or the defaults.
-        `read_only` (headless reports) reads the journal if there is one and never writes.
+        `read_only` (headless reports, or a review another evaltui holds) reads the journal if
+        there is one and never writes. `end_holder`: the live process holding the pair, which
+        the user chose to end (`lock.take_over`); a refused open raises `lock.LockHeld`.
         """
         folder = (root or state_dir()) / "sessions" / session_key(baseline, candidate)
         path = folder / "journal.jsonl"
@@ -142,7 +154,7 @@ class ReviewSession:
             folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise write_failure("the review folder", folder, exc) from None
-        lock = acquire_lock(folder)
+        lock = take_over(folder, end_holder) if end_holder else acquire_lock(folder)
         try:  # a session that cannot start gives the pair back at once (a full disk, say)
             if fresh and path.exists():
                 now = time.time()  # microseconds too: two --fresh opens in a second kept one
@@ -162,7 +174,7 @@ class ReviewSession:
                 tags=tags or DEFAULT_TAGS,
                 created=_now(),
             )
-            session = cls(path=path, info=info, _lock=lock)
+            session = cls(path=path, info=info, took_over=took_over_from(lock), _lock=lock)
             if not path.exists() or path.stat().st_size == 0:
                 session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
                 return session

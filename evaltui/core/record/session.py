@@ -26,6 +26,7 @@ from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
 from evaltui.core.policy.tags import CONFIRMED
 from evaltui.core.record.journal import ReviewSession
+from evaltui.core.record.lock_holder import Holder
 
 
 def start_review(
@@ -36,11 +37,13 @@ def start_review(
     read_only: bool = False,
     state_root: Path | None = None,
     reviewer: str | None = None,
+    end_holder: Holder | None = None,
 ) -> ReviewSession:
     """The pair's review session, resumed or started, with its notices filled in.
 
     `read_only` (headless reports) reads the journal if there is one and never writes or locks.
-    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s.
+    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s. `end_holder`:
+    the live evaltui holding the pair, which the user chose to end and take over from.
     """
     paired = analysis.paired
     session = ReviewSession.open(
@@ -52,6 +55,7 @@ def start_review(
         root=state_root,
         fresh=fresh,
         read_only=read_only,
+        end_holder=end_holder,
     )
     session.reviewer = reviewer_identity(reviewer)
     add_review_notices(analysis, session)
