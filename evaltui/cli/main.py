@@ -11,6 +11,7 @@ ends as one line on stderr and exit code 2, never a traceback (`errors.py`); the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -242,6 +243,7 @@ def _run_app(args: argparse.Namespace) -> int:
             "`evaltui report BASE CAND` or `evaltui signoff ...`"
         )
     from evaltui.ui.app import AppConfig, create_app
+    from evaltui.ui.terminal import TERMINATED_CODE
 
     spec = spec_from_args(args)
     run_set = None
@@ -262,9 +264,16 @@ def _run_app(args: argparse.Namespace) -> int:
     )
     app.quit_without_waiting = True
     app.run()
-    if app.hung_up:  # the terminal is gone: nothing to print to; give the pair back and end
+    if app.hung_up:  # the terminal is gone (or SIGTERM): give the pair back and end
         if app.loaded is not None:
             app.loaded.session.close()
+        if app.return_code == TERMINATED_CODE:  # told to end: the terminal may still be there
+            with contextlib.suppress(OSError):  # (a stuck one: the backstop ends the process)
+                sys.stderr.write(
+                    "evaltui: told to end (SIGTERM), as another evaltui taking the review "
+                    "over does; every tag and note was saved, a note being typed kept as a draft\n"
+                )
+                sys.stderr.flush()
         os._exit(app.return_code or 0)
     if app.load_error:
         sys.stderr.write(f"evaltui: error: {message_line(app.load_error)}\n")
