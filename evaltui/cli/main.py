@@ -30,6 +30,7 @@ from evaltui.cli.errors import (
 )
 from evaltui.cli.parser import app_parser, build_parser, spec_from_args
 from evaltui.cli.plan import run_plan
+from evaltui.core.record.shared import REVIEW_DIR_VARIABLE
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -96,14 +97,16 @@ def _listed(directory: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    before = os.environ.get("EVALTUI_NO_CACHE")
+    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE)
+    before = {name: os.environ.get(name) for name in names}
     try:
         return _main(argv)
     finally:
-        if before is None:
-            os.environ.pop("EVALTUI_NO_CACHE", None)
-        else:
-            os.environ["EVALTUI_NO_CACHE"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -145,9 +148,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _no_cache(args: argparse.Namespace) -> None:
     """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py), for
-    this command only (`main` restores the environment it was called with)."""
+    this command only (`main` restores the environment it was called with). `--review-dir`
+    the same way: every review this command opens (the app's, a report's, a sign-off's, each
+    pair of a run set) is then the shared folder's (`core/record/shared.py`)."""
     if getattr(args, "no_cache", False):
         os.environ["EVALTUI_NO_CACHE"] = "1"
+    if getattr(args, "review_dir", None):
+        os.environ[REVIEW_DIR_VARIABLE] = str(args.review_dir)
 
 
 def _run_command(args: argparse.Namespace) -> int:

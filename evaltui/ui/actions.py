@@ -63,7 +63,7 @@ class ReviewActions(RunSetMode):
         that ended before it was saved); the draft is dropped once the note is journalled."""
         if self.state.loaded is None:
             return
-        current = self.state.loaded.session.review(item_id).note
+        current = self.state.loaded.session.own_review(item_id).note
         folder = self.state.draft_folder()
 
         def save(note: str | None) -> None:

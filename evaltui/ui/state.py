@@ -201,7 +201,7 @@ class ReviewState:
         loaded = self.loaded
         if loaded is None or loaded.session.read_only:
             return None
-        return loaded.session.path.parent
+        return loaded.session.local_folder
 
     def require_loaded(self) -> Loaded:
         """The open pair, for a screen that is only ever opened on one (its item, gates,
@@ -275,7 +275,7 @@ class ReviewState:
         loaded = self.loaded
         if loaded is None or self.closing or item_id is None or self.refuse_write():
             return
-        previous = loaded.session.review(item_id)
+        previous = loaded.session.own_review(item_id)  # (a shared review: this reviewer's)
         seen = item_values(loaded.analysis, [item_id]).get(item_id)
         shown = tag_name(tag)
         try:
@@ -295,7 +295,7 @@ class ReviewState:
             return False
         session = loaded.session
         ids = list(dict.fromkeys(item_ids))
-        previous = [session.review(item_id) for item_id in ids]
+        previous = [session.own_review(item_id) for item_id in ids]
         seen = item_values(loaded.analysis, ids)
         label = f"{len(ids):,} items → {tag_name(tag)}"
         try:
