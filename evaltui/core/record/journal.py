@@ -240,12 +240,12 @@ class ReviewSession:
             self.team = TeamJournals(self.path.parent, self.path.name)
             self.local = local
 
-    def refresh_team(self) -> set[str]:
-        """Read what the other reviewers of a shared review wrote since the last look, and
-        merge it into `items`; the item ids that changed (none outside a shared review)."""
+    def refresh_team(self, keep: Any = None) -> set[str]:
+        """Read what the other reviewers of a shared review wrote since the last look (the
+        lines `keep` keeps), merged into `items`; the ids that changed (none when unshared)."""
         if self.team is None:
             return set()
-        changed = self.team.refresh()
+        changed = self.team.refresh(keep)
         self.notices.extend(self.team.take_notices())
         for item_id in changed:
             self._merge(item_id)

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -98,9 +99,10 @@ class TeamJournals:
         found, self.damaged = self.damaged, []
         return [Notice(JOURNAL_DAMAGED, text) for text in found]
 
-    def refresh(self) -> set[str]:
+    def refresh(self, keep: Callable[[dict[str, Any]], bool] | None = None) -> set[str]:
         """Read what the other reviewers appended since the last look: the item ids whose
-        reviews changed. A line still being written (no newline yet) waits for the next look."""
+        reviews changed. A line still being written (no newline yet) waits for the next look.
+        `keep` (verify: lines written up to a record's time) leaves the other lines out."""
         from evaltui.core.record.journal import ItemReview
 
         changed: set[str] = set()
@@ -129,6 +131,8 @@ class TeamJournals:
                     )
                     continue
                 if entry is None or entry.get("kind") not in ("tag", "note"):
+                    continue
+                if keep is not None and not keep(entry):
                     continue
                 item_id = str(entry.get("item_id", ""))
                 current = reader.items.get(item_id, ItemReview(item_id))

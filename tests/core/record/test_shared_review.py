@@ -195,3 +195,39 @@ def test_the_report_reads_every_reviewers_tags_and_counts_a_disputed_item_untria
     (untriaged,) = [r for r in out["decision"]["reasons"] if r["kind"] == "untriaged"]
     assert untriaged["item_ids"] == sorted(regs[5:8])  # the disputed ones
     assert out["decision"]["by_tag"] == {"acceptable": 6}
+
+
+@pytest.mark.slow  # a sign-off and a verify of the demo pair (seconds): CI runs it
+def test_a_signoff_from_a_shared_review_records_the_merged_tags_and_verifies(
+    tmp_path, capsys, monkeypatch
+):
+    from evaltui.core.read.runs import sha256_of
+
+    base, cand = SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl"
+    team = tmp_path / "team"
+    code = main(["report", str(base), str(cand), "--format", "json"])
+    regs = json.loads(capsys.readouterr().out)["regressions"]
+    assert code == 0 and len(regs) == 9
+    for who, tags in (("ana", ["acceptable"] * 9), ("ben", ["acceptable"] * 5 + ["flaky"] * 4)):
+        session = ReviewSession.open(
+            base, cand, sha256_of(base), sha256_of(cand),
+            root=tmp_path / f"state-{who}", review_dir=team, reviewer=who,
+        )  # fmt: skip
+        for item, tag in zip(regs, tags, strict=True):
+            session.set_tag(item, tag)
+        session.close()
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state-ana"))
+    prefix = tmp_path / "so"
+    code = main(
+        ["signoff", str(base), str(cand), "--review-dir", str(team), "--reviewer", "ana",
+         "--decision", "block", "--rationale", "disputes open", "--output", str(prefix)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    record = json.loads(prefix.with_suffix(".json").read_text())
+    assert record["triage"]["triaged"] == 5
+    assert record["triage"]["untriaged"] == regs[5:]  # the disputed four
+    # verify replays every reviewer's journal up to the record's time, not only ana's
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(base), str(cand)]) == 0, (
+        capsys.readouterr()
+    )
