@@ -64,6 +64,8 @@ from evaltui.ui.state import Loaded, ReviewState
 from evaltui.ui.terminal import TerminalWatch
 from evaltui.ui.unexpected import UnexpectedErrors
 
+TEAM_REFRESH = 3.0  # seconds between two looks at the other reviewers' journals
+
 __all__ = ["ANSI_THEME", "AppConfig", "EvalTuiApp", "create_app", "theme_for"]
 
 # Textual's theme of the terminal's own 16 colours: used where the terminal has no more (Rich
@@ -134,6 +136,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         self.load_error: str | None = None
         self.main_screen: MainScreen | None = None
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
+        self._team_timer: Any = None  # a shared review: the look at the others' journals
         self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
 
     # What the CLI and the tests read of the review (the state's, which the screens are given).
@@ -279,6 +282,8 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
+        if loaded.session.team is not None and self._team_timer is None:
+            self._team_timer = self.set_interval(TEAM_REFRESH, self.refresh_team)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms
         # stall on a keypress); they live as long as the pair is open, so park them.
         gc.freeze()
@@ -294,6 +299,20 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.offer_draft(loaded)
+
+    def refresh_team(self) -> None:
+        """A shared review: the other reviewers' new tags (their journals only grow; a look
+        reads what was appended, a few ms), shown in the lists and judged like a tag here."""
+        loaded = self.state.loaded
+        if loaded is None or self.state.closing or loaded.session.team is None:
+            return
+        try:
+            changed = loaded.session.refresh_team()
+        except EvalTuiError as exc:
+            self.notify(str(exc), severity="warning", timeout=10, markup=False)
+            return
+        if changed:
+            self.state.others_changed(tuple(sorted(changed)))
 
     def offer_draft(self, loaded: Loaded) -> None:
         """Text typed before the last session ended without Ctrl+S: a note opens in its

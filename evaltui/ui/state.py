@@ -355,6 +355,11 @@ class ReviewState:
             markup=False,
         )
 
+    def others_changed(self, item_ids: tuple[str, ...]) -> None:
+        """Other reviewers of a shared review tagged these items (already merged into the
+        session): the rows, the gates and the decision follow, as after a tag here."""
+        self._changed(item_ids, many=True)
+
     def _changed(self, item_ids: tuple[str, ...], many: bool) -> None:
         """The rows show the new tags, then the app's after-a-tag step runs once (gates and
         decision re-evaluated in a worker, the screens told), not once per item."""
