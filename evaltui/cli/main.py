@@ -11,6 +11,7 @@ ends as one line on stderr and exit code 2, never a traceback (`errors.py`); the
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from evaltui.cli.errors import (
 )
 from evaltui.cli.parser import app_parser, build_parser, spec_from_args
 from evaltui.cli.plan import run_plan
+from evaltui.core.record.shared import REVIEW_DIR_VARIABLE
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -95,14 +97,16 @@ def _listed(directory: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    before = os.environ.get("EVALTUI_NO_CACHE")
+    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE)
+    before = {name: os.environ.get(name) for name in names}
     try:
         return _main(argv)
     finally:
-        if before is None:
-            os.environ.pop("EVALTUI_NO_CACHE", None)
-        else:
-            os.environ["EVALTUI_NO_CACHE"] = before
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -144,9 +148,13 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _no_cache(args: argparse.Namespace) -> None:
     """`--no-cache`: remote runs are read without the on-disk cache (remote/cache.py), for
-    this command only (`main` restores the environment it was called with)."""
+    this command only (`main` restores the environment it was called with). `--review-dir`
+    the same way: every review this command opens (the app's, a report's, a sign-off's, each
+    pair of a run set) is then the shared folder's (`core/record/shared.py`)."""
     if getattr(args, "no_cache", False):
         os.environ["EVALTUI_NO_CACHE"] = "1"
+    if getattr(args, "review_dir", None):
+        os.environ[REVIEW_DIR_VARIABLE] = str(args.review_dir)
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -242,6 +250,7 @@ def _run_app(args: argparse.Namespace) -> int:
             "`evaltui report BASE CAND` or `evaltui signoff ...`"
         )
     from evaltui.ui.app import AppConfig, create_app
+    from evaltui.ui.terminal import TERMINATED_CODE
 
     spec = spec_from_args(args)
     run_set = None
@@ -262,9 +271,16 @@ def _run_app(args: argparse.Namespace) -> int:
     )
     app.quit_without_waiting = True
     app.run()
-    if app.hung_up:  # the terminal is gone: nothing to print to; give the pair back and end
+    if app.hung_up:  # the terminal is gone (or SIGTERM): give the pair back and end
         if app.loaded is not None:
             app.loaded.session.close()
+        if app.return_code == TERMINATED_CODE:  # told to end: the terminal may still be there
+            with contextlib.suppress(OSError):  # (a stuck one: the backstop ends the process)
+                sys.stderr.write(
+                    "evaltui: told to end (SIGTERM), as another evaltui taking the review "
+                    "over does; every tag and note was saved, a note being typed kept as a draft\n"
+                )
+                sys.stderr.flush()
         os._exit(app.return_code or 0)
     if app.load_error:
         sys.stderr.write(f"evaltui: error: {message_line(app.load_error)}\n")

@@ -184,6 +184,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "runs are not comparable).",
     )
     add_pairing_args(report, with_formats=with_formats)
+    add_review_dir(report)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_ci_args(report)
 
@@ -195,6 +196,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "failed gates, confirmed or untriaged regressions needs --override-reason.",
     )
     add_pairing_args(signoff, with_formats=with_formats)
+    add_review_dir(signoff)
     signoff.add_argument(
         "--decision", required=True, choices=("approve", "block", "needs-more-data")
     )
@@ -256,7 +258,20 @@ def add_no_cache(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_review_dir(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--review-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="a shared review folder (default: $EVALTUI_REVIEW_DIR, else your own state "
+        "folder): each reviewer writes their own journal there, every reviewer's is read; "
+        "an item counts as triaged only when its reviewers' tags agree",
+    )
+
+
 def add_session_args(parser: argparse.ArgumentParser) -> None:
+    add_review_dir(parser)
     parser.add_argument(
         "--tags",
         default=None,

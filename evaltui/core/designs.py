@@ -154,6 +154,8 @@ class PairDesign:
 
         session = start_review(analysis, reviewer=reviewer_decision.reviewer or None)
         try:
+            if session.took_over:  # its holder's process or terminal was gone
+                warn(session.took_over)
             for notice in session.notices:
                 warn(notice.text)
             record = signoff.build_record(analysis, session, reviewer_decision)

@@ -55,14 +55,15 @@ class ReviewActions(RunSetMode):
         item_id = self.current_item()
         if self.state.loaded is None or self.state.closing or item_id is None:
             return
-        self.edit_note(item_id)
+        if not self.state.refuse_write():
+            self.edit_note(item_id)
 
     def edit_note(self, item_id: str, draft: str | None = None) -> None:
         """The note editor on `item_id` (opened with `draft`: text recovered from a session
         that ended before it was saved); the draft is dropped once the note is journalled."""
         if self.state.loaded is None:
             return
-        current = self.state.loaded.session.review(item_id).note
+        current = self.state.loaded.session.own_review(item_id).note
         folder = self.state.draft_folder()
 
         def save(note: str | None) -> None:
@@ -159,7 +160,8 @@ class ReviewActions(RunSetMode):
                 timeout=20,
             )
             return
-        if self.state.can_act() and not isinstance(self.screen, SignoffScreen):
+        writable = self.state.can_act() and not self.state.refuse_write()
+        if writable and not isinstance(self.screen, SignoffScreen):
             self.push_screen(SignoffScreen(self.state))
 
     def action_help(self) -> None:

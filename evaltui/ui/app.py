@@ -6,8 +6,8 @@ actions (tags, notes, sign-off) to core, which writes them to disk before the sc
 "saved". Which worker loads what was opened, which screen it opens on and which keys apply is
 its design's mode (`modes.py`, from the Design registry). Its other jobs are mixins, one file
 each: the reviewer's keys (`actions.py`), three or more runs (`run_set_mode.py`), the app's own
-bugs (`unexpected.py`) and the terminal going away (`terminal.py`); what the workers compute is
-in `loading.py`.
+bugs (`unexpected.py`), the terminal going away (`terminal.py`) and a review another evaltui
+holds (`lock_choice.py`); what the workers compute is in `loading.py`.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.drafts import load_draft
+from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.session import judge_review as judge
-from evaltui.core.record.session import start_review
 from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.config import AppConfig
@@ -38,9 +38,9 @@ from evaltui.ui.loading import (
     LOAD_STEPS,
     fill_previews,
     independent_view,
-    list_rows,
     load_failed,
 )
+from evaltui.ui.lock_choice import LockChoice
 from evaltui.ui.messages import (
     AnalysisChanged,
     BreakdownsReady,
@@ -50,6 +50,7 @@ from evaltui.ui.messages import (
     InputsChanged,
     LoadFailed,
     LoadProgress,
+    LockBusy,
     PairLoaded,
     PreviewsGrew,
     ReviewChanged,
@@ -62,6 +63,8 @@ from evaltui.ui.screens.picker import PickerScreen
 from evaltui.ui.state import Loaded, ReviewState
 from evaltui.ui.terminal import TerminalWatch
 from evaltui.ui.unexpected import UnexpectedErrors
+
+TEAM_REFRESH = 3.0  # seconds between two looks at the other reviewers' journals
 
 __all__ = ["ANSI_THEME", "AppConfig", "EvalTuiApp", "create_app", "theme_for"]
 
@@ -100,7 +103,7 @@ class _QuitNowExecutor(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
+class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
     """evaltui: paired review of two eval runs."""
 
     TITLE = "evaltui"
@@ -133,6 +136,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         self.load_error: str | None = None
         self.main_screen: MainScreen | None = None
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
+        self._team_timer: Any = None  # a shared review: the look at the others' journals
         self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
 
     # What the CLI and the tests read of the review (the state's, which the screens are given).
@@ -236,24 +240,17 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
                     defer_hash_check=True,
                     complete=False,  # clusters, metric family, slices: after the first screen
                 )
-            self._progress(LOAD_STEPS[3], 3)
-            session = start_review(
-                analysis,
-                tags=cfg.tags,
-                fresh=cfg.fresh,
-                state_root=cfg.state_root,
-                reviewer=cfg.reviewer,
-            )
-            self._progress(LOAD_STEPS[4], 4)
-            rows = list_rows(analysis, session)
-            gates, decision = judge(analysis, session)
+            loaded = self._open_review(analysis)
+        except LockHeld as refused:  # a live evaltui holds the pair: ask what to do
+            self.post_message(LockBusy(analysis, refused))
+            return
         except Exception as exc:  # noqa: BLE001 - one line and an exit code, not a traceback
             failed = load_failed(exc)
             if failed is None:  # EVALTUI_DEBUG=1: the traceback
                 raise
             self.post_message(failed)
             return
-        self.post_message(PairLoaded(Loaded(analysis, session, rows, gates, decision)))
+        self.post_message(PairLoaded(loaded))
 
     def _progress(self, what: str, step: float) -> None:
         if self.main_screen is not None:  # posting is thread-safe; a burst is drawn once
@@ -285,12 +282,37 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
+        if loaded.session.team is not None and self._team_timer is None:
+            self._team_timer = self.set_interval(TEAM_REFRESH, self.refresh_team)
         # A million long-lived rows would be walked by every full collection (a 100-300 ms
         # stall on a keypress); they live as long as the pair is open, so park them.
         gc.freeze()
+        if loaded.session.took_over:
+            self.notify(loaded.session.took_over, severity="warning", timeout=10, markup=False)
+        if self.state.read_only_reason and loaded.session.read_only:
+            self.notify(
+                f"{self.state.read_only_reason}: browse, search and read; nothing is written",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.offer_draft(loaded)
+
+    def refresh_team(self) -> None:
+        """A shared review: the other reviewers' new tags (their journals only grow; a look
+        reads what was appended, a few ms), shown in the lists and judged like a tag here."""
+        loaded = self.state.loaded
+        if loaded is None or self.state.closing or loaded.session.team is None:
+            return
+        try:
+            changed = loaded.session.refresh_team()
+        except EvalTuiError as exc:
+            self.notify(str(exc), severity="warning", timeout=10, markup=False)
+            return
+        if changed:
+            self.state.others_changed(tuple(sorted(changed)))
 
     def offer_draft(self, loaded: Loaded) -> None:
         """Text typed before the last session ended without Ctrl+S: a note opens in its

@@ -102,6 +102,16 @@ class RunSetSignoffReady(Message):
         self.overrides = overrides  # (baseline, candidate) -> workflow.Override
 
 
+class LockBusy(Message):
+    """The pair's review is held by another live evaltui (`LockHeld`): the app asks whether to
+    open it read-only or take it over (`LockPromptScreen`); `problem` says why a take-over
+    just failed."""
+
+    def __init__(self, analysis: Any, refused: Any, problem: str = "") -> None:
+        super().__init__()
+        self.analysis, self.refused, self.problem = analysis, refused, problem
+
+
 class LoadFailed(Message):
     """Opening the pair failed; the app ends with `code` and prints `text` on one line."""
 

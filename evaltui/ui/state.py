@@ -132,6 +132,8 @@ class ReviewState:
     # and the steps, for the deciding line ("DECIDING… (clusters, step 1 of 3)").
     deciding_progress: tuple[str, int, int] | None = None
     rows_by_id: dict[str, ListRow] = field(default_factory=dict)
+    # Opened read-only at the lock prompt: what every key that would write says instead.
+    read_only_reason: str = ""
 
     def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
         return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
@@ -199,7 +201,7 @@ class ReviewState:
         loaded = self.loaded
         if loaded is None or loaded.session.read_only:
             return None
-        return loaded.session.path.parent
+        return loaded.session.local_folder
 
     def require_loaded(self) -> Loaded:
         """The open pair, for a screen that is only ever opened on one (its item, gates,
@@ -209,6 +211,14 @@ class ReviewState:
 
     def can_act(self) -> bool:
         return self.loaded is not None and not self.closing
+
+    def refuse_write(self) -> bool:
+        """True (and said on screen) when the review is open read-only: another evaltui holds
+        it, so a tag, a note, an undo or a sign-off would write nothing."""
+        if not self.read_only_reason:
+            return False
+        self.host.notify(self.read_only_reason, severity="warning", timeout=4, markup=False)
+        return True
 
     def triaged(self) -> int:
         """Regressions closed by a tag (a tag that leaves an item open does not count)."""
@@ -263,9 +273,9 @@ class ReviewState:
         """Tag one item (None clears it): journalled and fsynced before the toast says saved;
         remembered for undo."""
         loaded = self.loaded
-        if loaded is None or self.closing or item_id is None:
+        if loaded is None or self.closing or item_id is None or self.refuse_write():
             return
-        previous = loaded.session.review(item_id)
+        previous = loaded.session.own_review(item_id)  # (a shared review: this reviewer's)
         seen = item_values(loaded.analysis, [item_id]).get(item_id)
         shown = tag_name(tag)
         try:
@@ -281,11 +291,11 @@ class ReviewState:
         """Tag every one of `item_ids` (None clears them), journalled and fsynced before the
         screen says saved; remembered for undo. False when nothing was written."""
         loaded = self.loaded
-        if loaded is None or not item_ids:
+        if loaded is None or not item_ids or self.refuse_write():
             return False
         session = loaded.session
         ids = list(dict.fromkeys(item_ids))
-        previous = [session.review(item_id) for item_id in ids]
+        previous = [session.own_review(item_id) for item_id in ids]
         seen = item_values(loaded.analysis, ids)
         label = f"{len(ids):,} items → {tag_name(tag)}"
         try:
@@ -305,7 +315,7 @@ class ReviewState:
         rewrites); the ids it restored."""
         loaded = self.loaded
         step = self.triage.last()
-        if loaded is None:
+        if loaded is None or self.refuse_write():
             return ()
         if step is None:
             self.host.notify("nothing to undo: no tag was changed in this session", timeout=3)
@@ -323,7 +333,7 @@ class ReviewState:
 
     def save_note(self, item_id: str, note: str) -> bool:
         """Write the item's note (fsynced); False, said on screen, when the disk refused it."""
-        if self.loaded is None:
+        if self.loaded is None or self.refuse_write():
             return False
         try:
             self.loaded.session.set_note(item_id, note)
@@ -344,6 +354,11 @@ class ReviewState:
             timeout=30,
             markup=False,
         )
+
+    def others_changed(self, item_ids: tuple[str, ...]) -> None:
+        """Other reviewers of a shared review tagged these items (already merged into the
+        session): the rows, the gates and the decision follow, as after a tag here."""
+        self._changed(item_ids, many=True)
 
     def _changed(self, item_ids: tuple[str, ...], many: bool) -> None:
         """The rows show the new tags, then the app's after-a-tag step runs once (gates and

@@ -1,6 +1,11 @@
 """The terminal going away (SIGHUP, a closed pty): the app ends as q does, within a second.
+Told to end (SIGTERM: another evaltui taking the review over, `kill PID`): the same.
 
-A mixin of the app (`EvalTuiApp`).
+A mixin of the app (`EvalTuiApp`). Textual 8 handles neither signal (its Linux driver only
+handles SIGTSTP/SIGCONT/SIGWINCH): without these handlers SIGHUP and SIGTERM ended the process
+at once, the terminal left in the application's modes. Every tag and note is on disk when it
+says saved, and a note or rationale being typed is kept as a draft as it is typed
+(`core/record/drafts.py`), so ending loses nothing the next open does not offer back.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from evaltui.ui.base import ReviewApp
 from evaltui.ui.messages import TerminalGone
 
 HANGUP_CODE = 128 + signal.SIGHUP  # the exit status when the terminal went away
+TERMINATED_CODE = 128 + signal.SIGTERM  # the exit status when told to end
 TERMINAL_CHECK = 0.25  # seconds between checks that the terminal is still there
 HANGUP_GRACE = 0.5  # seconds the normal shutdown may take before the process just ends
 
@@ -36,6 +42,14 @@ class TerminalWatch(ReviewApp):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             # (no signals on this platform or loop: the polling below still notices)
             asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.hang_up)
+        with contextlib.suppress(ValueError, OSError):  # (not the main thread: nothing to do)
+            # A plain handler, not the loop's: it runs even while the loop is stuck (a write to
+            # a terminal nobody reads), starts the backstop, then asks the loop to end.
+            loop = asyncio.get_running_loop()
+            signal.signal(
+                signal.SIGTERM,
+                lambda *_: self._terminated(loop),
+            )
         # Polled from a thread of its own, not the event loop: a loop stuck writing to the
         # terminal that is gone would never run a timer (seen under load in CI).
         threading.Thread(target=self._poll_terminal, daemon=True, name="terminal check").start()
@@ -57,6 +71,18 @@ class TerminalWatch(ReviewApp):
     def on_terminal_gone(self, message: TerminalGone) -> None:
         self.hang_up()
 
+    def _terminated(self, loop: asyncio.AbstractEventLoop) -> None:
+        """SIGTERM: end as q does, within HANGUP_GRACE, whatever the loop is doing."""
+        threading.Thread(
+            target=_end_after_grace, args=(TERMINATED_CODE,), daemon=True, name="terminated"
+        ).start()
+        with contextlib.suppress(RuntimeError):  # the loop has closed: the backstop ends it
+            loop.call_soon_threadsafe(self._end_now, TERMINATED_CODE)
+
+    def _end_now(self, code: int) -> None:
+        self.hung_up = self.state.closing = True
+        self.exit(code, return_code=code)
+
     def hang_up(self) -> None:
         """The terminal is gone: end as q does (every tag and note is already on disk; a note
         being typed is not, see the note editor). Textual's shutdown writes to the terminal
@@ -69,7 +95,7 @@ class TerminalWatch(ReviewApp):
         threading.Thread(target=_end_after_grace, daemon=True, name="hangup").start()
 
 
-def _end_after_grace() -> None:
+def _end_after_grace(code: int = HANGUP_CODE) -> None:
     """The hang-up's backstop: end the process if the normal shutdown has not by now."""
     threading.Event().wait(HANGUP_GRACE)
-    os._exit(HANGUP_CODE)
+    os._exit(code)

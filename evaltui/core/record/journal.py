@@ -7,7 +7,9 @@ The journal is keyed by the two input paths, so reopening the same pair resumes 
 inputs' sha256 are recorded so a changed file can be noticed instead of tags applied to new data.
 
 Where journals live: $EVALTUI_STATE_DIR, else $XDG_STATE_HOME/evaltui, else
-~/.local/state/evaltui; one folder per pair under `sessions/`.
+~/.local/state/evaltui; one folder per pair under `sessions/`. A shared review folder
+(`--review-dir`, $EVALTUI_REVIEW_DIR) holds one journal per reviewer instead, read merged
+(`shared.py`).
 
 One writer per pair: a session that writes holds the pair's lock (`lock.py`) while it is open.
 """
@@ -19,16 +21,34 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.decide.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
+from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
-from evaltui.core.record.lock import LockKey, acquire_lock, name_holder, release_lock
+from evaltui.core.record.lock import (
+    LockKey,
+    acquire_lock,
+    name_holder,
+    release_lock,
+    take_over,
+    took_over_from,
+)
+from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
+from evaltui.core.record.shared import (
+    JOURNALS,
+    TeamJournals,
+    apply_review,
+    local_lock_folder,
+    merge_reviews,
+    reviewer_file,
+    shared_pair_key,
+)
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
 DEFAULT_TAGS: tuple[str, ...] = (
@@ -79,6 +99,10 @@ class ItemReview:
     updated: str = ""
     reviewer: str = ""
     seen: tuple[Any, Any] | None = None  # (baseline, candidate) values when it was tagged
+    # A shared review (`shared.py`): every reviewer's review of the item, and whether their
+    # tags disagree (then `tag` is None: a disputed item counts as untriaged).
+    reviews: tuple[Any, ...] = ()
+    disputed: bool = False
 
     @property
     def triaged(self) -> bool:
@@ -108,6 +132,12 @@ class ReviewSession:
     read_only: bool = False
     policy_hashes: list[str] = field(default_factory=list)  # every policy this review has seen
     reviewer: str = ""  # who is at the keys: every tag and note is journalled with this name
+    took_over: str = ""  # "took over the review from pid N, whose terminal is gone" (or "")
+    # A shared review folder: the other reviewers' journals, this reviewer's own reviews
+    # (`items` is then the merged view), and the local folder of the lock and the drafts.
+    team: TeamJournals | None = field(default=None, repr=False, compare=False)
+    own: dict[str, ItemReview] = field(default_factory=dict, repr=False)
+    local: Path | None = None
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
@@ -121,33 +151,56 @@ class ReviewSession:
         root: Path | None = None,
         fresh: bool = False,
         read_only: bool = False,
+        end_holder: Holder | None = None,
+        review_dir: Path | None = None,
+        reviewer: str = "",
     ) -> ReviewSession:
         """Resume the pair's journal, or start one. `fresh` sets the old one aside, never deletes.
 
         `tags` replaces the tag set (and is journaled); None keeps the session's, or the defaults.
-        `read_only` (headless reports) reads the journal if there is one and never writes.
+        `read_only` (headless reports, or a review another evaltui holds) reads the journal if
+        there is one and never writes. `end_holder`: the live process holding the pair, which
+        the user chose to end (`lock.take_over`); a refused open raises `lock.LockHeld`.
+        `review_dir`: a shared review folder, where `reviewer` writes their own journal and
+        every reviewer's is read (`shared.py`).
         """
-        folder = (root or state_dir()) / "sessions" / session_key(baseline, candidate)
-        path = folder / "journal.jsonl"
+        if review_dir is not None:
+            key = shared_pair_key(baseline, candidate, baseline_sha256, candidate_sha256)
+            folder = review_dir / key / JOURNALS
+            if read_only and not reviewer.strip():
+                path = folder / ".nobody.jsonl"  # (never written: every journal is another's)
+            else:
+                path = folder / reviewer_file(reviewer)
+            lock_folder = local_lock_folder(root or state_dir(), path)
+        else:
+            folder = (root or state_dir()) / "sessions" / session_key(baseline, candidate)
+            path = folder / "journal.jsonl"
+            lock_folder = folder
         if read_only:
             info = SessionInfo(
                 str(Path(baseline).resolve()), str(Path(candidate).resolve()),
                 baseline_sha256, candidate_sha256, tags or DEFAULT_TAGS, _now(),
             )  # fmt: skip
-            session = cls(path=path, info=info, read_only=True)
+            session = cls(path=path, info=info, read_only=True, reviewer=reviewer)
+            session._join_team(review_dir, lock_folder)
             if path.exists() and path.stat().st_size:
                 session._replay(baseline_sha256, candidate_sha256)
+            session.refresh_team()
             return session
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise write_failure("the review folder", folder, exc) from None
-        lock = acquire_lock(folder)
+        for made in {folder, lock_folder}:
+            try:
+                made.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise write_failure("the review folder", made, exc) from None
+        lock = take_over(lock_folder, end_holder) if end_holder else acquire_lock(lock_folder)
         try:  # a session that cannot start gives the pair back at once (a full disk, say)
             if fresh and path.exists():
                 now = time.time()  # microseconds too: two --fresh opens in a second kept one
                 stamp = time.strftime("%Y%m%dT%H%M%S", time.localtime(now))
-                aside = folder / f"journal.{stamp}.{int(now * 1e6) % 1_000_000:06d}.jsonl"
+                micro = f"{int(now * 1e6) % 1_000_000:06d}"
+                aside = path.with_name(f"{path.stem}.{stamp}.{micro}.jsonl")
+                if review_dir is not None:  # never *.jsonl there: it would read as a reviewer
+                    aside = aside.with_name(aside.name + ".aside")
                 try:
                     path.rename(aside)
                 except OSError as exc:
@@ -162,11 +215,16 @@ class ReviewSession:
                 tags=tags or DEFAULT_TAGS,
                 created=_now(),
             )
-            session = cls(path=path, info=info, _lock=lock)
+            session = cls(
+                path=path, info=info, took_over=took_over_from(lock), reviewer=reviewer, _lock=lock
+            )
+            session._join_team(review_dir, lock_folder)
             if not path.exists() or path.stat().st_size == 0:
                 session._append({"kind": "session", "schema": JOURNAL_SCHEMA, **_info_dict(info)})
+                session.refresh_team()
                 return session
             session._replay(baseline_sha256, candidate_sha256)
+            session.refresh_team()
             if tags is not None and tags != session.info.tags:
                 session._append({"kind": "tags", "tags": list(tags)})
                 session.info = replace(session.info, tags=tags)
@@ -174,6 +232,42 @@ class ReviewSession:
         except BaseException:
             release_lock(lock)
             raise
+
+    # -- a shared review folder ----------------------------------------------------------
+
+    def _join_team(self, review_dir: Path | None, local: Path) -> None:
+        if review_dir is not None:
+            self.team = TeamJournals(self.path.parent, self.path.name)
+            self.local = local
+
+    def refresh_team(self, keep: Any = None) -> set[str]:
+        """Read what the other reviewers of a shared review wrote since the last look (the
+        lines `keep` keeps), merged into `items`; the ids that changed (none when unshared)."""
+        if self.team is None:
+            return set()
+        changed = self.team.refresh(keep)
+        self.notices.extend(self.team.take_notices())
+        for item_id in changed:
+            self._merge(item_id)
+        return changed
+
+    def _merge(self, item_id: str) -> None:
+        assert self.team is not None
+        mine = [self.own[item_id]] if item_id in self.own else []
+        self.items[item_id] = merge_reviews(item_id, mine + self.team.reviews_of(item_id))
+
+    def own_review(self, item_id: str) -> ItemReview:
+        """This reviewer's own review of the item (in a shared review, `review` is the team's
+        merged one): what an undo restores and the note editor edits."""
+        if self.team is None:
+            return self.review(item_id)
+        return self.own.get(item_id, ItemReview(item_id))
+
+    @property
+    def local_folder(self) -> Path:
+        """Where this reviewer's drafts and place are kept: the journal's folder, or the local
+        state folder of a shared review (the shared folder holds nothing but journals)."""
+        return self.local if self.local is not None else self.path.parent
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -211,19 +305,10 @@ class ReviewSession:
             self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
         elif kind in ("tag", "note"):
             item_id = str(entry.get("item_id", ""))
-            current = self.items.get(item_id, ItemReview(item_id))
-            if kind == "tag":
-                seen = entry.get("seen")
-                current = replace(
-                    current,
-                    tag=entry.get("tag"),
-                    seen=tuple(seen) if isinstance(seen, list) and len(seen) == 2 else None,
-                )
-            else:
-                current = replace(current, note=str(entry.get("note", "")))
-            self.items[item_id] = replace(
-                current, updated=str(entry.get("time", "")), reviewer=str(entry.get("by", ""))
-            )
+            mine = self.own if self.team is not None else self.items
+            mine[item_id] = apply_review(mine.get(item_id, ItemReview(item_id)), entry)
+            if self.team is not None:
+                self._merge(item_id)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -243,6 +328,7 @@ class ReviewSession:
             entry["seen"] = list(seen)
         self._append(entry)
         self._apply(entry)
+        self.refresh_team()
         return self.items[item_id]
 
     def set_note(self, item_id: str, note: str, by: str = "") -> ItemReview:
@@ -250,6 +336,7 @@ class ReviewSession:
         entry = {"kind": "note", "item_id": item_id, "note": note, "by": by or self.reviewer}
         self._append(entry)
         self._apply(entry)
+        self.refresh_team()
         return self.items[item_id]
 
     def use_policy(self, policy_hash: str, path: str = "") -> Notice | None:
@@ -394,43 +481,8 @@ class ReviewSession:
         self._write_journal("".join(lines).encode("utf-8"))  # all of it or none, fsynced
         for entry in entries:
             self._apply(entry)
+        self.refresh_team()
         return [self.items[entry["item_id"]] for entry in entries]
-
-
-def journal_entries(path: Path, raw: bytes, notices: list[Notice]) -> Iterator[dict[str, Any]]:
-    """The journal's readable lines as dicts, in order; each damaged line (or an unfinished
-    last write) becomes a notice in `notices` instead. The one reader of journal lines: the
-    session's replay and `verify`'s replay up to a record's time share it."""
-    lines = raw.split(b"\n")
-    torn = lines[-1] != b""  # the last write did not finish its newline
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            last = number == len(lines) and torn
-            what = "an unfinished last write (kept on disk, ignored)" if last else "damaged"
-            notices.append(Notice(JOURNAL_DAMAGED, f"journal {path}: line {number} is {what}"))
-            continue
-        if isinstance(entry, dict):
-            yield entry
-
-
-def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice | None:
-    """The notice for inputs whose (baseline, candidate) sha256 differ from the tags' own."""
-    changed = [
-        name
-        for name, old, new in zip(("baseline", "candidate"), then, now, strict=True)
-        if old != new
-    ]
-    if not changed:
-        return None
-    return Notice(
-        INPUTS_CHANGED,
-        f"the {' and '.join(changed)} file changed since these tags were made "
-        "(sha256 differs): check the tagged items before signing off",
-    )
 
 
 def _now() -> str:

@@ -1,8 +1,11 @@
 """One writer per pair: the kernel's flock on the pair's `lock` file, held for a session's life.
 
-A second instance refused here gets one line naming the holder instead of interleaving its tags
-with the first's journal. The journal (`journal.py`) takes the lock when a session opens and
-gives it up when the session closes; nothing else in the lock is the journal's business.
+A second instance refused here gets one line naming the holder (pid, host, since when, its
+terminal) and how to end it, instead of interleaving its tags with the first's journal. A holder
+nobody can be at (its process gone, or its terminal gone: `lock_holder.py`) is taken over, with
+one line saying so; a live one can be taken over on request (`take_over`: told to end, waited
+for). The journal (`journal.py`) takes the lock when a session opens and gives it up when the
+session closes; nothing else in the lock is the journal's business.
 """
 
 from __future__ import annotations
@@ -13,13 +16,24 @@ import errno
 import fcntl
 import json
 import os
-import socket
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from evaltui.core.errors import UsageError
+from evaltui.core.record.lock_holder import (
+    ALIVE,
+    GONE,
+    TERMINAL_GONE,
+    Holder,
+    end_process,
+    holder_state,
+    kill_process,
+    parse_holder,
+    pid_alive,
+    this_process,
+)
 from evaltui.core.record.os_errors import os_error_text
 
 LOCK_NAME = "lock"
@@ -37,22 +51,47 @@ class _HeldLock:
     fd: int
     users: int
     named: bool = True  # False: the holder text could not be written yet (a full disk)
+    took_over: str = ""  # the line saying whose lock this was, when it was taken over
 
 
 _HELD: dict[LockKey, _HeldLock] = {}
 _HELD_GUARD = threading.Lock()  # the app opens sessions from worker threads
 
+TERM_WAIT = 5.0  # seconds a holder told to end (SIGTERM) has to give the lock back
+KILL_WAIT = 2.0  # then, after SIGKILL: the kernel drops the flock as the process dies
+POLL = 0.02  # seconds between two tries of the lock while waiting
 
-def acquire_lock(folder: Path) -> LockKey:
+
+class LockHeld(UsageError):
+    """The pair is another live process's: who holds it (None: its text is unreadable), its
+    state (`lock_holder`: alive, elsewhere) and the one-line refusal with how to end it."""
+
+    def __init__(self, holder: Holder | None, state: str = ALIVE) -> None:
+        if holder is None:
+            text = "another evaltui (holder unknown) is reviewing this pair; close it first"
+        else:
+            text = (
+                f"another evaltui ({holder.describe()}) is reviewing this pair; "
+                f"{holder.how_to_end()}"
+            )
+        super().__init__(text)
+        self.holder = holder
+        self.state = state
+
+
+def acquire_lock(folder: Path, take_over_stale: bool = True) -> LockKey:
     """One writer per pair: a second instance gets a clear message instead of interleaving
     its tags with the first's. Returns the key `release_lock` takes; either holds the lock on
-    return or raises UsageError.
+    return or raises UsageError (`LockHeld` when a live process holds it).
 
     The lock is the kernel's: `flock` on the pair's `lock` file, held open for the session's
     lifetime. The kernel drops it when the holder dies however it dies (SIGKILL, a zombie not
     yet reaped), and two instances started together cannot both get it, which a pid file
-    checked for liveness could not promise. The pid/host/time text in the file only names the
-    holder in the refusal; nothing is decided by it, so an empty or garbled file blocks nothing.
+    checked for liveness could not promise. The pid/host/time/terminal text in the file names
+    the holder; it decides nothing by itself: an empty or garbled file blocks nothing, and a
+    holder is only ever ended while it still holds the flock (so no two writers, ever).
+    `take_over_stale`: a holder alive on this host whose terminal is gone (nobody at its keys)
+    is told to end and the lock taken when it lets go (`took_over_from` says so).
     The file is never unlinked: a process that had opened it before the unlink would lock the
     old inode while the next one created and locked a new one, two holders at once.
 
@@ -60,10 +99,7 @@ def acquire_lock(folder: Path) -> LockKey:
     process must reuse the first's descriptor (a fresh one would refuse this process itself).
     """
     path = folder / LOCK_NAME
-    try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-    except OSError as exc:
-        raise UsageError(f"cannot open the review lock {path}: {os_error_text(exc)}") from None
+    fd = _open_lock(path)
     try:
         stat = os.fstat(fd)
         key = (stat.st_dev, stat.st_ino)
@@ -72,23 +108,131 @@ def acquire_lock(folder: Path) -> LockKey:
             if held is not None:
                 held.users += 1
                 return key
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise UsageError(
-                    f"another evaltui ({_holder(fd)}) is reviewing this pair; close it first"
-                ) from None
-            except OSError as exc:  # e.g. ENOLCK: a network file system without lock support
-                raise UsageError(
-                    f"cannot lock the review session {path}: {exc.strerror}; put the state "
-                    "folder on a local disk (EVALTUI_STATE_DIR)"
-                ) from None
-            _HELD[key] = _HeldLock(fd=fd, users=1, named=_write_holder(fd))
-            fd = -1  # the registry owns it now
+            if _try_flock(fd, path):
+                _adopt(key, fd, _left_behind(fd))
+                fd = -1  # the registry owns it now
+                return key
+        holder = _holder(fd)
+        state = holder_state(holder) if holder is not None else ALIVE
+        if take_over_stale and holder is not None and state == TERMINAL_GONE:
+            _end_holder(fd, path, key, holder, "whose terminal is gone")
+            fd = -1
             return key
+        raise LockHeld(holder, state)
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def take_over(folder: Path, holder: Holder) -> LockKey:
+    """Take the pair from `holder`, a live process the user chose to end (the app's prompt,
+    like vim's swap prompt or `tmux attach -d`): it is told to end (SIGTERM; it ends as q does,
+    its drafts already on disk), waited for, killed after `TERM_WAIT` if it has not let go, and
+    the lock is taken when the kernel gives it. Only that holder is ever signalled: if another
+    process takes the pair meanwhile, that one is refused (`LockHeld`), never ended."""
+    path = folder / LOCK_NAME
+    fd = _open_lock(path)
+    try:
+        stat = os.fstat(fd)
+        key = (stat.st_dev, stat.st_ino)
+        with _HELD_GUARD:
+            if key in _HELD:
+                _HELD[key].users += 1
+                return key
+            if _try_flock(fd, path):  # it let go meanwhile
+                _adopt(key, fd, _left_behind(fd))
+                fd = -1
+                return key
+        _end_holder(fd, path, key, holder, "which was told to end")
+        fd = -1
+        return key
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+def took_over_from(key: LockKey) -> str:
+    """The line saying whose lock this process took over ("" when it was free)."""
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        return held.took_over if held is not None else ""
+
+
+def _open_lock(path: Path) -> int:
+    try:
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as exc:
+        raise UsageError(f"cannot open the review lock {path}: {os_error_text(exc)}") from None
+
+
+def _try_flock(fd: int, path: Path) -> bool:
+    """Take the flock without waiting: True when this descriptor holds it now."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    except OSError as exc:  # e.g. ENOLCK: a network file system without lock support
+        raise UsageError(
+            f"cannot lock the review session {path}: {exc.strerror}; put the state "
+            "folder on a local disk (EVALTUI_STATE_DIR)"
+        ) from None
+    return True
+
+
+def _adopt(key: LockKey, fd: int, took_over: str) -> None:
+    """Register the flock just taken on `fd` and name this process in its text (the caller
+    holds `_HELD_GUARD`)."""
+    _HELD[key] = _HeldLock(fd=fd, users=1, named=_write_holder(fd), took_over=took_over)
+
+
+def _left_behind(fd: int) -> str:
+    """The flock was free: a holder text naming another process means it died holding the
+    pair (a release clears the text), so the line says whose review this is taking over."""
+    try:
+        holder = parse_holder(os.pread(fd, 4096, 0))
+    except OSError:
+        return ""
+    if holder is None or holder.pid == os.getpid():
+        return ""
+    return f"took over the review from pid {holder.pid}, whose process is gone"
+
+
+def _end_holder(fd: int, path: Path, key: LockKey, holder: Holder, why: str) -> None:
+    """Tell `holder` to end, wait until the flock is this descriptor's, kill it if it has not
+    let go in `TERM_WAIT`; raises UsageError when it cannot be ended, `LockHeld` when another
+    process took the pair first. Returns holding the flock, registered under `key` with the
+    line "took over the review from pid N, `why`"."""
+    state = holder_state(holder)
+    if state not in (ALIVE, TERMINAL_GONE):
+        if state != GONE:  # elsewhere: a pid on another host is not this machine's to end
+            raise LockHeld(holder, state)
+    else:
+        try:
+            end_process(holder.pid)
+        except ProcessLookupError:
+            pass  # it ended just now
+        except PermissionError:
+            raise UsageError(
+                f"cannot end pid {holder.pid} (another user's process, {holder.describe()}); "
+                "ask them to close it, or open the review read-only"
+            ) from None
+    for wait, then_kill in ((TERM_WAIT, True), (KILL_WAIT, False)):
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            with _HELD_GUARD:
+                if _try_flock(fd, path):
+                    _adopt(key, fd, f"took over the review from pid {holder.pid}, {why}")
+                    return
+            now = _holder(fd, tries=1)
+            if now is not None and (now.pid, now.start) != (holder.pid, holder.start):
+                raise LockHeld(now, holder_state(now))  # a third process got there first
+            time.sleep(POLL)
+        if then_kill and pid_alive(holder.pid):
+            kill_process(holder.pid)
+    raise UsageError(
+        f"pid {holder.pid} did not give the review back even after SIGKILL; "
+        "open the review read-only, or look for the process with `ps`"
+    )
 
 
 def _write_holder(fd: int) -> bool:
@@ -101,8 +245,7 @@ def _write_holder(fd: int) -> bool:
     its blocks, so this works even on a full disk); a failed write leaves the file empty,
     which blocks nothing, never a half-written or a former holder's name.
     """
-    text = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "time": _stamp()})
-    data = text.encode("utf-8")
+    data = json.dumps(this_process()).encode("utf-8")
     try:
         if os.pwrite(fd, data, 0) != len(data):
             raise OSError(errno.ENOSPC, "short write")
@@ -125,11 +268,11 @@ def name_holder(key: LockKey) -> None:
         held.named = _write_holder(held.fd)
 
 
-def _holder(fd: int) -> str:
-    """Who holds the lock, from its text; "holder unknown" when the text is missing or not
-    ours. A holder that has just taken the lock may not have written its text yet, so an empty
-    read is retried briefly (this is the refusal path: a few ms cost nothing)."""
-    for attempt in range(5):
+def _holder(fd: int, tries: int = 5) -> Holder | None:
+    """Who holds the lock, from its text; None when the text is missing or not ours. A
+    holder that has just taken the lock may not have written its text yet, so an empty read
+    is retried briefly (this is the refusal path: a few ms cost nothing)."""
+    for attempt in range(tries):
         if attempt:
             time.sleep(0.01)
         try:
@@ -137,30 +280,17 @@ def _holder(fd: int) -> str:
         except OSError:
             break
         if raw.strip():
-            return _describe_holder(raw) or "holder unknown"
-    return "holder unknown"
+            return parse_holder(raw)
+    return None
 
 
-def _describe_holder(raw: bytes) -> str | None:
-    """`pid N on HOST, since TIME` from the lock text, or None when it is not that text. The
-    fields must be printable so the refusal stays one line whatever the file holds."""
+def read_holder(folder: Path) -> Holder | None:
+    """The holder named in a pair's lock text (None: free, or unreadable). Informational:
+    only the flock says whether it is held."""
     try:
-        holder = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+        return parse_holder((folder / LOCK_NAME).read_bytes())
+    except OSError:
         return None
-    if not isinstance(holder, dict):
-        return None
-    pid, host, since = holder.get("pid"), holder.get("host"), holder.get("time")
-    if type(pid) is not int or not isinstance(host, str) or not _printable(host):
-        return None
-    text = f"pid {pid} on {host}"
-    if isinstance(since, str) and _printable(since):
-        text += f", since {since}"
-    return text
-
-
-def _printable(text: str) -> bool:
-    return 0 < len(text) <= 255 and text.isprintable()
 
 
 def release_lock(key: LockKey) -> None:
@@ -211,8 +341,3 @@ def _forget_locks_in_child() -> None:
 
 atexit.register(release_all_locks)
 os.register_at_fork(after_in_child=_forget_locks_in_child)
-
-
-def _stamp() -> str:
-    """When the holder took the lock, as the journal writes its times."""
-    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

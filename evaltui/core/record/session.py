@@ -26,6 +26,8 @@ from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
 from evaltui.core.policy.tags import CONFIRMED
 from evaltui.core.record.journal import ReviewSession
+from evaltui.core.record.lock_holder import Holder
+from evaltui.core.record.shared import review_dir_from_env
 
 
 def start_review(
@@ -36,13 +38,19 @@ def start_review(
     read_only: bool = False,
     state_root: Path | None = None,
     reviewer: str | None = None,
+    end_holder: Holder | None = None,
+    review_dir: Path | None = None,
 ) -> ReviewSession:
     """The pair's review session, resumed or started, with its notices filled in.
 
     `read_only` (headless reports) reads the journal if there is one and never writes or locks.
-    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s.
+    Tags and notes made in it are journalled as `reviewer_identity(reviewer)`'s. `end_holder`:
+    the live evaltui holding the pair, which the user chose to end and take over from.
+    `review_dir` (else $EVALTUI_REVIEW_DIR, else none): a shared review folder, where this
+    reviewer writes their own journal and every reviewer's is read, merged (`shared.py`).
     """
     paired = analysis.paired
+    who = reviewer_identity(reviewer)
     session = ReviewSession.open(
         Path(paired.baseline.source.path),
         Path(paired.candidate.source.path),
@@ -52,8 +60,11 @@ def start_review(
         root=state_root,
         fresh=fresh,
         read_only=read_only,
+        end_holder=end_holder,
+        review_dir=review_dir if review_dir is not None else review_dir_from_env(),
+        reviewer=who,
     )
-    session.reviewer = reviewer_identity(reviewer)
+    session.reviewer = who
     add_review_notices(analysis, session)
     return session
 

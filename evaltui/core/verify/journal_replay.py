@@ -17,6 +17,7 @@ from evaltui.core.decide.notices import (
     Notice,
 )
 from evaltui.core.record.journal import inputs_changed_notice, journal_entries
+from evaltui.core.record.shared import JOURNALS, TeamJournals
 
 __all__ = ["review_of_record"]
 
@@ -36,6 +37,8 @@ def review_of_record(record: dict[str, Any], analysis: Any) -> tuple[Any, str | 
     )  # fmt: skip
     path = Path(record["session_journal"])
     session = ReviewSession(path=path, info=info, read_only=True)
+    if path.parent.name == JOURNALS:  # a shared review folder: every reviewer's journal counts
+        session.team = TeamJournals(path.parent, path.name)
     if _replay_until(session, path, record["created"], analysis):
         return session, str(path)
     session = ReviewSession(path=path, info=info, read_only=True)
@@ -85,6 +88,9 @@ def _replay_until(session: Any, path: Path, created: str, analysis: Any) -> bool
         session._apply(entry)
     if first:
         return False
+    session.refresh_team(
+        lambda entry: not (until and (w := _when(entry.get("time"))) and w > until)
+    )
     paired = analysis.paired
     hashes = (paired.baseline.source.sha256, paired.candidate.source.sha256)
     changed = inputs_changed_notice(

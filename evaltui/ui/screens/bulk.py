@@ -137,6 +137,8 @@ def bulk_tag(
     """Ask (a dialog over `screen`), then tag `item_ids` with the chosen tag (journalled,
     fsynced, undoable) through the review state."""
     ids = list(item_ids)
+    if state.refuse_write():  # read-only: say so before asking anything
+        return
 
     def done(choice: str | None | bool) -> None:
         if choice is not False and not isinstance(choice, bool):

@@ -207,7 +207,7 @@ def test_a_lock_file_left_empty_or_garbled_does_not_block_an_open(pair, left_beh
 # -- the refusal -----------------------------------------------------------------------------
 
 
-def test_the_refusal_names_the_live_holders_pid_and_host_on_one_line(pair):
+def test_the_refusal_names_the_live_holders_pid_host_time_terminal_and_how_to_end_it(pair):
     root, base, cand = pair
     holder = start_holder(root, base, cand)
     try:
@@ -218,8 +218,8 @@ def test_the_refusal_names_the_live_holders_pid_and_host_on_one_line(pair):
     message = str(refused.value)
     host = re.escape(socket.gethostname())
     assert re.fullmatch(
-        rf"another evaltui \(pid {holder.pid} on {host}, since [^)\n]+\) "
-        r"is reviewing this pair; close it first",
+        rf"another evaltui \(pid {holder.pid} on {host}, since [^,)\n]+, no terminal\) "
+        rf"is reviewing this pair; close it, or end it with `kill {holder.pid}`",
         message,
     ), message
 
