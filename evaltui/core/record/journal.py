@@ -17,7 +17,6 @@ One writer per pair: a session that writes holds the pair's lock (`lock.py`) whi
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import time
@@ -28,6 +27,8 @@ from typing import Any
 
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.item_review import ItemReview as ItemReview  # re-exported
+from evaltui.core.record.item_review import session_key as session_key  # re-exported
 from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
 from evaltui.core.record.lock import (
@@ -69,14 +70,6 @@ def state_dir() -> Path:
     return Path(base) / "evaltui"
 
 
-def session_key(baseline: str | Path, candidate: str | Path) -> str:
-    """Stable id of a pair of input files: the same two paths always resume the same session."""
-    from evaltui.core.read.remote.urls import url_of
-
-    joined = "\n".join(url_of(p) or str(Path(p).resolve()) for p in (baseline, candidate))
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
-
-
 def parse_tags(text: str) -> tuple[str, ...]:
     """A comma-separated tag set from the command line, checked."""
     tags = tuple(t.strip() for t in text.split(",") if t.strip())
@@ -87,26 +80,6 @@ def parse_tags(text: str) -> tuple[str, ...]:
     if len(set(tags)) != len(tags):
         raise UsageError(f"--tags has a repeated tag: {text!r}")
     return tags
-
-
-@dataclass(frozen=True)
-class ItemReview:
-    """The current tag and note of one item, with when and by whom they were last changed."""
-
-    item_id: str
-    tag: str | None = None
-    note: str = ""
-    updated: str = ""
-    reviewer: str = ""
-    seen: tuple[Any, Any] | None = None  # (baseline, candidate) values when it was tagged
-    # A shared review (`shared.py`): every reviewer's review of the item, and whether their
-    # tags disagree (then `tag` is None: a disputed item counts as untriaged).
-    reviews: tuple[Any, ...] = ()
-    disputed: bool = False
-
-    @property
-    def triaged(self) -> bool:
-        return self.tag is not None
 
 
 @dataclass(frozen=True)

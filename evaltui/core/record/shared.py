@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.item_review import ItemReview, session_key
 
 REVIEW_DIR_VARIABLE = "EVALTUI_REVIEW_DIR"
 JOURNALS = "journals"
@@ -50,8 +51,6 @@ def shared_pair_key(
     if baseline_sha256 and candidate_sha256:
         joined = f"sha256:{baseline_sha256}\n{candidate_sha256}"
         return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
-    from evaltui.core.record.journal import session_key
-
     return session_key(baseline, candidate)
 
 
@@ -103,8 +102,6 @@ class TeamJournals:
         """Read what the other reviewers appended since the last look: the item ids whose
         reviews changed. A line still being written (no newline yet) waits for the next look.
         `keep` (verify: lines written up to a record's time) leaves the other lines out."""
-        from evaltui.core.record.journal import ItemReview
-
         changed: set[str] = set()
         try:
             names = sorted(p.name for p in self.folder.glob("*.jsonl"))
@@ -166,8 +163,6 @@ def merge_reviews(item_id: str, reviews: list[Any]) -> Any:
     """The item as the team's review has it: every review kept (`reviews`); the tag is the
     reviews' tag when every tagged review agrees, else None and `disputed` (it counts as
     untriaged); the notes of each reviewer who wrote one, named when more than one did."""
-    from evaltui.core.record.journal import ItemReview
-
     tagged = [r for r in reviews if r.tag is not None]
     tags = {r.tag for r in tagged}
     disputed = len(tags) > 1
