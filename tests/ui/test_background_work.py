@@ -1,0 +1,54 @@
+"""Work that used to run on the UI thread runs in workers, and the screen says it is being
+computed until it is done (never a stale or half-built value shown as final): the header's
+paired cost line, the lists of items both runs pass or fail, an agent item's alignment."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from evaltui.core.analysis import cost as cost_module
+from evaltui.ui.widgets.header_pane import COST_COMPUTING, HeaderPane
+from tests.ui.helpers import BARRIER_TIMEOUT, settle
+from tests.ui.test_agent_item import agent_app
+
+
+class Held:
+    """Holds a function (patched on its module) until `release`; counts its calls."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
+        self.released = threading.Event()
+        self.calls = 0
+        real = getattr(module, name)
+
+        def held(*args, **kwargs):
+            self.calls += 1
+            self.released.wait(BARRIER_TIMEOUT)  # (bounded: a failing test never hangs)
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, held)
+
+    def release(self) -> None:
+        self.released.set()
+
+
+def header(app) -> str:
+    return str(app.screen.query_one(HeaderPane).content)
+
+
+async def test_the_cost_line_says_computing_until_its_worker_is_done(tmp_path, monkeypatch):
+    held = Held(monkeypatch, cost_module, "cost_comparison")
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(app, pilot, ignore=["cost"])
+        assert COST_COMPUTING in header(app)
+        assert "limit hits" not in header(app)
+        assert held.calls == 1
+        held.release()
+        await settle(app, pilot)
+        assert COST_COMPUTING not in header(app)
+        assert "cost: tokens -61%" in header(app) and "limit hits" in header(app)
+        app.screen.refresh_header()  # kept per pair: never computed twice
+        await settle(app, pilot)
+        assert held.calls == 1
