@@ -52,3 +52,32 @@ async def test_the_cost_line_says_computing_until_its_worker_is_done(tmp_path, m
         app.screen.refresh_header()  # kept per pair: never computed twice
         await settle(app, pilot)
         assert held.calls == 1
+
+
+async def test_an_unchanged_items_list_says_it_is_being_built_until_its_worker_is_done(
+    tmp_path, monkeypatch
+):
+    from evaltui.ui.screens import main_concordant
+    from evaltui.ui.widgets.item_table import ItemTable
+    from tests.ui.helpers import listed_ids, text_of
+
+    held = Held(monkeypatch, main_concordant, "concordant_rows")
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(130, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")
+        await settle(app, pilot, ignore=["concordant-build"])
+        table = app.screen.query_one(ItemTable)
+        assert app.screen.current_list == "both pass" and listed_ids(app) == []
+        assert table.empty_text == ('The "both pass" list is being built…',)
+        assert "Both pass (2)" in text_of(app, "#list-title")  # counted, not yet listed
+        await pilot.press("B")  # the other list while the first is built: one worker for both
+        await settle(app, pilot, ignore=["concordant-build"])
+        assert app.screen.current_list == "both fail" and listed_ids(app) == []
+        held.release()
+        await settle(app, pilot)
+        assert held.calls == 1
+        assert listed_ids(app) == ["drug-4"]  # the list shown when the worker finished
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert listed_ids(app) == ["drug-1", "drug-3"] and held.calls == 1
