@@ -81,3 +81,30 @@ async def test_an_unchanged_items_list_says_it_is_being_built_until_its_worker_i
         await pilot.press("b")
         await settle(app, pilot)
         assert listed_ids(app) == ["drug-1", "drug-3"] and held.calls == 1
+
+
+async def test_an_agent_item_says_it_is_aligning_until_its_worker_is_done(tmp_path, monkeypatch):
+    from evaltui.ui.screens import item_reading
+    from evaltui.ui.screens.item import ItemScreen
+    from tests.ui.helpers import text_of
+
+    held = Held(monkeypatch, item_reading, "align_pair")
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("enter")  # drug-2, the first regression
+        await settle(app, pilot, ignore=["transcript"])
+        assert isinstance(app.screen, ItemScreen) and app.screen.row.item_id == "drug-2"
+        pane = str(app.screen.query_one("#sides-text").content)
+        assert pane == "aligning the two trajectories (9 vs 7 messages)…"
+        assert app.screen.item_rows is None and "tool calls" not in text_of(app, "#item-meta")
+        held.release()
+        await settle(app, pilot)
+        assert "9 vs 7 messages, 3 vs 2 tool calls" in text_of(app, "#item-meta")
+        assert "#9 assistant  (final answer)" in app.screen.sides.plain(0)
+        aligned = held.calls  # this item's and the next's (read ahead), both in the worker
+        assert aligned == 2
+        await pilot.press("F", "n")  # drawn again unfolded, then the next item read ahead
+        await settle(app, pilot)
+        # drug-5 came aligned with the read-ahead, and is the last: nothing aligned anew
+        assert app.screen.row.item_id == "drug-5" and held.calls == aligned

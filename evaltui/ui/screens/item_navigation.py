@@ -40,7 +40,9 @@ class ItemNavigation(Screen):
     unfold: bool
     unfolded: frozenset[int]
 
-    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+    def _show_transcripts(
+        self, item_id: str, base: Transcript, cand: Transcript, alignment: object = None
+    ) -> None:
         raise NotImplementedError  # (the item screen's)
 
     def show_item(self, epoch: int = 0) -> None:
