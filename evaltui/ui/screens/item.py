@@ -55,10 +55,18 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
         Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
         Binding("D", "jump_divergence", "Where the runs diverge", show=False, id="item.diverge"),
         Binding(
-            "f", "toggle_unfold", "Unfold/fold the turn's reasoning", show=False, id="item.unfold"
+            "f",
+            "toggle_unfold",
+            "Unfold/fold the reasoning block or long argument at the top",
+            show=False,
+            id="item.unfold",
         ),
         Binding(
-            "F", "toggle_unfold_all", "Unfold/fold every reasoning", show=False, id="item.unfoldall"
+            "F",
+            "toggle_unfold_all",
+            "Unfold/fold every reasoning block and long argument",
+            show=False,
+            id="item.unfoldall",
         ),
         *[
             Binding(
@@ -113,7 +121,8 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
         self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
         self.unfold = False  # every reasoning and long tool argument unfolded (F)
-        self.unfolded: frozenset[int] = frozenset()  # the rows unfolded one by one (f)
+        # The blocks unfolded one by one (f): (row, side, unit of the turn).
+        self.unfolded: frozenset[tuple[int, int, int]] = frozenset()
         self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it
         # The next item's transcripts, read and aligned while the reviewer reads this one (n is
         # the usual next key): (item_id, baseline, candidate, alignment).
