@@ -388,18 +388,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         self.show_list(name)
         self.query_one(ItemTable).focus()
 
-    def action_other_list(self, step: int) -> None:
-        """Tab / arrows: the other list (the search box hands the keys back to the list)."""
-        if self.state.loaded is None:
-            return
-        if self.query_one("#search", Input).has_focus:
-            self.query_one(ItemTable).focus()
-            return
-        # Tab stays between the changed items' lists (b/B open the unchanged ones; Tab from
-        # one of those goes back to the regressions).
-        current = self.current_list if self.current_list in LISTS else LISTS[-1 if step > 0 else 0]
-        self.action_show_list(LISTS[(LISTS.index(current) + step) % len(LISTS)])
-
     def action_filter_slice(self) -> None:
         if self.view is not None:
             self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)

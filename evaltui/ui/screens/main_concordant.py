@@ -14,6 +14,7 @@ from collections.abc import Callable
 from textual import work
 from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Input
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.errors import EvalTuiError
@@ -70,6 +71,19 @@ class MainConcordant(Screen):
             cached = (loaded.analysis, concordant_counts(loaded.analysis))
             self._concordant_counts = cached
         return cached[1].get(name, 0)
+
+    def action_other_list(self, step: int) -> None:
+        """Tab / Shift+Tab (→ / ←): the next (previous) list of `list_names`, as the help
+        says, the unchanged items' lists included (built on the first visit); the search box
+        hands the keys back to the list instead."""
+        if self.state.loaded is None:
+            return
+        if self.query_one("#search", Input).has_focus:
+            self.query_one(ItemTable).focus()
+            return
+        names = self.list_names()
+        current = names.index(self.current_list) if self.current_list in names else 0
+        self.open_list(names[(current + step) % len(names)])
 
     def action_show_concordant(self, which: int) -> None:
         """b: the items both runs pass (or the unchanged ones); B: those both fail."""
