@@ -9,8 +9,11 @@ import threading
 import pytest
 
 from evaltui.core.analysis import cost as cost_module
+from evaltui.ui.screens import item_reading, main_concordant
+from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.header_pane import COST_COMPUTING, HeaderPane
-from tests.ui.helpers import BARRIER_TIMEOUT, settle
+from evaltui.ui.widgets.item_table import ItemTable
+from tests.ui.helpers import BARRIER_TIMEOUT, listed_ids, settle, text_of
 from tests.ui.test_agent_item import agent_app
 
 
@@ -37,34 +40,26 @@ def header(app) -> str:
     return str(app.screen.query_one(HeaderPane).content)
 
 
-async def test_the_cost_line_says_computing_until_its_worker_is_done(tmp_path, monkeypatch):
-    held = Held(monkeypatch, cost_module, "cost_comparison")
+async def test_the_cost_line_and_the_unchanged_lists_say_computing_until_their_workers_are_done(
+    tmp_path, monkeypatch
+):
+    # One app for both (each app start costs the suite about a CPU-second).
+    held_cost = Held(monkeypatch, cost_module, "cost_comparison")
+    held_lists = Held(monkeypatch, main_concordant, "concordant_rows")
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(130, 40)) as pilot:
         await settle(app, pilot, ignore=["cost"])
         assert COST_COMPUTING in header(app)
         assert "limit hits" not in header(app)
-        assert held.calls == 1
-        held.release()
+        assert held_cost.calls == 1
+        held_cost.release()
         await settle(app, pilot)
         assert COST_COMPUTING not in header(app)
         assert "cost: tokens -61%" in header(app) and "limit hits" in header(app)
         app.screen.refresh_header()  # kept per pair: never computed twice
         await settle(app, pilot)
-        assert held.calls == 1
+        assert held_cost.calls == 1
 
-
-async def test_an_unchanged_items_list_says_it_is_being_built_until_its_worker_is_done(
-    tmp_path, monkeypatch
-):
-    from evaltui.ui.screens import main_concordant
-    from evaltui.ui.widgets.item_table import ItemTable
-    from tests.ui.helpers import listed_ids, text_of
-
-    held = Held(monkeypatch, main_concordant, "concordant_rows")
-    app = agent_app(tmp_path / "s")
-    async with app.run_test(size=(130, 30)) as pilot:
-        await settle(app, pilot)
         await pilot.press("b")
         await settle(app, pilot, ignore=["concordant-build"])
         table = app.screen.query_one(ItemTable)
@@ -74,20 +69,16 @@ async def test_an_unchanged_items_list_says_it_is_being_built_until_its_worker_i
         await pilot.press("B")  # the other list while the first is built: one worker for both
         await settle(app, pilot, ignore=["concordant-build"])
         assert app.screen.current_list == "both fail" and listed_ids(app) == []
-        held.release()
+        held_lists.release()
         await settle(app, pilot)
-        assert held.calls == 1
+        assert held_lists.calls == 1
         assert listed_ids(app) == ["drug-4"]  # the list shown when the worker finished
         await pilot.press("b")
         await settle(app, pilot)
-        assert listed_ids(app) == ["drug-1", "drug-3"] and held.calls == 1
+        assert listed_ids(app) == ["drug-1", "drug-3"] and held_lists.calls == 1
 
 
 async def test_an_agent_item_says_it_is_aligning_until_its_worker_is_done(tmp_path, monkeypatch):
-    from evaltui.ui.screens import item_reading
-    from evaltui.ui.screens.item import ItemScreen
-    from tests.ui.helpers import text_of
-
     held = Held(monkeypatch, item_reading, "align_pair")
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(100, 30)) as pilot:
