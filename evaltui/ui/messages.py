@@ -174,14 +174,29 @@ class TranscriptsRead(Message):
     """Both sides of `item_id` were read (a quick view first, for slow nested columns).
 
     `shown`, when given, is set once the screen has taken the text, so a worker can hold its
-    slow reads back until the quick view is on screen."""
+    slow reads back until the quick view is on screen. `alignment`: the two trajectories'
+    alignment, computed by the worker (None: no messages, or a quick view without them)."""
 
     def __init__(
-        self, item_id: str, baseline: Any, candidate: Any, shown: threading.Event | None = None
+        self,
+        item_id: str,
+        baseline: Any,
+        candidate: Any,
+        shown: threading.Event | None = None,
+        alignment: Any = None,
     ) -> None:
         super().__init__()
         self.item_id, self.baseline, self.candidate = item_id, baseline, candidate
-        self.shown = shown
+        self.shown, self.alignment = shown, alignment
+
+
+class Aligning(Message):
+    """The worker read both sides of `item_id` and is aligning their turns (`counts`: the
+    two runs' message counts), for the screen to say so rather than "loading"."""
+
+    def __init__(self, item_id: str, counts: tuple[int, int]) -> None:
+        super().__init__()
+        self.item_id, self.counts = item_id, counts
 
 
 class SignoffWritten(Message):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.style import Style
 from rich.text import Text
 
@@ -18,6 +19,7 @@ from evaltui.core.read.runs import Message, Transcript
 from evaltui.core.report.turn_lines import (
     MARK,
     Line,
+    Unfold,
     cost_words,
     gap_lines,
     scorer_lines,
@@ -61,6 +63,8 @@ class ItemRows:
     sides: SideBySide
     pairs: list[tuple[Section | None, Section | None]]
     alignment: Alignment | None
+    # Per turn row, each side's lines as drawn (None: a gap), for `f` to find a unit that folds.
+    cell_lines: tuple[tuple[list[Line] | None, list[Line] | None], ...] = ()
 
     @property
     def divergence_row(self) -> int | None:
@@ -96,11 +100,21 @@ def lines_text(lines: list[Line], needle: str = "", title_style: Style | str = "
     return text
 
 
-def _turn_cell(message: Message, number: int, unfold: bool, needle: str, marks: list[str]) -> Text:
+def _turn_cell(
+    message: Message, number: int, unfold: Unfold, needle: str, marks: list[str]
+) -> tuple[Text, list[Line]]:
     lines = turn_lines(message, number, unfold)
     if marks:
         lines[0] = Line(lines[0].text + "  " + "  ".join(marks), "title")
-    return lines_text(lines, needle, ROLE_STYLE.get(message.role, "bold"))
+    return lines_text(lines, needle, ROLE_STYLE.get(message.role, "bold")), lines
+
+
+def align_pair(base: Transcript, cand: Transcript) -> Alignment | None:
+    """The two transcripts' alignment (None: neither records messages). Up to ~0.3 s for two
+    1,000-turn runs: the item screen computes it in the worker that reads the transcripts."""
+    if not (base.messages or cand.messages):
+        return None
+    return align(base.messages, cand.messages)
 
 
 def item_rows(
@@ -108,18 +122,23 @@ def item_rows(
     cand: Transcript,
     needle: str = "",
     unfold: bool = False,
-    unfolded: frozenset[int] = frozenset(),
+    unfolded: frozenset[tuple[int, int, int]] = frozenset(),
+    alignment: Alignment | None = None,
 ) -> ItemRows:
     """Both transcripts as aligned rows (see the module's docstring); two runs without messages
     keep the input/output rows of `side_by_side`. Reasoning and long arguments are folded but
-    in the rows of `unfolded` (every row with `unfold`)."""
+    the units `unfolded` names, as (row, side 0/1, unit of the turn: `Line.unit`); every one
+    with `unfold`. `alignment`: `align_pair`'s, computed
+    here when not given (the app gives it: it is computed in a worker)."""
     if not (base.messages or cand.messages):
         sides, pairs = side_by_side(base, cand, needle)
         return ItemRows(sides, pairs, None)
-    alignment = align(base.messages, cand.messages)
+    if alignment is None:
+        alignment = align(base.messages, cand.messages)
     rows: list[tuple[Text | None, Text | None]] = []
     keys: list[str] = []
     pairs: list[tuple[Section | None, Section | None]] = []
+    cell_lines: list[tuple[list[Line] | None, list[Line] | None]] = []
     for k, row in enumerate(alignment.rows):
         marks = []
         if k == alignment.first_divergence:
@@ -128,14 +147,20 @@ def item_rows(
             marks.append("(final answer)")
         cells: list[Text | None] = []
         sections: list[Section | None] = []
-        for index, t in ((row.base, base), (row.cand, cand)):
+        drawn: list[list[Line] | None] = []
+        for side, (index, t) in enumerate(((row.base, base), (row.cand, cand))):
             if index is None:
                 cells.append(lines_text(gap_lines(), needle))
                 sections.append(None)
+                drawn.append(None)
                 continue
             message = t.messages[index]
-            cells.append(_turn_cell(message, index + 1, unfold or k in unfolded, needle, marks))
+            opened: Unfold = unfold or frozenset(u for r, s, u in unfolded if (r, s) == (k, side))
+            cell, lines = _turn_cell(message, index + 1, opened, needle, marks)
+            cells.append(cell)
+            drawn.append(lines)
             sections.append(Section(f"t{k}", message.role, message.content, role=message.role))
+        cell_lines.append((drawn[0], drawn[1]))
         rows.append((cells[0], cells[1]))
         pairs.append((sections[0], sections[1]))
         keys.append("answer" if k == alignment.final_row else f"t{k}")
@@ -148,7 +173,8 @@ def item_rows(
         )
         pairs.append((left, right))
         keys.append(key)
-    return ItemRows(SideBySide(rows=rows, keys=keys), pairs, alignment)  # type: ignore[arg-type]
+    sides = SideBySide(rows=rows, keys=keys)  # type: ignore[arg-type]
+    return ItemRows(sides, pairs, alignment, tuple(cell_lines))
 
 
 def _final_text(t: Transcript) -> str:
@@ -254,3 +280,46 @@ def compare_costs(base: Transcript, cand: Transcript) -> str:
     if any(errors):
         parts.append(f"{MARK['error']} error " + " vs ".join("yes" if v else "no" for v in errors))
     return " · ".join(parts)
+
+
+def units_at(
+    rows: ItemRows,
+    starts: list[int],
+    widths: tuple[int, int],
+    cursor: int,
+    bottom: int,
+    console: Console,
+) -> list[tuple[int, int, int]]:
+    """The units that fold (`Line.unit`) `f` acts on, as (row, side, unit): those whose lines
+    hold screen line `cursor` (a reasoning block's head and text; a long argument), else the
+    first below it that starts before `bottom` (the end of the view). One per side at most:
+    two units side by side at the same line are both taken."""
+    spans: list[tuple[int, int, tuple[int, int, int]]] = []  # (first line, end, unit)
+    for k, cells in enumerate(rows.cell_lines):
+        if k >= len(starts) or starts[k] >= bottom:
+            break
+        if k + 1 < len(starts) and starts[k + 1] <= cursor:
+            continue  # the whole row is above the cursor
+        for side, lines in enumerate(cells):
+            y = starts[k]
+            for i, line in enumerate(lines or ()):
+                height = _height(line, widths[side], console)
+                if line.unit is not None:
+                    end = y + height
+                    if line.kind == "fold" and i + 1 < len(lines or ()):
+                        end += _height((lines or [])[i + 1], widths[side], console)
+                    spans.append((y, end, (k, side, line.unit)))
+                y += height
+    under = [unit for first, end, unit in spans if first <= cursor < end]
+    if under:
+        return under
+    below = [(first, unit) for first, _, unit in spans if cursor < first < bottom]
+    if not below:
+        return []
+    nearest = min(first for first, _ in below)
+    return [unit for first, unit in below if first == nearest]
+
+
+def _height(line: Line, width: int, console: Console) -> int:
+    """How many screen lines one line takes in a column `width` wide (as the pane wraps it)."""
+    return max(len(lines_text([line]).wrap(console, width)), 1)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from evaltui.core.report import turn_lines as turn_lines_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from tests.core.agent_fixtures import BASE, CAND
@@ -113,3 +114,42 @@ def test_agent_item_final_answers_snapshot(snap_compare, tmp_path):
     assert snap_compare(
         agent_app(tmp_path / "s"), terminal_size=(80, 24), run_before=_drug_2_answer
     )
+
+
+async def test_f_unfolds_the_one_block_at_the_top_not_the_whole_turn(tmp_path, monkeypatch):
+    # Arguments over 12 characters count as long here, so the retry turn (#5 vs #3) holds
+    # three blocks that fold on each side: its reasoning, "drug_a" and "drug_b".
+    monkeypatch.setattr(turn_lines_module, "LONG_VALUE", 12)
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_drug_2(app, pilot)
+        folded = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        await pilot.press("home", "D", "J", "J")  # the retry's row, at the top
+        assert pane_lines(app)[0][0].strip().startswith("── #5 assistant")
+        await pilot.press("f")  # the title is at the top: the first block below it
+        await settle(app, pilot)
+        unfolded = app.screen.sides.plain(0), app.screen.sides.plain(1)
+        for before, after in zip(folded, unfolded, strict=True):
+            assert after.count("▾ reasoning (2,281 characters)") == 1  # that block only
+            assert after.count("folded: f unfolds") == before.count("folded: f unfolds") - 1
+            assert after.count("characters, f unfolds)") == before.count("characters, f unfolds)")
+        assert pane_lines(app)[0][0].strip().startswith("── #5 assistant")  # still there
+        await pilot.press("f")  # the same block folds again
+        await settle(app, pilot)
+        assert (app.screen.sides.plain(0), app.screen.sides.plain(1)) == folded
+        for _ in range(12):  # down, line by line, to the retry's "drug_a" argument
+            if '"drug_a"' in pane_lines(app)[0][0]:
+                break
+            await pilot.press("j")
+        left_top = pane_lines(app)[0][0]
+        assert '"drug_a": … (+14 characters, f unfolds)' in left_top
+        await pilot.press("f")
+        await settle(app, pilot)
+        left = app.screen.sides.plain(0)
+        assert '"drug_a": "simvastatin",' in left  # that argument, whole
+        assert left.count("characters, f unfolds)") == folded[0].count("characters, f unfolds)") - 1
+        assert left.count("folded: f unfolds") == folded[0].count("folded: f unfolds")
+        assert '"drug_b": … (+16 characters, f unfolds)' in left  # the next argument: folded
+        await pilot.press("F")  # every block, every turn
+        await settle(app, pilot)
+        assert "f unfolds" not in app.screen.sides.plain(0)

@@ -54,7 +54,7 @@ async def test_j_and_k_scroll_the_help(tmp_path):
 
 
 @pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
-async def test_tab_and_arrows_switch_between_the_two_lists(tmp_path):
+async def test_tab_and_arrows_visit_every_list_in_turn(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
@@ -62,13 +62,19 @@ async def test_tab_and_arrows_switch_between_the_two_lists(tmp_path):
         await pilot.press("tab")
         assert app.screen.current_list == "improvements" and len(listed_ids(app)) == 21
         assert "Improvements (21)" in text_of(app, "#list-title")
-        await pilot.press("tab")
+        await pilot.press("tab")  # the unchanged items' lists follow (built on the first visit)
+        await settle(app, pilot)
+        assert app.screen.current_list == "both pass" and listed_ids(app)
+        await pilot.press("tab", "tab")  # both fail, then round to the first
+        await settle(app, pilot)
         assert app.screen.current_list == "regressions" and len(listed_ids(app)) == 9
         await pilot.press("right")
         assert app.screen.current_list == "improvements"
         await pilot.press("left")
         assert app.screen.current_list == "regressions"
         await pilot.press("shift+tab")
+        assert app.screen.current_list == "both fail"
+        await pilot.press("left", "left")
         assert app.screen.current_list == "improvements"
         # In the search box Tab hands the keys back to the list instead.
         await pilot.press("slash", "w")

@@ -40,8 +40,8 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
     shown = []
     show = ItemScreen._show_transcripts
 
-    def spy(self, item_id, base, cand):
-        show(self, item_id, base, cand)
+    def spy(self, item_id, base, cand, alignment=None):
+        show(self, item_id, base, cand, alignment)
         pane = self.side_plain(1)
         shown.append((base.complete, cand.complete, len(cand.messages), pane))
 

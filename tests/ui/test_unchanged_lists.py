@@ -27,7 +27,13 @@ async def test_both_pass_and_both_fail_lists_open_search_and_drill_down(tmp_path
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen)
         assert text_of(app, "#item-meta").startswith("Item both runs pass 1/1 drug-1")
-        await pilot.press("escape", "escape", "tab")  # Tab: back to the changed items' lists
+        await pilot.press("escape", "escape", "tab")  # Tab: the next list, as the help says
+        await settle(app, pilot)
+        assert app.screen.current_list == "both fail" and listed_ids(app) == ["drug-4"]
+        await pilot.press("tab")  # round to the first
         await settle(app, pilot)
         assert app.screen.current_list == "regressions"
         assert listed_ids(app) == ["drug-2", "drug-5"]
+        await pilot.press("shift+tab", "shift+tab")
+        await settle(app, pilot)
+        assert app.screen.current_list == "both pass" and listed_ids(app) == ["drug-1", "drug-3"]

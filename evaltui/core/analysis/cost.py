@@ -89,10 +89,21 @@ class CostComparison:
         return next((f for f in self.figures if f.name == name), None)
 
 
+def _present(paired: PairedRuns) -> list[str]:
+    runs = (paired.baseline.table, paired.candidate.table)
+    return [n for n in NUMERIC_COSTS if all(cost_column(n) in t.columns for t in runs)]
+
+
+def has_costs(paired: PairedRuns) -> bool:
+    """Whether the pair has a cost comparison to compute (both runs record a cost figure):
+    a look at the columns, so a screen can say "computing" only where a line will come."""
+    return bool(_present(paired))
+
+
 def cost_comparison(paired: PairedRuns) -> CostComparison | None:
     """The paired cost comparison (see the module's docstring); None without cost columns."""
     runs = (paired.baseline.table, paired.candidate.table)
-    present = [n for n in NUMERIC_COSTS if all(cost_column(n) in t.columns for t in runs)]
+    present = _present(paired)
     if not present:
         return None
     ids = paired.items.select(ITEM_ID)

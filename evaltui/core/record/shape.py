@@ -26,6 +26,7 @@ from evaltui.core.report.shape import (
     Status,
     Tool,
 )
+from evaltui.core.report.shape_cost import CostReport
 from evaltui.core.report.shape_results import (
     ANALYSIS_SHAPES,
     Arm,
@@ -104,6 +105,15 @@ class Results(Struct, kw_only=True):
     verdict: Verdict
     headline: Annotated[str, Meta(min_length=1)]
     categories: CategoriesField | UnsetType = UNSET
+    cost: Annotated[
+        CostReport | UnsetType,
+        Meta(
+            description=(
+                "agent runs whose logs record what each sample cost: the report's cost block "
+                "(absent otherwise, and in records made before it was recorded)"
+            )
+        ),
+    ] = UNSET
 
 
 class Item(Struct, kw_only=True):

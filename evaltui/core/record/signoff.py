@@ -54,6 +54,10 @@ RESULT_KEYS = (
 # Results a record carries when the report has them, and that an older record may lack: the
 # outcome categories (a record made before they existed reads as having none).
 OPTIONAL_RESULT_KEYS = ("categories",)
+# Results a record carries only when the report has them (the key is absent otherwise): the
+# paired cost block of agent runs whose logs record what each sample cost. A record made before
+# it was recorded lacks it and is verified without it (`verify.rebuild`).
+WHEN_PRESENT_RESULT_KEYS = ("cost",)
 
 
 @dataclass(frozen=True)
@@ -157,6 +161,7 @@ def build_record(
         "results": {
             **{key: report[key] for key in RESULT_KEYS},
             **{key: report.get(key) for key in OPTIONAL_RESULT_KEYS},
+            **{key: report[key] for key in WHEN_PRESENT_RESULT_KEYS if key in report},
         },
         "triage": {
             "regressions": len(analysis.regressions),

@@ -48,10 +48,21 @@ MARK = {
 
 @dataclass(frozen=True)
 class Line:
-    """One line (it may wrap when drawn) and its kind; `text` is inert."""
+    """One line (it may wrap when drawn) and its kind; `text` is inert. `unit`: on the first
+    line of something that folds (a long reasoning block, a long tool-call argument), its
+    number within the turn, counted from 0 in the order drawn (what `unfold` names)."""
 
     text: str
     kind: LineKind
+    unit: int | None = None
+
+
+Unfold = bool | frozenset[int]
+"""What to unfold: everything (True), nothing (False), or these units of the turn."""
+
+
+def _open(unfold: Unfold, unit: int) -> bool:
+    return unfold if isinstance(unfold, bool) else unit in unfold
 
 
 def turn_title(message: Message, number: int) -> str:
@@ -60,28 +71,33 @@ def turn_title(message: Message, number: int) -> str:
 
 
 def turn_lines(
-    message: Message, number: int, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+    message: Message, number: int, unfold: Unfold = False, hint: str = f"{UNFOLD_KEY} unfolds"
 ) -> list[Line]:
     """The title line, then each block of the message; a message with no recorded structure
-    is one text block. `hint`: how to unfold what is folded, named in the fold marks."""
+    is one text block. `hint`: how to unfold what is folded, named in the fold marks. The
+    units that fold are numbered in the order drawn (`Line.unit`); `unfold` names which open."""
     out = [Line(turn_title(message, number), "title")]
     blocks = message.blocks or (Block("text", message.content),)
+    units = 0
     for block in blocks:
-        out += block_lines(block, unfold, hint)
+        lines = block_lines(block, unfold, hint, first_unit=units)
+        units += sum(1 for line in lines if line.unit is not None)
+        out += lines
     return out
 
 
 def block_lines(
-    block: Block, unfold: bool = False, hint: str = f"{UNFOLD_KEY} unfolds"
+    block: Block, unfold: Unfold = False, hint: str = f"{UNFOLD_KEY} unfolds", first_unit: int = 0
 ) -> list[Line]:
     """One block: text as written; reasoning folded unless `unfold`; redacted reasoning as its
     summary; a tool call as its name and its arguments one per line; a result or an error with
-    the function it came from; media by type and size."""
+    the function it came from; media by type and size. `first_unit`: the number of the
+    block's first unit that folds (a long reasoning block is one, each long argument one)."""
     kind = block.kind
     if kind == "text":
         return [Line(inert(block.text), "text")] if block.text else []
     if kind == "reasoning":
-        return _reasoning(block.text, unfold, hint)
+        return _reasoning(block.text, _open(unfold, first_unit), hint, first_unit)
     if kind == "redacted":
         withheld = f"{block.size:,} encrypted characters not shown" if block.size else "redacted"
         head = f"{MARK['fold']} REASONING (SUMMARY) · {withheld}"
@@ -89,12 +105,17 @@ def block_lines(
         return [Line(head, "fold"), Line(inert(body), "reasoning")]
     if kind == "tool_call":
         lines = [Line(f"{MARK['call']} tool call: {one_line(block.name, 60)}", "call")]
+        unit = first_unit
         for raw in block.text.splitlines() or [""]:
             text = inert(raw)
-            if not unfold and len(text) > LONG_VALUE:
+            if len(text) <= LONG_VALUE:
+                lines.append(Line(text, "args"))
+                continue
+            if not _open(unfold, unit):
                 more = len(text) - LONG_VALUE
                 text = f"{text[:LONG_VALUE]}… (+{more:,} characters, {hint})"
-            lines.append(Line(text, "args"))
+            lines.append(Line(text, "args", unit))
+            unit += 1
         return lines
     if kind == "tool_result":
         title = Line(f"{MARK['result']} result: {one_line(block.name, 60)}", "result")
@@ -108,18 +129,22 @@ def block_lines(
     return [Line(inert(block.text), "text")]
 
 
-def _reasoning(text: str, unfold: bool, hint: str) -> list[Line]:
+def _reasoning(text: str, unfold: bool, hint: str, unit: int = 0) -> list[Line]:
     if not text:
         return [Line(f"{MARK['fold']} reasoning (not recorded)", "fold")]
-    if unfold or len(text) <= FOLDED_REASONING:
-        mark = MARK["unfolded"] if len(text) > FOLDED_REASONING else MARK["fold"]
+    if len(text) <= FOLDED_REASONING:  # short: nothing to fold
         return [
-            Line(f"{mark} reasoning ({len(text):,} characters)", "fold"),
+            Line(f"{MARK['fold']} reasoning ({len(text):,} characters)", "fold"),
+            Line(inert(text), "reasoning"),
+        ]
+    if unfold:
+        return [
+            Line(f"{MARK['unfolded']} reasoning ({len(text):,} characters)", "fold", unit),
             Line(inert(text), "reasoning"),
         ]
     cut = text[:FOLDED_REASONING].rsplit(" ", 1)[0] or text[:FOLDED_REASONING]
     head = f"{MARK['fold']} reasoning ({len(text):,} characters, folded: {hint})"
-    return [Line(head, "fold"), Line(inert(cut) + " …", "reasoning")]
+    return [Line(head, "fold", unit), Line(inert(cut) + " …", "reasoning")]
 
 
 def gap_lines() -> list[Line]:

@@ -8,7 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.record.signoff import OPTIONAL_RESULT_KEYS, RESULT_KEYS
+from evaltui.core.record.signoff import (
+    OPTIONAL_RESULT_KEYS,
+    RESULT_KEYS,
+    WHEN_PRESENT_RESULT_KEYS,
+)
 from evaltui.core.verify.difference import first_difference, value_at
 from evaltui.core.verify.journal_replay import review_of_record
 from evaltui.core.verify.result import Verification, shown
@@ -86,9 +90,14 @@ def _record_difference(record: dict[str, Any], expected: dict[str, Any]) -> str 
     keys = sorted((set(record) | set(expected)) - set(IGNORED) - {"results"})
     for key in ["results", *keys]:  # the statistics first: a changed number is named as one
         if key == "results":
-            for name in (*RESULT_KEYS, *OPTIONAL_RESULT_KEYS):
-                if name in OPTIONAL_RESULT_KEYS and name not in record["results"]:
-                    continue
+            # A record made before a result existed (the outcome categories, the cost block)
+            # makes no claim there: each is checked only when the record carries it.
+            present = [
+                k
+                for k in (*OPTIONAL_RESULT_KEYS, *WHEN_PRESENT_RESULT_KEYS)
+                if k in record["results"]
+            ]
+            for name in (*RESULT_KEYS, *present):
                 where = first_difference(
                     record["results"].get(name), expected["results"].get(name), name, strict=False
                 )

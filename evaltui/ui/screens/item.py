@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import polars as pl
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import Static
-from textual.worker import get_current_worker
 
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
-from evaltui.core.errors import EvalTuiError
+from evaltui.core.compare.trajectory import Alignment
 from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, STATUS, Transcript
 from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow, singular
-from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
+from evaltui.ui.messages import (
+    ReviewChanged,
+    ReviewsChanged,
+)
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
+from evaltui.ui.screens.item_reading import ItemReading
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.state import ReviewState
 from evaltui.ui.styles import style_of
@@ -34,7 +33,7 @@ from evaltui.ui.widgets.key_footer import KeyFooter
 OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
 
-class ItemScreen(GivenState, FooterKeys, ItemNavigation):
+class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
@@ -56,10 +55,18 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         Binding("v", "jump_grader", "Grader's explanation", show=False, id="item.grader"),
         Binding("D", "jump_divergence", "Where the runs diverge", show=False, id="item.diverge"),
         Binding(
-            "f", "toggle_unfold", "Unfold/fold the turn's reasoning", show=False, id="item.unfold"
+            "f",
+            "toggle_unfold",
+            "Unfold/fold the reasoning block or long argument at the top",
+            show=False,
+            id="item.unfold",
         ),
         Binding(
-            "F", "toggle_unfold_all", "Unfold/fold every reasoning", show=False, id="item.unfoldall"
+            "F",
+            "toggle_unfold_all",
+            "Unfold/fold every reasoning block and long argument",
+            show=False,
+            id="item.unfoldall",
         ),
         *[
             Binding(
@@ -114,11 +121,12 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
         self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
         self.unfold = False  # every reasoning and long tool argument unfolded (F)
-        self.unfolded: frozenset[int] = frozenset()  # the rows unfolded one by one (f)
+        # The blocks unfolded one by one (f): (row, side, unit of the turn).
+        self.unfolded: frozenset[tuple[int, int, int]] = frozenset()
         self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it
-        # The next item's transcripts, read while the reviewer reads this one (n is the usual
-        # next key): (item_id, baseline, candidate).
-        self.read_ahead: tuple[str, Transcript, Transcript] | None = None
+        # The next item's transcripts, read and aligned while the reviewer reads this one (n is
+        # the usual next key): (item_id, baseline, candidate, alignment).
+        self.read_ahead: tuple[str, Transcript, Transcript, Alignment | None] | None = None
         # After tag-and-advance: the item just tagged and its tag, shown until the next move.
         self.just_tagged: tuple[str, str] | None = None
         self.match_rows: list[int] = []  # rows of the side-by-side pane holding the search
@@ -173,100 +181,31 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         else:
             self.load_transcripts(self.row.item_id, gen=self._read_gen)
 
-    @work(thread=True, exclusive=True, group="transcript")
-    def load_transcripts(
+    def _show_transcripts(
         self,
         item_id: str,
-        shown: bool = False,
-        rows: tuple[int, int] | None = None,
-        gen: int = 0,
+        base: Transcript,
+        cand: Transcript,
+        alignment: Alignment | None = None,
     ) -> None:
-        """Read both sides from disk off the UI thread (a big run may need a seek and a parse),
-        then the next item's, so that n shows it at once. `rows`: another epoch's records."""
-        worker = get_current_worker()
-        try:
-            if not shown:
-                self._read_item(item_id, self._item_index(item_id), show=True, rows=rows, gen=gen)
-            if rows is not None:
-                return  # an epoch picked by hand: the next item opens at its first epoch
-            position = self.index + 1 if self.row.item_id == item_id else len(self.rows)
-            if position < len(self.rows) and not worker.is_cancelled:
-                following = self.rows[position]
-                base, cand = self._read_item(following.item_id, following.index, show=False)
-                if not worker.is_cancelled:
-                    self.read_ahead = (following.item_id, base, cand)
-        except EvalTuiError as exc:
-            self.app.post_message(WorkerProblem(str(exc)))
-
-    def _read_item(
-        self,
-        item_id: str,
-        index: int,
-        show: bool,
-        rows: tuple[int, int] | None = None,
-        gen: int | None = None,
-    ) -> tuple[Transcript, Transcript]:
-        """Both sides at once: each may be a seek and a parse, or a row-group decode. With
-        `show`, a reader with a slow nested column (Parquet messages) gives a quick view of the
-        flat fields first, so the reviewer reads the answer while the rest decodes. `rows`: the
-        two records to read (another epoch's), else the item's first."""
-        paired = self.state.require_loaded().analysis.paired
-        if rows is None:
-            record = paired.items.row(index, named=True)
-            rows = (record[BASE_ROW], record[CAND_ROW])
-        sides = (
-            (paired.baseline.transcripts, rows[0]),
-            (paired.candidate.transcripts, rows[1]),
-        )
-        show = show and (gen is None or gen == self._read_gen)
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            done: list[Transcript | None] = [None, None]
-            if show and any(hasattr(reader, "read_quick") for reader, _ in sides):
-                quick = [
-                    pool.submit(getattr(reader, "read_quick", reader.read), row)
-                    for reader, row in sides
-                ]
-                # None: that reader has nothing slow to read, so its full read is quick too.
-                early = [
-                    q.result() or reader.read(row)
-                    for q, (reader, row) in zip(quick, sides, strict=True)
-                ]
-                done = [e if e.complete else None for e in early]
-                if not all(e.complete for e in early):
-                    # Shown before the slow reads start: they would take both cores from it.
-                    shown = threading.Event()
-                    self.post_message(TranscriptsRead(item_id, *early, shown=shown))
-                    shown.wait(timeout=1.0)
-            full = [
-                pool.submit(reader.read, row) if have is None else None
-                for (reader, row), have in zip(sides, done, strict=True)
-            ]
-            base, cand = (
-                f.result() if f is not None else have for f, have in zip(full, done, strict=True)
-            )
-        if show and (gen is None or gen == self._read_gen):
-            self.post_message(TranscriptsRead(item_id, base, cand))
-        return base, cand
-
-    def on_transcripts_read(self, message: TranscriptsRead) -> None:
-        try:
-            self._show_transcripts(message.item_id, message.baseline, message.candidate)
-        finally:
-            if message.shown is not None:
-                message.shown.set()
-
-    def _item_index(self, item_id: str) -> int:
-        """The item's row in `paired.items` (ListRow.index is exactly that)."""
-        if self.row.item_id == item_id:
-            return self.row.index
-        return self.state.require_loaded().analysis.paired.items[ITEM_ID].index_of(item_id)
-
-    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+        """Draw the item's rows; the turns' alignment comes from the worker that read them
+        (or, for the same transcripts drawn again, from the rows shown), never computed here."""
         if item_id != self.row.item_id:
             return  # the reviewer already moved on
+        if alignment is None and (base.messages or cand.messages):
+            shown, rows = self.transcripts, self.item_rows
+            same = shown is not None and shown[0] is base and shown[1] is cand
+            if same and rows is not None and rows.alignment is not None:
+                alignment = rows.alignment
+            else:
+                self.align_item(item_id, base, cand)
+                self.query_one("#sides-text", Static).update(
+                    Text("aligning the two trajectories…", style="dim")
+                )
+                return
         self.transcripts = (base, cand)
         needle = self.needle
-        self.item_rows = item_rows(base, cand, needle, self.unfold, self.unfolded)
+        self.item_rows = item_rows(base, cand, needle, self.unfold, self.unfolded, alignment)
         self.sides, pairs = self.item_rows.sides, self.item_rows.pairs
         self.match_rows = matching_rows(pairs, needle)
         self._update_meta()

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.state import ReviewState
-from evaltui.ui.trajectory_view import ItemRows
+from evaltui.ui.trajectory_view import ItemRows, units_at
 from evaltui.ui.transcript import SideBySide, final_answer_key
 
 
@@ -38,9 +38,11 @@ class ItemNavigation(Screen):
     _pending_match: str | None
     item_rows: ItemRows | None
     unfold: bool
-    unfolded: frozenset[int]
+    unfolded: frozenset[tuple[int, int, int]]
 
-    def _show_transcripts(self, item_id: str, base: Transcript, cand: Transcript) -> None:
+    def _show_transcripts(
+        self, item_id: str, base: Transcript, cand: Transcript, alignment: object = None
+    ) -> None:
         raise NotImplementedError  # (the item screen's)
 
     def show_item(self, epoch: int = 0) -> None:
@@ -188,14 +190,33 @@ class ItemNavigation(Screen):
             self._scroll_to_row(rows.divergence_row)
 
     def action_toggle_unfold(self) -> None:
-        """Unfold (fold again) the reasoning and long arguments of the turn in view."""
-        if not self._side_by_side():
+        """Unfold (fold again) the reasoning block or long tool-call argument at the cursor:
+        the top of the pane, or the row last jumped to (a, D, J/K) while the pane has not
+        moved. The block the cursor is in, else the first below it in view; where both runs
+        have one at that line, both (one per side). The rest of the turn stays as it was."""
+        rows, sides = self.item_rows, self.sides
+        if not self._side_by_side() or rows is None or sides is None:
             return
-        top = int(self.query_one("#sides-pane", Pane).scroll_y)
-        row = self._row_in_view()
-        self.unfolded = self.unfolded ^ {row}
+        if self.unfold:
+            self.notify("everything is unfolded: F folds it back", timeout=2)
+            return
+        pane = self.query_one("#sides-pane", Pane)
+        top, starts, width = int(pane.scroll_y), self._row_starts(), sides.drawn_width
+        if not starts or width is None:
+            return
+        jumped = getattr(self, "_jumped", None)
+        held = jumped is not None and jumped[1] == top and jumped[0] < len(starts)
+        cursor = starts[jumped[0]] if held else top
+        bottom = max(top, cursor) + max(pane.scrollable_content_region.height, 1)
+        found = units_at(rows, starts, sides.split(width), cursor, bottom, self.app.console)
+        if not found:
+            self.notify("nothing folded here (F unfolds every block)", timeout=2)
+            return
+        opened = all(unit in self.unfolded for unit in found)
+        self.unfolded = self.unfolded - set(found) if opened else self.unfolded | set(found)
         self._redraw_folds(top)
-        self.call_after_refresh(self._scroll_to_row, row)  # its start, once drawn anew
+        if held:
+            self.call_after_refresh(self._scroll_to_row, jumped[0])  # its start, drawn anew
 
     def action_toggle_unfold_all(self) -> None:
         """Unfold (fold again) every reasoning block and every long tool-call argument."""
@@ -259,7 +280,7 @@ class ItemNavigation(Screen):
             self.action_jump_divergence,
         )  # fmt: skip
         yield SystemCommand(
-            "Unfold this turn", "Unfold/fold the reasoning of the turn at the top (f)",
+            "Unfold this block", "Unfold/fold the reasoning block or long argument at the top (f)",
             self.action_toggle_unfold,
         )  # fmt: skip
         yield SystemCommand(

@@ -36,6 +36,7 @@ from evaltui.ui.screens.keys import (
     has_slices,
 )
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
+from evaltui.ui.screens.main_cost import MainCost
 from evaltui.ui.screens.main_search import MainSearch
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
@@ -53,7 +54,7 @@ CHROME_LINES = 6
 WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
+class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -208,6 +209,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
         loaded = self.state.loaded
         if loaded is None:
             return
+        self.start_cost()  # (a worker: the header says the cost line is being computed)
         args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
         progress = self.state.deciding_progress
@@ -385,18 +387,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant):
             view.refresh()  # tags may have changed while the other list was shown
         self.show_list(name)
         self.query_one(ItemTable).focus()
-
-    def action_other_list(self, step: int) -> None:
-        """Tab / arrows: the other list (the search box hands the keys back to the list)."""
-        if self.state.loaded is None:
-            return
-        if self.query_one("#search", Input).has_focus:
-            self.query_one(ItemTable).focus()
-            return
-        # Tab stays between the changed items' lists (b/B open the unchanged ones; Tab from
-        # one of those goes back to the regressions).
-        current = self.current_list if self.current_list in LISTS else LISTS[-1 if step > 0 else 0]
-        self.action_show_list(LISTS[(LISTS.index(current) + step) % len(LISTS)])
 
     def action_filter_slice(self) -> None:
         if self.view is not None:

@@ -2,8 +2,9 @@
 verdicts, unchanged), for a reviewer who reads a few answers the grader did not flag.
 
 A mixin of `MainScreen`. The lists are built the first time one is opened (a big run has many
-more unchanged items than changed ones); their inputs, outputs and targets are then read in a
-worker for the same search the other lists have.
+more unchanged items than changed ones), in a worker: until it is done the list opened says it
+is being built (never an empty or partial list shown as the list). Their inputs, outputs and
+targets are then read in another worker for the same search the other lists have.
 """
 
 from __future__ import annotations
@@ -11,16 +12,28 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import work
+from textual.message import Message
 from textual.screen import Screen
+from textual.widgets import Input
 
+from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.errors import EvalTuiError
 from evaltui.ui.listmodel import ListRow
-from evaltui.ui.loading import concordant_rows, concordant_split, fill_previews
+from evaltui.ui.loading import concordant_counts, concordant_rows, fill_previews
 from evaltui.ui.messages import WorkerProblem
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
-from evaltui.ui.state import ReviewState
+from evaltui.ui.state import Loaded, ReviewState
+from evaltui.ui.widgets.item_table import ItemTable
 
 DISCORDANT = ("regressions", "improvements")
+
+
+class ConcordantBuilt(Message):
+    """The lists of unchanged items, built by a worker for the analysis `analysis`."""
+
+    def __init__(self, analysis: Analysis, built: dict[str, list[ListRow]]) -> None:
+        super().__init__()
+        self.analysis, self.built = analysis, built
 
 
 class MainConcordant(Screen):
@@ -30,6 +43,12 @@ class MainConcordant(Screen):
     current_list: str
     concordant_index: SearchIndex | None = None
     _concordant_counts: tuple[object, dict[str, int]] | None = None
+    _concordant_building: object = None  # the analysis a build worker runs for
+
+    # (the main screen's)
+    show_list: Callable[..., None]
+    refresh_bindings: Callable[[], None]
+    _update_title: Callable[[], None]
 
     # (the main screen's and its search mixin's)
     action_show_list: Callable[[str], None]
@@ -49,10 +68,22 @@ class MainConcordant(Screen):
             return 0
         cached = self._concordant_counts
         if cached is None or cached[0] is not loaded.analysis:
-            split = concordant_split(loaded.analysis)
-            cached = (loaded.analysis, {k: len(v) for k, v in split.items()})
+            cached = (loaded.analysis, concordant_counts(loaded.analysis))
             self._concordant_counts = cached
         return cached[1].get(name, 0)
+
+    def action_other_list(self, step: int) -> None:
+        """Tab / Shift+Tab (→ / ←): the next (previous) list of `list_names`, as the help
+        says, the unchanged items' lists included (built on the first visit); the search box
+        hands the keys back to the list instead."""
+        if self.state.loaded is None:
+            return
+        if self.query_one("#search", Input).has_focus:
+            self.query_one(ItemTable).focus()
+            return
+        names = self.list_names()
+        current = names.index(self.current_list) if self.current_list in names else 0
+        self.open_list(names[(current + step) % len(names)])
 
     def action_show_concordant(self, which: int) -> None:
         """b: the items both runs pass (or the unchanged ones); B: those both fail."""
@@ -62,20 +93,69 @@ class MainConcordant(Screen):
         self.open_list(names[min(which, len(names) - 1)])
 
     def open_list(self, name: str) -> None:
-        """Show a list, building the unchanged items' lists first if this is the first time."""
+        """Show a list; the unchanged items' lists are built first (in a worker) the first
+        time one is opened, the list saying so meanwhile."""
         loaded = self.state.loaded
         if loaded is not None and name not in self.state.views:
             if name not in self.state.concordant_names():
                 return
-            rows = self.state.adopt_concordant(concordant_rows(loaded.analysis, loaded.session))
-            self.concordant_index = SearchIndex()
-            for listed in self.state.concordant_names():
-                view = self.state.views[listed]
-                view.text_hits = self.concordant_index.matches
-                view.note_hits = self._note_hits
-            if rows:
-                self.read_concordant(rows, self.concordant_index)
+            self.current_list = name
+            table = self.query_one(ItemTable)
+            table.empty_text = (f'The "{name}" list is being built…',)
+            table.set_rows([])
+            self._update_title()
+            self.refresh_bindings()
+            table.focus()
+            if self._concordant_building is not loaded.analysis:
+                self._concordant_building = loaded.analysis
+                self.build_concordant(loaded)
+            return
         self.action_show_list(name)
+
+    @work(thread=True, group="concordant-build")
+    def build_concordant(self, loaded: Loaded) -> None:
+        """Both lists of unchanged items at once (one pass over the items)."""
+        try:
+            built = concordant_rows(loaded.analysis, loaded.session)
+        except (EvalTuiError, ValueError) as exc:
+            self.app.post_message(WorkerProblem(f"unchanged items: {exc}", severity="warning"))
+            built = {}
+        self.post_message(ConcordantBuilt(loaded.analysis, built))
+
+    def on_concordant_built(self, message: ConcordantBuilt) -> None:
+        """Adopt the lists if the pair was not re-analysed meanwhile (else build anew for the
+        list shown), with the tags given since the worker read them."""
+        self._concordant_building = None
+        loaded = self.state.loaded
+        if loaded is None:
+            return
+        unbuilt = self.current_list in self.state.concordant_names()
+        unbuilt = unbuilt and self.current_list not in self.state.views
+        if loaded.analysis is not message.analysis:  # re-analysed meanwhile
+            if unbuilt:
+                self.open_list(self.current_list)
+            return
+        if not message.built:  # the worker failed (its warning says why)
+            if unbuilt:
+                self.query_one(ItemTable).empty_text = ("The list could not be built.",)
+                self.query_one(ItemTable).refresh()
+            return
+        if any(name in self.state.views for name in message.built):
+            return  # (already adopted)
+        for listed in message.built.values():
+            for row in listed:
+                review = loaded.session.items.get(row.item_id)
+                row.tag = review.tag if review is not None else None
+        rows = self.state.adopt_concordant(message.built)
+        self.concordant_index = SearchIndex()
+        for listed_name in self.state.concordant_names():
+            view = self.state.views[listed_name]
+            view.text_hits = self.concordant_index.matches
+            view.note_hits = self._note_hits
+        if rows:
+            self.read_concordant(rows, self.concordant_index)
+        if self.current_list in message.built:
+            self.action_show_list(self.current_list)
 
     @work(thread=True, exclusive=True, group="concordant")
     def read_concordant(self, rows: list[ListRow], index: SearchIndex) -> None:

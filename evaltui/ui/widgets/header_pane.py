@@ -106,20 +106,37 @@ def first_line_text(parts: FirstLine) -> Text:
 
 
 _COST_SEEN: list[tuple[object, str]] = []  # (paired runs, line): the last pair's, once
+COST_COMPUTING = "cost: being computed (paired bootstrap over items)"
 
 
-def run_cost_line(analysis: Analysis) -> str:
-    """The runs' paired cost in one line (Inspect agent runs), computed once per pair."""
+def run_cost_line(analysis: Analysis) -> str | None:
+    """The runs' paired cost in one line (Inspect agent runs) once `compute_run_cost_line`
+    has run for this pair; "" for runs that record no cost; None while it is still to come
+    (the bootstrap takes a worker's time on a big pair, never the UI thread's)."""
+    from evaltui.core.analysis.cost import has_costs
+
+    paired = analysis.paired
+    seen = _COST_SEEN[:1]  # one read: a worker may replace it meanwhile
+    if seen and seen[0][0] is paired:
+        return seen[0][1]
+    return None if has_costs(paired) else ""
+
+
+def compute_run_cost_line(analysis: Analysis) -> str:
+    """Compute (in a worker) and keep the pair's cost line, which `run_cost_line` then gives."""
     from evaltui.core.analysis.cost import cost_comparison
     from evaltui.core.report.cost import cost_headline
 
     paired = analysis.paired
-    if _COST_SEEN and _COST_SEEN[0][0] is paired:
-        return _COST_SEEN[0][1]
     cost = cost_comparison(paired)
     line = cost_headline(cost) if cost is not None else ""
-    _COST_SEEN[:] = [(paired, line)]
+    keep_run_cost_line(analysis, line)
     return line
+
+
+def keep_run_cost_line(analysis: Analysis, line: str) -> None:
+    """The pair's cost line from now on (the last pair's only: one pair is reviewed)."""
+    _COST_SEEN[:] = [(analysis.paired, line)]
 
 
 def header_text(
@@ -158,7 +175,9 @@ def header_text(
     _epoch_and_cluster_lines(text, analysis)
     _category_line(text, analysis)
     cost = run_cost_line(analysis)
-    if cost:
+    if cost is None:  # never a half-built line: said as still to come
+        text.append(COST_COMPUTING + "\n", style="italic")
+    elif cost:
         text.append(cost + "\n")
     for warning in [*analysis.warnings, *(str(notice) for notice in notices)]:
         text.append("⚠ ", style=style_of("caution--strong"))
