@@ -55,8 +55,8 @@ def fail(exc: Exception) -> int:
 def message_line(message: object) -> str:
     """An error message as one inert line for stderr: it may quote an id, a path or a key
     from an input, and a terminal would obey the escapes in it (set the title, the clipboard,
-    clear the screen), so control and bidi characters are shown as visible stand-ins. In GitHub
-Actions, `::` and `##[` are broken too: the runner would obey a workflow command in it."""
+    clear the screen), so control and bidi characters are shown as visible stand-ins. In
+    GitHub Actions `::` and `##[` are broken too: the runner would obey a workflow command."""
     from evaltui.core.textsafe import one_line
 
     line = one_line(str(message))
