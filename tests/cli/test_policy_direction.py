@@ -90,3 +90,27 @@ def test_the_hash_covers_metrics_only_when_stated():
         loads_policy(plain + LOWER).hash
         != loads_policy(plain + LOWER.replace("lower", "higher")).hash
     )
+
+
+def test_a_record_made_under_the_policys_direction_verifies_without_the_policy_file(
+    capsys, tmp_path
+):
+    """The direction is in the record's spec and its policy rules (`[metrics]` rebuilt as a
+    table), so verify recomputes the same regressions with the file gone."""
+    base, cand = mae_pair(tmp_path, with_results=False)
+    path = policy(tmp_path, HEAD + LOWER)
+    prefix = tmp_path / "record"
+    signed = main(
+        [
+            "signoff", str(base), str(cand), "--policy", str(path), "--decision", "approve",
+            "--rationale", "r", "--override-reason", "o", "--output", str(prefix),
+        ]
+    )  # fmt: skip
+    assert signed == 0, capsys.readouterr().err
+    record = json.loads(prefix.with_suffix(".json").read_text(encoding="utf-8"))
+    assert record["policy"]["rules"]["metrics"] == {"mae": {"direction": "lower"}}
+    path.unlink()
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(base), str(cand)]) == 0, (
+        capsys.readouterr()
+    )
