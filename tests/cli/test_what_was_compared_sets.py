@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from evaltui.cli.main import main
-from tests.conftest import DATA, schema_errors
+from tests.conftest import DATA, SAMPLE_RUNS, schema_errors
 
 PAIR = DATA / "inspect_ai" / "two_scorers"
 FIXTURES = DATA / "independent"
@@ -80,16 +80,22 @@ def test_the_run_set_text_says_what_was_compared(capsys, tmp_path):
 
 
 def test_the_run_set_json_describes_each_run(capsys, tmp_path):
-    out = report(capsys, *run_set(tmp_path), "--format", "json")
+    """(On the JSONL demo runs: a JSON run-set report of the Inspect logs also holds each
+    pair's cost intervals, seconds of bootstrap this test does not need.)"""
+    third = tmp_path / "runs" / "candidate2.jsonl"
+    third.parent.mkdir()
+    shutil.copy(SAMPLE_RUNS / "candidate2.jsonl", third)
+    given = [SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl", third]
+    out = report(capsys, *given, "--format", "json")
     assert schema_errors("report-runset", out) == []
     runs = json.loads(out)["runs"]
     assert [r["described"]["file"] for r in runs] == [
-        "baseline.eval",
-        "candidate.eval",
-        "runs/candidate2.eval",
+        "baseline.jsonl",
+        "candidate.jsonl",
+        "runs/candidate2.jsonl",
     ]
-    assert {r["described"]["harness"] for r in runs} == {"Inspect AI 0.3.285"}
-    assert runs[0]["path"] == str(PAIR / "baseline.eval")  # (kept as given: verify opens it)
+    assert {r["described"]["harness"] for r in runs} == {"jsonl file (no harness recorded)"}
+    assert runs[0]["path"] == str(given[0])  # (kept as given: verify opens it)
 
 
 def independent(capsys, *more) -> str:
