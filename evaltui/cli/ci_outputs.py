@@ -10,12 +10,17 @@ In GitHub Actions (`GITHUB_ACTIONS=true`, or `--github on`), the annotations are
 commands on stdout after a text report; after a Markdown or JSON report they go to stderr
 instead (the runner reads workflow commands on both streams, and a document on stdout is often
 redirected to a file, which a command line would spoil). A text report quotes the runs, so it
-is printed between `::stop-commands::` and its resume token: nothing in it is read as a command.
+is printed between `::stop-commands::` and its resume token: nothing in it is read as a command
+(the runner ignores both command forms, `::` and the legacy `##[`, until the token). A Markdown
+or JSON report is defused instead, to the same document (`github.defused_document`). Errors and
+warnings on stderr are defused in Actions too (`errors.message_line`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import os
 import secrets
 import sys
@@ -92,8 +97,13 @@ def report_with_ci(
     if not github:
         return print_report(design, decided, args.format)
     document = args.format != "text"
-    if document:
-        code = print_report(design, decided, args.format)
+    if document:  # (not wrapped: it is often redirected to a file; defused instead)
+        from evaltui.core.report.github import defused_document
+
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = print_report(design, decided, args.format)
+        sys.stdout.write(defused_document(printed.getvalue(), args.format))
     else:
         stop, resume = stop_commands(secrets.token_hex(16))
         _line(sys.stdout, stop)

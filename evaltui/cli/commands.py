@@ -26,7 +26,9 @@ SpecOf = Callable[[argparse.Namespace], Any]  # the arguments -> their CompareSp
 
 
 def _warn(text: str) -> None:
-    sys.stderr.write(f"evaltui: warning: {text}\n")
+    from evaltui.cli.errors import message_line  # (one inert line; defused in Actions)
+
+    sys.stderr.write(f"evaltui: warning: {message_line(text)}\n")
 
 
 def load_analysis(

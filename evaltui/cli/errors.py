@@ -55,10 +55,16 @@ def fail(exc: Exception) -> int:
 def message_line(message: object) -> str:
     """An error message as one inert line for stderr: it may quote an id, a path or a key
     from an input, and a terminal would obey the escapes in it (set the title, the clipboard,
-    clear the screen), so control and bidi characters are shown as visible stand-ins."""
+    clear the screen), so control and bidi characters are shown as visible stand-ins. In
+    GitHub Actions `::` and `##[` are broken too: the runner would obey a workflow command."""
     from evaltui.core.textsafe import one_line
 
-    return one_line(str(message))
+    line = one_line(str(message))
+    if os.environ.get("GITHUB_ACTIONS") == "true":  # the runner reads stderr for commands too
+        from evaltui.core.report.github import defused
+
+        line = defused(line)
+    return line
 
 
 def is_panic(exc: BaseException) -> bool:

@@ -13,6 +13,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from evaltui.core.decide.deciding import waiting_for
+from evaltui.core.decide.other_metrics import metric_that_blocks
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.drafts import clear_draft
 from evaltui.core.record.session import judge_review as judge
@@ -95,10 +96,38 @@ class ReviewActions(RunSetMode):
             only = loaded.analysis.metrics[0].name
             self.notify(f"these runs carry a single metric ({only})", timeout=3, markup=False)
             return
+        self.state.metric_chosen = True
         current = loaded.analysis.metric
         nxt = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
         self.notify(f"switching to {nxt}…", timeout=2, markup=False)
         self.switch_metric(nxt)
+
+    def open_on_blocking_metric(self) -> None:
+        """Once the decision is made: when another scorer than the compared one blocks (and
+        the compared one did not regress), show that scorer's regressions, so the first list
+        a reviewer reads holds the items that block. Once per pair, and never after the
+        reviewer chose a metric (m) or left the list (an item, a dialog)."""
+        loaded = self.state.loaded
+        if (
+            loaded is None
+            or self.state.metric_chosen
+            or self.state.closing
+            or self.state.run_set is not None
+            or waiting_for(loaded.analysis)
+            or not loaded.analysis.metrics
+        ):
+            return
+        self.state.metric_chosen = True
+        target = metric_that_blocks(loaded.analysis)
+        if target is None or self.screen is not self.main_screen:
+            return
+        name = next(r.name for r in loaded.analysis.metrics if r.metric == target)
+        self.notify(
+            f"showing {name}: the scorer that blocks (m: the next metric)",
+            timeout=6,
+            markup=False,
+        )
+        self.switch_metric(target)
 
     @work(thread=True, exclusive=True, group="load")
     def switch_metric(self, metric: str) -> None:

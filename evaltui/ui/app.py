@@ -454,6 +454,8 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         current = self.state.loaded
         if adopted and retagged and current is not None:
             self.refresh_decision(current)  # (tags made meanwhile: judged with them again)
+        if adopted:
+            self.open_on_blocking_metric()  # (another scorer blocks: its list first)
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:

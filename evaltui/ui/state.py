@@ -131,6 +131,9 @@ class ReviewState:
     # While the analysis that decides runs (`complete_pair`): what it computes now, its step
     # and the steps, for the deciding line ("DECIDING… (clusters, step 1 of 3)").
     deciding_progress: tuple[str, int, int] | None = None
+    # The reviewer chose the metric shown (m), or the app already opened on the one that
+    # blocks (`ReviewActions.open_on_blocking_metric`): never switched for them again.
+    metric_chosen: bool = False
     rows_by_id: dict[str, ListRow] = field(default_factory=dict)
     # Opened read-only at the lock prompt: what every key that would write says instead.
     read_only_reason: str = ""

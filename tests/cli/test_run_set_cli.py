@@ -85,11 +85,21 @@ def test_runs_compared_by_a_different_metric_are_refused(tmp_path, capsys):
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
 
 
-def test_paths_in_the_text_report_are_the_ones_given(capsys):
+def test_the_text_report_names_each_file_as_the_pairs_does_and_the_json_keeps_the_paths(
+    capsys, monkeypatch
+):
+    """Relative to the working directory (as the pair's "what was compared" says it: the
+    absolute local path is the reviewer's layout); the JSON keeps the paths given, which
+    verify opens."""
+    monkeypatch.chdir(SAMPLE_RUNS.parent)
     main(["report", *DEMO])
     out = capsys.readouterr().out
     for path in DEMO:
-        assert str(Path(path)) in out
+        assert f"· sample_runs/{Path(path).name} · sha256" in out
+        assert str(Path(path)) not in out
+    main(["report", *DEMO, "--format", "json"])
+    runs = json.loads(capsys.readouterr().out)["runs"]
+    assert [r["path"] for r in runs] == DEMO
 
 
 def test_when_several_runs_are_bad_the_first_one_given_is_named(tmp_path, capsys):

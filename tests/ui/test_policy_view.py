@@ -88,21 +88,23 @@ async def test_metric_switcher_reanalyses_on_the_next_metric(tmp_path, write_jso
     )
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert app.loaded.analysis.metric == "passed"
-        header = text_of(app, "#header")
-        assert "Metrics (m: next): ▶[passed] +8.3 pts" in header
-        assert "│ judge -1.000 [-1.000, -1.000], regressed" in header
-        # Every metric decides: the judge score's regression blocks, named on the first line.
-        assert header.lstrip().startswith("BLOCKED · judge regressed -1.000")
-        await pilot.press("m")
-        await settle(app, pilot)
+        # The judge score blocks and passed did not regress: the app opens on the judge's
+        # regressions (every metric decides; the first line names it).
         assert app.loaded.analysis.metric == "score:judge"
         assert app.loaded.analysis.kind == "graded"
-        assert "Candidate mean Δ -1.000" in text_of(app, "#header")
+        header = text_of(app, "#header")
+        assert header.lstrip().startswith("BLOCKED · judge regressed")
+        assert "Candidate mean Δ -1.000" in header
+        assert "Metrics (m: next): passed +8.3 pts" in header
+        assert "│ ▶[judge] -1.000 [-1.000, -1.000], regressed" in header
         assert len(listed_ids(app)) == 60
         await pilot.press("m")
         await settle(app, pilot)
         assert app.loaded.analysis.metric == "passed"
+        assert text_of(app, "#header").lstrip().startswith("BLOCKED · judge regressed -1.000")
+        await pilot.press("m")
+        await settle(app, pilot)
+        assert app.loaded.analysis.metric == "score:judge"
 
 
 @pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI

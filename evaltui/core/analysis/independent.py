@@ -190,12 +190,16 @@ def analyze_independent(
     baseline, candidate = _crashed_takes_the_others_shape(baseline, candidate)
     metric = resolve_metric(baseline, candidate, options.metric)
     base, cand = _arm(baseline, metric, on_error), _arm(candidate, metric, on_error)
-    # The same rule as the paired analysis (compare.direction): the user, the log, the name.
+    # The same rule as the paired analysis (compare.direction): the user, the policy, the log,
+    # the name.
     # An unknown direction is read higher-is-better here (not yet refused: see docs/decision.md).
     lower_is_better = (
         metric != PASSED
         and metric_direction(
-            metric, [baseline.metadata, candidate.metadata], options.direction
+            metric,
+            [baseline.metadata, candidate.metadata],
+            options.direction,
+            options.policy_directions,
         ).lower_is_better
     )
     if metric == PASSED and base.binary and cand.binary:

@@ -158,7 +158,9 @@ def analyze(
         # name: compare.direction): a drop is the improvement. With the direction unknown no
         # item is called either until the user says which way is better.
         runs = (paired.baseline, paired.candidate)
-        direction = metric_direction(metric, [r.metadata for r in runs], options.direction)
+        direction = metric_direction(
+            metric, [r.metadata for r in runs], options.direction, options.policy_directions
+        )
         if not is_verdict_metric(metric) and direction.lower_is_better:
             regressed, improved = improved, regressed  # Analysis.lower_is_better: the verdict too
         elif not direction.known:

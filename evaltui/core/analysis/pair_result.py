@@ -133,7 +133,12 @@ class Analysis:
         """Which way is better for the compared metric, and how that is known (the user's
         `--direction`, the log's declaration, the metric's name): `compare.direction`."""
         runs = (self.paired.baseline, self.paired.candidate)
-        return metric_direction(self.metric, [r.metadata for r in runs], self.options.direction)
+        return metric_direction(
+            self.metric,
+            [r.metadata for r in runs],
+            self.options.direction,
+            self.options.policy_directions,
+        )
 
     @property
     def lower_is_better(self) -> bool:

@@ -267,6 +267,12 @@ def _check_policy_options(spec: CompareSpec, policy: Policy) -> None:
                 f"the policy {policy.source_path} says {name} = {theirs}, but this comparison "
                 f"was set up with {mine}; the policy changed: open the pair again"
             )
+    if policy.directions and spec.analysis.policy_directions != policy.directions:
+        raise UsageError(
+            f"the policy {policy.source_path} declares the directions "
+            f"{dict(policy.directions)}, but this comparison was set up with "
+            f"{dict(spec.analysis.policy_directions)}; the policy changed: open the pair again"
+        )
 
 
 def _load_both(

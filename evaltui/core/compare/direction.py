@@ -4,7 +4,9 @@ The direction decides which items are regressions and which way the verdict poin
 never assumed in silence. In order:
 
 1. the user's word: `--direction higher|lower` (recorded in the spec), or the lm-eval format's
-   `--higher-is-better true|false` (recorded in the run's metadata);
+   `--higher-is-better true|false` (recorded in the run's metadata); then the release
+   policy's `[metrics.NAME] direction` (folded into the spec's options, so a record replays
+   it without the policy file), refused when the log declares the opposite;
 2. the log's declaration: lm-eval's `results_<date>.json` (`higher_is_better`), read by the
    format into the run metadata (`higher_is_better`, `direction_source`);
 3. a log that could declare it and does not (lm-eval without its results file: the run's
@@ -100,16 +102,30 @@ def from_name(metric: str) -> bool | None:
 
 
 def metric_direction(
-    metric: str, metadata: Sequence[Mapping[str, str]], given: str | None = None
+    metric: str,
+    metadata: Sequence[Mapping[str, str]],
+    given: str | None = None,
+    policy: Sequence[tuple[str, str]] = (),
 ) -> Direction:
     """The direction of `metric` for runs with these metadata (see the module docstring);
-    `given` is the spec's `--direction`."""
+    `given` is the spec's `--direction`, `policy` the release policy's `[metrics]`
+    directions (metric name, higher|lower)."""
     if metric == PASSED or metric.startswith(PASSED + ":"):  # another scorer's verdicts too
         return Direction(True, "a pass is better than a fail")
     if given is not None:
         return Direction(given == "higher", f"{DIRECTION_FLAG} {given}")
     declared = [m.get("higher_is_better") for m in metadata]
     said = {d for d in declared if d in ("true", "false")}
+    stated = policy_direction(metric, metadata, policy)
+    if stated is not None:
+        name, word = stated
+        if said == {"false" if word == "higher" else "true"}:
+            raise UsageError(
+                f"the policy says {word} is better for {name}, but the runs declare the "
+                f"opposite ({metadata[0].get('direction_source', 'their metadata')}); fix the "
+                f"policy or say which way is better with {DIRECTION_FLAG} higher|lower"
+            )
+        return Direction(word == "higher", f'the policy: [metrics.{name}] direction = "{word}"')
     if len(said) == 2:
         sources = " vs ".join(m.get("direction_source", "a run's metadata") for m in metadata)
         raise UsageError(
@@ -141,6 +157,15 @@ def metric_direction(
     if by_name is not None:
         return Direction(by_name, f"inferred from the metric name '{short}'", inferred=True)
     return Direction(True, "assumed: the format's scores are higher-is-better by convention")
+
+
+def policy_direction(
+    metric: str, metadata: Sequence[Mapping[str, str]], policy: Sequence[tuple[str, str]]
+) -> tuple[str, str] | None:
+    """The policy's (name, higher|lower) for `metric`: it names a metric as a reader knows it,
+    the column (`score:mae`), the score's own name (`mae`) or a harness's single metric's."""
+    names = {metric, metric.removeprefix("score:"), _name(metric, metadata)}
+    return next(((name, word) for name, word in policy if name in names), None)
 
 
 def _name(metric: str, metadata: Sequence[Mapping[str, str]]) -> str:

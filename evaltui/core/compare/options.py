@@ -33,6 +33,9 @@ class AnalysisOptions:
     # the metric's name: compare.direction). Left out of the spec's JSON when None, so records
     # written before it existed keep their exact content.
     direction: str | None = None
+    # The release policy's `[metrics]` directions, (metric name, "higher"|"lower") sorted: the
+    # policy's word where `--direction` is not given. Left out of the spec's JSON when empty.
+    policy_directions: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if self.ci_method not in CI_METHODS:
@@ -48,6 +51,10 @@ class AnalysisOptions:
         if self.resamples < 100:
             raise UsageError(f"--resamples must be at least 100, got {self.resamples}")
         check_direction(self.direction)
+        pairs = tuple(sorted((str(name), str(word)) for name, word in self.policy_directions))
+        for _, word in pairs:
+            check_direction(word)
+        object.__setattr__(self, "policy_directions", pairs)  # (a record's JSON has lists)
         if self.bootstrap not in BOOTSTRAP_METHODS:
             raise UsageError(
                 f"--bootstrap must be one of {', '.join(BOOTSTRAP_METHODS)}, got {self.bootstrap!r}"

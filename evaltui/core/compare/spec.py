@@ -117,6 +117,7 @@ class CompareSpec:
                         "or edit the policy"
                     )
                 given[name] = mine
+            given["policy_directions"] = rules.directions
         return cls(
             baseline=Path(baseline),
             candidate=Path(candidate),
@@ -152,6 +153,10 @@ class CompareSpec:
         analysis = {f.name: getattr(self.analysis, f.name) for f in fields(AnalysisOptions)}
         if analysis.get("direction") is None:  # as records written before it existed
             analysis.pop("direction", None)
+        if not analysis.get("policy_directions"):  # (the same)
+            analysis.pop("policy_directions", None)
+        else:
+            analysis["policy_directions"] = [list(pair) for pair in self.analysis.policy_directions]
         design = {} if self.design == "paired" else {"design": self.design}
         return {
             "schema": SPEC_SCHEMA,

@@ -43,8 +43,9 @@ from evaltui.core.decide.comparable import (
     direction_unknown,
 )
 from evaltui.core.decide.deciding import deciding_line, waiting_for
-from evaltui.core.decide.effect import pair_effect, row_effect
+from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
+from evaltui.core.decide.other_metrics import other_metrics_regressed
 from evaltui.core.decide.vocabulary import DECIDING, ComposedLine, FirstLine, Reason, shown_reasons
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.read.runs import ITEM_ID, SLICE
@@ -242,7 +243,7 @@ def decide(
                 blocking=True,
             )
         )
-    reasons += _other_metrics_regressed(analysis)
+    reasons += other_metrics_regressed(analysis)
     decided = any(g.status in ("passed", "failed") for g in margins)
     if analysis.verdict == "insufficient_data" and decided:
         # Only "no item changed" leaves a margin decidable (too few items or clusters leave
@@ -335,44 +336,6 @@ def effect_subject(analysis: Analysis) -> str:
     if row is None or len(analysis.metrics) < 2:
         return "overall"
     return row.name
-
-
-def _other_metrics_regressed(analysis: Analysis) -> list[Reason]:
-    """Every other metric of the family whose (adjusted) verdict is "regressed", the most
-    significant first: it blocks like the compared one, unless the policy calls it
-    `secondary` (then it asks for review). The first line names it with its effect."""
-    rows = [
-        r
-        for r in analysis.metrics
-        if r.metric != analysis.metric and r.in_family and r.verdict == "regressed"
-    ]
-    rows.sort(key=lambda r: (r.p_adjusted if r.p_adjusted is not None else 1.0, r.metric))
-    out = []
-    for r in rows:
-        effect = row_effect(r).text
-        if r.blocks:
-            out.append(
-                Reason(
-                    "metric_regressed",
-                    f"the candidate regressed on {r.name}: {effect} ({r.ci_method}; "
-                    f"p {format_p(r.p_adjusted if r.p_adjusted is not None else r.p_raw)}, "
-                    "adjusted over the pair's metrics)",
-                    f"{r.name} regressed {effect}",
-                    blocking=True,
-                    item_ids=r.regressions,
-                )
-            )
-        else:
-            out.append(
-                Reason(
-                    "secondary_regressed",
-                    f"the candidate regressed on {r.name}, a secondary metric of the policy "
-                    f"(reported, not blocking): {effect}",
-                    f"{r.name} regressed (secondary)",
-                    item_ids=r.regressions,
-                )
-            )
-    return out
 
 
 def status_of(reasons: list[Reason]) -> str:

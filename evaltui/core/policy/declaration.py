@@ -192,6 +192,16 @@ _BY_KIND: dict[str, type[_Gate]] = {
 GATE_KINDS: tuple[str, ...] = tuple(_BY_KIND)
 
 
+class MetricDeclaration(Struct, forbid_unknown_fields=True, kw_only=True):
+    """What the policy says of one metric: which way is better (a loss, a latency, a
+    distance: lower). Used where the log does not declare it and `--direction` is not given."""
+
+    direction: Annotated[
+        Literal["higher", "lower"],
+        Meta(description="which way is better: higher or lower"),
+    ]
+
+
 class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
     """The top-level keys of a policy file, all optional."""
 
@@ -247,6 +257,16 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
             extra={"expected": "a list of metric names"},
         ),
     ] = ()
+    metrics: Annotated[
+        dict[str, MetricDeclaration],
+        Meta(
+            description=(
+                "per metric (its name, as --metric takes it): which way is better, for a "
+                "metric whose log does not declare it"
+            ),
+            extra={"expected": "[metrics.NAME] tables"},
+        ),
+    ] = {}
     gates: Annotated[
         tuple[GateDeclaration, ...],
         Meta(

@@ -114,6 +114,8 @@ class Policy:
     equivalence_margin: float | None = None  # within +-this (metric units)
     # Metrics in the family whose regression is reported but does not block (the rest block).
     secondary: tuple[str, ...] = ()
+    # The `[metrics]` tables' directions, (metric name, "higher"|"lower") sorted.
+    directions: tuple[tuple[str, str], ...] = ()
 
     @property
     def tag_meanings(self) -> TagMeanings:
@@ -144,6 +146,7 @@ class Policy:
             self.non_inferiority_margin,
             self.equivalence_margin,
             self.secondary,
+            self.directions,
         )
 
 
@@ -160,10 +163,11 @@ def _canonical(
     non_inferiority_margin: float | None = None,
     equivalence_margin: float | None = None,
     secondary: tuple[str, ...] = (),
+    directions: tuple[tuple[str, str], ...] = (),
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
-    # `tags`, the margins and `secondary` enter only when the file states them, so every policy
-    # written before they existed keeps the hash its records cite.
+    # `tags`, the margins, `secondary` and `metrics` enter only when the file states them, so
+    # every policy written before they existed keeps the hash its records cite.
     out = {
         "monitor": sorted(monitor),
         "schema": POLICY_SCHEMA,
@@ -182,6 +186,8 @@ def _canonical(
             out[key] = value
     if secondary:
         out["secondary"] = sorted(secondary)
+    if directions:  # (as `secondary`: only when stated)
+        out["metrics"] = {name: {"direction": word} for name, word in sorted(directions)}
     return out
 
 
@@ -260,6 +266,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
             raise KeyProblem(
                 unknown, _UNKNOWN_SETTING.format(keys=", ".join(declared_keys(Settings)))
             )
+        _check_metric_tables(data.get("metrics", {}))  # (a message naming the table)
         # The gates are checked one by one below, each placed at its own line.
         settings = convert(
             Settings, {k: v for k, v in data.items() if k != "gates"}, _UNKNOWN_SETTING, ""
@@ -274,6 +281,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
     if confidence is None:
         confidence = round(1.0 - alpha, 12)  # the interval matches the test's level
     _check_margins(path, layout, settings)
+    directions = tuple(sorted((name, m.direction) for name, m in settings.metrics.items()))
     lines = layout.gate_lines(len(entries))
     gates = tuple(
         _parse_gate(path, index, entry, lines[index - 1], settings.min_effect)
@@ -292,6 +300,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         settings.non_inferiority_margin,
         settings.equivalence_margin,
         settings.secondary,
+        directions,
     )
     return Policy(
         primary_metric=settings.primary_metric,
@@ -309,7 +318,28 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         non_inferiority_margin=settings.non_inferiority_margin,
         equivalence_margin=settings.equivalence_margin,
         secondary=settings.secondary,
+        directions=directions,
     )
+
+
+def _check_metric_tables(value: object) -> None:
+    """`[metrics.NAME]` tables, each with `direction = "higher"|"lower"` and nothing else: a
+    problem names the table and the value (msgspec's own message would name only `metrics`)."""
+    if not isinstance(value, dict):
+        raise KeyProblem("metrics", f"expected [metrics.NAME] tables, got {_shown(value)}")
+    for name, entry in value.items():
+        where = f"[metrics.{name}]"
+        if not isinstance(entry, dict):
+            raise KeyProblem("metrics", f"{where}: expected a table, got {_shown(entry)}")
+        unknown = sorted(set(entry) - {"direction"})
+        if unknown:
+            raise KeyProblem("metrics", f"{where}: unknown key {unknown[0]!r}; expected direction")
+        direction = entry.get("direction")
+        if direction not in ("higher", "lower"):
+            raise KeyProblem(
+                "metrics",
+                f'{where} direction: expected "higher" or "lower", got {_shown(direction)}',
+            )
 
 
 def _gate_tables(value: object) -> list[dict[str, Any]]:

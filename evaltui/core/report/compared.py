@@ -2,8 +2,9 @@
 harness and version, date and file (`read.describe`), then what differs between the items'
 texts and which way is better for the metric.
 
-One builder for the text report, the pair's Markdown and the sign-off Markdown, reading the
-report's (or the record's) data, so the three cannot word it differently. Every value comes
+One builder for the text report, the pair's Markdown, the sign-off Markdown, the independent
+report and the run-set report (`runs_markdown`, `run_text`), reading the report's (or the
+record's) data, so they cannot word it differently. Every value comes
 from a log: Markdown escapes it (`md_cell`), text puts it on one line (`one_line`).
 """
 
@@ -36,25 +37,35 @@ def compared_markdown(d: dict[str, Any]) -> list[str]:
     rows = [(arm, described(d["inputs"], arm)) for arm in ARMS]
     if any(r is None for _, r in rows):
         return []
+    table = runs_markdown(
+        [(arm, r or {}, d["inputs"][arm]["sha256"], d["inputs"][arm]["items"]) for arm, r in rows]
+    )
+    differences = difference_lines(d)
+    if differences:
+        table += [f"- {md_cell(line)}" for line in differences] + [""]
+    return table
+
+
+def runs_markdown(rows: list[tuple[str, dict[str, str], str, int | None]]) -> list[str]:
+    """ "What was compared" as a Markdown table: a row per run (its name, its description,
+    its sha256 and, when known, its items), every value from a log escaped; the file is the
+    description's (relative, never an absolute local path: `describe.display_path`)."""
+    with_items = all(items is not None for *_, items in rows)
     lines = [
         "**What was compared**",
         "",
-        "| run | " + " | ".join(label for _, label in FIELDS) + " | sha256 | items |",
-        "|---|" + "---|" * len(FIELDS) + "---|---:|",
+        "| run | "
+        + " | ".join(label for _, label in FIELDS)
+        + " | sha256 |"
+        + (" items |" if with_items else ""),
+        "|---|" + "---|" * len(FIELDS) + "---|" + ("---:|" if with_items else ""),
     ]
-    for arm, r in rows:
-        assert r is not None
-        i = d["inputs"][arm]
+    for name, r, sha256, items in rows:
         cells = [md_cell(r.get(key, "unknown")) for key, _ in FIELDS[:-1]]
         cells.append(f"`{md_cell(r.get('file', ''), code=True)}`")
-        lines.append(
-            f"| {arm} | " + " | ".join(cells) + f" | `{i['sha256'][:16]}…` | {i['items']:,} |"
-        )
-    lines.append("")
-    differences = difference_lines(d)
-    if differences:
-        lines += [f"- {md_cell(line)}" for line in differences] + [""]
-    return lines
+        tail = f" {items:,} |" if with_items and items is not None else ""
+        lines.append(f"| {md_cell(name)} | " + " | ".join(cells) + f" | `{sha256[:16]}…` |" + tail)
+    return [*lines, ""]
 
 
 def compared_text(d: dict[str, Any]) -> list[str]:
@@ -62,18 +73,23 @@ def compared_text(d: dict[str, Any]) -> list[str]:
     out = []
     for arm in ARMS:
         r = described(d["inputs"], arm)
-        if r is None:
-            continue
-        words = " · ".join(
-            f"{label} {one_line(r.get(key, 'unknown'), 120)}"
-            for key, label in FIELDS
-            if key not in ("harness", "date", "file")
-        )
-        out.append(
-            f"{arm}: {words} · {one_line(r['harness'], 80)} · {one_line(r['date'], 60)} · "
-            f"{one_line(r['file'], 200)}"
-        )
+        if r is not None:
+            out.append(f"{arm}: {run_text(r)}")
     return out + [one_line(line, 400) for line in difference_lines(d)]
+
+
+def run_text(r: dict[str, str]) -> str:
+    """One run's description on one plain line (task, model, scorers, dataset, harness,
+    date, file), each value from the log made one line."""
+    words = " · ".join(
+        f"{label} {one_line(r.get(key, 'unknown'), 120)}"
+        for key, label in FIELDS
+        if key not in ("harness", "date", "file")
+    )
+    return (
+        f"{words} · {one_line(r.get('harness', 'unknown'), 80)} · "
+        f"{one_line(r.get('date', 'unknown'), 60)} · {one_line(r.get('file', ''), 200)}"
+    )
 
 
 def difference_lines(d: dict[str, Any]) -> list[str]:

@@ -49,6 +49,27 @@ def defused(text: str) -> str:
     return _LEGACY.sub("# ", _COLONS.sub(": ", inert(text)))
 
 
+_LINE_START_COLONS = re.compile(r"(?m)^([^\S\n]*):(?=:)")  # `::` after leading space (any)
+
+
+def defused_document(text: str, form: str) -> str:
+    """A report document (`form`: json or markdown) printed to stdout in Actions, with nothing
+    the runner reads as a workflow command, and the same document to its reader:
+
+    - JSON: `##[` (the legacy form, found anywhere in a line) can only be inside a string, where
+      `#\\u0023[` decodes to the same text; `::` cannot start a JSON line (after the
+      indentation a line starts with a quote, a bracket, a brace or a number).
+    - Markdown: `##[` becomes `#\\#[` and a line's leading `::` becomes `\\::` (CommonMark's
+      backslash escapes: rendered the same outside code; inside a code span the backslash
+      shows, which is the price of a document the runner cannot be steered by).
+
+    The runner trims a line's leading whitespace before it looks for `::` (actions/runner,
+    ActionCommand.TryParseV2), and splits the output on newlines only."""
+    if form == "json":
+        return text.replace("##[", "#\\u0023[")
+    return _LINE_START_COLONS.sub(r"\1\\:", text.replace("##[", "#\\#["))
+
+
 def escape_data(text: str) -> str:
     """A workflow command's message: `%`, CR and LF escaped as the runner unescapes them."""
     return defused(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")

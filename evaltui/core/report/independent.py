@@ -14,6 +14,7 @@ from typing import Any
 from evaltui import __version__
 from evaltui.core.analysis.independent import LABEL, VERDICT_TEXT, IndependentAnalysis
 from evaltui.core.canonical import json_number as _num
+from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.pair import REPORT_SCHEMA, input_dict, options_dict, policy_dict
 from evaltui.core.stats.independent import (
     MIN_EXPECTED,
@@ -200,15 +201,8 @@ def independent_report_markdown(analysis: IndependentAnalysis, decision: Any = N
     for warning in d["warnings"]:
         lines += [f"> ⚠ {md_cell(warning)}", ""]
     lines += comparison_lines(d, md=True)
-    lines.append("| input | path | sha256 | items |")
-    lines.append("|---|---|---|---:|")
-    for arm in ("baseline", "candidate"):
-        i = d["inputs"][arm]
-        lines.append(
-            f"| {arm} | `{md_cell(i['path'], code=True)}` | `{i['sha256'][:16]}…` | "
-            f"{d['arms'][arm]['items']:,} |"
-        )
-    lines += ["", f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA} · {LABEL}</sub>", ""]
+    lines += compared_markdown(d)  # (each run's file relative: never an absolute local path)
+    lines += [f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA} · {LABEL}</sub>", ""]
     return "\n".join(lines)
 
 
@@ -218,8 +212,8 @@ def input_lines(d: dict[str, Any]) -> list[str]:
     for arm in ("baseline", "candidate"):
         i = d["inputs"][arm]
         out.append(
-            f"{arm}: {one_line(i['path'])} ({i['format']}, {d['arms'][arm]['items']:,} items, "
-            f"sha256 {i['sha256'][:16]}…)"
+            f"{arm}: {one_line(i['described']['file'])} ({i['format']}, "
+            f"{d['arms'][arm]['items']:,} items, sha256 {i['sha256'][:16]}…)"
         )
     return out
 

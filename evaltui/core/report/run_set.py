@@ -15,7 +15,9 @@ from evaltui.core.canonical import json_number as _num
 from evaltui.core.decide.effect import oriented_effect
 from evaltui.core.decide.run_set import RunSetDecision
 from evaltui.core.decide.vocabulary import VERDICT_SHORT
+from evaltui.core.read.describe import describe
 from evaltui.core.read.runs import PASSED
+from evaltui.core.report.compared import run_text, runs_markdown
 from evaltui.core.report.pair import report_dict
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import format_p, plural
@@ -42,6 +44,7 @@ def run_set_report_dict(run_set: RunSetAnalysis, decision: RunSetDecision) -> di
                 "path": str(run.source.path),
                 "sha256": run.source.sha256,
                 "format": run.source.format,
+                "described": describe(run).to_dict(),
             }
             for name, run in zip(run_set.names, run_set.runs, strict=True)
         ],
@@ -168,13 +171,17 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
     lines.append("")
     lines += matrix_lines(run_set, md)
     lines.append("")
-    lines.append(strong("Runs") + (":" if not md else ""))
-    lines.append("")
-    for name, run in zip(names, run_set.runs, strict=True):
-        path = md_cell(str(run.source.path), code=True) if md else one_line(str(run.source.path))
-        shown = f"`{path}`" if md else path
-        lines.append(f"{'- ' if md else '  '}{name}: {shown} sha256 {run.source.sha256[:16]}…")
-    lines.append("")
+    runs = [
+        (name, describe(run).to_dict(), run.source.sha256)
+        for name, run in zip(run_set.names, run_set.runs, strict=True)
+    ]
+    if md:  # (the table escapes every cell, the names too)
+        lines += runs_markdown([(name, r, sha256, None) for name, r, sha256 in runs])
+    else:
+        lines += ["What was compared:", ""]
+        for name, r, sha256 in runs:
+            lines.append(f"  {one_line(name, 200)}: {run_text(r)} · sha256 {sha256[:16]}…")
+        lines.append("")
     if md:
         lines += [f"<sub>evaltui {__version__} · schema {RUN_SET_REPORT_SCHEMA}</sub>", ""]
     return lines

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Struct, UnsetType
 
-from evaltui.core.report.shape import Report, Status, Tool
+from evaltui.core.report.shape import Described, Report, Status, Tool
 from evaltui.core.report.shape_results import Count, Sha256, Unit, Verdict
 
 
@@ -55,6 +55,7 @@ class RunSetRun(Struct, kw_only=True):
     path: str
     sha256: Sha256
     format: str
+    described: Described | UnsetType = UNSET
 
 
 class RunSetSpec(Struct, kw_only=True):

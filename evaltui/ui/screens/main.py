@@ -24,6 +24,7 @@ from evaltui.ui.messages import (
     ReviewChanged,
     WorkerProblem,
 )
+from evaltui.ui.safe import literal
 from evaltui.ui.screens.bulk import bulk_tag
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import (
@@ -331,6 +332,11 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
     def _update_title(self) -> None:
         title = Text()
         width = self.query_one("#list-title", Static).size.width or self.size.width
+        loaded = self.state.loaded
+        if loaded is not None and len(loaded.analysis.metrics) > 1:  # whose lists these are
+            here = [r.name for r in loaded.analysis.metrics if r.metric == loaded.analysis.metric]
+            title.append_text(literal(f" {here[0] if here else loaded.analysis.metric} ", "bold"))
+            title.append("(m) ", style="dim")
         for name in self.list_names():
             if name not in LISTS and name != self.current_list and width < WIDE_TITLE:
                 continue  # narrow: the unchanged lists are named once open (b, B)
