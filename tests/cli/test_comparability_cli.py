@@ -180,3 +180,17 @@ def test_the_markdown_names_what_was_compared_without_absolute_local_paths(capsy
     for word in ("popularity", "openai/gpt-5", "match", "Inspect AI 0.3.128", "UTC", GPT5.name):
         assert word in row, word
     assert "2025-09-15 19:04:34 UTC" in row  # created 15:04:34-04:00, said in UTC
+
+
+def test_independent_runs_whose_metric_direction_is_unknown_get_no_directional_verdict(
+    capsys, tmp_path
+):
+    """The same mae logs compared as two samples of different items: an unknown direction is
+    no directional verdict there too (it was read higher-is-better), until --direction says."""
+    base, cand = mae_pair(tmp_path, with_results=False)
+    code, out = report(capsys, base, cand, "--design", "independent")
+    assert code == 4
+    assert out.startswith("NOT ENOUGH DATA · ")
+    assert "direction unknown (--direction)" in out.splitlines()[0]
+    code, out = report(capsys, base, cand, "--design", "independent", "--direction", "lower")
+    assert "direction unknown" not in out.splitlines()[0]

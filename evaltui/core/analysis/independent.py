@@ -14,7 +14,7 @@ are paired notions and are not computed here.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -191,17 +191,18 @@ def analyze_independent(
     metric = resolve_metric(baseline, candidate, options.metric)
     base, cand = _arm(baseline, metric, on_error), _arm(candidate, metric, on_error)
     # The same rule as the paired analysis (compare.direction): the user, the policy, the log,
-    # the name.
-    # An unknown direction is read higher-is-better here (not yet refused: see docs/decision.md).
-    lower_is_better = (
-        metric != PASSED
-        and metric_direction(
+    # the name; an unknown direction gives no directional verdict, as for a pair.
+    direction = (
+        None
+        if metric == PASSED
+        else metric_direction(
             metric,
             [baseline.metadata, candidate.metadata],
             options.direction,
             options.policy_directions,
-        ).lower_is_better
+        )
     )
+    lower_is_better = direction is not None and direction.lower_is_better
     if metric == PASSED and base.binary and cand.binary:
         comparison = compare_proportions(
             int(cand.values.sum()),
@@ -219,6 +220,12 @@ def analyze_independent(
             alpha=options.alpha,
             lower_is_better=lower_is_better,
             seed=options.seed,
+        )
+    if direction is not None and not direction.known and comparison.kind == "graded":
+        comparison = replace(
+            comparison,
+            verdict="insufficient_data",
+            flags=(*comparison.flags, "direction_unknown"),
         )
     partial = IndependentAnalysis(
         base, cand, design, options, metric, comparison, on_error, "", (), spec, policy

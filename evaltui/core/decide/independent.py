@@ -30,6 +30,10 @@ NO_VERDICT_INDEPENDENT = {
     "small_n": "an arm has fewer than 30 items ({sizes}): counts only, no verdict",
     "no_variation": "every item in both arms has the same outcome: nothing to weigh, no verdict",
     "zero_variance": "every score is the same within each arm: Welch's t is undefined, no verdict",
+    "direction_unknown": (
+        "no directional verdict: which way is better for this metric is not known; say it with "
+        "--direction higher|lower (or the policy's [metrics.NAME] direction)"
+    ),
 }
 
 
@@ -91,10 +95,14 @@ def decide_independent(analysis: Any, *, accept_mismatch: bool = False) -> Decis
             Reason("regressed", f"the candidate regressed: {effect}", "regressed", blocking=True)
         )
     if analysis.verdict == "insufficient_data":
-        flag = next(f for f in ("small_n", "no_variation", "zero_variance") if f in c.flags)
+        flag = next(f for f in NO_VERDICT_INDEPENDENT if f in c.flags)
         sizes = f"baseline {c.baseline.n:,}, candidate {c.candidate.n:,}"
         reasons.append(
-            Reason("no_verdict", NO_VERDICT_INDEPENDENT[flag].format(sizes=sizes), "no verdict")
+            Reason(
+                "direction_unknown" if flag == "direction_unknown" else "no_verdict",
+                NO_VERDICT_INDEPENDENT[flag].format(sizes=sizes),
+                "direction unknown (--direction)" if flag == "direction_unknown" else "no verdict",
+            )
         )
     policy = analysis.policy
     unread = _policy_rules(policy)

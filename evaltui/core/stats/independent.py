@@ -82,6 +82,10 @@ FLAG_TEXT: dict[str, str] = {
     "zero_variance": (
         "every score is the same within each arm: Welch's t is undefined, so there is no verdict"
     ),
+    "direction_unknown": (
+        "which way is better for this metric is not known: no directional verdict until "
+        "--direction higher|lower (or the policy's [metrics.NAME] direction) says"
+    ),
     "permutation_leads": (
         "an arm's scores are too skewed for its size (Cochran's rule): Welch's t does not hold "
         "its level here, so the permutation test of Welch's t decides (Welch's p beside it)"
