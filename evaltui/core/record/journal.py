@@ -40,6 +40,7 @@ from evaltui.core.record.lock import (
 )
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
+from evaltui.core.record.review_item import ItemReview as ItemReview  # (re-exported)
 from evaltui.core.record.shared import (
     JOURNALS,
     TeamJournals,
@@ -87,26 +88,6 @@ def parse_tags(text: str) -> tuple[str, ...]:
     if len(set(tags)) != len(tags):
         raise UsageError(f"--tags has a repeated tag: {text!r}")
     return tags
-
-
-@dataclass(frozen=True)
-class ItemReview:
-    """The current tag and note of one item, with when and by whom they were last changed."""
-
-    item_id: str
-    tag: str | None = None
-    note: str = ""
-    updated: str = ""
-    reviewer: str = ""
-    seen: tuple[Any, Any] | None = None  # (baseline, candidate) values when it was tagged
-    # A shared review (`shared.py`): every reviewer's review of the item, and whether their
-    # tags disagree (then `tag` is None: a disputed item counts as untriaged).
-    reviews: tuple[Any, ...] = ()
-    disputed: bool = False
-
-    @property
-    def triaged(self) -> bool:
-        return self.tag is not None
 
 
 @dataclass(frozen=True)
@@ -165,7 +146,9 @@ class ReviewSession:
         every reviewer's is read (`shared.py`).
         """
         if review_dir is not None:
-            key = shared_pair_key(baseline, candidate, baseline_sha256, candidate_sha256)
+            key = shared_pair_key(baseline_sha256, candidate_sha256) or session_key(
+                baseline, candidate
+            )
             folder = review_dir / key / JOURNALS
             if read_only and not reviewer.strip():
                 path = folder / ".nobody.jsonl"  # (never written: every journal is another's)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.review_item import ItemReview
 
 REVIEW_DIR_VARIABLE = "EVALTUI_REVIEW_DIR"
 JOURNALS = "journals"
@@ -42,17 +43,14 @@ def review_dir_from_env() -> Path | None:
     return Path(value) if value else None
 
 
-def shared_pair_key(
-    baseline: str | Path, candidate: str | Path, baseline_sha256: str, candidate_sha256: str
-) -> str:
+def shared_pair_key(baseline_sha256: str, candidate_sha256: str) -> str | None:
     """The pair's folder name in a shared review folder: the same on every reviewer's machine
-    for the same two files (see the module docstring)."""
-    if baseline_sha256 and candidate_sha256:
-        joined = f"sha256:{baseline_sha256}\n{candidate_sha256}"
-        return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
-    from evaltui.core.record.journal import session_key
-
-    return session_key(baseline, candidate)
+    for the same two files (see the module docstring); None when a sha256 is not known yet
+    (the caller keys the pair by its paths or URLs then)."""
+    if not (baseline_sha256 and candidate_sha256):
+        return None
+    joined = f"sha256:{baseline_sha256}\n{candidate_sha256}"
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
 def reviewer_file(reviewer: str) -> str:
@@ -80,7 +78,7 @@ class _Reader:
 
     path: Path
     offset: int = 0
-    items: dict[str, Any] = field(default_factory=dict)  # item_id -> ItemReview
+    items: dict[str, ItemReview] = field(default_factory=dict)
 
 
 @dataclass
@@ -103,8 +101,6 @@ class TeamJournals:
         """Read what the other reviewers appended since the last look: the item ids whose
         reviews changed. A line still being written (no newline yet) waits for the next look.
         `keep` (verify: lines written up to a record's time) leaves the other lines out."""
-        from evaltui.core.record.journal import ItemReview
-
         changed: set[str] = set()
         try:
             names = sorted(p.name for p in self.folder.glob("*.jsonl"))
@@ -140,12 +136,12 @@ class TeamJournals:
                 changed.add(item_id)
         return changed
 
-    def reviews_of(self, item_id: str) -> list[Any]:
+    def reviews_of(self, item_id: str) -> list[ItemReview]:
         """The other reviewers' reviews of `item_id`, in file-name order."""
         return [r.items[item_id] for r in self.readers.values() if item_id in r.items]
 
 
-def apply_review(current: Any, entry: dict[str, Any], fallback_by: str = "") -> Any:
+def apply_review(current: ItemReview, entry: dict[str, Any], fallback_by: str = "") -> ItemReview:
     """One `tag` or `note` journal line applied to an item's review (the one rule the session
     and the team reader share)."""
     if entry.get("kind") == "tag":
@@ -162,12 +158,10 @@ def apply_review(current: Any, entry: dict[str, Any], fallback_by: str = "") -> 
     )
 
 
-def merge_reviews(item_id: str, reviews: list[Any]) -> Any:
+def merge_reviews(item_id: str, reviews: list[ItemReview]) -> ItemReview:
     """The item as the team's review has it: every review kept (`reviews`); the tag is the
     reviews' tag when every tagged review agrees, else None and `disputed` (it counts as
     untriaged); the notes of each reviewer who wrote one, named when more than one did."""
-    from evaltui.core.record.journal import ItemReview
-
     tagged = [r for r in reviews if r.tag is not None]
     tags = {r.tag for r in tagged}
     disputed = len(tags) > 1

@@ -71,7 +71,7 @@ def test_two_writers_tagging_the_same_items_at_once_keep_every_acknowledged_tag(
     assert sum(session.review(i).disputed for i in items) == 20  # the items of n % 3 == 0
     ana.close()
     ben.close()
-    names = sorted(p.name for p in (team / shared_pair_key("b", "c", "sha-b", "sha-c")).rglob("*"))
+    names = sorted(p.name for p in (team / str(shared_pair_key("sha-b", "sha-c"))).rglob("*"))
     assert names == ["ana.jsonl", "ben.jsonl", "journals"]  # journals only: no lock, no draft
 
 
