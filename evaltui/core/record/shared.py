@@ -78,6 +78,7 @@ class _Reader:
 
     path: Path
     offset: int = 0
+    inode: int = -1  # the file read: a new one (set aside and started again) is read anew
     items: dict[str, ItemReview] = field(default_factory=dict)
 
 
@@ -106,24 +107,33 @@ class TeamJournals:
             names = sorted(p.name for p in self.folder.glob("*.jsonl"))
         except OSError as exc:
             raise EvalTuiError(f"cannot list the shared review {self.folder}: {exc}") from None
+        for gone in set(self.readers) - set(names):  # a journal removed: its reviews go too
+            changed.update(self.readers.pop(gone).items)
         for name in names:
             if name == self.own:
                 continue
             reader = self.readers.setdefault(name, _Reader(self.folder / name))
             try:
                 with open(reader.path, "rb") as handle:
+                    stat = os.fstat(handle.fileno())
+                    if stat.st_ino != reader.inode or stat.st_size < reader.offset:
+                        # Another file now (that reviewer's --fresh set theirs aside): anew.
+                        changed.update(reader.items)
+                        reader.items.clear()
+                        reader.inode, reader.offset = stat.st_ino, 0
                     handle.seek(reader.offset)
                     data = handle.read()
             except OSError as exc:
                 raise EvalTuiError(f"cannot read the journal {reader.path}: {exc}") from None
             end = data.rfind(b"\n") + 1
-            start = reader.offset
+            at = reader.offset
             reader.offset += end
             for line in data[:end].split(b"\n"):
-                entry = _entry(line)
+                entry, at = _entry(line), at + len(line) + 1
                 if entry is _DAMAGED:
                     self.damaged.append(
-                        f"journal {reader.path}: a damaged line after byte {start} (ignored)"
+                        f"journal {reader.path}: the line ending at byte {at} is damaged "
+                        "(kept on disk, ignored)"
                     )
                     continue
                 if entry is None or entry.get("kind") not in ("tag", "note"):
