@@ -23,6 +23,7 @@ class ListRow:
     preview: str  # one line of the input
     search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
     tag: str | None = None
+    disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
     delta: float | None = None  # graded metrics: candidate - baseline
     rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
 

@@ -99,6 +99,7 @@ def _rows(analysis: Analysis, session: ReviewSession, wanted: list[str]) -> dict
     has_slice = SLICE in sub.columns
     graded = analysis.kind == "graded"
     tags = {item_id: review.tag for item_id, review in session.items.items()}
+    disputed = {item_id for item_id, review in session.items.items() if review.disputed}
     columns = [sub[c].to_list() for c in (ITEM_ID, "_index", BASE_ROW, CAND_ROW)]
     slices = sub[SLICE].fill_null("").to_list() if has_slice else [""] * sub.height
     by_id = {}
@@ -110,6 +111,7 @@ def _rows(analysis: Analysis, session: ReviewSession, wanted: list[str]) -> dict
             preview="",
             search_text=item_id.lower(),
             tag=tags.get(item_id),
+            disputed=item_id in disputed,
             delta=float(analysis.deltas[index]) if graded else None,
             rows=(base_row, cand_row),
         )

@@ -372,7 +372,8 @@ class ReviewState:
         for item_id in item_ids:
             row = self.rows_by_id.get(item_id)
             if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
-                row.tag = loaded.session.review(item_id).tag
+                review = loaded.session.review(item_id)
+                row.tag, row.disputed = review.tag, review.disputed
         self.host.reviews_changed(item_ids, many)
 
     # -- the views ---------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from evaltui.core.record.journal import ReviewSession
-from tests.ui.helpers import demo_app, settle, text_of
+from tests.ui.helpers import demo_app, screen_lines, settle, text_of
 
 
 @pytest.mark.slow  # a Pilot load (~3 s CPU); the merge itself is tested in core by default
@@ -37,5 +37,7 @@ async def test_the_app_writes_its_own_journal_and_shows_the_others_tags(tmp_path
         await settle(app, pilot)
         assert session.review(first).disputed and session.review(first).tag is None
         assert "Triage: 1 of 9" in text_of(app, "#header")
+        assert app.state.rows_by_id[first].disputed
+        assert any(first in line and "disputed" in line for line in screen_lines(app))
         await pilot.press("q")
     assert sorted(p.name for p in session.path.parent.iterdir()) == ["ana.jsonl", "ben.jsonl"]

@@ -17,6 +17,7 @@ One writer per pair: a session that writes holds the pair's lock (`lock.py`) whi
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import time
@@ -27,8 +28,6 @@ from typing import Any
 
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
-from evaltui.core.record.item_review import ItemReview as ItemReview  # re-exported
-from evaltui.core.record.item_review import session_key as session_key  # re-exported
 from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
 from evaltui.core.record.lock import (
@@ -41,6 +40,7 @@ from evaltui.core.record.lock import (
 )
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
+from evaltui.core.record.review_item import ItemReview as ItemReview  # (re-exported)
 from evaltui.core.record.shared import (
     JOURNALS,
     TeamJournals,
@@ -68,6 +68,14 @@ def state_dir() -> Path:
         return Path(env)
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "evaltui"
+
+
+def session_key(baseline: str | Path, candidate: str | Path) -> str:
+    """Stable id of a pair of input files: the same two paths always resume the same session."""
+    from evaltui.core.read.remote.urls import url_of
+
+    joined = "\n".join(url_of(p) or str(Path(p).resolve()) for p in (baseline, candidate))
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
 def parse_tags(text: str) -> tuple[str, ...]:
@@ -138,7 +146,9 @@ class ReviewSession:
         every reviewer's is read (`shared.py`).
         """
         if review_dir is not None:
-            key = shared_pair_key(baseline, candidate, baseline_sha256, candidate_sha256)
+            key = shared_pair_key(baseline_sha256, candidate_sha256) or session_key(
+                baseline, candidate
+            )
             folder = review_dir / key / JOURNALS
             if read_only and not reviewer.strip():
                 path = folder / ".nobody.jsonl"  # (never written: every journal is another's)

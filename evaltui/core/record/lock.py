@@ -229,6 +229,11 @@ def _end_holder(fd: int, path: Path, key: LockKey, holder: Holder, why: str) -> 
             time.sleep(POLL)
         if then_kill and pid_alive(holder.pid):
             kill_process(holder.pid)
+    if state == GONE:  # its pid is gone, yet the lock is held: by a process it left behind
+        raise UsageError(
+            f"the review's lock is held, but not by pid {holder.pid}, which is gone; find the "
+            f"process holding {path} (`fuser {path}`), or open the review read-only"
+        )
     raise UsageError(
         f"pid {holder.pid} did not give the review back even after SIGKILL; "
         "open the review read-only, or look for the process with `ps`"

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import EvalTuiError, UsageError
-from evaltui.core.record.item_review import ItemReview, session_key
+from evaltui.core.record.review_item import ItemReview
 
 REVIEW_DIR_VARIABLE = "EVALTUI_REVIEW_DIR"
 JOURNALS = "journals"
@@ -43,15 +43,14 @@ def review_dir_from_env() -> Path | None:
     return Path(value) if value else None
 
 
-def shared_pair_key(
-    baseline: str | Path, candidate: str | Path, baseline_sha256: str, candidate_sha256: str
-) -> str:
+def shared_pair_key(baseline_sha256: str, candidate_sha256: str) -> str | None:
     """The pair's folder name in a shared review folder: the same on every reviewer's machine
-    for the same two files (see the module docstring)."""
-    if baseline_sha256 and candidate_sha256:
-        joined = f"sha256:{baseline_sha256}\n{candidate_sha256}"
-        return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
-    return session_key(baseline, candidate)
+    for the same two files (see the module docstring); None when a sha256 is not known yet
+    (the caller keys the pair by its paths or URLs then)."""
+    if not (baseline_sha256 and candidate_sha256):
+        return None
+    joined = f"sha256:{baseline_sha256}\n{candidate_sha256}"
+    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
 def reviewer_file(reviewer: str) -> str:
@@ -79,7 +78,8 @@ class _Reader:
 
     path: Path
     offset: int = 0
-    items: dict[str, Any] = field(default_factory=dict)  # item_id -> ItemReview
+    inode: int = -1  # the file read: a new one (set aside and started again) is read anew
+    items: dict[str, ItemReview] = field(default_factory=dict)
 
 
 @dataclass
@@ -107,24 +107,33 @@ class TeamJournals:
             names = sorted(p.name for p in self.folder.glob("*.jsonl"))
         except OSError as exc:
             raise EvalTuiError(f"cannot list the shared review {self.folder}: {exc}") from None
+        for gone in set(self.readers) - set(names):  # a journal removed: its reviews go too
+            changed.update(self.readers.pop(gone).items)
         for name in names:
             if name == self.own:
                 continue
             reader = self.readers.setdefault(name, _Reader(self.folder / name))
             try:
                 with open(reader.path, "rb") as handle:
+                    stat = os.fstat(handle.fileno())
+                    if stat.st_ino != reader.inode or stat.st_size < reader.offset:
+                        # Another file now (that reviewer's --fresh set theirs aside): anew.
+                        changed.update(reader.items)
+                        reader.items.clear()
+                        reader.inode, reader.offset = stat.st_ino, 0
                     handle.seek(reader.offset)
                     data = handle.read()
             except OSError as exc:
                 raise EvalTuiError(f"cannot read the journal {reader.path}: {exc}") from None
             end = data.rfind(b"\n") + 1
-            start = reader.offset
+            at = reader.offset
             reader.offset += end
             for line in data[:end].split(b"\n"):
-                entry = _entry(line)
+                entry, at = _entry(line), at + len(line) + 1
                 if entry is _DAMAGED:
                     self.damaged.append(
-                        f"journal {reader.path}: a damaged line after byte {start} (ignored)"
+                        f"journal {reader.path}: the line ending at byte {at} is damaged "
+                        "(kept on disk, ignored)"
                     )
                     continue
                 if entry is None or entry.get("kind") not in ("tag", "note"):
@@ -137,12 +146,12 @@ class TeamJournals:
                 changed.add(item_id)
         return changed
 
-    def reviews_of(self, item_id: str) -> list[Any]:
+    def reviews_of(self, item_id: str) -> list[ItemReview]:
         """The other reviewers' reviews of `item_id`, in file-name order."""
         return [r.items[item_id] for r in self.readers.values() if item_id in r.items]
 
 
-def apply_review(current: Any, entry: dict[str, Any], fallback_by: str = "") -> Any:
+def apply_review(current: ItemReview, entry: dict[str, Any], fallback_by: str = "") -> ItemReview:
     """One `tag` or `note` journal line applied to an item's review (the one rule the session
     and the team reader share)."""
     if entry.get("kind") == "tag":
@@ -159,7 +168,7 @@ def apply_review(current: Any, entry: dict[str, Any], fallback_by: str = "") -> 
     )
 
 
-def merge_reviews(item_id: str, reviews: list[Any]) -> Any:
+def merge_reviews(item_id: str, reviews: list[ItemReview]) -> ItemReview:
     """The item as the team's review has it: every review kept (`reviews`); the tag is the
     reviews' tag when every tagged review agrees, else None and `disputed` (it counts as
     untriaged); the notes of each reviewer who wrote one, named when more than one did."""

@@ -133,7 +133,10 @@ class ItemTable(ScrollView, can_focus=True):
         # Measured once per data change: render_line runs for every visible line of every frame.
         self._id_width = min(max((len(r.item_id) for r in rows), default=7), MAX_ID)
         self._slice_width = min(max((len(r.slice) for r in rows), default=0), MAX_SLICE)
-        self._tag_width = min(max((len(r.tag or "") for r in rows), default=1), MAX_TAG)
+        self._tag_width = min(
+            max((len(r.tag or ("disputed" if r.disputed else "")) for r in rows), default=1),
+            MAX_TAG,
+        )
         target = 0
         if keep_item is not None:
             for i, row in enumerate(rows):
@@ -233,7 +236,8 @@ class ItemTable(ScrollView, can_focus=True):
             CURSOR_MARK: (" ", "mark"),
             "item": (one_line(row.item_id), ""),
             "slice": (one_line(row.slice), ""),
-            "tag": (row.tag or "—", self._tag_kind(row.tag)),
+            # (untriaged, in words: the reviewers of a shared review disagree)
+            "tag": (row.tag or ("disputed" if row.disputed else "—"), self._tag_kind(row.tag)),
             "delta": ("" if row.delta is None else signed(row.delta, self.delta_points), ""),
             NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
             "input": (one_line(row.preview), ""),

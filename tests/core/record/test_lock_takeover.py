@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from evaltui.core.errors import UsageError
 from evaltui.core.record import lock as lock_module
 from evaltui.core.record.journal import ReviewSession, session_key
 from evaltui.core.record.lock import LOCK_NAME, LockHeld, read_holder
@@ -42,7 +43,8 @@ HOLDER = textwrap.dedent(
     path, tty, host, mode = sys.argv[1:5]
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)
-    text = {"pid": os.getpid(), "host": host, "time": "t0", "tty": tty, "ctty": False}
+    pid = 2**22 + 7 if mode == "name-dead" else os.getpid()
+    text = {"pid": pid, "host": host, "time": "t0", "tty": tty, "ctty": False}
     data = json.dumps(text).encode()
     os.pwrite(fd, data, 0)
     os.ftruncate(fd, len(data))
@@ -229,5 +231,24 @@ def test_a_holder_that_ignores_sigterm_is_killed_after_the_wait(pair, monkeypatc
         assert time.monotonic() - started >= 0.3
         assert ended(holder) == -signal.SIGKILL
         session.close()
+    finally:
+        stop(holder)
+
+
+def test_a_lock_held_by_a_process_its_text_does_not_name_is_never_signalled(pair, monkeypatch):
+    """The text names a dead pid while another process holds the flock (a descriptor the
+    dead holder left behind): nothing is ended, and the error says how to find the holder."""
+    monkeypatch.setattr(lock_module, "TERM_WAIT", 0.1)
+    monkeypatch.setattr(lock_module, "KILL_WAIT", 0.1)
+    root, base, cand = pair
+    folder = folder_of(root, base, cand)
+    holder = start_holder(folder, tty="/dev/null", mode="name-dead")
+    try:
+        with pytest.raises(LockHeld) as refused:
+            ReviewSession.open(base, cand, "s1", "s2", root=root)
+        assert refused.value.state == GONE
+        with pytest.raises(UsageError, match=r"not by pid 4194311, which is gone; .*fuser"):
+            ReviewSession.open(base, cand, "s1", "s2", root=root, end_holder=refused.value.holder)
+        assert holder.poll() is None
     finally:
         stop(holder)

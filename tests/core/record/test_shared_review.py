@@ -71,7 +71,7 @@ def test_two_writers_tagging_the_same_items_at_once_keep_every_acknowledged_tag(
     assert sum(session.review(i).disputed for i in items) == 20  # the items of n % 3 == 0
     ana.close()
     ben.close()
-    names = sorted(p.name for p in (team / shared_pair_key("b", "c", "sha-b", "sha-c")).rglob("*"))
+    names = sorted(p.name for p in (team / str(shared_pair_key("sha-b", "sha-c"))).rglob("*"))
     assert names == ["ana.jsonl", "ben.jsonl", "journals"]  # journals only: no lock, no draft
 
 
@@ -231,3 +231,23 @@ def test_a_signoff_from_a_shared_review_records_the_merged_tags_and_verifies(
     assert main(["verify", str(prefix.with_suffix(".json")), str(base), str(cand)]) == 0, (
         capsys.readouterr()
     )
+
+
+def test_another_reviewers_fresh_start_and_damaged_line_are_followed_not_dropped(tmp_path):
+    team = tmp_path / "team"
+    ana, ben = open_as("ana", team, tmp_path), open_as("ben", team, tmp_path)
+    ben.set_tag("q1", "flaky")
+    ben.set_tag("q2", "acceptable")
+    ben.close()
+    assert ana.refresh_team() == {"q1", "q2"}
+    ben = open_as("ben", team, tmp_path, fresh=True)  # his old journal set aside, not *.jsonl
+    ben.set_tag("q2", "grader error")
+    ben.close()
+    assert ana.refresh_team() == {"q1", "q2"}
+    assert ana.review("q1").reviews == () and ana.review("q2").tag == "grader error"
+    with open(ben.path, "ab") as journal:
+        journal.write(b'{"kind": "tag", "item_id": "q3", "tag": \n')
+    ana.refresh_team()
+    (damaged,) = [n.text for n in ana.notices if "damaged" in n.text]
+    assert damaged.startswith(f"journal {ben.path}: the line ending at byte ")
+    ana.close()

@@ -1,20 +1,11 @@
-"""One item's review and a pair's session key: what the journal and the shared review folder
-both build on, in a module of its own so neither imports the other back."""
+"""One item's review: its tag and note, who made them and when (and, in a shared review, every
+reviewer's review of it). Its own module so the journal and the shared folder's reader
+(`journal.py`, `shared.py`) both build it without importing each other."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-
-
-def session_key(baseline: str | Path, candidate: str | Path) -> str:
-    """Stable id of a pair of input files: the same two paths always resume the same session."""
-    from evaltui.core.read.remote.urls import url_of
-
-    joined = "\n".join(url_of(p) or str(Path(p).resolve()) for p in (baseline, candidate))
-    return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
