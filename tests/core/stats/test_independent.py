@@ -307,7 +307,7 @@ def test_constant_scores_in_both_arms_give_no_verdict():
 def test_every_flag_has_words():
     assert set(FLAG_TEXT) == {
         "small_n", "fisher_leads", "no_variation", "zero_variance", "permutation_leads",
-        "ci_test_disagree",
+        "ci_test_disagree", "direction_unknown",
     }  # fmt: skip
 
 
