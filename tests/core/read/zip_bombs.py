@@ -32,14 +32,17 @@ def _template_members(skip: set[str]) -> list[tuple[str, bytes]]:
         ]
 
 
-def summaries_bomb(dest: Path, inflated: int, method: int = ZSTD) -> Path:
-    """The template log with a summaries.json that inflates to `inflated` bytes (a JSON list
-    of one summary repeated), compressed with `method`; written in 1 MiB pieces."""
+def summaries_bomb(
+    dest: Path, inflated: int, method: int = ZSTD, member_name: str = "summaries.json"
+) -> Path:
+    """The template log with a summaries.json (or `member_name`, e.g. a sample that is only
+    inflated when its item is opened) that inflates to `inflated` bytes (a JSON list of one
+    summary repeated), compressed with `method`; written in 1 MiB pieces."""
     with zstd_zipfile.ZipFile(dest, "w", compression=method) as out:
-        for name, data in _template_members({"summaries.json"}):
+        for name, data in _template_members({member_name}):
             out.writestr(name, data)
         block = SUMMARY * (MiB // len(SUMMARY))
-        with out.open("summaries.json", "w", force_zip64=True) as member:
+        with out.open(member_name, "w", force_zip64=True) as member:
             member.write(b"[")
             left = inflated - 2
             while left > 0:
