@@ -25,8 +25,9 @@ is counted as a problem. `--only inspect_eval` runs that format's cases alone.
 Inspect's chunked layout (`inspect_chunked`, a tenth seed: tests/data/inspect_ai/chunked/, each
 sample a folder of chunk members) is mutated the same way: deflate or zstd, its bytes flipped
 or cut, a JSON member (summaries, header, a sample's shell or one of its chunks) mutated, one
-case in seven hostile (the bombs above, or a chunk member inflating 9 to 96 MiB, which is only
-inflated when its item is opened). When a sample's member is mutated, that item is opened too,
+case in seven hostile (the bombs above, or a message chunk inflating 9 to 96 MiB, which is only
+inflated when its item is opened; event chunks are not bombed: evaltui never reads them, so a
+bomb there loads untouched, which a first run counted as 18 "misreads"). When a sample's member is mutated, that item is opened too,
 and a refusal there ("item refused") is what a hostile chunk must end in.
 
 `--remote` serves the seeds over a Range-capable HTTP server on the loopback
@@ -168,7 +169,8 @@ def hostile_archive(path: Path, rng: random.Random, fmt: str = "inspect_eval") -
         member = "summaries.json"
         if kind == CHUNK_BOMB:
             with zipfile.ZipFile(_SOURCES[CHUNKED]) as source:
-                chunks = [n for n in source.namelist() if re.search(r"/(messages|events)/", n)]
+                # a message chunk: read when its item is opened (event chunks are never read)
+                chunks = [n for n in source.namelist() if "/messages/" in n]
             member = rng.choice(chunks)
         zip_bombs.summaries_bomb(
             path, mib * zip_bombs.MiB, member_name=member, template=_SOURCES[CHUNKED]

@@ -57,6 +57,7 @@ from evaltui.ui.messages import (
     WorkerProblem,
 )
 from evaltui.ui.modes import keys_design, mode_of, opening_mode
+from evaltui.ui.reopen import reopen_item
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.picker import PickerScreen
 from evaltui.ui.state import Loaded, ReviewState
@@ -290,6 +291,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, ReviewActions):
         gc.freeze()
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
+        reopen_item(self, self.state)  # the item screen open when the last session ended
         self.offer_draft(loaded)
 
     def offer_draft(self, loaded: Loaded) -> None:

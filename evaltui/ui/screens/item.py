@@ -19,6 +19,7 @@ from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, 
 from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow, singular
 from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
+from evaltui.ui.reopen import KeepsPlace, item_shown, scroll_back
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
@@ -34,7 +35,7 @@ from evaltui.ui.widgets.key_footer import KeyFooter
 OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
 
-class ItemScreen(GivenState, FooterKeys, ItemNavigation):
+class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
@@ -163,6 +164,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
         for pane in ("#sides-pane", "#diff-pane"):
             self.query_one(pane, Pane).scroll_home(animate=False, immediate=True)
         self._read_gen += 1
+        item_shown(self)  # kept for a reopen after a crash (ui/reopen.py)
         if epoch:
             self.load_transcripts(self.row.item_id, rows=self._epoch_rows(), gen=self._read_gen)
             return
@@ -275,6 +277,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation):
             self._pending_match = "first"  # opened from a search: show where it matched
         if self._pending_match is not None and base.complete and cand.complete:
             self.call_after_refresh(self._scroll_to_pending_match)
+        self.call_after_refresh(scroll_back, self)  # reopened after a crash: where it was
         self._diff_drawn_for = None
         if self.show_diff:
             self.draw_diff()
