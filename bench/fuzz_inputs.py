@@ -27,8 +27,9 @@ sample a folder of chunk members) is mutated the same way: deflate or zstd, its 
 or cut, a JSON member (summaries, header, a sample's shell or one of its chunks) mutated, one
 case in seven hostile (the bombs above, or a message chunk inflating 9 to 96 MiB, which is only
 inflated when its item is opened; event chunks are not bombed: evaltui never reads them, so a
-bomb there loads untouched, which a first run counted as 18 "misreads"). When a sample's member is mutated, that item is opened too,
-and a refusal there ("item refused") is what a hostile chunk must end in.
+bomb there loads untouched, which a first run counted as 18 "misreads"). When a sample's member
+is mutated, that item is opened too, and a refusal there ("item refused") is what a hostile
+chunk must end in.
 
 `--remote` serves the seeds over a Range-capable HTTP server on the loopback
 (tests/core/read/remote/servers.py) and loads every single-file seed by its URL: an `.eval` log
