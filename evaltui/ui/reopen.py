@@ -24,9 +24,14 @@ CHECK_EVERY = 0.5  # seconds between two looks at the item screen's scroll
 
 
 def reopen_item(app, state: ReviewState) -> ItemScreen | None:
-    """Push the item screen kept in place.json, if it was open and its item is in its list."""
+    """Push the item screen kept in place.json, if it was open and its item is in its list:
+    once per app, at the first pair shown (a pair loaded again, for another metric, keeps the
+    screens the reviewer has now)."""
     from evaltui.ui.screens.item import ItemScreen
 
+    if getattr(app, "item_reopen_tried", False):
+        return None
+    app.item_reopen_tried = True
     folder = state.draft_folder()
     place = load_place(folder) if folder is not None else None
     if place is None or not place.item_open:
