@@ -73,6 +73,9 @@ async def test_the_item_screen_open_when_the_session_ended_reopens_scrolled_wher
         await settle(app, pilot)
         assert isinstance(app.screen, ItemScreen) and app.screen.current_item_id() == second
         assert app.screen.query_one("#sides-pane").scroll_y == 6
+        app.adopt(app.state.loaded)  # the pair loaded again (another metric): not twice
+        await settle(app, pilot)
+        assert sum(isinstance(s, ItemScreen) for s in app.screen_stack) == 1
         await pilot.press("escape")
         await settle(app, pilot)
         assert not isinstance(app.screen, ItemScreen)

@@ -19,10 +19,10 @@ from evaltui.core.read.runs import CLUSTER, EPOCH, ITEM_ID, PASSED, ROW, SLICE, 
 from evaltui.core.record.session import tag_meanings
 from evaltui.ui.listmodel import ListRow, singular
 from evaltui.ui.messages import ReviewChanged, ReviewsChanged, TranscriptsRead, WorkerProblem
-from evaltui.ui.reopen import KeepsPlace, item_shown, scroll_back
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
+from evaltui.ui.screens.item_place import KeepsPlace, item_shown, scroll_back
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.state import ReviewState
 from evaltui.ui.styles import style_of
@@ -164,7 +164,7 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation):
         for pane in ("#sides-pane", "#diff-pane"):
             self.query_one(pane, Pane).scroll_home(animate=False, immediate=True)
         self._read_gen += 1
-        item_shown(self)  # kept for a reopen after a crash (ui/reopen.py)
+        item_shown(self)  # kept for a reopen after a crash (item_place.py)
         if epoch:
             self.load_transcripts(self.row.item_id, rows=self._epoch_rows(), gen=self._read_gen)
             return

@@ -6,45 +6,20 @@ cursor; a reviewer reading an item's transcript came back to the list instead, a
 the item and scroll to where they were. So the item screen keeps its place there too (the item,
 and how far its transcript is scrolled: checked every half second, written only when it
 changed), says when it is closed, and the app opens it again when the review reopens, scrolled
-back once the transcript is drawn. A draft note is offered on top of it (app.offer_draft).
+back once the transcript is drawn (`reopen_item` in app.py, which owns the screen stack). A
+draft note is offered on top of it (app.offer_draft).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaltui.core.record.drafts import load_place, save_place
+from evaltui.core.record.drafts import save_place
 
-if TYPE_CHECKING:
-    from evaltui.ui.screens.item import ItemScreen
-    from evaltui.ui.screens.item_navigation import Pane
-    from evaltui.ui.state import ReviewState
+if TYPE_CHECKING:  # (a protocol would do; the item screen is the one user)
+    ItemScreen = Any
 
 CHECK_EVERY = 0.5  # seconds between two looks at the item screen's scroll
-
-
-def reopen_item(app, state: ReviewState) -> ItemScreen | None:
-    """Push the item screen kept in place.json, if it was open and its item is in its list:
-    once per app, at the first pair shown (a pair loaded again, for another metric, keeps the
-    screens the reviewer has now)."""
-    from evaltui.ui.screens.item import ItemScreen
-
-    if getattr(app, "item_reopen_tried", False):
-        return None
-    app.item_reopen_tried = True
-    folder = state.draft_folder()
-    place = load_place(folder) if folder is not None else None
-    if place is None or not place.item_open:
-        return None
-    view = state.views.get(place.list_name)
-    rows = list(view.visible) if view is not None else []
-    index = next((i for i, row in enumerate(rows) if row.item_id == place.item_id), None)
-    if index is None:  # filtered out or gone since: the list is where it reopens
-        return None
-    screen = ItemScreen(state, rows, index, place.list_name)
-    screen.restore_scroll = place.scroll
-    app.push_screen(screen)
-    return screen
 
 
 class KeepsPlace:
@@ -67,10 +42,8 @@ def keep_item_place(screen: ItemScreen, scroll: int, item_open: bool = True) -> 
         screen.kept_scroll = scroll
 
 
-def _pane(screen: ItemScreen) -> Pane:
-    from evaltui.ui.screens.item_navigation import Pane
-
-    return screen.query_one("#sides-pane", Pane)
+def _pane(screen: ItemScreen) -> Any:
+    return screen.query_one("#sides-pane")
 
 
 def item_shown(screen: ItemScreen) -> None:
