@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # (a protocol would do; the item screen is the one user)
     ItemScreen = Any
 
 CHECK_EVERY = 0.5  # seconds between two looks at the item screen's scroll
+RESTORE_TRIES = 50  # at CHECK_EVERY / 5: five seconds shown for a transcript to be laid out
 
 
 class KeepsPlace:
@@ -28,6 +29,7 @@ class KeepsPlace:
     restore_scroll: int | None = None  # reopened after a crash: scroll back once drawn
     kept_scroll: int | None = None  # the scroll last written to place.json
     follow_timer: Any = None  # looks at the scroll every CHECK_EVERY seconds
+    restore_tries = 0  # looks at a pane not laid out yet for the scroll to restore
 
     def action_back(self) -> None:
         closed(self)  # type: ignore[arg-type]  # a reopened review shows the list, not the item
@@ -68,8 +70,14 @@ def scroll_back(screen: ItemScreen) -> None:
     drawn, so the pane is long enough)."""
     if screen.restore_scroll is None:
         return
-    scroll, screen.restore_scroll = screen.restore_scroll, None
-    _pane(screen).scroll_to(y=scroll, animate=False, immediate=True)
+    scroll, pane = screen.restore_scroll, _pane(screen)
+    if pane.max_scroll_y < scroll and screen.restore_tries < RESTORE_TRIES:
+        # not laid out yet (under a recovered note, a screen is laid out when it is shown)
+        screen.restore_tries += screen.app.screen is screen  # (a note on top: no hurry)
+        screen.set_timer(CHECK_EVERY / 5, lambda: scroll_back(screen))
+        return
+    screen.restore_scroll = None
+    pane.scroll_to(y=scroll, animate=False, immediate=True)
     keep_item_place(screen, scroll)
 
 
