@@ -20,8 +20,21 @@ The Inspect `.eval` seed is rewritten with deflate or zstd members (Inspect's de
 of them, 1 KiB to 8 MiB each), a member listed twice, a member inflating past its declared
 size, a zstd member inflating hundreds of times its compressed size (9 to 96 MiB; the 511 MiB
 one is the slow test's). A hostile archive must be refused (exit 2) in the timeout; loading it
-is counted as a problem. `--only inspect_eval` runs that format's cases alone. Remote reads
-are not covered here (another branch's; the limits they will use are `archive_limits`).
+is counted as a problem. `--only inspect_eval` runs that format's cases alone.
+
+Inspect's chunked layout (`inspect_chunked`, a tenth seed: tests/data/inspect_ai/chunked/, each
+sample a folder of chunk members) is mutated the same way: deflate or zstd, its bytes flipped
+or cut, a JSON member (summaries, header, a sample's shell or one of its chunks) mutated, one
+case in seven hostile (the bombs above, or a message chunk inflating 9 to 96 MiB, which is only
+inflated when its item is opened; event chunks are not bombed: evaltui never reads them, so a
+bomb there loads untouched, which a first run counted as 18 "misreads"). When a sample's member
+is mutated, that item is opened too, and a refusal there ("item refused") is what a hostile
+chunk must end in.
+
+`--remote` serves the seeds over a Range-capable HTTP server on the loopback
+(tests/core/read/remote/servers.py) and loads every single-file seed by its URL: an `.eval` log
+(flat or chunked) is then read by byte ranges (core/read/remote/rangefile.py), the others from
+a downloaded copy; HELM's run folder stays local.
 
 A *silent misread* is a known-malformed file that loads and gives another item count or other
 verdicts than the unmutated file; an *internal error* is exit 3 or a hang. Both must be 0. The
@@ -60,6 +73,10 @@ from evaltui.core.errors import EvalTuiError  # noqa: E402
 from evaltui.core.read.formats import REGISTRY, load_run  # noqa: E402
 from evaltui.core.read.runs import EPOCH, ITEM_ID, PASSED, SCORE, STATUS  # noqa: E402
 from tests.core.read import zip_bombs  # noqa: E402
+
+ZIP_SEEDS = ("inspect_eval", "inspect_chunked")  # mutated as archives (the chunked: a layout)
+CHUNKED = "inspect_chunked"
+SAMPLE_OF = re.compile(r"^samples/(?P<id>[^/]+?)_epoch_(?P<epoch>\d+)(?:/|\.json$)")
 
 DATA = ROOT / "tests" / "data"
 HELM_RUN = DATA / "helm" / "benchmark_output" / "runs" / "v4"
@@ -114,11 +131,13 @@ def make_seeds(work: Path, create: bool = True) -> list[Seed]:
     parquet.parent.mkdir()
     demo.write_parquet(parquet)
     seeds = _seed_list(seeds_dir, copy)
-    inspect = next(seed for seed in seeds if seed.fmt == "inspect_eval")
-    _SOURCES["inspect_eval"] = inspect.path.with_suffix(".orig")
-    shutil.copy(inspect.path, _SOURCES["inspect_eval"])
-    _SOURCES["inspect_eval_zstd"] = inspect.path.with_suffix(".zstd")
-    _rewrite(_SOURCES["inspect_eval"], _SOURCES["inspect_eval_zstd"], zip_bombs.ZSTD)
+    for seed in seeds:
+        if seed.fmt in ZIP_SEEDS:
+            _SOURCES[seed.fmt] = seed.path.with_suffix(".orig")
+            shutil.copy(seed.path, _SOURCES[seed.fmt])
+            for method, suffix in ((zip_bombs.ZSTD, "zstd"), (8, "deflate")):
+                _SOURCES[f"{seed.fmt}_{suffix}"] = seed.path.with_suffix(f".{suffix}")
+                _rewrite(_SOURCES[seed.fmt], _SOURCES[f"{seed.fmt}_{suffix}"], method)
     return seeds
 
 
@@ -138,11 +157,26 @@ def _rewrite(source: Path, dest: Path, method: int, change: dict[str, bytes] | N
 
 
 HOSTILE = ("overlapping entries", "duplicate member", "understated size", "ratio bomb")
+CHUNK_BOMB = "chunk bomb"
 
 
-def hostile_archive(path: Path, rng: random.Random) -> str:
-    """Write one of the hostile archives over `path`; its description."""
-    kind = rng.choice(HOSTILE)
+def hostile_archive(path: Path, rng: random.Random, fmt: str = "inspect_eval") -> str:
+    """Write one of the hostile archives over `path`; its description. For the chunked seed,
+    the ratio bomb is its own summaries.json, and a fifth kind is a chunk member that inflates
+    hundreds of times its size (the case's focus: its item is opened)."""
+    kind = rng.choice(HOSTILE + ((CHUNK_BOMB,) if fmt == CHUNKED else ()))
+    if fmt == CHUNKED and kind in ("ratio bomb", CHUNK_BOMB):
+        mib = rng.choice((9, 24, 96))
+        member = "summaries.json"
+        if kind == CHUNK_BOMB:
+            with zipfile.ZipFile(_SOURCES[CHUNKED]) as source:
+                # a message chunk: read when its item is opened (event chunks are never read)
+                chunks = [n for n in source.namelist() if "/messages/" in n]
+            member = rng.choice(chunks)
+        zip_bombs.summaries_bomb(
+            path, mib * zip_bombs.MiB, member_name=member, template=_SOURCES[CHUNKED]
+        )
+        return f"hostile: {kind} ({mib} MiB, {member})"
     if kind == "overlapping entries":
         entries, kernel = rng.choice((2, 30, 3000)), rng.choice((1 << 10, 1 << 20, 8 << 20))
         zip_bombs.overlap_bomb(path, entries=entries, kernel=kernel)
@@ -175,6 +209,24 @@ def _seed_list(seeds_dir: Path, copy) -> list[Seed]:
             ),  # noqa: E501
             Path(),
             {"id": BAD_ID, "value": ["[1, 2]", "NaN", "null"], "epoch": BAD_LABEL},
+        ),
+        Seed(
+            CHUNKED,
+            copy(
+                DATA
+                / "inspect_ai"
+                / "chunked"
+                / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval",
+                CHUNKED,
+            ),
+            Path(),
+            {
+                "id": BAD_ID,
+                "value": ["[1, 2]", "NaN", "null"],
+                "epoch": BAD_LABEL,
+                "role": BAD_LABEL,
+                "message_refs": ["1", "null", '"x"', '{"a": 1}'],
+            },
         ),
         Seed(
             "inspect_json",
@@ -393,18 +445,34 @@ def answer(run: Any) -> tuple:
     return (table.height, tuple(sorted(rows, key=repr)))
 
 
-def run_case(seed: Seed, timeout: float) -> tuple[str, tuple | None, str]:
-    """Load the (already mutated) seed: ('loaded', answer, ''), ('refused', None, message),
-    ('internal', None, traceback line) or ('hang', None, '')."""
+def run_case(
+    seed: Seed, timeout: float, where: str | None = None, focus: str | None = None
+) -> tuple[str, tuple | None, str]:
+    """Load the (already mutated) seed, from `where` (a URL) if given: ('loaded', answer, ''
+    or 'item refused: ...'), ('refused', None, message), ('internal', None, traceback line)
+    or ('hang', None, ''). A few items are opened, and the item `focus` ("id,epoch": the
+    sample whose member was mutated) too."""
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        run = load_run(seed.path)
-        for row in range(min(run.table.height, 3)):  # open a few items, as the reviewer would
-            try:
+        run = load_run(where or seed.path)
+        rows = list(range(min(run.table.height, 3)))  # a few items, as the reviewer would
+        if focus is not None and ITEM_ID in run.table.columns:
+            item, epoch = focus.rsplit(",", 1)
+            ids = run.table[ITEM_ID].cast(pl.String).to_list()
+            epochs = run.table[EPOCH].to_list() if EPOCH in run.table.columns else [None] * len(ids)
+            rows += [
+                i for i, (a, b) in enumerate(zip(ids, epochs, strict=True))
+                if a == item and str(b) in (epoch, "None")
+            ]  # fmt: skip
+        said = ""
+        try:
+            for row in rows:
                 run.transcripts.read(row)
-            except EvalTuiError:
-                break
-        return "loaded", answer(run), ""
+        except EvalTuiError as exc:
+            said = f"item refused: {exc}"
+        finally:
+            getattr(run.transcripts, "close", lambda: None)()  # a kept archive handle
+        return "loaded", answer(run), said
     except EvalTuiError as exc:
         return "refused", None, str(exc)
     except OSError as exc:
@@ -421,33 +489,47 @@ def run_case(seed: Seed, timeout: float) -> tuple[str, tuple | None, str]:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def write_mutation(seed: Seed, original: bytes, rng: random.Random) -> tuple[bool, str]:
-    """Mutate the seed's target in place; for the zip, a JSON member (or the zip's bytes)."""
-    if seed.fmt == "inspect_eval":
+def write_mutation(seed: Seed, original: bytes, rng: random.Random) -> tuple[bool, str, str | None]:
+    """Mutate the seed's target in place; for the zip, a JSON member (or the zip's bytes).
+    The third value is the item ("id,epoch") whose sample member was changed, if one was."""
+    if seed.fmt in ZIP_SEEDS:
         roll = rng.random()
         if roll < 1 / 7:  # an archive built to cost memory or time
-            return True, hostile_archive(seed.path, rng)
+            name = hostile_archive(seed.path, rng, seed.fmt)
+            return True, name, _focus(name.rsplit(", ", 1)[-1].rstrip(")"))
         zstd = rng.random() < 0.5
         method = "zstd" if zstd else "deflate"
         if roll < 0.4:  # the archive's own bytes: flips, cuts
-            base = _SOURCES["inspect_eval_zstd"].read_bytes() if zstd else original
+            base = _SOURCES[f"{seed.fmt}_{method}"].read_bytes()
             data, known, name = (truncate if rng.random() < 0.4 else flip_bytes)(base, seed, rng)
             seed.path.write_bytes(data)
-            return known, f"zip ({method}): {name}"
-        with zipfile.ZipFile(_SOURCES["inspect_eval"]) as src:
-            names = src.namelist()
-            members = {n: src.read(n) for n in names}
-        target = (
-            "summaries.json"
-            if "summaries.json" in members and rng.random() < 0.6
-            else rng.choice([n for n in names if n.endswith(".json")])
-        )
-        data, known, name = mutate(seed, members[target], rng)
-        _rewrite(_SOURCES["inspect_eval"], seed.path, 93 if zstd else 8, {target: data})
-        return known, f"{target} ({method}): {name}"
+            return known, f"zip ({method}): {name}", None
+        from evaltui.core.read.formats.zip_members import read_member
+
+        source = _SOURCES[seed.fmt]
+        with zipfile.ZipFile(source) as src:
+            infos = {i.filename: i for i in src.infolist()}
+            names = [n for n in infos if n.endswith(".json")]
+            roll = rng.random()
+            if "summaries.json" in infos and roll < (0.6 if seed.fmt != CHUNKED else 0.35):
+                target = "summaries.json"
+            elif seed.fmt == CHUNKED and roll < 0.45:
+                target = "header.json"
+            else:
+                target = rng.choice(names)
+            content = read_member(src, infos[target], source, 1 << 30)
+        data, known, name = mutate(seed, content, rng)
+        _rewrite(source, seed.path, 93 if zstd else 8, {target: data})
+        return known, f"{target} ({method}): {name}", _focus(target)
     data, known, name = mutate(seed, original, rng)
     seed.target.write_bytes(data)
-    return known, name
+    return known, name, None
+
+
+def _focus(member: str) -> str | None:
+    """ "id,epoch" of the sample a member belongs to (flat or chunked), else None."""
+    found = SAMPLE_OF.match(member)
+    return f"{found['id']},{found['epoch']}" if found else None
 
 
 _SOURCES: dict[str, Path] = {}
@@ -478,15 +560,18 @@ class Worker:
             stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env,
         )  # fmt: skip
 
-    def load(self, fmt: str) -> tuple[str, str | None, str]:
-        """(outcome, digest of the answer or None, message) for the seed of `fmt` as it is."""
+    def load(
+        self, fmt: str, where: str | None = None, focus: str | None = None
+    ) -> tuple[str, str | None, str]:
+        """(outcome, digest of the answer or None, message) for the seed of `fmt` as it is
+        (read from `where`, a URL, if given; the item `focus` opened too)."""
         import select
 
         if self._child is None or self._child.poll() is not None:
             self._child = self._start()
         child = self._child
         assert child.stdin is not None and child.stdout is not None
-        child.stdin.write(fmt + "\n")
+        child.stdin.write(json.dumps({"fmt": fmt, "where": where, "focus": focus}) + "\n")
         child.stdin.flush()
         ready, _, _ = select.select([child.stdout], [], [], self._timeout)
         if not ready:
@@ -524,8 +609,9 @@ def worker(out: Path) -> int:
     seeds = {seed.fmt: seed for seed in make_seeds(out, create=False)}
     signal.signal(signal.SIGALRM, _alarm)
     for line in sys.stdin:
-        seed = seeds[line.strip()]
-        outcome, said, message = run_case(seed, timeout=3600)
+        request = json.loads(line)
+        seed = seeds[request["fmt"]]
+        outcome, said, message = run_case(seed, 3600, request["where"], request["focus"])
         digest = None if said is None else hashlib.sha256(repr(said).encode()).hexdigest()
         reply = {"outcome": outcome, "answer": digest, "message": message[:500]}
         sys.stdout.write(json.dumps(reply) + "\n")
@@ -541,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("/tmp/evaltui-fuzz"))
     parser.add_argument("--cli-sample", type=int, default=0, metavar="N")
     parser.add_argument("--only", default=None, metavar="FORMAT", help="cases of one format")
+    parser.add_argument(
+        "--remote", action="store_true", help="load the single-file seeds over loopback HTTP"
+    )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     os.environ.setdefault("EVALTUI_CACHE_DIR", "off")
@@ -548,17 +637,28 @@ def main(argv: list[str] | None = None) -> int:
         return worker(args.out)
     args.out.mkdir(parents=True, exist_ok=True)
     seeds = make_seeds(args.out)
-    assert sorted(s.fmt for s in seeds) == sorted(REGISTRY)
+    assert sorted(s.fmt for s in seeds if s.fmt != CHUNKED) == sorted(REGISTRY)
     rng = random.Random(args.seed)
     loads = Worker(args.out, args.timeout)
+    server = None
+    if args.remote:
+        from tests.core.read.remote.servers import RangeHTTPServer
+
+        server = RangeHTTPServer(args.out / "seeds")
+
+    def where(seed: Seed) -> str | None:
+        if server is None or seed.path.is_dir():
+            return None
+        return f"{server.url}/{seed.path.relative_to(args.out / 'seeds').as_posix()}"
+
     baseline: dict[str, str | None] = {}
     originals: dict[str, bytes] = {}
     for seed in seeds:
         originals[seed.fmt] = _target(seed).read_bytes()
         if args.only and seed.fmt != args.only:
             continue
-        outcome, said, message = loads.load(seed.fmt)
-        if outcome != "loaded":
+        outcome, said, message = loads.load(seed.fmt, where(seed))
+        if outcome != "loaded" or message:
             raise SystemExit(f"seed {seed.fmt} does not load: {outcome} {message}")
         baseline[seed.fmt] = said
     if args.only:
@@ -573,9 +673,9 @@ def main(argv: list[str] | None = None) -> int:
         for case in range(args.cases):
             seed = seeds[case % len(seeds)]
             target = _target(seed)
-            known, name = write_mutation(seed, originals[seed.fmt], rng)
+            known, name, focus = write_mutation(seed, originals[seed.fmt], rng)
             mutated = target.read_bytes()
-            outcome, said, message = loads.load(seed.fmt)
+            outcome, said, message = loads.load(seed.fmt, where(seed), focus)
             count = stats[seed.fmt]
             count["cases"] += 1
             count[outcome] += 1
@@ -583,12 +683,19 @@ def main(argv: list[str] | None = None) -> int:
             count[f"{kind} {outcome}"] += 1
             misread = known and outcome == "loaded" and said != baseline[seed.fmt]
             hostile = name.startswith("hostile: ")
-            misread = misread or (hostile and outcome == "loaded")  # must never load
-            if seed.fmt == "inspect_eval":
+            item_refused = outcome == "loaded" and message.startswith("item refused")
+            count["item refused"] += item_refused
+            # a hostile archive must never load, nor give an item's text
+            misread = misread or (hostile and outcome == "loaded" and not item_refused)
+            if hostile:
+                count["hostile"] += 1
+                count["hostile refused"] += outcome == "refused" or item_refused
+            if seed.fmt in ZIP_SEEDS:
                 family = name.split(" (")[0] if hostile else name.split(":")[0].split(" (")[0]
                 if family.startswith("samples/"):
                     family = "samples/*.json"
-                families[f"{family} ({_method_of(name)}): {outcome}"] += 1
+                ending = "item refused" if item_refused else outcome
+                families[f"{seed.fmt} {family} ({_method_of(name)}): {ending}"] += 1
             if outcome == "loaded" and said != baseline[seed.fmt]:
                 count[f"{kind} loaded, other answer"] += 1
             if known and outcome == "loaded" and not misread:
@@ -604,13 +711,16 @@ def main(argv: list[str] | None = None) -> int:
             target.write_bytes(originals[seed.fmt])
     finally:
         loads.close()
+        if server is not None:
+            server.stop()
     elapsed = time.monotonic() - started
     cli = _cli_check(cli_cases, args.out, originals) if cli_cases else None
     summary = _summary(stats, problems, elapsed, args, cli)
     summary["known malformed, loaded with the same answer"] = dict(tolerated.most_common())
-    summary["inspect_eval by mutation"] = dict(sorted(families.items()))
+    summary["archives by mutation"] = dict(sorted(families.items()))
+    summary["remote"] = args.remote
     for key, value in sorted(families.items()):
-        print(f"  inspect_eval {key}: {value:,}")
+        print(f"  {key}: {value:,}")
     (args.out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     _print(summary)
     return 1 if summary["internal_errors"] or summary["silent_misreads"] else 0
@@ -624,7 +734,7 @@ def _method_of(name: str) -> str:
 
 def _target(seed: Seed) -> Path:
     """The file a mutation rewrites (the whole archive, for the zip)."""
-    return seed.path if seed.fmt == "inspect_eval" else seed.target
+    return seed.path if seed.fmt in ZIP_SEEDS else seed.target
 
 
 def _cli_check(cases: list[tuple[Seed, bytes]], out: Path, originals: dict[str, bytes]) -> dict:
@@ -633,7 +743,7 @@ def _cli_check(cases: list[tuple[Seed, bytes]], out: Path, originals: dict[str, 
     codes: Counter = Counter()
     tracebacks = 0
     for seed, mutated in cases:
-        target = seed.path if seed.fmt == "inspect_eval" else seed.target
+        target = _target(seed)
         target.write_bytes(mutated)
         other = out / "cli-other" / seed.fmt
         if other.exists():
@@ -706,6 +816,8 @@ def _print(summary: dict) -> None:
         print(f"  {fmt:13} {count.get('cases', 0):>6,} cases: loaded {count.get('loaded', 0):,}, "
               f"refused {count.get('refused', 0):,}, internal {count.get('internal', 0):,}, "
               f"hang {count.get('hang', 0):,}, aborted {count.get('abort', 0):,}; "
+              f"item refused {count.get('item refused', 0):,}; hostile refused "
+              f"{count.get('hostile refused', 0):,} of {count.get('hostile', 0):,}; "
               "known-malformed loaded "
               f"{count.get('known loaded', 0):,} (other answer "
               f"{count.get('known loaded, other answer', 0):,})")  # fmt: skip

@@ -10,16 +10,33 @@ through the queue of every text field of the screen (`call_later` posts a callba
 is queued there), and the read runs when the last of those callbacks comes through. A key is
 always forwarded before the next one is read, so every key read before Ctrl+S is in a field's
 queue by then, whichever field had the focus when it came.
+
+Tab had the opposite race. Textual's Tab is not a priority binding: it is forwarded to the
+focused field like a letter, and moves the focus only when that field, having inserted the keys
+queued before it, lets it bubble up. The keys read after Tab in the same burst were forwarded
+meanwhile to the field that still had the focus: `abc<Tab>def` put `abcdef` in the rationale and
+nothing in the next field. So in the dialogs with text fields Tab and Shift+Tab are priority
+bindings (`FIELD_KEYS`): the focus moves as the Tab is read, in the order of the keys, so the
+keys read before it are already in the old field's queue (a field inserts its queued keys
+whether or not it still has the focus) and those read after it go to the new one. Waiting for
+the queues here would be wrong: the focus must move before the next key is read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
 
 TEXT_FIELDS = (Input, TextArea)
+
+# Textual's own focus keys (Screen.BINDINGS), handled as they are read (see above).
+FIELD_KEYS = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
+]
 
 
 class _Barrier:

@@ -28,7 +28,7 @@ from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
-from evaltui.core.record.drafts import load_draft
+from evaltui.core.record.drafts import load_draft, load_place
 from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.textsafe import inert, one_line
@@ -298,6 +298,7 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
             )
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
+        self.reopen_item()  # the item screen open when the last session ended
         self.offer_draft(loaded)
 
     def refresh_team(self) -> None:
@@ -313,6 +314,27 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
             return
         if changed:
             self.state.others_changed(tuple(sorted(changed)))
+
+    item_reopen_tried = False
+
+    def reopen_item(self) -> None:
+        """Push the item screen kept in place.json (screens/item_place.py), if it was open and
+        its item is in its list: once per app, at the first pair shown (a pair loaded again,
+        for another metric, keeps the screens the reviewer has now)."""
+        from evaltui.ui.screens.item import ItemScreen
+
+        if self.item_reopen_tried:
+            return
+        self.item_reopen_tried = True
+        folder = self.state.draft_folder()
+        place = load_place(folder) if folder is not None else None
+        view = self.state.views.get(place.list_name) if place and place.item_open else None
+        rows = list(view.visible) if view is not None else []
+        index = next((i for i, row in enumerate(rows) if row.item_id == place.item_id), None)
+        if place is not None and index is not None:  # (filtered out or gone: the list)
+            screen = ItemScreen(self.state, rows, index, place.list_name)
+            screen.restore_scroll = place.scroll
+            self.push_screen(screen)
 
     def offer_draft(self, loaded: Loaded) -> None:
         """Text typed before the last session ended without Ctrl+S: a note opens in its

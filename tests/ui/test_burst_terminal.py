@@ -228,3 +228,53 @@ def test_a_note_typed_when_the_app_is_killed_is_offered_back_on_the_same_item(tm
         BASE, CAND, sha256_of(BASE), sha256_of(CAND), root=state, read_only=True
     )
     assert review.review("pharm-0103").note == "grapefruit and statins, half a sentence."
+
+
+@pytest.mark.slow
+def test_an_item_screen_open_when_the_app_is_killed_reopens_on_that_item_scrolled(tmp_path):
+    """kill -9 while reading an item (scrolled down) with a note half typed on it: the review
+    reopens on that item's screen, scrolled where it was, the note offered on top of it."""
+    import os
+    import signal
+
+    from evaltui.core.record.drafts import load_place
+    from tests.ui.test_real_terminal import _pane_pid
+
+    state = tmp_path / "state"
+    folder = review_folder((BASE, CAND), state).parent
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        _full_header(tmux, session)
+        _keys(tmux, session, "j", "j", "Enter")
+        _until(lambda: (p := load_place(folder)) and p.item_open, "the item screen kept")
+        _wait_for(tmux, session, "BASELINE", "── #1")  # the transcripts drawn
+        _keys(tmux, session, *"jjjj")
+        _until(lambda: load_place(folder).scroll == 4, "the scroll kept")
+        before = _capture(tmux, session)
+        _keys(tmux, session, "e")
+        _wait_for(tmux, session, "Note on pharm-0103")
+        _keys(tmux, session, "-l", "read up to here")
+        _wait_for(tmux, session, "read up to here")
+        os.kill(_pane_pid(tmux, session), signal.SIGKILL)
+    finally:
+        _stop(tmux)
+    tmux = _tmux()
+    session = _start(tmux, state, BASE, CAND)
+    try:
+        _wait_for(tmux, session, "Note on pharm-0103", "Recovered")
+        _burst(tmux, session, ".")
+        _until(lambda: "Recovered" not in _capture(tmux, session), "the editor closed")
+        # beneath it, the item screen as it was (same item, same scroll), the note now saved
+
+        def unnoted(screen: str) -> list[str]:
+            return [line for line in screen.splitlines() if not line.startswith(" note: ")]
+
+        with contextlib.suppress(AssertionError):
+            _until(lambda: unnoted(_capture(tmux, session)) == unnoted(before), "the item", 10)
+        assert unnoted(_capture(tmux, session)) == unnoted(before)
+        assert " note: read up to here." in _capture(tmux, session)
+        place = load_place(folder)
+        assert place.item_open and place.item_id == "pharm-0103" and place.scroll == 4
+    finally:
+        _stop(tmux)

@@ -8,9 +8,10 @@ from __future__ import annotations
 from textual.widgets import TextArea
 
 from evaltui.core.record.drafts import load_draft, load_place
+from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.screens.signoff import SignoffScreen
-from tests.ui.helpers import demo_app, listed_ids, settle
+from tests.ui.helpers import demo_app, listed_ids, settle, until
 
 
 async def test_an_unsaved_note_and_the_place_come_back_when_the_review_reopens(tmp_path):
@@ -51,3 +52,32 @@ async def test_an_unsaved_note_and_the_place_come_back_when_the_review_reopens(t
         await pilot.press("escape", "escape")  # discarded on purpose: gone
         await settle(app, pilot)
         assert load_draft(app.state.draft_folder()) is None
+
+
+async def test_the_item_screen_open_when_the_session_ended_reopens_scrolled_where_it_was(tmp_path):
+    state = tmp_path / "state"
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        second = listed_ids(app)[1]
+        await pilot.press("j", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.current_item_id() == second
+        await pilot.press(*"jjjjjj")
+        folder = app.state.draft_folder()
+        await until(pilot, lambda: load_place(folder).scroll == 6, "the scroll kept")
+        assert load_place(folder).item_open and load_place(folder).item_id == second
+        # the session ends here with the item open (the terminal went away)
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.current_item_id() == second
+        assert app.screen.query_one("#sides-pane").scroll_y == 6
+        app.adopt(app.state.loaded)  # the pair loaded again (another metric): not twice
+        await settle(app, pilot)
+        assert sum(isinstance(s, ItemScreen) for s in app.screen_stack) == 1
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ItemScreen)
+        assert app.screen.current_item_id() == second  # the list, on that item
+        assert not load_place(app.state.draft_folder()).item_open  # closed: the list next time

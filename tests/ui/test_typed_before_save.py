@@ -86,3 +86,44 @@ async def test_a_run_set_rationale_typed_in_one_burst_with_ctrl_s_is_the_records
         assert isinstance(app.screen, RunSetSignoffScreen)
         record = await _sign_in_one_burst(app, pilot, app.screen, tmp_path / "set")
     assert record["rationale"] == SENTENCE
+
+
+def _burst(app, *parts: str) -> None:
+    """Queue text and named keys ("<tab>", "<shift+tab>", "<ctrl+s>") at once, as one burst."""
+    special = {"<tab>": ("tab", "\t"), "<shift+tab>": ("shift+tab", None)}
+    special["<ctrl+s>"] = ("ctrl+s", "\x13")
+    keys = []
+    for part in parts:
+        if part in special:
+            keys.append(events.Key(*special[part]))
+        else:
+            keys += [events.Key(_key_name(c), c) for c in part]
+    for event in keys:
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_text_typed_after_tab_in_the_same_burst_goes_to_the_next_field(tmp_path):
+    """Before, Tab moved the focus only once the old field had handled it, so the keys after it
+    in the same burst went to the old field: 'abcdef' in the rationale, nothing beside it."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SignoffScreen)
+        screen.query_one("#rationale", TextArea).focus()
+        await settle(app, pilot)
+        _burst(app, "abc", "<tab>", "def", "<shift+tab>", "ghi")
+        await settle(app, pilot)
+        assert screen.query_one("#rationale", TextArea).text == "abcghi"
+        assert screen.query_one("#override", Input).value == "def"
+        await pilot.press("escape", "escape")
+        await settle(app, pilot)
+        await pilot.press("e")  # the note editor: one field, Tab stays in it, nothing is lost
+        await settle(app, pilot)
+        item = app.screen.item_id
+        _burst(app, "abc", "<tab>", "def", "<ctrl+s>")
+        await settle(app, pilot)
+        assert app.loaded.session.review(item).note == "abcdef"

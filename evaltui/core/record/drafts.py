@@ -37,10 +37,14 @@ class Draft:
 
 @dataclass(frozen=True)
 class Place:
-    """The list shown and the item under the cursor when the review was last used."""
+    """The list shown and the item under the cursor when the review was last used; whether
+    that item's screen was open (a crash in the middle of reading an item reopens it) and how
+    far its transcript pane was scrolled (lines)."""
 
     list_name: str
     item_id: str
+    item_open: bool = False
+    scroll: int = 0
 
 
 def _write(path: Path, data: dict[str, Any]) -> None:
@@ -82,13 +86,23 @@ def clear_draft(folder: Path) -> None:
         (folder / DRAFT).unlink(missing_ok=True)
 
 
-def save_place(folder: Path, list_name: str, item_id: str) -> None:
-    _write(folder / PLACE, {"list": list_name, "item_id": item_id})
+def save_place(
+    folder: Path, list_name: str, item_id: str, item_open: bool = False, scroll: int = 0
+) -> None:
+    data: dict[str, Any] = {"list": list_name, "item_id": item_id}
+    if item_open:
+        data.update(item_open=True, scroll=max(0, int(scroll)))
+    _write(folder / PLACE, data)
 
 
 def load_place(folder: Path) -> Place | None:
+    """The kept place (a malformed file is none; a malformed item flag or scroll is the list)."""
     data = _read(folder / PLACE)
     if data is None or not isinstance(data.get("list"), str):
         return None
     item_id = data.get("item_id")
-    return Place(data["list"], item_id) if isinstance(item_id, str) else None
+    if not isinstance(item_id, str):
+        return None
+    scroll = data.get("scroll", 0)
+    is_open = data.get("item_open") is True and isinstance(scroll, int) and scroll >= 0
+    return Place(data["list"], item_id, is_open, scroll if is_open else 0)

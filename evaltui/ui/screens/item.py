@@ -20,6 +20,7 @@ from evaltui.ui.messages import (
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
+from evaltui.ui.screens.item_place import KeepsPlace, item_shown, scroll_back
 from evaltui.ui.screens.item_reading import ItemReading
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
 from evaltui.ui.state import ReviewState
@@ -33,7 +34,7 @@ from evaltui.ui.widgets.key_footer import KeyFooter
 OUTCOME_STYLE = {"PASS": style_of("outcome--pass"), "FAIL": style_of("outcome--fail")}
 
 
-class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
+class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading):
     """Drill-down. n/p step through the list without going back; d toggles the diff."""
 
     BINDINGS = [
@@ -171,6 +172,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
         for pane in ("#sides-pane", "#diff-pane"):
             self.query_one(pane, Pane).scroll_home(animate=False, immediate=True)
         self._read_gen += 1
+        item_shown(self)  # kept for a reopen after a crash (item_place.py)
         if epoch:
             self.load_transcripts(self.row.item_id, rows=self._epoch_rows(), gen=self._read_gen)
             return
@@ -214,6 +216,7 @@ class ItemScreen(GivenState, FooterKeys, ItemNavigation, ItemReading):
             self._pending_match = "first"  # opened from a search: show where it matched
         if self._pending_match is not None and base.complete and cand.complete:
             self.call_after_refresh(self._scroll_to_pending_match)
+        self.call_after_refresh(scroll_back, self)  # reopened after a crash: where it was
         self._diff_drawn_for = None
         if self.show_diff:
             self.draw_diff()

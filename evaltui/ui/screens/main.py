@@ -250,7 +250,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
 
     def on_item_table_highlighted(self, event: ItemTable.Highlighted) -> None:
         folder = self.state.draft_folder()
-        if folder is not None and event.row is not None:  # where to reopen after a crash
+        if folder is not None and event.row is not None and self.is_current:  # for a reopen
             save_place(folder, self.current_list, event.row.item_id)
         preview = self.query_one(OutputsPreview)
         if preview.display:

@@ -31,7 +31,7 @@ from evaltui.core.record.session import (
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
 from evaltui.core.record.signoff_place import default_prefix, make_review_folder, review_folder
-from evaltui.ui.after_keys import after_queued_keys
+from evaltui.ui.after_keys import FIELD_KEYS, after_queued_keys
 from evaltui.ui.messages import AnalysisChanged, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
@@ -69,6 +69,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("ctrl+s", "write", "Write record", priority=True, id="signoff.write"),
         Binding("escape", "cancel", "Cancel", id="signoff.cancel"),
+        *FIELD_KEYS,  # the focus moves as Tab is read: keys after it go to the next field
     ]
     FOOTER = (
         Shown("signoff.write", "Write record"),

@@ -21,25 +21,33 @@ MiB = 1 << 20
 SUMMARY = b'{"id": "x", "epoch": 1, "input": "aaaaaaaa", "target": "b", "scores": {}},'
 
 
-def _template_members(skip: set[str]) -> list[tuple[str, bytes]]:
-    with zipfile.ZipFile(TEMPLATE) as template:
+def _template_members(skip: set[str], source: Path = TEMPLATE) -> list[tuple[str, bytes]]:
+    with zipfile.ZipFile(source) as template:
         from evaltui.core.read.formats.zip_members import read_member
 
         return [
-            (info.filename, read_member(template, info, TEMPLATE, 1 << 30))
+            (info.filename, read_member(template, info, source, 1 << 30))
             for info in template.infolist()
             if info.filename not in skip
         ]
 
 
-def summaries_bomb(dest: Path, inflated: int, method: int = ZSTD) -> Path:
-    """The template log with a summaries.json that inflates to `inflated` bytes (a JSON list
-    of one summary repeated), compressed with `method`; written in 1 MiB pieces."""
+def summaries_bomb(
+    dest: Path,
+    inflated: int,
+    method: int = ZSTD,
+    member_name: str = "summaries.json",
+    template: Path = TEMPLATE,
+) -> Path:
+    """The template log with a summaries.json (or `member_name`, e.g. a sample that is only
+    inflated when its item is opened) that inflates to `inflated` bytes (a JSON list of one
+    summary repeated), compressed with `method`; written in 1 MiB pieces. `template`: the log
+    whose other members are kept (e.g. one in Inspect's chunked layout)."""
     with zstd_zipfile.ZipFile(dest, "w", compression=method) as out:
-        for name, data in _template_members({"summaries.json"}):
+        for name, data in _template_members({member_name}, template):
             out.writestr(name, data)
         block = SUMMARY * (MiB // len(SUMMARY))
-        with out.open("summaries.json", "w", force_zip64=True) as member:
+        with out.open(member_name, "w", force_zip64=True) as member:
             member.write(b"[")
             left = inflated - 2
             while left > 0:
