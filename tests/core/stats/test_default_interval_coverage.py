@@ -173,7 +173,7 @@ def coverage(method: str, n: int, cell: tuple[float, float, float, float]) -> tu
 
 NEWCOMBE_NS = (30, 50)
 """Newcombe's coverage enumerates every 4-cell table, minutes of CPU per n beyond 50, so its row
-stops there: it is below 93% at n = 30 already, which is what the choice needs."""
+stops there: it is below 93% at n = 50 already, which is what the choice needs."""
 
 
 def grid_table(methods: tuple[str, ...] = CI_METHODS) -> dict[str, dict[int, tuple[float, tuple]]]:
@@ -231,9 +231,10 @@ def test_default_interval_covers_at_least_93_percent_at_30_items_and_more() -> N
 
 @pytest.mark.slow
 def test_newcombe_falls_below_93_percent_where_tango_does_not() -> None:
-    """Why the default moved: Newcombe's worst coverage at n = 30 is under 93% on this grid."""
-    worst_newcombe = min(coverage("newcombe", 30, cell)[0] for cell in cells())
-    worst_tango = min(coverage("tango", 30, cell)[0] for cell in cells())
+    """Why the default moved: Newcombe's worst coverage at n = 50 is under 93% on this grid
+    (91.2%, 2.5% regressions and 0.25% improvements at a 50% pass rate)."""
+    worst_newcombe = min(coverage("newcombe", 50, cell)[0] for cell in cells())
+    worst_tango = min(coverage("tango", 50, cell)[0] for cell in cells())
     assert worst_newcombe < FLOOR <= worst_tango
 
 
