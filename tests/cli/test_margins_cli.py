@@ -102,7 +102,7 @@ def test_a_regression_within_a_shown_margin_does_not_block(capsys, write_jsonl, 
     assert "regressed" not in kinds and not kinds["regressed_within_margin"]["blocking"]
     assert decision["line"].startswith(
         "NEEDS REVIEW · non-inferior: lower limit -3.4 pts > -5.0 pts · worse, within the "
-        "margin · 80 of 80 untriaged · overall -2.5 pts [-3.5, -1.5], regressed"
+        "margin · 80 of 80 untriaged · overall -2.5 pts [-3.6, -1.5], regressed"
     )
 
 
