@@ -1,8 +1,8 @@
 """Records written when Newcombe's interval was the default still verify (issue 30 item 5).
 
-The fixtures in tests/data/old_records were written by evaltui before the default moved to
-Tango's interval, without naming a method; verify must rebuild them with the method the record
-states (`newcombe`), not with today's default.
+The fixtures in tests/data/old_records_newcombe were written by evaltui before the default moved
+to Tango's interval, without naming a method; verify must rebuild them with the method the
+record states (`newcombe`), not with today's default.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from evaltui.cli.main import main
 from evaltui.core.record.signoff import HASH_FIELD, _hash
 from evaltui.core.stats.paired_delta import DEFAULT_CI_METHOD
 
-OLD = Path(__file__).parents[2] / "data" / "old_records"
+OLD = Path(__file__).parents[2] / "data" / "old_records_newcombe"
 RECORDS = ("signoff-old-default.json", "signoff-old-default-policy.json")
 
 
