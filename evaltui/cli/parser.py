@@ -112,8 +112,8 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     parser.add_argument(
         "--ci-method",
         default=None,
-        choices=("newcombe", "tango", "wald", "wald-cc", "agresti-min", "bonett-price"),
-        help="interval for the paired delta (default: newcombe, or the policy's)",
+        choices=("tango", "newcombe", "wald", "wald-cc", "agresti-min", "bonett-price"),
+        help="interval for the paired delta (default: tango, or the policy's)",
     )
     parser.add_argument(
         "--confidence", type=float, default=None, help="default 0.95, or the policy's"

@@ -56,7 +56,7 @@ def test_markdown_report_has_the_table_the_test_and_the_changes(capsys):
     assert "| baseline ↓ candidate → | correct | error | incorrect | refused |" in out
     assert "| **incorrect** | 5 | 0 | 33 | 22 |" in out
     assert "Stuart-Maxwell chi² = 20.37 on 3 df, p = 1.4e-04: the mix of outcomes changed" in out
-    assert "| refused | 12 (6.0%) | 35 (17.5%) | +11.5 pts [+6.7, +16.9] | 2.3e-05 |" in out
+    assert "| refused | 12 (6.0%) | 35 (17.5%) | +11.5 pts [+7.1, +17.0] | 2.3e-05 |" in out
 
 
 def test_text_report_opens_with_the_reason_and_shows_the_categories(capsys):

@@ -52,9 +52,9 @@ def test_report_json_on_the_demo_pair_shows_the_worked_example(capsys, sample_pa
     assert report["n_paired"] == 200
     assert report["baseline"]["passes"] == 150 and report["candidate"]["passes"] == 162
     assert report["delta"]["estimate"] == pytest.approx(0.06)
-    assert report["delta"]["method"] == "newcombe" and report["delta"]["confidence"] == 0.95
+    assert report["delta"]["method"] == "tango" and report["delta"]["confidence"] == 0.95
     assert report["mcnemar"]["exact_p"] == pytest.approx(0.0428, abs=5e-5)
-    # The item-level Newcombe interval lies above zero, but the demo's 200 items come from 31
+    # The item-level Tango interval lies above zero, but the demo's 200 items come from 31
     # source documents: the verdict rests on the cluster-aware interval, which includes zero.
     assert report["delta"]["ci"][0] > 0
     assert report["verdict"] == "no_significant_difference"

@@ -36,7 +36,7 @@ def test_a_regression_on_the_second_scorer_blocks_and_is_named_first(capsys):
     code, out, _ = run(capsys, "report", BASE, CAND)
     first = out.splitlines()[0]
     assert code == 1
-    assert first.startswith("BLOCKED · safe_advice regressed -25.0 pts [-37.2, -14.0]")
+    assert first.startswith("BLOCKED · safe_advice regressed -25.0 pts [-37.2, -15.8]")
     assert "answered +0.0 pts, no verdict" in first  # the compared scorer's effect, named
 
 

@@ -69,7 +69,7 @@ def test_demo_pair_is_non_inferior_by_the_cluster_aware_interval(capsys, sample_
 
 
 def test_a_margin_not_shown_blocks_with_the_limit_on_the_first_line(capsys, write_jsonl, tmp_path):
-    # 40 regressions, 30 improvements in 1,000: Newcombe 90% [-2.4, +0.4] pts against -2 pts.
+    # 40 regressions, 30 improvements in 1,000: Tango 90% [-2.4, +0.4] pts against -2 pts.
     pair = pass_fail_pair(write_jsonl, 700, 40, 30, 230)
     code, report = report_json(capsys, pair, policy(tmp_path, "non_inferiority_margin = 0.02\n"))
     decision = report["decision"]
@@ -79,7 +79,7 @@ def test_a_margin_not_shown_blocks_with_the_limit_on_the_first_line(capsys, writ
     )
     (reason,) = [r for r in decision["reasons"] if r["kind"] == "margin_not_shown"]
     assert reason["blocking"] and "margin 2 pts" in reason["text"]
-    assert "Newcombe 90%" in reason["text"] and "one-sided Tango score p = 0.120" in reason["text"]
+    assert "Tango 90%" in reason["text"] and "one-sided Tango score p = 0.120" in reason["text"]
     # The text report says it too, first line and gates.
     code, text, _ = run(capsys, "report", *pair, "--policy", tmp_path / "policy.toml")
     assert code == 1 and text.startswith("BLOCKED · not shown non-inferior")
@@ -102,7 +102,7 @@ def test_a_regression_within_a_shown_margin_does_not_block(capsys, write_jsonl, 
     assert "regressed" not in kinds and not kinds["regressed_within_margin"]["blocking"]
     assert decision["line"].startswith(
         "NEEDS REVIEW · non-inferior: lower limit -3.4 pts > -5.0 pts · worse, within the "
-        "margin · 80 of 80 untriaged · overall -2.5 pts [-3.5, -1.5], regressed"
+        "margin · 80 of 80 untriaged · overall -2.5 pts [-3.6, -1.5], regressed"
     )
 
 
@@ -123,14 +123,14 @@ def test_too_few_items_for_the_margin_is_not_enough_data(capsys, write_jsonl, tm
 
 def test_no_item_changing_is_equivalent_and_ready(capsys, write_jsonl, tmp_path):
     # Without a margin "no item changed" is no verdict (exit 4); with one it is the strongest
-    # evidence of equivalence: Newcombe 90% [-0.16, +0.16] pts inside ±1 pt.
+    # evidence of equivalence: Tango 90% [-0.27, +0.27] pts inside ±1 pt.
     pair = pass_fail_pair(write_jsonl, 500, 0, 0, 500)
     code, report = report_json(capsys, pair, policy(tmp_path, "alpha = 0.05\n", "plain.toml"))
     assert code == 4
     code, report = report_json(capsys, pair, policy(tmp_path, "equivalence_margin = 0.01\n"))
     assert code == 0 and report["decision"]["status"] == "ready"
     assert report["decision"]["line"].startswith(
-        "READY TO APPROVE · equivalent: [-0.2, +0.2] pts inside ±1.0 pts · no item changed"
+        "READY TO APPROVE · equivalent: [-0.3, +0.3] pts inside ±1.0 pts · no item changed"
     )
 
 

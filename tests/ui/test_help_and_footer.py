@@ -155,6 +155,7 @@ async def test_help_shows_keys_as_typed_in_one_column_and_a_glossary(tmp_path):
                 assert any(term in line and meaning in line for line in screen_lines(app)), term
         for word in (
             "mid-p",
+            "Tango",
             "Newcombe",
             "Wilson",
             "McNemar",

@@ -30,7 +30,7 @@ async def test_header_shows_the_paired_answer_and_lists_switch_by_key(tmp_path):
         # verdict rests on the cluster-aware interval and the item-level one is the contrast.
         assert header.lstrip().startswith("NEEDS REVIEW · 9 of 9 untriaged · overall +6.0 pts")
         assert "Candidate +6.0 pts" in header and "wild cluster bootstrap-t 95%" in header
-        assert "item-level Newcombe [+0.6, +11.5] and exact McNemar p = 0.043" in header
+        assert "item-level Tango [+0.7, +11.7] and exact McNemar p = 0.043" in header
         assert "baseline 75.0% [68.6%, 80.5%]" in header
         assert "errors/timeouts counted as failures: baseline 1, candidate 2" in header
         assert "Triage: 0 of 9 regressions triaged" in header

@@ -19,6 +19,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.runs import EPOCH, ITEM_ID, OUTCOME, Run
 from evaltui.core.stats.categorical import CategoricalComparison, compare_categorical
 from evaltui.core.stats.categorical_table import CategoricalTable
+from evaltui.core.stats.paired_delta import DEFAULT_CI_METHOD
 
 __all__ = ["MIN_LEVELS", "outcome_comparison"]
 
@@ -45,7 +46,7 @@ def _outcomes(run: Run, items: pl.DataFrame) -> list[str]:
 def outcome_comparison(
     paired: PairedRuns,
     *,
-    ci_method: str = "newcombe",
+    ci_method: str = DEFAULT_CI_METHOD,
     confidence: float = 0.95,
     alpha: float = 0.05,
     adjust: str = "holm",

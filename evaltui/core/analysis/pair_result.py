@@ -204,7 +204,7 @@ class Analysis:
 
     @property
     def decision_ci_label(self) -> str:
-        """What `decision_ci` is, for a reader: "Newcombe 95%", "wild cluster bootstrap-t 95%"."""
+        """What `decision_ci` is, for a reader: "Tango 95%", "wild cluster bootstrap-t 95%"."""
         level = f"{self.options.confidence * 100:g}%"
         if self.clusters is not None:  # clustered
             method = CLUSTER_METHOD_LABELS.get(self.clusters.verdict_method, "no cluster interval")

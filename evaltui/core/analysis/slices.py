@@ -20,6 +20,7 @@ from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import SLICE
 from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.multiplicity import adjust_pvalues
+from evaltui.core.stats.paired_delta import DEFAULT_CI_METHOD
 from evaltui.core.stats.paired_table import PairedTable
 
 __all__ = ["OVERALL", "UNSLICED", "SliceResult", "slice_comparisons", "slice_names"]
@@ -105,7 +106,7 @@ def _table(frame: pl.DataFrame) -> PairedTable:
 
 def slice_comparisons(
     paired: PairedRuns,
-    ci_method: str = "newcombe",
+    ci_method: str = DEFAULT_CI_METHOD,
     confidence: float = 0.95,
     alpha: float = 0.05,
     adjust: str = "holm",

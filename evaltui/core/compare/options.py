@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from evaltui.core.compare.direction import check_direction
 from evaltui.core.errors import UsageError
-from evaltui.core.stats.paired_delta import CI_METHODS
+from evaltui.core.stats.paired_delta import CI_METHODS, DEFAULT_CI_METHOD
 
 BOOTSTRAP_METHODS = ("bca", "percentile")
 
@@ -19,7 +19,7 @@ BOOTSTRAP_METHODS = ("bca", "percentile")
 class AnalysisOptions:
     """The statistical choices; recorded in every report so a reader knows what was done."""
 
-    ci_method: str = "newcombe"
+    ci_method: str = DEFAULT_CI_METHOD
     confidence: float = 0.95
     alpha: float = 0.05
     metric: str | None = None  # "passed", "score" or "score:<name>"; None: passed, else score

@@ -3,7 +3,7 @@
 The statistics are in :mod:`evaltui.core.stats.margins`; this module picks the interval family
 the verdict itself uses, at the margin's level 1 - 2 alpha (alpha is the policy's):
 
-- pass/fail, one verdict per item: the policy's ``ci_method`` (Newcombe by default) and Tango's
+- pass/fail, one verdict per item: the policy's ``ci_method`` (Tango by default) and Tango's
   one-sided score tests;
 - graded scores, or pass rates averaged over epochs (each item's epochs are averaged before
   pairing, so an item is one paired delta however often it ran): the paired t interval, the one

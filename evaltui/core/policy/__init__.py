@@ -10,7 +10,7 @@ Example (see sample_runs/policy.toml for a commented one)::
 
     primary_metric = "passed"
     alpha = 0.05
-    ci_method = "newcombe"
+    ci_method = "tango"
     multiplicity = "holm"
     min_effect = 0.02
 
@@ -19,7 +19,7 @@ Example (see sample_runs/policy.toml for a commented one)::
     slice = "drug_interactions"
 
 Top-level keys (all optional): ``primary_metric`` ("passed"), ``alpha`` (0.05), ``ci_method``
-(one of paired_delta.CI_METHODS, "newcombe"), ``confidence`` (1 - alpha), ``multiplicity`` ("holm",
+(one of paired_delta.CI_METHODS, "tango"), ``confidence`` (1 - alpha), ``multiplicity`` ("holm",
 "bh" or "bonferroni"; "holm"), ``min_effect`` (in rate units: 0.02 = 2 points; the superiority
 bar of the min_effect gate; a negative value, the older form of a non-inferiority margin, is
 refused beside a margin), ``non_inferiority_margin`` or ``equivalence_margin`` (one of them, in

@@ -31,7 +31,7 @@ from msgspec import Meta, Struct
 from evaltui.core.policy.tags import MEANINGS
 from evaltui.core.read.runs import PASSED
 from evaltui.core.read.turns import COST_FIGURES
-from evaltui.core.stats.paired_delta import CI_METHODS
+from evaltui.core.stats.paired_delta import CI_METHODS, DEFAULT_CI_METHOD
 
 __all__ = [
     "ARMS",
@@ -212,7 +212,7 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
     ci_method: Annotated[
         Literal[CI_METHODS],  # type: ignore[valid-type]
         Meta(description="interval method for the paired difference in pass rate"),
-    ] = "newcombe"
+    ] = DEFAULT_CI_METHOD
     confidence: (
         Annotated[
             Probability, Meta(description="level of the delta interval; 1 - alpha when not given")

@@ -188,7 +188,7 @@ class PairingEpochs(Struct, kw_only=True):
 class Options(Struct, kw_only=True):
     metric: str
     ci_method: Annotated[
-        str, Meta(description="newcombe, tango, wald, wald-cc, agresti-min, bonett-price")
+        str, Meta(description="tango, newcombe, wald, wald-cc, agresti-min, bonett-price")
     ]
     confidence: Level
     alpha: Level

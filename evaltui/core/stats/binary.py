@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from evaltui.core.stats import validate
 from evaltui.core.stats.interval import Interval, two_sided_z, wilson_interval
-from evaltui.core.stats.paired_delta import CI_METHODS, paired_delta_interval
+from evaltui.core.stats.paired_delta import CI_METHODS, DEFAULT_CI_METHOD, paired_delta_interval
 from evaltui.core.stats.paired_table import McNemarResult, PairedTable, mcnemar
 
 __all__ = [
@@ -176,7 +176,7 @@ def _verdict(flags: tuple[str, ...], delta_ci: Interval) -> str:
 
 def compare_binary(
     table: PairedTable,
-    ci_method: str = "newcombe",
+    ci_method: str = DEFAULT_CI_METHOD,
     confidence: float = 0.95,
     alpha: float = 0.05,
 ) -> BinaryComparison:

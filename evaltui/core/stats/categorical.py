@@ -50,7 +50,7 @@ from evaltui.core.stats import validate
 from evaltui.core.stats.categorical_table import CategoricalTable, labels_array
 from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.multiplicity import ADJUST_METHODS, adjust_pvalues
-from evaltui.core.stats.paired_delta import CI_METHODS, paired_delta_interval
+from evaltui.core.stats.paired_delta import CI_METHODS, DEFAULT_CI_METHOD, paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 __all__ = [
@@ -234,7 +234,7 @@ class CategoricalComparison:
 
 def compare_categorical(
     table: CategoricalTable,
-    ci_method: str = "newcombe",
+    ci_method: str = DEFAULT_CI_METHOD,
     confidence: float = 0.95,
     alpha: float = 0.05,
     adjust: str = "holm",

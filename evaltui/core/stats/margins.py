@@ -19,8 +19,9 @@ Each is the test whose family the data call for:
   delta0 = -margin or +margin. Tango designed it for exactly this question (his "equivalence" is
   one-sided: "not more than 100 delta per cent inferior"), it stays defined with an empty
   off-diagonal cell, and its inversion is the Tango interval. The interval shown is the
-  analysis's own method at 1 - 2 alpha (Newcombe's hybrid score by default), so the margin reads
-  the same interval family the verdict does; when that method is not Tango's, the interval and
+  analysis's own method at 1 - 2 alpha (Tango's score interval by default, so the interval and the
+  test agree), so the margin reads the same interval family the verdict does; when that method is
+  not Tango's (``--ci-method newcombe``, say), the interval and
   the score test can disagree near the margin, which the ``interval_test_disagree`` flag says.
 - graded scores (or per-item pass rates over epochs), paired: the paired t test of
   ``mean delta = -margin`` (greater) and ``= +margin`` (less), as R's
@@ -42,7 +43,7 @@ import numpy as np
 from scipy import special
 
 from evaltui.core.stats import validate
-from evaltui.core.stats.paired_delta import paired_delta_interval, tango_parts
+from evaltui.core.stats.paired_delta import DEFAULT_CI_METHOD, paired_delta_interval, tango_parts
 from evaltui.core.stats.paired_table import PairedTable
 
 __all__ = [
@@ -76,7 +77,7 @@ class MarginTest:
     alpha: float
     estimate: float
     interval: tuple[float, float]
-    interval_method: str  # what the interval is, for a reader: "Newcombe 90%"
+    interval_method: str  # what the interval is, for a reader: "Tango 90%"
     test: str  # the one-sided tests: "Tango score", "paired t", "cluster-robust t (CR1)"
     p_below: float | None
     p_above: float | None
@@ -160,8 +161,8 @@ def decide_margin(
     )
     p = result.p
     if shown is not None and p is not None and shown != (p < alpha):
-        # Newcombe's interval and Tango's test, or the bootstrap and the t test, read the data
-        # differently near the margin: the result sits on the line.
+        # Newcombe's (or a Wald) interval and Tango's test, or the bootstrap and the t test,
+        # read the data differently near the margin: the result sits on the line.
         result = replace(result, flags=("interval_test_disagree",))
     return result
 
@@ -240,13 +241,13 @@ def binary_margin(
     kind: str,
     margin: float,
     alpha: float = 0.05,
-    ci_method: str = "newcombe",
+    ci_method: str = DEFAULT_CI_METHOD,
     *,
     method_label: str | None = None,
     undecided: str | None = None,
 ) -> MarginTest:
     """A margin on the paired difference in pass rate: the ``ci_method`` interval at
-    1 - 2 alpha (Newcombe's hybrid score by default) against it, Tango's score tests at
+    1 - 2 alpha (Tango's score interval by default) against it, Tango's score tests at
     delta0 = -margin and +margin beside it. ``margin`` is in rate units (0.01 = 1 point) and
     must be below 1: a pass rate cannot move by more."""
     _check(kind, margin, alpha)

@@ -190,7 +190,7 @@ def test_a_rejected_stuart_maxwell_makes_the_first_line_say_the_mix_changed():
         "refused +11.5 pts, incorrect -10.5 pts · "
     )
     assert "chi² = 20.37 on 3 df" in reason.text
-    assert "refused 6.0% → 17.5% (+11.5 pts [+6.7, +16.9], adjusted p = 2.3e-05)" in reason.text
+    assert "refused 6.0% → 17.5% (+11.5 pts [+7.1, +17.0], adjusted p = 2.3e-05)" in reason.text
 
 
 def test_no_outcome_reason_when_the_mix_did_not_move_significantly(tmp_path):

@@ -121,16 +121,19 @@ def test_non_inferiority_on_a_binary_pair_reads_the_newcombe_90_interval(write_j
     # 1,000 items, 40 regressions, 30 improvements: delta -1.0 pts, Newcombe 90% interval
     # [-2.39, +0.39] pts (tests/core/stats/test_margins.py): not non-inferior at 2 points, and
     # non-inferior at 3.
+    # Tango's is the default since issue 30: the analysis and its policy name Newcombe's here
+    # (the CLI makes a policy's ci_method the analysis's).
     paired = _pair(write_jsonl, *_verdicts(700, 40, 30, 230))
-    analysis = analyze(paired)
-    two = loads_policy("non_inferiority_margin = 0.02\n")
+    analysis = analyze(paired, AnalysisOptions(ci_method="newcombe"))
+    two = loads_policy('ci_method = "newcombe"\nnon_inferiority_margin = 0.02\n')
     (result,) = evaluate_gates(two, paired, analysis, None)
     assert result.kind == "non_inferiority" and result.status == "failed"
     assert result.name == "non-inferiority (margin 2 pts)"
     assert result.summary == "not shown non-inferior: lower limit -2.4 pts ≤ -2.0 pts"
     assert result.margin.interval_method == "Newcombe 90%"
     assert result.margin.test == "Tango score"
-    three = loads_policy("non_inferiority_margin = 0.03\n")
+    assert result.margin.interval[0] == pytest.approx(-0.0239, abs=1e-4)
+    three = loads_policy('ci_method = "newcombe"\nnon_inferiority_margin = 0.03\n')
     (result,) = evaluate_gates(three, paired, analysis, None)
     assert result.status == "passed"
     assert result.summary == "non-inferior: lower limit -2.4 pts > -3.0 pts"

@@ -110,7 +110,7 @@ def test_the_interval_is_the_analysis_method_at_one_minus_two_alpha():
         (EVAL_1000, (-0.023904, 0.003875)),
         (NO_CHANGE, (-0.001643, 0.001643)),
     ):
-        result = binary_margin(table, "equivalence", 0.05, 0.05)
+        result = binary_margin(table, "equivalence", 0.05, 0.05, "newcombe")
         assert result.interval_method == "newcombe 90%"
         assert tuple(round(v, 6) for v in result.interval) == expected
         same = paired_delta_interval(table, "newcombe", 0.90)
