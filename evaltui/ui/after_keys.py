@@ -20,6 +20,12 @@ bindings (`FIELD_KEYS`): the focus moves as the Tab is read, in the order of the
 keys read before it are already in the old field's queue (a field inserts its queued keys
 whether or not it still has the focus) and those read after it go to the new one. Waiting for
 the queues here would be wrong: the focus must move before the next key is read.
+
+Only while a text field has the focus (the bindings are the text fields' own, `FieldInput` and
+`FieldTextArea`): a choice such as the sign-off's decision list acts on Down and Enter through
+the app's bindings when they come through, against whatever has the focus then, so a Tab read
+at once after `Down Enter` moved the focus first and the choice was never made (the tmux burst
+test: `Down Enter Tab` chose nothing). From a choice, Tab keeps Textual's order.
 """
 
 from __future__ import annotations
@@ -37,6 +43,18 @@ FIELD_KEYS = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
 ]
+
+
+class FieldInput(Input):
+    """An Input whose Tab and Shift+Tab move the focus as they are read (see the module)."""
+
+    BINDINGS = FIELD_KEYS
+
+
+class FieldTextArea(TextArea):
+    """A TextArea whose Tab and Shift+Tab move the focus as they are read (see the module)."""
+
+    BINDINGS = FIELD_KEYS
 
 
 class _Barrier:

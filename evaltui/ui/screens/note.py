@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
 from evaltui.core.record.drafts import clear_draft, save_draft
-from evaltui.ui.after_keys import FIELD_KEYS, after_queued_keys
+from evaltui.ui.after_keys import FieldTextArea, after_queued_keys
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.widgets.key_footer import KeyFooter
@@ -33,7 +33,6 @@ class NoteScreen(FooterKeys, ModalScreen[str | None]):
     BINDINGS = [
         Binding("ctrl+s", "save", "Save note", priority=True, id="note.save"),
         Binding("escape", "cancel", "Cancel", id="note.cancel"),
-        *FIELD_KEYS,  # the focus moves as Tab is read: keys after it go to the next field
     ]
     FOOTER = (Shown("note.save", "Save"), Shown("note.cancel", "Cancel"))
 
@@ -57,7 +56,7 @@ class NoteScreen(FooterKeys, ModalScreen[str | None]):
             title = literal_line(f"Note on {self.item_id}", 70, style="bold")
             yield Static(title)
             text = self.note if self.draft is None else self.draft
-            yield TextArea(text, id="note-text", soft_wrap=True)
+            yield FieldTextArea(text, id="note-text", soft_wrap=True)
             hint = RECOVERED if self.draft is not None else HINT
             yield Static(hint, id="note-hint", classes="hint")
         yield KeyFooter()

@@ -31,7 +31,7 @@ from evaltui.core.record.session import (
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
 from evaltui.core.record.signoff_place import default_prefix, make_review_folder, review_folder
-from evaltui.ui.after_keys import FIELD_KEYS, after_queued_keys
+from evaltui.ui.after_keys import FieldInput, FieldTextArea, after_queued_keys
 from evaltui.ui.messages import AnalysisChanged, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
@@ -69,7 +69,6 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
     BINDINGS = [
         Binding("ctrl+s", "write", "Write record", priority=True, id="signoff.write"),
         Binding("escape", "cancel", "Cancel", id="signoff.cancel"),
-        *FIELD_KEYS,  # the focus moves as Tab is read: keys after it go to the next field
     ]
     FOOTER = (
         Shown("signoff.write", "Write record"),
@@ -132,7 +131,7 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             yield Static(id="signoff-decision")
             yield from self.compose_covers()
             yield Label("Reviewer")
-            yield Input(reviewer_identity(self.state.config.reviewer), id="reviewer")
+            yield FieldInput(reviewer_identity(self.state.config.reviewer), id="reviewer")
             yield Label("Your decision (none chosen yet: pick one)")
             with RadioSet(id="decision"):
                 for decision in DECISIONS:
@@ -141,15 +140,15 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
             folder = self.draft_place()
             kept = load_draft(folder) if folder is not None else None
             recovered = kept.text if kept is not None and kept.kind == "rationale" else ""
-            yield TextArea(recovered, id="rationale", soft_wrap=True)
+            yield FieldTextArea(recovered, id="rationale", soft_wrap=True)
             if recovered:
                 yield Static("(recovered: typed before the last session ended)", classes="hint")
             # (shown when an approval overrides something: `show_decision` follows the decision)
             yield Label("Override reason (needed to approve)", id="override-label")
             yield Static(classes="warning", id="override-what")
-            yield Input(id="override", placeholder="why approve over these (recorded)")
+            yield FieldInput(id="override", placeholder="why approve over these (recorded)")
             yield Label("Write to (PREFIX.json, PREFIX.md and PREFIX.csv)")
-            yield Input(
+            yield FieldInput(
                 str(default_prefix(self.record_runs(), self.state.config.state_root)), id="prefix"
             )
             yield Static(id="signoff-error", classes="error")
