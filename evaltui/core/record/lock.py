@@ -101,8 +101,7 @@ def acquire_lock(folder: Path, take_over_stale: bool = True) -> LockKey:
     path = folder / LOCK_NAME
     fd = _open_lock(path)
     try:
-        stat = os.fstat(fd)
-        key = (stat.st_dev, stat.st_ino)
+        key = _key_of(fd)
         with _HELD_GUARD:
             held = _HELD.get(key)
             if held is not None:
@@ -133,8 +132,7 @@ def take_over(folder: Path, holder: Holder) -> LockKey:
     path = folder / LOCK_NAME
     fd = _open_lock(path)
     try:
-        stat = os.fstat(fd)
-        key = (stat.st_dev, stat.st_ino)
+        key = _key_of(fd)
         with _HELD_GUARD:
             if key in _HELD:
                 _HELD[key].users += 1
@@ -156,6 +154,12 @@ def took_over_from(key: LockKey) -> str:
     with _HELD_GUARD:
         held = _HELD.get(key)
         return held.took_over if held is not None else ""
+
+
+def _key_of(fd: int) -> LockKey:
+    """The lock file's identity (device, inode): what the registry of held pairs is keyed by."""
+    stat = os.fstat(fd)
+    return (stat.st_dev, stat.st_ino)
 
 
 def _open_lock(path: Path) -> int:
