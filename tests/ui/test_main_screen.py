@@ -135,3 +135,23 @@ async def test_the_runs_are_named_on_screen(tmp_path):
         await pilot.press("h")
         folded = "\n".join(screen_lines(app))
         assert "openai/gpt-5  →  candidate anthropic/claude-sonnet-4-20250514" in folded
+
+
+async def test_the_list_title_names_the_unchanged_lists_only_where_it_is_wide_enough(tmp_path):
+    """The title's form follows its own width, whenever that changes: at 200 columns the preview
+    sits beside the list and the title is narrow (the unchanged lists named once open); at 140
+    the preview goes and the title, now full width, names them. Composed once before the layout
+    settled, it kept one form or the other by timing (a snapshot failed 1 run in CI)."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        title = app.screen.query_one("#list-title")
+        assert title.size.width < 120
+        assert "Both pass" not in str(title.render())
+        await pilot.resize_terminal(140, 40)
+        await settle(app, pilot)
+        assert title.size.width >= 120
+        assert "Both pass (141)" in str(title.render())
+        await pilot.resize_terminal(200, 50)
+        await settle(app, pilot)
+        assert "Both pass" not in str(title.render())

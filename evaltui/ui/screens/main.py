@@ -44,6 +44,7 @@ from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.key_footer import KeyFooter
+from evaltui.ui.widgets.list_title import ListTitle
 from evaltui.ui.widgets.preview import OutputsPreview
 from evaltui.ui.widgets.runs import runs_text
 
@@ -127,7 +128,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         yield Static(id="runs")
         with Horizontal(id="list-area"):
             with Vertical(id="list-side"):
-                yield Static(id="list-title")
+                yield ListTitle(id="list-title")
                 yield Input(
                     placeholder="search ids, inputs, outputs, targets, tags, notes "
                     "(Enter: back to the list, n/N: next/previous, Esc: clear)",
@@ -235,6 +236,10 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
     def on_resize(self) -> None:
         self.refresh_header()
         self._fit_preview()
+
+    def on_list_title_width_changed(self, _: ListTitle.WidthChanged) -> None:
+        if self.view is not None:  # nothing to title before the lists exist
+            self._update_title()
 
     def _fit_preview(self) -> None:
         """The outputs preview beside the list, on terminals wide enough for both."""
