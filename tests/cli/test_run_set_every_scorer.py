@@ -162,3 +162,37 @@ def test_a_record_written_before_the_family_held_every_scorer_still_verifies(cap
     path.write_text(json.dumps(_rehashed(record)))
     code, _, err = run(capsys, "verify", str(path), *RUNS)
     assert code == 0, err
+
+
+def test_junit_has_each_candidates_scorer_suites_with_its_regressions_failing(capsys, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    import xmlschema
+
+    junit = tmp_path / "junit.xml"
+    code, _, _ = run(capsys, "report", *RUNS, "--junit", str(junit))
+    assert code == 1
+    xmlschema.XMLSchema(DATA / "junit" / "JUnit.xsd").validate(junit.read_text())
+    suites = {s.get("name"): s for s in ET.parse(junit).getroot()}
+    assert {"candidate: safe_advice", "candidate2: safe_advice"} <= set(suites)
+    failed = [
+        c.get("name") for c in suites["candidate2: safe_advice"] if c.find("failure") is not None
+    ]
+    assert failed == ["effect", *(f"drug-{i:02d}" for i in range(0, 60, 3))]
+
+
+def test_metric_compares_the_set_on_the_second_scorer_with_cochrans_q_as_statsmodels(capsys):
+    from statsmodels.stats.contingency_tables import cochrans_q
+
+    code, out, _ = run(capsys, "report", *RUNS, "--metric", "safe_advice", "--format", "json")
+    report = json.loads(out)
+    assert code == 1 and report["scorer"] == "safe_advice"
+    # Each run's safe_advice verdicts: the baseline passes every item, the candidates fail on
+    # every 4th and every 3rd item (the fixture's script).
+    table = [[1, int(i % 4 != 0), int(i % 3 != 0)] for i in range(60)]
+    expected = cochrans_q(table)
+    assert report["omnibus"]["statistic"] == pytest.approx(expected.statistic, rel=1e-12)
+    assert report["omnibus"]["p"] == pytest.approx(expected.pvalue, rel=1e-9)
+    assert report["decision"]["line"].endswith(
+        f"Cochran's Q on safe_advice p = {report['omnibus']['p']:.1e}"
+    )

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.analysis.run_set import compare_runs
 from evaltui.core.record.session import judge_run_set
 from evaltui.ui.screens.matrix import MatrixScreen
 from tests.conftest import DATA
