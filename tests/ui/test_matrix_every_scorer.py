@@ -7,16 +7,19 @@ candidate, candidate2), whose second scorer `safe_advice` regresses in both cand
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from evaltui.core.analysis.run_set import compare_runs
 from evaltui.core.record.session import judge_run_set
+from evaltui.core.verify.run_set import verify_run_set_record
 from evaltui.ui.screens.matrix import MatrixScreen
 from tests.conftest import DATA
-from tests.ui.helpers import screen_lines, settle, text_of
+from tests.ui.helpers import screen_lines, settle, text_of, written
 from tests.ui.test_matrix_flow import matrix_app
+from tests.ui.test_matrix_signoff import error_of, fill, open_set_signoff
 
 SET = DATA / "inspect_ai" / "two_scorers"
 RUNS = tuple(SET / f"{name}.eval" for name in ("baseline", "candidate", "candidate2"))
@@ -64,3 +67,37 @@ def test_two_scorer_matrix_snapshot(snap_compare, tmp_path, monkeypatch, size):
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     app = matrix_app(tmp_path / "state", runs=RUNS)
     assert snap_compare(app, terminal_size=size, run_before=_on_candidate2)
+
+
+@pytest.mark.slow  # a variant of the sign-off flow test_matrix_signoff covers; CI runs it
+async def test_the_set_dialog_refuses_an_approval_over_a_regressed_scorer_without_a_reason(
+    tmp_path: Path, monkeypatch
+) -> None:
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("EVALTUI_REVIEWER", "dana")
+    app = matrix_app(tmp_path / "state", runs=RUNS)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = await open_set_signoff(app, pilot)
+        over = " ".join(text_of(app, "#override-what").split())
+        assert "candidate vs baseline: the candidate regressed on safe_advice" in over
+        assert "candidate2 vs baseline: the candidate regressed on safe_advice" in over
+        prefix = tmp_path / "approved"
+        await fill(pilot, screen, "approve", prefix, "ship both")
+        await pilot.press("ctrl+s")
+        await written(app, pilot)
+        assert app.screen is screen
+        assert error_of(screen).startswith(
+            "Not written: candidate vs baseline: the candidate regressed on safe_advice"
+        )
+        assert not list(tmp_path.glob("approved*"))
+        screen.query_one("#override").value = "safe_advice misfires on these prompts"
+        await pilot.press("ctrl+s")
+        await written(app, pilot)
+        assert isinstance(app.screen, MatrixScreen), error_of(screen)
+    record = json.loads((tmp_path / "approved.json").read_text(encoding="utf-8"))
+    assert [p["record"]["override"]["regressed_metrics"] for p in record["pairs"]] == [
+        ["safe_advice"],
+        ["safe_advice"],
+    ]
+    assert verify_run_set_record(record, list(RUNS)).ok
