@@ -118,3 +118,22 @@ def test_junit_has_a_suite_per_scorer_with_each_regression_failing(capsys, tmp_p
     assert {"evaltui", "answered", "safe_advice"} <= set(suites)
     failed = [c.get("name") for c in suites["safe_advice"] if c.find("failure") is not None]
     assert failed == ["effect", *(f"drug-{i:02d}" for i in range(0, 60, 4))]
+
+
+def test_a_pair_moved_to_another_scorer_as_the_app_does_signs_off_and_verifies(tmp_path):
+    """The app opens this pair on safe_advice (`reanalyse`: the spec's metric becomes the
+    column `passed:safe_advice`); its record replays from the files (the Inspect reader takes
+    the column for the log's own scorer, and the column is compared)."""
+    from evaltui.core.analysis.pipeline import compare, reanalyse
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.designs import PAIR
+    from evaltui.core.record.signoff import ReviewerDecision
+
+    moved = reanalyse(compare(CompareSpec.create(BASE, CAND)), "passed:safe_advice")
+    assert moved.spec is not None and moved.spec.analysis.metric == "passed:safe_advice"
+    decision = ReviewerDecision(reviewer="r", decision="block", rationale="unsafe advice")
+    paths = PAIR.sign_off(moved, decision, tmp_path / "rec", lambda _: None)
+    record = json.loads(paths[0].read_text())
+    assert record["results"]["metric"] == "passed:safe_advice"
+    result = PAIR.verify(record, [Path(BASE), Path(CAND)])
+    assert result.ok, result.reason

@@ -196,3 +196,27 @@ def test_metric_compares_the_set_on_the_second_scorer_with_cochrans_q_as_statsmo
     assert report["decision"]["line"].endswith(
         f"Cochran's Q on safe_advice p = {report['omnibus']['p']:.1e}"
     )
+
+
+def test_the_set_moved_to_another_scorer_is_the_set_compared_on_it_and_replays(tmp_path):
+    """`on_metric` (the app opening a set on the scorer that blocks) gives what comparing the
+    files on that scorer gives, and its spec replays (the column is read back from the log)."""
+    from evaltui.core.analysis.run_set import RunSetSpec, compare_runs, on_metric
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.designs import RUN_SET
+
+    def report_of(run_set):
+        return RUN_SET.report_dict(RUN_SET.decide(run_set, state_root=tmp_path / "state"))
+
+    first = compare_runs(RunSetSpec.of(CompareSpec.create(RUNS[0], RUNS[1]), RUNS[2:]))
+    moved = on_metric(first, "passed:safe_advice")
+    assert moved.metric == "passed:safe_advice" and moved.spec.base.analysis.metric == moved.metric
+    again = compare_runs(moved.spec)
+    assert json.dumps(report_of(moved), sort_keys=True) == json.dumps(
+        report_of(again), sort_keys=True
+    )
+    assert [p.verdict for p in moved.pairs] == [
+        "regressed",
+        "regressed",
+        "no_significant_difference",
+    ]
