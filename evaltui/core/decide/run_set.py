@@ -112,6 +112,19 @@ def decide_run_set(
     return RunSetDecision(status, first_line, tuple(decided), regressed)
 
 
+def scorer_that_blocks(run_set: RunSetAnalysis, decision: RunSetDecision) -> MetricRow | None:
+    """The scorer a reviewer of the set must see first when the compared one does not block:
+    the worst regression's (`decision.regressed`), when it is another scorer and the compared
+    one regressed in no pair (its lists then already hold items that block). The app opens
+    the set on it (`analysis.run_set.on_metric`), as it opens a pair on the scorer that
+    blocks."""
+    if not decision.regressed:
+        return None
+    if any(r.row.metric == run_set.metric for r in decision.regressed):
+        return None
+    return decision.regressed[0].row
+
+
 def several_scorers(run_set: RunSetAnalysis) -> bool:
     """Whether the runs carry more than one scorer (metric): then every number names one."""
     return any(len(p.analysis.metrics) > 1 for p in run_set.baseline_pairs)
