@@ -61,9 +61,10 @@ class RunSetLoaded(Message):
     """Three or more runs were read and every pair compared (`evaltui BASE CAND CAND2 ...`),
     and the set decided with the tags in each baseline pair's journal: the matrix can show."""
 
-    def __init__(self, run_set: RunSetAnalysis, decision: Any) -> None:
+    def __init__(self, run_set: RunSetAnalysis, decision: Any, note: str = "") -> None:
         super().__init__()
         self.run_set, self.decision = run_set, decision
+        self.note = note  # what the app chose for the reviewer ("showing safe_advice: ...")
 
 
 class RunSetDecided(Message):

@@ -43,7 +43,12 @@ class RunSetMode(ReviewApp):
     @work(thread=True, exclusive=True, group="load")
     def load_run_set(self) -> None:
         """Read every run once, compare every pair and decide the set, off the UI thread,
-        reporting each step on the loading screen as `load_pair` does."""
+        reporting each step on the loading screen as `load_pair` does. When a scorer other
+        than the compared one blocks, the set is shown on it (as a pair is opened on the
+        scorer that blocks), unless the reviewer named one (--metric)."""
+        from evaltui.core.analysis.run_set import on_metric
+        from evaltui.core.decide.run_set import scorer_that_blocks
+
         spec = self.config.run_set
         assert spec is not None
         steps = spec.k + 3  # compare_runs' k reads, the pairs and the omnibus test; deciding
@@ -56,13 +61,19 @@ class RunSetMode(ReviewApp):
             run_set = RUN_SET.analyse(spec, progress)
             progress("deciding the set with each pair's tags", steps - 1, steps)
             decision = self._decide_run_set(run_set)
+            blocks = scorer_that_blocks(run_set, decision)
+            note = ""
+            if blocks is not None and spec.base.analysis.metric is None:  # (no --metric given)
+                run_set = on_metric(run_set, blocks.metric)
+                decision = self._decide_run_set(run_set)
+                note = f"showing {blocks.name}: the scorer that blocks (--metric NAME: another)"
         except Exception as exc:  # noqa: BLE001 - one line and an exit code, not a traceback
             failed = load_failed(exc)
             if failed is None:  # EVALTUI_DEBUG=1: the traceback
                 raise
             self.post_message(failed)
             return
-        self.post_message(RunSetLoaded(run_set, decision))
+        self.post_message(RunSetLoaded(run_set, decision, note))
 
     def _decide_run_set(self, run_set: RunSetAnalysis) -> RunSetDecision:
         """The set's decision, by its design, with the tags in each baseline pair's journal as
@@ -72,6 +83,8 @@ class RunSetMode(ReviewApp):
     def on_run_set_loaded(self, message: RunSetLoaded) -> None:
         self.state.run_set, self.state.run_set_decision = message.run_set, message.decision
         self.open_mode(RUN_SET)
+        if message.note:
+            self.notify(message.note, timeout=6, markup=False)
 
     def open_run_set_pair(self, row: int, col: int) -> None:
         """Review the pair of runs `row` and `col` (the lower index as the baseline, whichever

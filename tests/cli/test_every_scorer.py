@@ -118,3 +118,54 @@ def test_junit_has_a_suite_per_scorer_with_each_regression_failing(capsys, tmp_p
     assert {"evaltui", "answered", "safe_advice"} <= set(suites)
     failed = [c.get("name") for c in suites["safe_advice"] if c.find("failure") is not None]
     assert failed == ["effect", *(f"drug-{i:02d}" for i in range(0, 60, 4))]
+
+
+def test_a_pair_moved_to_another_scorer_as_the_app_does_signs_off_and_verifies(tmp_path):
+    """The app opens this pair on safe_advice (`reanalyse`: the spec's metric becomes the
+    column `passed:safe_advice`); its record replays from the files (the Inspect reader takes
+    the column for the log's own scorer, and the column is compared)."""
+    from evaltui.core.analysis.pipeline import compare, reanalyse
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.designs import PAIR
+    from evaltui.core.record.signoff import ReviewerDecision
+
+    moved = reanalyse(compare(CompareSpec.create(BASE, CAND)), "passed:safe_advice")
+    assert moved.spec is not None and moved.spec.analysis.metric == "passed:safe_advice"
+    decision = ReviewerDecision(reviewer="r", decision="block", rationale="unsafe advice")
+    paths = PAIR.sign_off(moved, decision, tmp_path / "rec", lambda _: None)
+    record = json.loads(paths[0].read_text())
+    assert record["results"]["metric"] == "passed:safe_advice"
+    result = PAIR.verify(record, [Path(BASE), Path(CAND)])
+    assert result.ok, result.reason
+
+
+def test_an_override_of_the_compared_scorer_names_it_and_older_records_still_verify(
+    capsys, tmp_path
+):
+    args = ["signoff", BASE, CAND, "--metric", "safe_advice", "--decision", "approve"]
+    args += ["--rationale", "ok", "--override-reason", "known grader issue"]
+    code, _, err = run(capsys, *args, "--output", str(tmp_path / "r"))
+    assert code == 0, err
+    path = tmp_path / "r.json"
+    record = json.loads(path.read_text())
+    override = record["override"]
+    assert override["regressed_scorer"] == "safe_advice"
+    said = "the candidate regressed on safe_advice (the interval lies below zero)"
+    assert said in override["overrides"]
+    assert run(capsys, "verify", str(path), BASE, CAND)[0] == 0
+    # A record written before the scorer was named: no key, the old words. It verifies.
+    older = json.loads(path.read_text())
+    del older["override"]["regressed_scorer"]
+    older["override"]["overrides"] = [
+        "the candidate regressed (the interval lies below zero)" if p == said else p
+        for p in older["override"]["overrides"]
+    ]
+    path.write_text(json.dumps(_rehashed(older)))
+    code, _, err = run(capsys, "verify", str(path), BASE, CAND)
+    assert code == 0, err
+    assert run(capsys, "verify", str(path))[0] == 0  # (its hash and claims alone, too)
+    # A record naming another scorer than the one compared was edited.
+    record["override"]["regressed_scorer"] = "answered"
+    path.write_text(json.dumps(_rehashed(record)))
+    code, _, err = run(capsys, "verify", str(path))
+    assert code != 0 and "regressed_scorer" in err

@@ -69,8 +69,9 @@ def choose_metric(run: Run, requested: str | None) -> str | None:
     if requested is None:
         return None
     for candidate in (requested, f"score:{requested}"):
-        if candidate == PASSED or (candidate in run.table.columns and candidate.startswith(SCORE)):
-            return candidate
+        named = candidate.startswith(SCORE) or candidate.startswith(f"{PASSED}:")
+        if candidate == PASSED or (candidate in run.table.columns and named):
+            return candidate  # (`passed:<scorer>`: a spec made after `m` moved to that scorer)
     return None
 
 

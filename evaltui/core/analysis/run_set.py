@@ -32,7 +32,7 @@ import polars as pl
 from evaltui.core.analysis.family import _adjusted_verdict, metric_row
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded
+from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
@@ -230,16 +230,38 @@ def compare_runs(
     _check_same_metric(spec, analyses)
     if progress is not None:
         progress("the omnibus test", spec.k + 1, steps)
+    return _assemble(spec, tuple(r.resolved() for r in runs), analyses, policy)
+
+
+def on_metric(run_set: RunSetAnalysis, metric: str) -> RunSetAnalysis:
+    """The same runs compared on another of their scorers (`metric`, a column or a scorer's
+    name), from the pairs already read: every pair analysed anew on it, the omnibus test on
+    it, the family adjusted again (every scorer is in the family whichever is compared, so
+    no verdict changes; the compared scorer is the one the matrix, the omnibus test and each
+    pair's list show). The spec follows, so a sign-off replays the scorer it shows. The app
+    opens a set on the scorer that blocks, as it opens a pair."""
+    analyses = [reanalyse(p.analysis, metric) for p in run_set.pairs]
+    base = run_set.spec.base
+    spec = RunSetSpec(
+        runs=run_set.spec.runs,
+        base=replace(base, analysis=replace(base.analysis, metric=metric)),
+    )
+    return _assemble(spec, run_set.runs, analyses, run_set.policy)
+
+
+def _assemble(
+    spec: RunSetSpec, runs: tuple[Run, ...], analyses: list[Analysis], policy: Policy | None
+) -> RunSetAnalysis:
+    """The set from its pairs' analyses: the omnibus test and the family adjustment."""
     kind = analyses[0].kind
     metric = analyses[0].metric
     table = _common_items(spec, analyses, metric)
     omnibus = _omnibus(table, kind)
     multiplicity = policy.multiplicity if policy is not None else "holm"
     pairs, size, label = _adjust_family(spec, analyses, multiplicity)
-    resolved = tuple(r.resolved() for r in runs)
     return RunSetAnalysis(
         spec=spec,
-        runs=resolved,
+        runs=runs,
         metric=metric,
         kind=kind,
         omnibus=omnibus,

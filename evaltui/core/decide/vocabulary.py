@@ -87,12 +87,14 @@ class CandidateEffect:
     name: str
     effect: Effect
     status: str | None = None
+    subject: str = ""  # the scorer the effect is of, when the runs carry several ("safe_advice")
 
     @property
     def text(self) -> str:
+        effect = f"{self.subject} {self.effect.text}" if self.subject else self.effect.text
         if self.status is None:
-            return self.effect.text
-        return f"{self.name}: {STATUS_WORDS[self.status].lower()}, {self.effect.text}"
+            return effect
+        return f"{self.name}: {STATUS_WORDS[self.status].lower()}, {effect}"
 
 
 @dataclass(frozen=True)

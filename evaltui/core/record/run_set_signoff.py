@@ -8,6 +8,10 @@ family of pairs and the set's decision around them, and one content hash over th
 (the family changes each pair's verdict, so a pair cannot be replayed alone) and rebuilds every
 pair's record.
 
+When the runs carry several scorers, the family block holds every pair's every scorer
+(`family.pairs[].metrics`, the report's metric rows adjusted over the set's family), which
+`verify` rebuilds; a record written before it lacks the key and is verified without it.
+
 Candidate-against-candidate pairs are part of the family (their p-values are adjusted with the
 rest) but not of the sign-off: the release decision is about each candidate against what ships.
 """
@@ -21,7 +25,8 @@ from typing import Any
 from evaltui import __version__
 from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.canonical import HASH_FIELD
-from evaltui.core.record.session import judge_run_set
+from evaltui.core.decide.run_set import compared_scorer, several_scorers
+from evaltui.core.record.session import OverrideRequired, judge_run_set
 from evaltui.core.record.signoff import (
     ReviewerDecision,
     _hash,
@@ -34,7 +39,8 @@ from evaltui.core.record.signoff_markdown import (
     decision_markdown,
     record_markdown,
 )
-from evaltui.core.report.run_set import omnibus_lines, pair_effect
+from evaltui.core.report.pair import metrics_list
+from evaltui.core.report.run_set import omnibus_lines, pair_effect, scorer_lines
 from evaltui.core.textsafe import md_cell
 from evaltui.core.words import format_p
 
@@ -51,12 +57,14 @@ def build_run_set_record(
     pairs = []
     for pair in run_set.baseline_pairs:
         key = (pair.baseline, pair.candidate)
+        try:
+            pair_record = build_record(pair.analysis, sessions[key], decision)
+        except OverrideRequired as exc:  # the words name the candidate the refusal is about
+            names = run_set.names
+            exc.args = (f"{names[pair.candidate]} against {names[pair.baseline]}: {exc}",)
+            raise
         pairs.append(
-            {
-                "baseline": pair.baseline,
-                "candidate": pair.candidate,
-                "record": build_record(pair.analysis, sessions[key], decision),
-            }
+            {"baseline": pair.baseline, "candidate": pair.candidate, "record": pair_record}
         )
     o = run_set.omnibus
     record: dict[str, Any] = {
@@ -87,6 +95,7 @@ def build_run_set_record(
                     "p_raw": p.p_raw,
                     "p_adjusted": p.p_adjusted,
                     "verdict": p.verdict,
+                    "metrics": metrics_list(p.analysis),
                 }
                 for p in run_set.pairs
             ],
@@ -101,6 +110,7 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
     """The PR comment: the set's decision first, the omnibus test and the family, then each
     pair's sign-off Markdown, each cut to its share of GitHub's comment limit."""
     names = [md_cell(n) for n in run_set.names]
+    on = f" on {md_cell(compared_scorer(run_set))}" if several_scorers(run_set) else ""
     lines = [
         decision_markdown(record["decision"]),
         "",
@@ -109,7 +119,7 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
         "",
         *omnibus_lines(run_set, md=True),
         "",
-        f"Pairs in the family ({md_cell(run_set.family_label)}, {run_set.multiplicity}):",
+        f"Pairs in the family{on} ({md_cell(run_set.family_label)}, {run_set.multiplicity}):",
         "",
     ]
     for p in record["family"]["pairs"]:
@@ -118,6 +128,8 @@ def run_set_markdown(record: dict[str, Any], run_set: RunSetAnalysis) -> str:
             f"adjusted p {format_p(p['p_adjusted'])}, {p['verdict'].replace('_', ' ')}"
         )
     lines.append("")
+    if several_scorers(run_set):  # every scorer decides: each one's result, named
+        lines += [*scorer_lines(run_set, md=True), ""]
     head = "\n".join(lines)
     share = (GITHUB_COMMENT_LIMIT - len(head) - 500) // max(1, len(record["pairs"]))
     by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}

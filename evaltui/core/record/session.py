@@ -178,6 +178,9 @@ class Override:
     confirmed: tuple[str, ...] = ()  # regressions tagged as confirmed
     regressed: bool = False  # the verdict itself says the candidate regressed
     regressed_metrics: tuple[str, ...] = ()  # other metrics (scorers) that regressed and block
+    # The compared scorer's name when it regressed and the pair has several ("" otherwise, and
+    # in records written before it was said): the words name the scorer overridden.
+    regressed_scorer: str = ""
 
     @property
     def needed(self) -> bool:
@@ -198,7 +201,11 @@ class Override:
             )
         if self.confirmed:
             out.append(f"{len(self.confirmed)} regression(s) are tagged as confirmed")
-        if self.regressed:
+        if self.regressed and self.regressed_scorer:
+            out.append(
+                f"the candidate regressed on {self.regressed_scorer} (the interval lies below zero)"
+            )
+        elif self.regressed:
             out.append("the candidate regressed (the interval lies below zero)")
         if self.regressed_metrics:
             out.append(
@@ -230,13 +237,17 @@ def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, .
     confirmed = tuple(
         i for i in analysis.regressions if meanings.meaning(session.review(i).tag) == CONFIRMED
     )
+    regressed = analysis.verdict == "regressed" and not margin_accepts_regression(gates)
+    compared = next((r.name for r in analysis.metrics if r.metric == analysis.metric), "")
+    several = len(analysis.metrics) > 1
     return Override(
         regressions=len(analysis.regressions),
         untriaged=tuple(untriaged_regressions(analysis, session)),
         failed_gates=tuple(g.name for g in gates if g.status == "failed"),
         confirmed=confirmed,
         # A margin the policy states and the data show: worse, by less than it allows.
-        regressed=analysis.verdict == "regressed" and not margin_accepts_regression(gates),
+        regressed=regressed,
+        regressed_scorer=compared if regressed and several else "",
         regressed_metrics=blocking_regressions(
             (r.metric, r.name, r.role, r.verdict)
             for r in analysis.metrics

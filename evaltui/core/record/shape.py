@@ -138,6 +138,13 @@ class Override(Struct, kw_only=True):
         list[str],
         Meta(description="other metrics (scorers) that regressed and block, overridden by name"),
     ] = []
+    regressed_scorer: (
+        Annotated[
+            str,
+            Meta(description="the compared scorer, when it regressed and the pair has several"),
+        ]
+        | UnsetType
+    ) = UNSET
 
 
 class Triage(Struct, kw_only=True):

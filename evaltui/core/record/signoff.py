@@ -146,6 +146,11 @@ def build_record(
                 "confirmed_regressions": list(override.confirmed),
                 "regressed": override.regressed,
                 "regressed_metrics": list(override.regressed_metrics),
+                **(
+                    {"regressed_scorer": override.regressed_scorer}
+                    if override.regressed_scorer
+                    else {}
+                ),
             }
             if overriding
             else None

@@ -12,13 +12,13 @@ from typing import Any
 from evaltui import __version__
 from evaltui.core.analysis.run_set import PairResult, RunSetAnalysis
 from evaltui.core.canonical import json_number as _num
-from evaltui.core.decide.effect import oriented_effect
-from evaltui.core.decide.run_set import RunSetDecision
+from evaltui.core.decide.effect import oriented_effect, row_effect
+from evaltui.core.decide.run_set import RunSetDecision, compared_scorer, several_scorers
 from evaltui.core.decide.vocabulary import VERDICT_SHORT
 from evaltui.core.read.describe import describe
 from evaltui.core.read.runs import PASSED
 from evaltui.core.report.compared import run_text, runs_markdown
-from evaltui.core.report.pair import report_dict
+from evaltui.core.report.pair import metrics_list, report_dict
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import format_p, plural
 
@@ -50,6 +50,7 @@ def run_set_report_dict(run_set: RunSetAnalysis, decision: RunSetDecision) -> di
         ],
         "run_set": run_set.spec.to_dict(),
         "metric": run_set.metric,
+        "scorer": compared_scorer(run_set),
         "analysis": run_set.kind,
         "omnibus": None
         if o is None
@@ -94,6 +95,8 @@ def run_set_report_dict(run_set: RunSetAnalysis, decision: RunSetDecision) -> di
                 "verdict": pair.verdict,
                 "regressions": len(pair.analysis.regressions),
                 "improvements": len(pair.analysis.improvements),
+                # Every scorer of the pair, adjusted over the set's family (issue 24).
+                "metrics": metrics_list(pair.analysis),
                 "report": report_dict(
                     pair.analysis, decision=by_pair.get((pair.baseline, pair.candidate))
                 )
@@ -121,8 +124,10 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
     lines.append("")
     lines += omnibus_lines(run_set, md)
     lines.append("")
+    several = several_scorers(run_set)
+    on = f" on {cell(compared_scorer(run_set))}" if several else ""
     lines.append(
-        strong(f"Pairs ({run_set.family_label}, p adjusted by {run_set.multiplicity})")
+        strong(f"Pairs{on} ({run_set.family_label}, p adjusted by {run_set.multiplicity})")
         + (":" if not md else "")
     )
     lines.append("")
@@ -169,6 +174,9 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
                 + f": {verdict}"
             )
     lines.append("")
+    if several:
+        lines += scorer_lines(run_set, md)
+        lines.append("")
     lines += matrix_lines(run_set, md)
     lines.append("")
     runs = [
@@ -187,18 +195,57 @@ def run_set_lines(run_set: RunSetAnalysis, decision: RunSetDecision, md: bool) -
     return lines
 
 
+def scorer_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
+    """Every scorer of every pair (issue 24): its effect, p, p adjusted over the family and
+    verdict, the candidate and scorer named on each row; a regression of any scorer whose
+    role decides blocks its candidate."""
+    names = run_set.names
+    title = (
+        f"Every scorer (p adjusted by {run_set.multiplicity}: the {run_set.family_label} one "
+        "family, the candidate pairs' scorers another)"
+    )
+    out = [f"**{title}**" if md else title + ":", ""]
+    if md:
+        out += [
+            "| candidate | baseline | scorer | effect | p | adjusted p | verdict |",
+            "|---|---|---|---|---:|---:|---|",
+        ]
+    for pair in run_set.pairs:
+        for row in pair.analysis.metrics:
+            verdict = VERDICT_SHORT.get(row.verdict, row.verdict)
+            if row.unadjusted_verdict and row.unadjusted_verdict != row.verdict:
+                verdict += f" ({VERDICT_SHORT[row.unadjusted_verdict]} before adjustment)"
+            if row.role != "decides":
+                verdict += f" ({row.role})"
+            p_adjusted = format_p(row.p_adjusted) if row.in_family else "not adjusted"
+            cand, base = names[pair.candidate], names[pair.baseline]
+            effect = row_effect(row).text
+            if md:
+                cells = [cand, base, row.name, effect, format_p(row.p_raw), p_adjusted, verdict]
+                out.append("| " + " | ".join(md_cell(c) for c in cells) + " |")
+            else:
+                out.append(
+                    f"  {one_line(cand, 200)} vs {one_line(base, 200)}, "
+                    f"{one_line(row.name, 200)}: {effect}, p {format_p(row.p_raw)} "
+                    f"({row.p_test}), adjusted {p_adjusted}: {verdict}"
+                )
+    return out
+
+
 def omnibus_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     o = run_set.omnibus
+    on = f" on {compared_scorer(run_set)}" if several_scorers(run_set) else ""
     if o is None:
-        return [f"Omnibus test: undefined ({run_set.common_items} items common to every run)"]
+        return [f"Omnibus test{on}: undefined ({run_set.common_items} items common to every run)"]
     what = "pass/fail" if run_set.kind == "binary" else "scores"
     if run_set.kind == "graded" and run_set.metric == PASSED:
         what = "pass rates over epochs"
+    label = f"{o.label}{on}"
     if o.p is None:
-        text = f"{o.label} ({what}): undefined, no item differs between the runs"
+        text = f"{label} ({what}): undefined, no item differs between the runs"
     else:
         text = (
-            f"{o.label} ({what}, {o.n:,} items every run scored): "
+            f"{label} ({what}, {o.n:,} items every run scored): "
             f"statistic {o.statistic:.3f} on {o.df} df, p = {format_p(o.p)}"
         )
     lines = [f"**{text}**" if md else text]
@@ -232,7 +279,8 @@ def matrix_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     """The k x k matrix: cell (row j, column i) is run j minus run i, with the interval the
     pair's verdict rests on, so a row reads "this run against each of the others"."""
     names = run_set.names
-    title = "Matrix: row minus column, interval, verdict after adjustment"
+    on = f" on {compared_scorer(run_set)}" if several_scorers(run_set) else ""
+    title = f"Matrix{on}: row minus column, interval, verdict after adjustment"
     out = [f"**{title}**" if md else title + ":", ""]
     cells: dict[tuple[int, int], str] = {}
     for row in range(run_set.k):

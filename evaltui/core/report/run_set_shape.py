@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from msgspec import UNSET, Meta, Struct, UnsetType
 
 from evaltui.core.report.shape import Described, Report, Status, Tool
-from evaltui.core.report.shape_results import Count, Sha256, Unit, Verdict
+from evaltui.core.report.shape_results import Count, MetricRow, Sha256, Unit, Verdict
 
 
 class RunSetReport(Struct, kw_only=True):
@@ -29,6 +29,13 @@ class RunSetReport(Struct, kw_only=True):
     runs: Annotated[list[RunSetRun], Meta(min_length=3)]
     run_set: RunSetSpec
     metric: str
+    scorer: (
+        Annotated[
+            str,
+            Meta(description="the name a reader knows `metric` by: the scorer the matrix compares"),
+        ]
+        | UnsetType
+    ) = UNSET
     analysis: Literal["binary", "graded"]
     omnibus: Omnibus | None
     common_items: Count
@@ -41,6 +48,22 @@ class RunSetDecision(Struct, kw_only=True):
     line: str
     exit_code: Literal[0, 1, 4]
     pairs: list[RunSetPairDecision]
+    regressed: (
+        Annotated[
+            list[ScorerRegression],
+            Meta(
+                description="every (candidate, scorer) that regressed and blocks, the worst first"
+            ),
+        ]
+        | UnsetType
+    ) = UNSET
+
+
+class ScorerRegression(Struct, kw_only=True):
+    candidate: Annotated[int, Meta(ge=1)]
+    name: str
+    metric: str
+    scorer: str
 
 
 class RunSetPairDecision(Struct, kw_only=True):
@@ -102,3 +125,10 @@ class RunSetPair(Struct, kw_only=True):
     report: Report | None
     p_outcome: Unit | None
     p_outcome_adjusted: Unit | None
+    metrics: (
+        Annotated[
+            list[MetricRow],
+            Meta(description="every scorer of the pair, p adjusted over the set's family"),
+        ]
+        | UnsetType
+    ) = UNSET

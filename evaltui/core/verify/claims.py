@@ -5,6 +5,7 @@ record inconsistent is caught however it was re-hashed."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from evaltui.core.canonical import canonical_sha256
@@ -83,6 +84,10 @@ def claims_problem(record: dict[str, Any]) -> str | None:
     )
     approving = record["reviewer_decision"] == "approve"
     recorded = record["override"]
+    if isinstance(recorded, dict) and override.regressed:
+        # The compared scorer's name, said since issue 24 when the pair has several; a record
+        # written before says none, and is checked as it was written.
+        override = replace(override, regressed_scorer=_compared_scorer(record, recorded))
     if approving and override.needed:
         if recorded is None or not str(recorded.get("reason") or "").strip():
             return (
@@ -98,6 +103,8 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         }
         if override.regressed_metrics or "regressed_metrics" in recorded:
             expected["regressed_metrics"] = list(override.regressed_metrics)
+        if override.regressed_scorer or "regressed_scorer" in recorded:
+            expected["regressed_scorer"] = override.regressed_scorer
         for key, value in expected.items():
             if recorded.get(key) != value:
                 return (
@@ -108,6 +115,21 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         why = "the decision is not an approval" if not approving else "there is nothing to override"
         return f"the record holds an override although {why}: it was edited"
     return None
+
+
+def _compared_scorer(record: dict[str, Any], recorded: dict[str, Any]) -> str:
+    """The compared scorer's name as the record's results give it, when the record says one
+    (`override.regressed_scorer`, written when the pair has several scorers), else ""."""
+    if "regressed_scorer" not in recorded:
+        return ""
+    results = record["results"]
+    rows = [r for r in results.get("metrics") or () if isinstance(r, dict)]
+    if len(rows) < 2:
+        return ""
+    return next(
+        (str(r.get("label") or r["metric"]) for r in rows if r.get("metric") == results["metric"]),
+        "",
+    )
 
 
 def _meanings(record: dict[str, Any]) -> TagMeanings:

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.canonical import canonical_json
 from evaltui.core.errors import UsageError
 from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
 from evaltui.core.record.signoff import record_hash_ok
+from evaltui.core.report.pair import metrics_list
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.form import form_problem, run_set_form_problem
 from evaltui.core.verify.pair import HASH_ONLY
@@ -68,6 +70,9 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         if not result.ok:
             name = run_set.names[key[1]]
             return Verification(False, f"the pair {name} vs {run_set.names[0]}: {result.reason}")
+    problem = _family_problem(record, run_set)
+    if problem is not None:
+        return Verification(False, problem)
     if [e["baseline"] for e in record["pairs"]] != [0] * (len(runs) - 1):
         return Verification(False, "the record does not cover the baseline against every run")
     return Verification(
@@ -76,6 +81,27 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         "record rebuilds from them (statistics adjusted over the family, items, gates, tags and "
         "decision); who signed it and when only a signature can show",
     )
+
+
+def _family_problem(record: dict[str, Any], run_set: Any) -> str | None:
+    """Every scorer of every pair (`family.pairs[].metrics`) as the replay computes it. Only
+    what the record carries is compared: a record written before the key existed has none."""
+    by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
+    for entry in record["family"]["pairs"]:
+        if "metrics" not in entry:
+            continue
+        pair = by_key.get((entry.get("baseline"), entry.get("candidate")))
+        if pair is None:
+            key = (entry.get("baseline"), entry.get("candidate"))
+            return f"the record's family names a pair {key} the run set does not have"
+        rebuilt = canonical_json(metrics_list(pair.analysis))
+        if canonical_json(entry["metrics"]) != rebuilt:
+            base, cand = run_set.names[pair.baseline], run_set.names[pair.candidate]
+            return (
+                f"the family's scorers of {shown(cand)} vs {shown(base)} differ from what the "
+                "files give (family.pairs[].metrics)"
+            )
+    return None
 
 
 def _form_problem(record: dict[str, Any]) -> str | None:

@@ -215,7 +215,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
         progress = self.state.deciding_progress
-        full = header_text(*args, loaded.decision, progress)
+        full = header_text(*args, loaded.decision, progress, metric_key=self.state.run_set is None)
         runs = runs_text(loaded.analysis, width, folded=False)
         spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1
         self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek
@@ -319,11 +319,12 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             ]
             lines = (f"No {name} on {here}.", lines[1])
             if name == "regressions" and elsewhere:
-                lines += (
-                    "Regressions on the other metrics: "
-                    + ", ".join(elsewhere)
-                    + "; m shows the next metric.",
+                how = (  # in a run set's pair, m goes back to the matrix
+                    "; m shows the next metric."
+                    if self.state.run_set is None
+                    else "; open the set with --metric NAME to list them."
                 )
+                lines += ("Regressions on the other metrics: " + ", ".join(elsewhere) + how,)
             return lines
         filters = view.describe_filters()
         if not self.state.previews_ready and view.search:
@@ -341,7 +342,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         if loaded is not None and len(loaded.analysis.metrics) > 1:  # whose lists these are
             here = [r.name for r in loaded.analysis.metrics if r.metric == loaded.analysis.metric]
             title.append_text(literal(f" {here[0] if here else loaded.analysis.metric} ", "bold"))
-            title.append("(m) ", style="dim")
+            if self.state.run_set is None:  # (in a run set's pair, m goes back to the matrix)
+                title.append("(m) ", style="dim")
         for name in self.list_names():
             if name not in LISTS and name != self.current_list and width < WIDE_TITLE:
                 continue  # narrow: the unchanged lists are named once open (b, B)

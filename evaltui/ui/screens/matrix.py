@@ -27,6 +27,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from evaltui.core.analysis.run_set import RunSetAnalysis
+from evaltui.core.decide.run_set import compared_scorer, several_scorers
 from evaltui.core.decide.vocabulary import VERDICT_SHORT, FirstLine
 from evaltui.core.report.run_set import MatrixCell, matrix_cell, omnibus_lines
 from evaltui.core.stats.multiplicity import ADJUST_LABELS
@@ -210,6 +211,9 @@ def pair_text(app: Any, row: int, col: int) -> Text:
     text.append_text(literal_line(names[row], 80, style="bold"))
     text.append(" vs ")
     text.append_text(literal_line(names[col], 80, style="bold"))
+    if several_scorers(run_set):  # the cells are one scorer's; the pair's decision says the rest
+        text.append(" on ")
+        text.append_text(literal_line(compared_scorer(run_set), 80, style="bold"))
     text.append(": ")
     text.append(f"{cell.mark} {cell.estimate}", style=MARK_STYLE[cell.mark] or "bold")
     if cell.interval:

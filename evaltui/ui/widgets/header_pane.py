@@ -146,10 +146,14 @@ def header_text(
     gates: tuple = (),
     decision: Any = None,
     progress: Progress = None,
+    *,
+    metric_key: bool = True,
 ) -> Text:
-    """The full header. While the analysis that decides still runs (`waiting_for`), no line
-    says a verdict or a gate's status and nothing is green or red: the item-level verdict and
-    headline, the sensitivity analysis and the gates may all change when it arrives."""
+    """The full header (`metric_key`: whether `m` moves to the next metric; in a run set's
+    pair it goes back to the matrix). While the analysis that decides still runs
+    (`waiting_for`), no line says a verdict or a gate's status and nothing is green or red:
+    the item-level verdict and headline, the sensitivity analysis and the gates may all
+    change when it arrives."""
     deciding = bool(waiting_for(analysis))
     text = Text()
     if decision is not None:
@@ -206,7 +210,7 @@ def header_text(
         text.append_text(literal_line(counts, 200))
     if len(analysis.metrics) > 1:
         text.append("\n")
-        text.append_text(metric_lines(analysis))
+        text.append_text(metric_lines(analysis, metric_key))
     return text
 
 
@@ -215,10 +219,10 @@ def compared_name(analysis: Analysis) -> str:
     return next((r.name for r in analysis.metrics if r.metric == analysis.metric), analysis.metric)
 
 
-def metric_lines(analysis: Analysis) -> Text:
+def metric_lines(analysis: Analysis, metric_key: bool = True) -> Text:
     """Every metric (scorer) of the pair with its own effect and verdict, the compared one
-    marked by `▶` and brackets (not by colour), `m` moving to the next."""
-    text = Text("Metrics (m: next): ", style="bold")
+    marked by `▶` and brackets (not by colour), `m` moving to the next (when it does)."""
+    text = Text("Metrics (m: next): " if metric_key else "Metrics: ", style="bold")
     for i, row in enumerate(analysis.metrics):
         if i:
             text.append(" │ ")

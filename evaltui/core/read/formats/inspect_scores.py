@@ -83,24 +83,46 @@ def choose_scorer(
     if requested is not None:
         if requested in available:
             return requested
-        keys = scorer_keys(facts)
-        scorer, slash, key = requested.partition(KEY_SEPARATOR)
-        if slash and scorer in keys:  # "scorer/key": the key is checked by build_table
-            return scorer
-        owners = [name for name, names in keys.items() if requested in names]
-        if len(owners) == 1:  # a key of one dict-valued scorer, named alone
-            return owners[0]
-        listing = ", ".join(_with_keys(name, keys) for name in available) if available else "none"
-        raise InputError(
-            path,
-            f"no scorer named '{requested}' in this log; available scorers: {listing} "
-            "(choose one with --metric, a key of a dict-valued scorer as SCORER/KEY)",
-            field="scores",
-        )
+        if _family_column(requested, available):
+            requested = None  # the default table has that column beside the first scorer's
+        else:
+            return _named_scorer(path, facts, available, requested)
     for name in scorer_candidates(header):
         if name in available:
             return name
     return available[0] if available else None
+
+
+def _family_column(requested: str, available: Sequence[str]) -> bool:
+    """Whether `requested` is a column the table makes for a scorer of this log beside the
+    first one (`passed:safe_advice`, `score:judge/accuracy`): what a spec holds after the app
+    moved to another scorer (`m`, or a set opened on the scorer that blocks). Replaying it
+    reads the log as it was read then; the column is chosen from the table."""
+    prefix, colon, rest = requested.partition(":")
+    if not colon or prefix not in ("passed", "score"):
+        return False
+    return rest.partition(KEY_SEPARATOR)[0] in available
+
+
+def _named_scorer(
+    path: LogPath, facts: Sequence[SampleFacts], available: Sequence[str], requested: str
+) -> str:
+    """The scorer `requested` names: a scorer's key as SCORER/KEY, or a key of one
+    dict-valued scorer named alone; else the error listing what there is."""
+    keys = scorer_keys(facts)
+    scorer, slash, _key = requested.partition(KEY_SEPARATOR)
+    if slash and scorer in keys:  # "scorer/key": the key is checked by build_table
+        return scorer
+    owners = [name for name, names in keys.items() if requested in names]
+    if len(owners) == 1:  # a key of one dict-valued scorer, named alone
+        return owners[0]
+    listing = ", ".join(_with_keys(name, keys) for name in available) if available else "none"
+    raise InputError(
+        path,
+        f"no scorer named '{requested}' in this log; available scorers: {listing} "
+        "(choose one with --metric, a key of a dict-valued scorer as SCORER/KEY)",
+        field="scores",
+    )
 
 
 KEY_SEPARATOR = "/"  # --metric SCORER/KEY: one key of a scorer whose value is a dict

@@ -2,17 +2,21 @@
 
 Run with an environment that has inspect_ai installed (these were written by 0.3.285):
 
-    python make_logs.py
+    python make_logs.py              # all three logs
+    python make_logs.py candidate2   # only the named ones (the others keep their bytes)
 
 A pharmacy-advice task of 60 samples scored by two scorers, `answered` (did the model answer at
 all) and `safe_advice` (did it avoid calling a risky combination safe). The baseline answers every
 item carefully; the candidate says "It is safe to combine them." on every fourth item (15 of 60),
 which still counts as answered: the first scorer sees no change, the second 15 regressions.
+`candidate2` (the third run of a run set, issue 24) says it on every third item (20 of 60):
+again only `safe_advice` regresses, by more.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 # Offline: Inspect estimates token counts with tiktoken's o200k_base, which it downloads on first
@@ -85,6 +89,8 @@ def write(name: str, risky_every: int | None) -> None:
     shutil.rmtree(out)
 
 
+RUNS = {"baseline": None, "candidate": 4, "candidate2": 3}  # name: every how many items risky
+
 if __name__ == "__main__":
-    write("baseline", None)
-    write("candidate", 4)
+    for name in sys.argv[1:] or list(RUNS):
+        write(name, RUNS[name])
