@@ -85,6 +85,8 @@ def print_report(design: Any, decided: Any, form: str) -> int:
             from evaltui.cli.render import print_report as render
 
             render(decided.analysis, gates=decided.gates, decision=decided.decision)
+            if getattr(decided, "agreement", None) is not None:
+                sys.stdout.write(decided.agreement["line"] + "\n")
         else:
             sys.stdout.write("\n".join(lines))
     return decided.decision.exit_code

@@ -28,6 +28,14 @@ from typing import Any
 
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.adjudication import (
+    ADJUDICATION,
+    ADJUDICATOR_RULE,
+    adjudication_entry,
+    adjudication_of,
+    check_reason,
+    latest,
+)
 from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
 from evaltui.core.record.lock import (
@@ -40,6 +48,7 @@ from evaltui.core.record.lock import (
 )
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
+from evaltui.core.record.review_item import Adjudication
 from evaltui.core.record.review_item import ItemReview as ItemReview  # (re-exported)
 from evaltui.core.record.shared import (
     JOURNALS,
@@ -118,6 +127,11 @@ class ReviewSession:
     # (`items` is then the merged view), and the local folder of the lock and the drafts.
     team: TeamJournals | None = field(default=None, repr=False, compare=False)
     own: dict[str, ItemReview] = field(default_factory=dict, repr=False)
+    # This reviewer's adjudications (the last per item), and how disputes are settled: the
+    # policy's rule and its confirmed tags (`adjudication.py`; `settle_disputes_by` sets them).
+    own_adjudications: dict[str, Adjudication] = field(default_factory=dict, repr=False)
+    dispute_rule: str = ADJUDICATOR_RULE
+    confirmed_tags: tuple[str, ...] = ()
     local: Path | None = None
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
@@ -237,7 +251,41 @@ class ReviewSession:
     def _merge(self, item_id: str) -> None:
         assert self.team is not None
         mine = [self.own[item_id]] if item_id in self.own else []
-        self.items[item_id] = merge_reviews(item_id, mine + self.team.reviews_of(item_id))
+        adjudications = self.team.adjudications_of(item_id)
+        if item_id in self.own_adjudications:
+            adjudications.append(self.own_adjudications[item_id])
+        self.items[item_id] = merge_reviews(
+            item_id,
+            mine + self.team.reviews_of(item_id),
+            latest(adjudications),
+            self.dispute_rule,
+            self.confirmed_tags,
+        )
+
+    def settle_disputes_by(self, rule: str, confirmed: tuple[str, ...]) -> None:
+        """How this review's disputes are settled (the policy's `[review] dispute_rule` and
+        its confirmed tags): every item merged again under it."""
+        self.dispute_rule, self.confirmed_tags = rule, confirmed
+        if self.team is not None:
+            for item_id in set(self.own) | set(self.own_adjudications) | set(self.items):
+                self._merge(item_id)
+
+    def adjudicate(self, item_id: str, tag: str, reason: str) -> ItemReview:
+        """Settle a disputed item as `tag`, for `reason` (one line), in this reviewer's own
+        journal; returns once the line is on disk. Whether this reviewer may is the caller's
+        check (`adjudication.check_adjudicator`)."""
+        if self.team is None:
+            raise UsageError(
+                "only a shared review (--review-dir) has disputes to settle: a review of "
+                "one's own has one tag per item"
+            )
+        if tag not in self.info.tags:
+            raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
+        entry = adjudication_entry(item_id, tag, self.reviewer, check_reason(reason))
+        self._append(entry)
+        self._apply(entry)
+        self.refresh_team()
+        return self.items[item_id]
 
     def own_review(self, item_id: str) -> ItemReview:
         """This reviewer's own review of the item (in a shared review, `review` is the team's
@@ -286,6 +334,10 @@ class ReviewSession:
             self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):
             self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
+        elif kind == ADJUDICATION and self.team is not None:
+            item_id = str(entry.get("item_id", ""))
+            self.own_adjudications[item_id] = adjudication_of(entry, self.reviewer)
+            self._merge(item_id)
         elif kind in ("tag", "note"):
             item_id = str(entry.get("item_id", ""))
             mine = self.own if self.team is not None else self.items

@@ -82,6 +82,12 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         ),
     )
     approving = record["reviewer_decision"] == "approve"
+    disputed = (record.get("team_review") or {}).get("disputes_open") or []
+    if approving and disputed:
+        return (
+            f"the record approves while {len(disputed)} regression(s) are disputed, which "
+            "evaltui never writes (a dispute is settled, never overridden): it was edited"
+        )
     recorded = record["override"]
     if approving and override.needed:
         if recorded is None or not str(recorded.get("reason") or "").strip():
