@@ -41,5 +41,5 @@ def approval_refusal(n_disputed: int) -> str:
     return (
         f"cannot approve: {plural(n_disputed, 'regression')} disputed (the reviewers' tags "
         "disagree); an override cannot approve over a dispute: settle it first (an "
-        "adjudicator's key A in the app, or evaltui adjudicate)"
+        "adjudicator's key C in the app, or evaltui adjudicate)"
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaltui.core.record.journal import ItemReview, ReviewSession
-from evaltui.core.report.agreement import agreement_dict
+from evaltui.core.report.agreement import agreement_dict, agreement_line
 from evaltui.core.stats.agreement import agreement_of_reviews
 from evaltui.core.stats.agreement_result import AgreementSummary
 
@@ -96,3 +96,12 @@ def team_block(analysis: Any, session: ReviewSession) -> dict[str, Any]:
         "disputes_settled": settled,
         "agreement": agreement_dict(review_agreement(session, ids)),
     }
+
+
+def team_agreement_line(analysis: Any, session: ReviewSession) -> str | None:
+    """The app's full header's agreement line for a shared review ("agreement: kappa 0.62
+    [0.41, 0.80], raw 84%, 3 reviewers, 40 items", or "... no items with two reviews"); None
+    for a review of one's own, which has no team to agree. Computed in the app's workers."""
+    if session.team is None:
+        return None
+    return agreement_line(review_agreement(session, discordant_ids(analysis)))
