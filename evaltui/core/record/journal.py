@@ -31,10 +31,7 @@ from evaltui.core.errors import EvalTuiError, UsageError
 from evaltui.core.record.adjudication import (
     ADJUDICATION,
     ADJUDICATOR_RULE,
-    adjudication_entry,
     adjudication_of,
-    check_reason,
-    latest,
 )
 from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
@@ -55,10 +52,10 @@ from evaltui.core.record.shared import (
     TeamJournals,
     apply_review,
     local_lock_folder,
-    merge_reviews,
     reviewer_file,
     shared_pair_key,
 )
+from evaltui.core.record.team_session import TeamSide
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
 DEFAULT_TAGS: tuple[str, ...] = (
@@ -112,8 +109,10 @@ class SessionInfo:
 
 
 @dataclass
-class ReviewSession:
-    """An open review: the replayed state plus the journal file new actions are appended to."""
+class ReviewSession(TeamSide):
+    """An open review: the replayed state plus the journal file new actions are appended to.
+    A shared review folder's side (the other reviewers, the merged view, adjudication) is
+    `TeamSide`'s (`team_session.py`)."""
 
     path: Path
     info: SessionInfo
@@ -229,76 +228,6 @@ class ReviewSession:
         except BaseException:
             release_lock(lock)
             raise
-
-    # -- a shared review folder ----------------------------------------------------------
-
-    def _join_team(self, review_dir: Path | None, local: Path) -> None:
-        if review_dir is not None:
-            self.team = TeamJournals(self.path.parent, self.path.name)
-            self.local = local
-
-    def refresh_team(self, keep: Any = None) -> set[str]:
-        """Read what the other reviewers of a shared review wrote since the last look (the
-        lines `keep` keeps), merged into `items`; the ids that changed (none when unshared)."""
-        if self.team is None:
-            return set()
-        changed = self.team.refresh(keep)
-        self.notices.extend(self.team.take_notices())
-        for item_id in changed:
-            self._merge(item_id)
-        return changed
-
-    def _merge(self, item_id: str) -> None:
-        assert self.team is not None
-        mine = [self.own[item_id]] if item_id in self.own else []
-        adjudications = self.team.adjudications_of(item_id)
-        if item_id in self.own_adjudications:
-            adjudications.append(self.own_adjudications[item_id])
-        self.items[item_id] = merge_reviews(
-            item_id,
-            mine + self.team.reviews_of(item_id),
-            latest(adjudications),
-            self.dispute_rule,
-            self.confirmed_tags,
-        )
-
-    def settle_disputes_by(self, rule: str, confirmed: tuple[str, ...]) -> None:
-        """How this review's disputes are settled (the policy's `[review] dispute_rule` and
-        its confirmed tags): every item merged again under it."""
-        self.dispute_rule, self.confirmed_tags = rule, confirmed
-        if self.team is not None:
-            for item_id in set(self.own) | set(self.own_adjudications) | set(self.items):
-                self._merge(item_id)
-
-    def adjudicate(self, item_id: str, tag: str, reason: str) -> ItemReview:
-        """Settle a disputed item as `tag`, for `reason` (one line), in this reviewer's own
-        journal; returns once the line is on disk. Whether this reviewer may is the caller's
-        check (`adjudication.check_adjudicator`)."""
-        if self.team is None:
-            raise UsageError(
-                "only a shared review (--review-dir) has disputes to settle: a review of "
-                "one's own has one tag per item"
-            )
-        if tag not in self.info.tags:
-            raise UsageError(f"unknown tag {tag!r}; expected one of {', '.join(self.info.tags)}")
-        entry = adjudication_entry(item_id, tag, self.reviewer, check_reason(reason))
-        self._append(entry)
-        self._apply(entry)
-        self.refresh_team()
-        return self.items[item_id]
-
-    def own_review(self, item_id: str) -> ItemReview:
-        """This reviewer's own review of the item (in a shared review, `review` is the team's
-        merged one): what an undo restores and the note editor edits."""
-        if self.team is None:
-            return self.review(item_id)
-        return self.own.get(item_id, ItemReview(item_id))
-
-    @property
-    def local_folder(self) -> Path:
-        """Where this reviewer's drafts and place are kept: the journal's folder, or the local
-        state folder of a shared review (the shared folder holds nothing but journals)."""
-        return self.local if self.local is not None else self.path.parent
 
     # -- reading ---------------------------------------------------------------------------
 
