@@ -50,7 +50,12 @@ def run_adjudicate(args: argparse.Namespace, pair_spec_of: Callable[[Any], Any])
     from evaltui.cli.errors import EXIT_OK
     from evaltui.core.analysis.pipeline import compare
     from evaltui.core.errors import UsageError
-    from evaltui.core.record.session import adjudicate, start_review
+    from evaltui.core.record.session import (
+        adjudicate,
+        check_settleable,
+        reviewer_identity,
+        start_review,
+    )
     from evaltui.core.record.shared import review_dir_from_env
     from evaltui.core.textsafe import one_line
 
@@ -68,6 +73,9 @@ def run_adjudicate(args: argparse.Namespace, pair_spec_of: Callable[[Any], Any])
     item_id = str(more[0])
     args.more = []
     analysis = compare(pair_spec_of(args))
+    # Checked on a read-only look first: a refusal leaves no journal of this reviewer behind.
+    look = start_review(analysis, read_only=True, reviewer=reviewer_identity(args.reviewer))
+    check_settleable(analysis, look, item_id)
     session = start_review(analysis, reviewer=args.reviewer)
     try:
         settled = adjudicate(analysis, session, item_id, args.tag, args.reason)

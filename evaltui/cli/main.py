@@ -30,6 +30,7 @@ from evaltui.cli.errors import (
 )
 from evaltui.cli.parser import app_parser, build_parser, spec_from_args
 from evaltui.cli.plan import run_plan
+from evaltui.core.record.adjudication import ADJUDICATORS_VARIABLE
 from evaltui.core.record.shared import REVIEW_DIR_VARIABLE
 
 __all__ = [
@@ -97,7 +98,7 @@ def _listed(directory: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE)
+    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE, ADJUDICATORS_VARIABLE)
     before = {name: os.environ.get(name) for name in names}
     try:
         return _main(argv)
@@ -156,7 +157,7 @@ def _no_cache(args: argparse.Namespace) -> None:
     if getattr(args, "review_dir", None):
         os.environ[REVIEW_DIR_VARIABLE] = str(args.review_dir)
     if getattr(args, "adjudicator", None):  # --adjudicator, for every review opened
-        from evaltui.core.record.adjudication import ADJUDICATORS_VARIABLE, parse_adjudicators
+        from evaltui.core.record.adjudication import parse_adjudicators
 
         os.environ[ADJUDICATORS_VARIABLE] = ",".join(parse_adjudicators(args.adjudicator))
 

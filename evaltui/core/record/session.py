@@ -98,6 +98,14 @@ def adjudicate(
     """An adjudicator settles a disputed regression (the app's key and `evaltui adjudicate`
     both come here): refused, in one line, for someone who is not an adjudicator, an item that
     is not a regression, or one that is not disputed (nor settled before)."""
+    check_settleable(analysis, session, item_id)
+    return session.adjudicate(item_id, tag, reason)
+
+
+def check_settleable(analysis: Analysis, session: ReviewSession, item_id: str) -> None:
+    """Raise a one-line UsageError unless the session's reviewer is an adjudicator and
+    `item_id` a disputed regression (or one settled before, which a new adjudication
+    replaces)."""
     check_adjudicator(session.reviewer, adjudicators_of(analysis))
     if item_id not in set(analysis.regressions):
         raise UsageError(f"{item_id!r} is not a regression of this pair: nothing to settle")
@@ -107,7 +115,6 @@ def adjudicate(
             f"{item_id!r} is not disputed (its reviewers' tags agree, or it has one review): "
             "nothing to settle"
         )
-    return session.adjudicate(item_id, tag, reason)
 
 
 def add_review_notices(analysis: Analysis, session: ReviewSession) -> None:

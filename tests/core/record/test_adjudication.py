@@ -267,3 +267,91 @@ def test_the_record_lists_reviews_and_adjudications_and_verify_names_a_changed_o
     assert main(["verify", str(tmp_path / "old.json"), str(BASE), str(CAND)]) == 0, (
         capsys.readouterr()
     )
+
+
+def test_the_review_table_of_a_policy_is_read_checked_and_hashed_only_when_stated(tmp_path):
+    from evaltui.core.errors import InputError
+    from evaltui.core.policy.schema import load_policy
+
+    plain = tmp_path / "plain.toml"
+    plain.write_text('alpha = 0.05\n')
+    stated = tmp_path / "stated.toml"
+    stated.write_text(
+        'alpha = 0.05\n[review]\nadjudicators = ["ana", "ben"]\n'
+        'dispute_rule = "any_confirmed_wins"\n'
+    )
+    p, s = load_policy(plain), load_policy(stated)
+    assert p.adjudicators == () and p.dispute_rule == "adjudicator"
+    assert "review" not in p.canonical()  # policies without it keep the hash records cite
+    assert s.adjudicators == ("ana", "ben") and s.dispute_rule == ANY_CONFIRMED_WINS
+    assert s.canonical()["review"] == {
+        "adjudicators": ["ana", "ben"],
+        "dispute_rule": "any_confirmed_wins",
+    }
+    assert p.hash != s.hash
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[review]\ndispute_rule = "vote"\n')
+    with pytest.raises(InputError) as caught:
+        load_policy(bad)
+    said = str(caught.value)
+    assert "bad.toml:1" in said and "review.dispute_rule" in said
+    assert "'adjudicator' or 'any_confirmed_wins', got 'vote'" in said
+    assert "\n" not in said
+
+
+def test_evaltui_adjudicate_refuses_in_one_line(tmp_path, capsys, monkeypatch):
+    team = tmp_path / "team"
+    regs = _demo_reviews(tmp_path, team)
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state-cy"))
+    monkeypatch.delenv("EVALTUI_REVIEW_DIR", raising=False)
+    cases = [
+        ([regs[5], "--review-dir", str(team), "--adjudicator", "dee"],
+         "cy cannot settle this item: only dee may settle a dispute"),
+        ([regs[5], "--review-dir", str(team)], "no adjudicator is named"),
+        ([regs[0], "--review-dir", str(team), "--adjudicator", "cy"], "is not disputed"),
+        (["nope", "--review-dir", str(team), "--adjudicator", "cy"], "is not a regression"),
+        ([regs[5], "--adjudicator", "cy"], "give --review-dir DIR"),
+    ]  # fmt: skip
+    for extra, words in cases:
+        capsys.readouterr()
+        code = main(
+            ["adjudicate", str(BASE), str(CAND), *extra, "--reviewer", "cy", "--tag",
+             "acceptable", "--reason", "why"]
+        )  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 2 and words in err and len(err.strip().splitlines()) == 1, (extra, err)
+    assert not (team / next(team.iterdir()).name / "journals" / "cy.jsonl").exists()
+
+
+@pytest.mark.slow  # a sign-off and a verify of the demo pair under a policy (seconds)
+def test_any_confirmed_wins_from_the_policy_settles_the_report_the_record_and_verify(
+    tmp_path, capsys, monkeypatch
+):
+    team = tmp_path / "team"
+    regs = _demo_reviews(tmp_path, team)
+    policy = tmp_path / "policy.toml"
+    policy.write_text('[review]\ndispute_rule = "any_confirmed_wins"\n')
+    capsys.readouterr()
+    main(["report", str(BASE), str(CAND), "--review-dir", str(team), "--policy", str(policy),
+          "--format", "json"])  # fmt: skip
+    decision = json.loads(capsys.readouterr().out)["decision"]
+    assert "disputed" not in decision["line"] and decision["untriaged_regressions"] == 0
+    assert decision["by_tag"] == {"acceptable": 5, "confirmed regression": 4}
+    assert decision["status"] == "blocked"  # the confirmed regressions block
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state-ana"))
+    prefix = tmp_path / "so"
+    code = main(
+        ["signoff", str(BASE), str(CAND), "--review-dir", str(team), "--reviewer", "ana",
+         "--policy", str(policy), "--decision", "block", "--rationale", "4 confirmed",
+         "--output", str(prefix)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    record = json.loads(prefix.with_suffix(".json").read_text())
+    settled = record["team_review"]["disputes_settled"]
+    assert [s["item_id"] for s in settled] == regs[5:]
+    assert {s["how"] for s in settled} == {"settled by the rule any_confirmed_wins"}
+    assert record["team_review"]["dispute_rule"] == ANY_CONFIRMED_WINS
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(BASE), str(CAND)]) == 0, (
+        capsys.readouterr()
+    )
