@@ -109,3 +109,30 @@ async def _dialog_open(pilot):
 def test_adjudicate_dialog_snapshot(snap_compare, tmp_path, monkeypatch, size):
     app, _first = _team_app(tmp_path, monkeypatch, "ana")
     assert snap_compare(app, terminal_size=size, run_before=_dialog_open)
+
+
+@pytest.mark.slow  # a Pilot load of the demo pair (~3 s CPU)
+async def test_the_signoff_dialog_refuses_approval_over_a_dispute_even_with_an_override(
+    tmp_path, monkeypatch
+):
+    from evaltui.ui.screens.signoff import SignoffScreen
+    from tests.ui.helpers import written
+
+    app, _first = _team_app(tmp_path, monkeypatch, "ana")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        screen = app.screen
+        screen.query_one("#decision-approve").value = True
+        screen.query_one("#rationale").load_text("ship it")
+        screen.query_one("#override").value = "the release cannot wait"
+        screen.query_one("#prefix").value = str(tmp_path / "so")
+        await pilot.press("ctrl+s")
+        await written(app, pilot)
+        assert isinstance(app.screen, SignoffScreen)  # still open, with the reason shown
+        said = str(screen.query_one("#signoff-error").content)
+        assert "cannot approve: 1 regression disputed" in said and "settle it first" in said
+        assert not (tmp_path / "so.json").exists()
+        await pilot.press("escape", "escape")
+        await pilot.press("q")

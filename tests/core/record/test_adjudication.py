@@ -274,7 +274,7 @@ def test_the_review_table_of_a_policy_is_read_checked_and_hashed_only_when_state
     from evaltui.core.policy.schema import load_policy
 
     plain = tmp_path / "plain.toml"
-    plain.write_text('alpha = 0.05\n')
+    plain.write_text("alpha = 0.05\n")
     stated = tmp_path / "stated.toml"
     stated.write_text(
         'alpha = 0.05\n[review]\nadjudicators = ["ana", "ben"]\n'
