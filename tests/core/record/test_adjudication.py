@@ -183,11 +183,12 @@ def test_the_report_json_agreement_block_is_the_core_call(tmp_path, capsys):
         and "raw 56%, 2 reviewers, 9 items" in (block["line"])
     )
     capsys.readouterr()
+    main(["report", str(BASE), str(CAND), "--review-dir", str(team)])  # the text report
+    assert block["line"] in capsys.readouterr().out
     main(["report", str(BASE), str(CAND), "--format", "markdown"])  # nobody's reviews
     assert "agreement: no items with two reviews" in capsys.readouterr().out
 
 
-@pytest.mark.slow  # two sign-offs and three verifies of the demo pair (seconds): CI runs it
 def test_the_record_lists_reviews_and_adjudications_and_verify_names_a_changed_one(
     tmp_path, capsys, monkeypatch
 ):
@@ -242,6 +243,14 @@ def test_the_record_lists_reviews_and_adjudications_and_verify_names_a_changed_o
     out = capsys.readouterr()
     said = out.out + out.err
     assert "team_review.adjudications[0].reason" in said, said
+    # an adjudication changed in the adjudicator's journal after the record: verify names it
+    (cy_journal,) = team.glob("*/journals/cy.jsonl")
+    original = cy_journal.read_text()
+    cy_journal.write_text(original.replace("grader was strict on", "grader was lenient on", 1))
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(BASE), str(CAND)]) == 1
+    assert "team_review.adjudications[0].reason" in capsys.readouterr().err
+    cy_journal.write_text(original)
     # without the journals here, the record's own reviews and adjudications are replayed
     import shutil
 
@@ -323,7 +332,6 @@ def test_evaltui_adjudicate_refuses_in_one_line(tmp_path, capsys, monkeypatch):
     assert not (team / next(team.iterdir()).name / "journals" / "cy.jsonl").exists()
 
 
-@pytest.mark.slow  # a sign-off and a verify of the demo pair under a policy (seconds)
 def test_any_confirmed_wins_from_the_policy_settles_the_report_the_record_and_verify(
     tmp_path, capsys, monkeypatch
 ):
