@@ -42,9 +42,10 @@ def agreement_line(summary: AgreementSummary) -> str:
             said += f" [{_number(head.ci.lower)}, {_number(head.ci.upper)}]"
     raw = summary.raw.value
     raw_text = f"raw {raw * 100:.0f}%" if raw is not None else "raw undefined"
+    few = " (few items: the interval may cover less)" if "few_items" in summary.flags else ""
     return (
         f"agreement: {said}, {raw_text}, {plural(summary.n_reviewers, 'reviewer')}, "
-        f"{plural(summary.n_items, 'item')}"
+        f"{plural(summary.n_items, 'item')}{few}"
     )
 
 

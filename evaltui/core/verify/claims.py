@@ -82,7 +82,11 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         ),
     )
     approving = record["reviewer_decision"] == "approve"
-    disputed = (record.get("team_review") or {}).get("disputes_open") or []
+    regression_ids = {i["item_id"] for i in regressions}
+    disputed = [
+        i for i in (record.get("team_review") or {}).get("disputes_open") or []
+        if i in regression_ids
+    ]  # fmt: skip
     if approving and disputed:
         return (
             f"the record approves while {len(disputed)} regression(s) are disputed, which "

@@ -363,3 +363,36 @@ def test_any_confirmed_wins_from_the_policy_settles_the_report_the_record_and_ve
     assert main(["verify", str(prefix.with_suffix(".json")), str(BASE), str(CAND)]) == 0, (
         capsys.readouterr()
     )
+
+
+def test_a_disputed_improvement_does_not_block_approval_and_the_record_verifies(
+    tmp_path, capsys, monkeypatch
+):
+    from evaltui.core.analysis.pipeline import compare
+    from evaltui.core.compare.spec import CompareSpec
+    from evaltui.core.read.runs import sha256_of
+
+    analysis = compare(CompareSpec(BASE, CAND), complete=False)
+    regs, better = list(analysis.regressions), analysis.improvements[0]
+    team = tmp_path / "team"
+    for who, tag in (("ana", "acceptable"), ("ben", "flaky")):
+        session = ReviewSession.open(
+            BASE, CAND, sha256_of(BASE), sha256_of(CAND), root=tmp_path / f"state-{who}",
+            review_dir=team, reviewer=who,
+        )  # fmt: skip
+        session.set_tags(regs, "acceptable")
+        session.set_tag(better, tag)  # an improvement the two disagree on
+        session.close()
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state-ana"))
+    prefix = tmp_path / "so"
+    code = main(
+        ["signoff", str(BASE), str(CAND), "--review-dir", str(team), "--reviewer", "ana",
+         "--decision", "approve", "--rationale", "all triaged", "--output", str(prefix)]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    record = json.loads(prefix.with_suffix(".json").read_text())
+    assert record["team_review"]["disputes_open"] == [better]
+    capsys.readouterr()
+    assert main(["verify", str(prefix.with_suffix(".json")), str(BASE), str(CAND)]) == 0, (
+        capsys.readouterr()
+    )
