@@ -142,13 +142,17 @@ class PairDesign:
         return out
 
     def report_markdown(self, decided: Decided) -> str:
-        from evaltui.core.report.agreement import agreement_markdown
+        from evaltui.core.report.agreement import agreement_markdown, has_reviews
         from evaltui.core.report.pair_markdown import report_markdown
 
         text = report_markdown(decided.analysis, gates=decided.gates, decision=decided.decision)
-        if decided.agreement is None:
+        if decided.agreement is None or not has_reviews(decided.agreement):
             return text
-        return text.rstrip("\n") + "\n\n" + "\n".join(agreement_markdown(decided.agreement))
+        section = "\n".join(agreement_markdown(decided.agreement)) + "\n"
+        at = text.rfind("<sub>")  # before the closing line that names the tool and schema
+        if at < 0:
+            return text.rstrip("\n") + "\n\n" + section
+        return text[:at] + section + text[at:]
 
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich

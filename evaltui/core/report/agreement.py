@@ -17,6 +17,7 @@ from evaltui.core.stats.agreement_result import (
     AgreementStatistic,
     AgreementSummary,
 )
+from evaltui.core.textsafe import md_cell
 from evaltui.core.words import plural
 
 NO_TWO_REVIEWS = "no items with two reviews"
@@ -87,16 +88,47 @@ def agreement_dict(summary: AgreementSummary) -> dict[str, Any]:
     }
 
 
+def _how(block: dict[str, Any]) -> str:
+    """How the agreement was computed, in one sentence (seed and resamples, to recompute it)."""
+    return (
+        f"Over the {plural(block['n_items'], 'item')} with two or more reviews "
+        f"({block['n_single']:,} with one left out); percentile bootstrap over items, "
+        f"{block['resamples']:,} resamples, seed {block['seed']}, "
+        f"{block['confidence']:.0%} intervals."
+    )
+
+
+def _value(stat: dict[str, Any]) -> str:
+    if stat["value"] is None:
+        return stat["reason"] or "undefined"
+    ci = stat["ci"]
+    return _number(stat["value"]) + (f" [{_number(ci[0])}, {_number(ci[1])}]" if ci else "")
+
+
+def has_reviews(block: dict[str, Any]) -> bool:
+    """Whether any reviewer tagged anything: the text and Markdown reports say the agreement
+    only then (the JSON always carries it); a report of a review nobody started is spared a
+    section about nobody."""
+    return bool(block["n_items"] or block["n_single"])
+
+
+def agreement_text_lines(block: dict[str, Any]) -> list[str]:
+    """The agreement block as the text report's lines: the line, then how it was computed."""
+    if not block["n_items"]:
+        return [block["line"]]
+    return [block["line"], f"  {_how(block)}"]
+
+
 def agreement_markdown(block: dict[str, Any]) -> list[str]:
-    """The agreement block as Markdown lines (the report's and the record's section)."""
+    """The agreement block as Markdown lines (the report's section): the line, how it was
+    computed, the flags, and per tag the headline statistic of that tag against the rest."""
     lines = ["## Reviewers' agreement", "", block["line"]]
     if block["n_items"]:
-        lines += [
-            "",
-            f"Over the {plural(block['n_items'], 'item')} with two or more reviews "
-            f"({block['n_single']:,} with one left out); percentile bootstrap over items, "
-            f"{block['resamples']:,} resamples, seed {block['seed']}, "
-            f"{block['confidence']:.0%} intervals.",
-        ]
+        lines += ["", _how(block)]
         lines += [f"- {flag['text']}" for flag in block["flags"]]
+        lines += ["", "| tag | reviews | items | tag vs the rest |", "|---|---:|---:|---|"]
+        lines += [
+            f"| {md_cell(t['tag'])} | {t['ratings']:,} | {t['items']:,} | {md_cell(_value(t))} |"
+            for t in block["per_tag"]
+        ]
     return [*lines, ""]

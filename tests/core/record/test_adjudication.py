@@ -157,7 +157,9 @@ def test_the_first_line_says_how_many_are_disputed_and_approval_is_refused(
     assert len(err.strip().splitlines()) == 1
 
 
-def test_the_report_json_agreement_block_is_the_core_call(tmp_path, capsys):
+def test_the_report_json_agreement_block_is_the_core_call(tmp_path, capsys, monkeypatch):
+    from evaltui.core.read.runs import sha256_of as block_sha
+
     team = tmp_path / "team"
     regs = _demo_reviews(tmp_path, team)
     capsys.readouterr()
@@ -186,6 +188,16 @@ def test_the_report_json_agreement_block_is_the_core_call(tmp_path, capsys):
     main(["report", str(BASE), str(CAND), "--review-dir", str(team)])  # the text report
     assert block["line"] in capsys.readouterr().out
     main(["report", str(BASE), str(CAND), "--format", "markdown"])  # nobody's reviews
+    assert "agreement" not in capsys.readouterr().out  # (said in the JSON only)
+    main(["report", str(BASE), str(CAND), "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["agreement"]["n_items"] == 0
+    ana = ReviewSession.open(
+        BASE, CAND, block_sha(BASE), block_sha(CAND), root=tmp_path / "solo", reviewer="ana"
+    )
+    ana.set_tag(regs[0], "flaky")
+    ana.close()
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "solo"))
+    main(["report", str(BASE), str(CAND), "--format", "markdown"])  # one reviewer's review
     assert "agreement: no items with two reviews" in capsys.readouterr().out
 
 
