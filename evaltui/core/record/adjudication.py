@@ -86,8 +86,11 @@ def adjudication_entry(item_id: str, tag: str, by: str, reason: str) -> dict[str
     return {"kind": ADJUDICATION, "item_id": item_id, "tag": tag, "by": by, "reason": reason}
 
 
-def adjudication_of(entry: dict[str, Any], fallback_by: str = "") -> Adjudication:
-    """An `adjudication` journal line read back."""
+def adjudication_of(entry: dict[str, Any], fallback_by: str = "") -> Adjudication | None:
+    """An `adjudication` journal line read back; None for one without an item, a tag or a
+    reason (edited by hand: the caller says so as damage, never settles on it)."""
+    if not all(isinstance(entry.get(k), str) and entry[k] for k in ("item_id", "tag", "reason")):
+        return None
     return Adjudication(
         item_id=str(entry.get("item_id", "")),
         tag=str(entry.get("tag", "")),

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
+from evaltui.core.decide.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
 from evaltui.core.record.adjudication import (
     ADJUDICATION,
@@ -265,7 +265,17 @@ class ReviewSession(TeamSide):
             self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
         elif kind == ADJUDICATION and self.team is not None:
             item_id = str(entry.get("item_id", ""))
-            self.own_adjudications[item_id] = adjudication_of(entry, self.reviewer)
+            found = adjudication_of(entry, self.reviewer)
+            if found is None:
+                self.notices.append(
+                    Notice(
+                        JOURNAL_DAMAGED,
+                        f"journal {self.path}: an adjudication of {item_id!r} names no item, "
+                        "tag or reason (kept on disk, ignored)",
+                    )
+                )
+                return
+            self.own_adjudications[item_id] = found
             self._merge(item_id)
         elif kind in ("tag", "note"):
             item_id = str(entry.get("item_id", ""))

@@ -155,6 +155,12 @@ class TeamJournals:
                 item_id = str(entry.get("item_id", ""))
                 if entry.get("kind") == ADJUDICATION:
                     found = adjudication_of(entry, name[: -len(".jsonl")])
+                    if found is None:
+                        self.damaged.append(
+                            f"journal {reader.path}: the adjudication ending at byte {at} "
+                            "names no item, tag or reason (kept on disk, ignored)"
+                        )
+                        continue
                     reader.adjudications[item_id] = found
                     changed.add(item_id)
                     continue

@@ -408,3 +408,18 @@ def test_a_disputed_improvement_does_not_block_approval_and_the_record_verifies(
     assert main(["verify", str(prefix.with_suffix(".json")), str(BASE), str(CAND)]) == 0, (
         capsys.readouterr()
     )
+
+
+def test_an_adjudication_line_without_a_tag_or_reason_is_named_as_damage_never_settles(tmp_path):
+    team = tmp_path / "team"
+    ana, ben = open_as("ana", team, tmp_path), open_as("ben", team, tmp_path)
+    ana.set_tag("q1", "acceptable")
+    ben.set_tag("q1", "flaky")
+    ana.close()
+    with open(ben.path, "a") as handle:  # edited by hand: no reason
+        handle.write(json.dumps({"kind": "adjudication", "item_id": "q1", "tag": "flaky"}) + "\n")
+    ben.close()
+    for reader in (open_as("cy", team, tmp_path, read_only=True), open_as("ben", team, tmp_path)):
+        assert reader.review("q1").disputed and reader.review("q1").tag is None
+        assert any("names no item, tag or reason" in n.text for n in reader.notices)
+        reader.close()
