@@ -124,6 +124,8 @@ async def test_the_signoff_dialog_refuses_approval_over_a_dispute_even_with_an_o
         await pilot.press("x")
         await settle(app, pilot)
         screen = app.screen
+        said_first = str(screen.query_one("#override-what").content)  # before anything typed
+        assert said_first.startswith("Cannot approve: 1 regression disputed"), said_first
         screen.query_one("#decision-approve").value = True
         screen.query_one("#rationale").load_text("ship it")
         screen.query_one("#override").value = "the release cannot wait"
