@@ -42,7 +42,12 @@ USER_STATE_VARIABLES = (
 )
 # Overrides of the folders above that a reviewer may have set in their shell: removed, so the
 # private HOME and XDG folders decide.
-USER_STATE_OVERRIDES = ("EVALTUI_STATE_DIR", "EVALTUI_REVIEWER")
+USER_STATE_OVERRIDES = (
+    "EVALTUI_STATE_DIR",
+    "EVALTUI_REVIEWER",
+    "EVALTUI_REVIEW_DIR",
+    "EVALTUI_ADJUDICATORS",
+)
 
 
 def isolate_user_state(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

@@ -85,6 +85,10 @@ def print_report(design: Any, decided: Any, form: str) -> int:
             from evaltui.cli.render import print_report as render
 
             render(decided.analysis, gates=decided.gates, decision=decided.decision)
+            from evaltui.core.report.agreement import agreement_text_lines, has_reviews
+
+            if getattr(decided, "agreement", None) is not None and has_reviews(decided.agreement):
+                sys.stdout.write("\n".join(agreement_text_lines(decided.agreement)) + "\n")
         else:
             sys.stdout.write("\n".join(lines))
     return decided.decision.exit_code

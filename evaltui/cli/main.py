@@ -30,6 +30,7 @@ from evaltui.cli.errors import (
 )
 from evaltui.cli.parser import app_parser, build_parser, spec_from_args
 from evaltui.cli.plan import run_plan
+from evaltui.core.record.adjudication import ADJUDICATORS_VARIABLE
 from evaltui.core.record.shared import REVIEW_DIR_VARIABLE
 
 __all__ = [
@@ -42,7 +43,7 @@ __all__ = [
     "spec_from_args",
 ]
 _app_parser = app_parser  # (the name tests and callers before the split import)
-COMMANDS = ("report", "signoff", "plan", "verify", "prefer", "show")
+COMMANDS = ("report", "signoff", "plan", "verify", "prefer", "show", "adjudicate")
 DEMO_DIR = "sample_runs"
 DEMO_FILES = ("baseline.jsonl", "candidate.jsonl")
 
@@ -97,7 +98,7 @@ def _listed(directory: Path):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE)
+    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE, ADJUDICATORS_VARIABLE)
     before = {name: os.environ.get(name) for name in names}
     try:
         return _main(argv)
@@ -155,6 +156,10 @@ def _no_cache(args: argparse.Namespace) -> None:
         os.environ["EVALTUI_NO_CACHE"] = "1"
     if getattr(args, "review_dir", None):
         os.environ[REVIEW_DIR_VARIABLE] = str(args.review_dir)
+    if getattr(args, "adjudicator", None):  # --adjudicator, for every review opened
+        from evaltui.core.record.adjudication import parse_adjudicators
+
+        os.environ[ADJUDICATORS_VARIABLE] = ",".join(parse_adjudicators(args.adjudicator))
 
 
 def _run_command(args: argparse.Namespace) -> int:
@@ -168,6 +173,10 @@ def _run_command(args: argparse.Namespace) -> int:
         return commands.run_verify(args)
     if args.command == "prefer":
         return commands.run_prefer(args)
+    if args.command == "adjudicate":
+        from evaltui.cli.adjudicate import run_adjudicate
+
+        return run_adjudicate(args, _pair_spec)
     if args.command == "show":
         from evaltui.cli.show import run_show
 

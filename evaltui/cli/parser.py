@@ -166,7 +166,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The headless commands' parser; given the `command` about to be parsed, only the
     commands that read runs get the format flags (plan, verify and prefer never import the
     formats to parse their own arguments)."""
-    with_formats = command in (None, "report", "signoff", "show")
+    with_formats = command in (None, "report", "signoff", "show", "adjudicate")
     parser = _Parser(
         prog="evaltui",
         description="Paired review of two eval runs: is the difference real, what broke, "
@@ -246,6 +246,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     add_prefer_parser(sub)
     add_show_parser(sub, add_pairing_args, with_formats=with_formats)
+    from evaltui.cli.adjudicate import add_parser as add_adjudicate_parser
+
+    add_adjudicate_parser(sub, add_pairing_args, add_review_dir, with_formats=with_formats)
     return parser
 
 
@@ -267,6 +270,14 @@ def add_review_dir(parser: argparse.ArgumentParser) -> None:
         help="a shared review folder (default: $EVALTUI_REVIEW_DIR, else your own state "
         "folder): each reviewer writes their own journal there, every reviewer's is read; "
         "an item counts as triaged only when its reviewers' tags agree",
+    )
+    parser.add_argument(
+        "--adjudicator",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="who may settle a disputed item (repeatable, or a comma list; with the policy's "
+        "[review] adjudicators)",
     )
 
 

@@ -39,6 +39,8 @@ class Decided:
     analysis: Any
     decision: Any  # has status, first_line, line, exit_code and reasons
     gates: tuple[Any, ...] | None = None
+    # The pair's reviewers' agreement block (`report.agreement.agreement_dict`), for its reports.
+    agreement: dict[str, Any] | None = None
 
 
 class Design(Protocol):
@@ -119,24 +121,38 @@ class PairDesign:
             evaluate_policy_gates,
             start_review,
         )
+        from evaltui.core.record.team_review import discordant_ids, review_agreement
+        from evaltui.core.report.agreement import agreement_dict
 
         session = start_review(analysis, read_only=True, state_root=state_root)
         try:
             gates = evaluate_policy_gates(analysis, session) if analysis.policy else None
             decision = decide_review(analysis, gates or (), session)
+            agreement = agreement_dict(review_agreement(session, discordant_ids(analysis)))
         finally:
             session.close()
-        return Decided(analysis, decision, gates)
+        return Decided(analysis, decision, gates, agreement)
 
     def report_dict(self, decided: Decided) -> dict[str, Any]:
         from evaltui.core.report.pair import report_dict
 
-        return report_dict(decided.analysis, decided.gates, decided.decision)
+        out = report_dict(decided.analysis, decided.gates, decided.decision)
+        if decided.agreement is not None:
+            out["agreement"] = decided.agreement
+        return out
 
     def report_markdown(self, decided: Decided) -> str:
+        from evaltui.core.report.agreement import agreement_markdown, has_reviews
         from evaltui.core.report.pair_markdown import report_markdown
 
-        return report_markdown(decided.analysis, gates=decided.gates, decision=decided.decision)
+        text = report_markdown(decided.analysis, gates=decided.gates, decision=decided.decision)
+        if decided.agreement is None or not has_reviews(decided.agreement):
+            return text
+        section = "\n".join(agreement_markdown(decided.agreement)) + "\n"
+        at = text.rfind("<sub>")  # before the closing line that names the tool and schema
+        if at < 0:
+            return text.rstrip("\n") + "\n\n" + section
+        return text[:at] + section + text[at:]
 
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich

@@ -15,11 +15,15 @@ from textual.screen import Screen
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.decide.other_metrics import metric_that_blocks
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.adjudication import who_may_settle
 from evaltui.core.record.drafts import clear_draft
+from evaltui.core.record.session import adjudicate, adjudicators_of
 from evaltui.core.record.session import judge_review as judge
+from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.loading import list_rows
 from evaltui.ui.messages import PairLoaded, WorkerProblem
 from evaltui.ui.run_set_mode import RunSetMode
+from evaltui.ui.screens.adjudicate import AdjudicateScreen
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.note import NoteScreen
@@ -51,6 +55,43 @@ class ReviewActions(RunSetMode):
         """Undo the last tag or bulk tag (journalled: an undo appends, never rewrites)."""
         if self.state.can_act():
             self.state.undo()
+
+    def action_adjudicate(self) -> None:
+        """C on a disputed item: its adjudicator's dialog (every reviewer's tag and note, the
+        settled tag and a reason); anyone else is told in one line who may settle it."""
+        loaded, item_id = self.state.loaded, self.current_item()
+        if loaded is None or self.state.closing or item_id is None or self.state.refuse_write():
+            return
+        session = loaded.session
+        review = session.review(item_id)
+        if session.team is None or not (review.disputed or review.adjudication is not None):
+            self.notify(f"{item_id} is not disputed: nothing to settle", timeout=4, markup=False)
+            return
+        adjudicators = adjudicators_of(loaded.analysis)
+        if session.reviewer not in adjudicators:
+            self.notify(
+                f"{session.reviewer or 'you'} cannot settle {item_id}: "
+                + who_may_settle(adjudicators),
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
+            return
+
+        def settle(settled: tuple[str, str] | None) -> None:
+            current = self.state.loaded
+            if settled is None or current is None or current.session is not session:
+                return
+            tag, reason = settled
+            try:
+                adjudicate(current.analysis, session, item_id, tag, reason)  # after fsync
+            except EvalTuiError as exc:
+                self.state.not_saved(f"settling {item_id}", exc)
+                return
+            self.state.others_changed((item_id,))  # (rows, gates and decision follow)
+            self.notify(f"settled: {item_id} → {tag}", timeout=4, markup=False)
+
+        self.push_screen(AdjudicateScreen(review, session.info.tags), settle)
 
     def action_note(self) -> None:
         item_id = self.current_item()
@@ -143,7 +184,10 @@ class ReviewActions(RunSetMode):
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision)))
+        agreement = team_agreement_line(analysis, loaded.session)
+        self.post_message(
+            PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision, agreement))
+        )
 
     def action_gates(self) -> None:
         loaded = self.state.loaded

@@ -31,6 +31,7 @@ from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.drafts import load_draft, load_place
 from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.session import judge_review as judge
+from evaltui.core.record.team_review import team_agreement_line
 from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.config import AppConfig
@@ -122,6 +123,12 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         Binding("m", "matrix", "Back to the matrix of every pair (3+ runs)", id="app.matrix"),
         Binding("0", "clear_tag", "Clear the item's tag", id="app.untag"),
         Binding("z", "undo", "Undo the last tag or bulk tag", id="app.undo"),
+        Binding(
+            "C",
+            "adjudicate",
+            "Settle a disputed item (adjudicators; shared review)",
+            id="app.adjudicate",
+        ),  # fmt: skip
         *[Binding(str(n), f"tag({n})", f"Tag {n}", id=f"app.tag{n}") for n in range(1, 10)],
     ]
 
@@ -418,14 +425,19 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         a newer tag cancels an older evaluation, so a burst of tags costs one."""
         try:
             gates, decision = judge(loaded.analysis, loaded.session)
+            agreement = team_agreement_line(loaded.analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
         if not get_current_worker().is_cancelled:  # a newer tag's evaluation supersedes this
-            self.post_message(GatesUpdated(loaded, gates, decision))
+            self.post_message(GatesUpdated(loaded, gates, decision, agreement))
 
     def on_gates_updated(self, message: GatesUpdated) -> None:
-        changes = {"gates": message.gates, "decision": message.decision}
+        changes = {
+            "gates": message.gates,
+            "decision": message.decision,
+            "agreement": message.agreement,
+        }
         if self._replace_loaded(message.basis, **changes):
             return
         current, basis = self.state.loaded, message.basis

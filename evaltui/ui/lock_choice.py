@@ -17,6 +17,7 @@ from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.lock_holder import ELSEWHERE, Holder
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
+from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.base import ReviewApp
 from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed
 from evaltui.ui.messages import LockBusy, PairLoaded
@@ -49,7 +50,9 @@ class LockChoice(ReviewApp):
         self._progress(LOAD_STEPS[4], 4)
         rows = list_rows(analysis, session)
         gates, decision = judge(analysis, session)
-        return Loaded(analysis, session, rows, gates, decision)
+        return Loaded(
+            analysis, session, rows, gates, decision, team_agreement_line(analysis, session)
+        )
 
     def on_lock_busy(self, message: LockBusy) -> None:
         """Another live evaltui holds the review: read-only, take over, or quit (the

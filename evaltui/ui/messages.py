@@ -143,9 +143,12 @@ class DecidingProgress(Message):
 class GatesUpdated(Message):
     """The gates and the decision re-evaluated after a tag, for the pair `basis` showed."""
 
-    def __init__(self, basis: Loaded, gates: tuple[Any, ...], decision: Any) -> None:
+    def __init__(
+        self, basis: Loaded, gates: tuple[Any, ...], decision: Any, agreement: str | None = None
+    ) -> None:
         super().__init__()
         self.basis, self.gates, self.decision = basis, gates, decision
+        self.agreement = agreement  # a shared review's agreement line, with the new tags
 
 
 class InputsChanged(Message):

@@ -25,10 +25,21 @@ from evaltui.ui.screens.matrix import MatrixScreen
 from evaltui.ui.state import ReviewState
 
 APP = "the review app"  # what a design with no mode refuses, in its own words
-# The app's actions on an item pair's review (`x`, `e`, `g`, `l`, `m`, `0`, `z`, the tag
+# The app's actions on an item pair's review (`x`, `e`, `g`, `l`, `m`, `0`, `z`, `C`, the tag
 # digits): none applies to a design that signs nothing off, which has no item pairs.
 PAIR_ACTIONS = frozenset(
-    {"export", "note", "gates", "slices", "next_metric", "matrix", "clear_tag", "undo", "tag"}
+    {
+        "export",
+        "note",
+        "gates",
+        "slices",
+        "next_metric",
+        "matrix",
+        "clear_tag",
+        "undo",
+        "tag",
+        "adjudicate",
+    }
 )
 
 FirstScreen = Callable[[ReviewState], Screen]

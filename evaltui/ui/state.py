@@ -49,6 +49,7 @@ class Loaded:
     rows: dict[str, list[ListRow]]
     gates: tuple[Any, ...] = ()
     decision: Any = None  # core.decision.Decision: what the header's first line says
+    agreement: str | None = None  # a shared review: the reviewers' agreement line (core's words)
 
     def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
         sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())

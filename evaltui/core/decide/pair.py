@@ -43,6 +43,7 @@ from evaltui.core.decide.comparable import (
     direction_unknown,
 )
 from evaltui.core.decide.deciding import deciding_line, waiting_for
+from evaltui.core.decide.disputes import disputed_items, disputed_reason
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.other_metrics import other_metrics_regressed
@@ -269,6 +270,8 @@ def decide(
     reasons += _outcome_mix(analysis)
     untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
     still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
+    disputed = disputed_reason(disputed_items(untriaged, session.items if session else {}))
+    reasons += [disputed] if disputed is not None else []
     if untriaged:
         text = f"{len(untriaged):,} of {plural(len(analysis.regressions), 'regression')} untriaged"
         if still_open:

@@ -121,6 +121,28 @@ class TagLists(Struct, forbid_unknown_fields=True, kw_only=True):
     )
 
 
+class ReviewSettings(Struct, forbid_unknown_fields=True, kw_only=True):
+    """The ``[review]`` table: how a shared review's disputes are settled (see
+    ``core/record/adjudication.py`` for each rule's exact meaning)."""
+
+    adjudicators: Annotated[
+        tuple[Annotated[str, Meta(min_length=1)], ...],
+        Meta(
+            description="the reviewers who may settle a disputed item (with --adjudicator)",
+            extra={"expected": "a list of reviewer names"},
+        ),
+    ] = ()
+    dispute_rule: Annotated[
+        Literal["adjudicator", "any_confirmed_wins"],
+        Meta(
+            description=(
+                "how a disputed item is settled: by an adjudicator, or any reviewer's "
+                "confirmed-regression tag settles it as confirmed"
+            )
+        ),
+    ] = "adjudicator"
+
+
 class _Gate(Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
     name: (
         Annotated[Text, Meta(description="the gate's name in reports; made from its settings")]
@@ -284,6 +306,16 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
         ]
         | None
     ) = None
+    review: (
+        Annotated[
+            ReviewSettings,
+            Meta(
+                description="a shared review: who settles disputes, and by which rule",
+                extra={"expected": "a table (adjudicators, dispute_rule)"},
+            ),
+        ]
+        | None
+    ) = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -377,6 +409,11 @@ def _key_problem(declaration: type[Struct], data: dict[str, Any], message: str) 
     value = data.get(key)
     if key == "tags":
         return KeyProblem(key, f"expected {_tags_expected(value, path)}, got {_shown(value)}")
+    if key == "review" and isinstance(value, dict) and path.count(".") >= 2:
+        inner = path.split(".")[2].split("[")[0]  # a key of the table: named in its words
+        if inner in declared_keys(ReviewSettings):
+            problem = _key_problem(ReviewSettings, value, message.replace("$.review.", "$."))
+            return KeyProblem(key, f"review.{inner}: {problem.problem}")
     field = _field(declaration, key)
     expected = _expected(field.type, value)
     choices = _choices(get_type_hints(declaration, include_extras=True)[field.name])

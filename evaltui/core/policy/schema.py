@@ -116,6 +116,16 @@ class Policy:
     secondary: tuple[str, ...] = ()
     # The `[metrics]` tables' directions, (metric name, "higher"|"lower") sorted.
     directions: tuple[tuple[str, str], ...] = ()
+    # The `[review]` table (None: not stated): who settles disputes and by which rule.
+    review: ReviewRules | None = None
+
+    @property
+    def adjudicators(self) -> tuple[str, ...]:
+        return self.review.adjudicators if self.review is not None else ()
+
+    @property
+    def dispute_rule(self) -> str:
+        return self.review.dispute_rule if self.review is not None else "adjudicator"
 
     @property
     def tag_meanings(self) -> TagMeanings:
@@ -147,7 +157,19 @@ class Policy:
             self.equivalence_margin,
             self.secondary,
             self.directions,
+            self.review,
         )
+
+
+@dataclass(frozen=True)
+class ReviewRules:
+    """The policy's `[review]` table: the adjudicators and the dispute rule."""
+
+    adjudicators: tuple[str, ...] = ()
+    dispute_rule: str = "adjudicator"
+
+    def canonical(self) -> dict[str, Any]:
+        return {"adjudicators": list(self.adjudicators), "dispute_rule": self.dispute_rule}
 
 
 def _canonical(
@@ -164,6 +186,7 @@ def _canonical(
     equivalence_margin: float | None = None,
     secondary: tuple[str, ...] = (),
     directions: tuple[tuple[str, str], ...] = (),
+    review: ReviewRules | None = None,
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
     # `tags`, the margins, `secondary` and `metrics` enter only when the file states them, so
@@ -188,6 +211,8 @@ def _canonical(
         out["secondary"] = sorted(secondary)
     if directions:  # (as `secondary`: only when stated)
         out["metrics"] = {name: {"direction": word} for name, word in sorted(directions)}
+    if review is not None:  # (as `secondary`: only when stated)
+        out["review"] = review.canonical()
     return out
 
 
@@ -282,6 +307,11 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         confidence = round(1.0 - alpha, 12)  # the interval matches the test's level
     _check_margins(path, layout, settings)
     directions = tuple(sorted((name, m.direction) for name, m in settings.metrics.items()))
+    review = (
+        None
+        if settings.review is None
+        else ReviewRules(settings.review.adjudicators, settings.review.dispute_rule)
+    )
     lines = layout.gate_lines(len(entries))
     gates = tuple(
         _parse_gate(path, index, entry, lines[index - 1], settings.min_effect)
@@ -301,6 +331,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         settings.equivalence_margin,
         settings.secondary,
         directions,
+        review,
     )
     return Policy(
         primary_metric=settings.primary_metric,
@@ -319,6 +350,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         equivalence_margin=settings.equivalence_margin,
         secondary=settings.secondary,
         directions=directions,
+        review=review,
     )
 
 

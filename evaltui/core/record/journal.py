@@ -26,8 +26,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, Notice
+from evaltui.core.decide.notices import INPUTS_CHANGED, JOURNAL_DAMAGED, POLICY_CHANGED, Notice
 from evaltui.core.errors import EvalTuiError, UsageError
+from evaltui.core.record.adjudication import (
+    ADJUDICATION,
+    ADJUDICATOR_RULE,
+    adjudication_of,
+)
 from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
 from evaltui.core.record.lock import (
@@ -40,16 +45,17 @@ from evaltui.core.record.lock import (
 )
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.os_errors import StateWriteError, os_error_text, write_failure
+from evaltui.core.record.review_item import Adjudication
 from evaltui.core.record.review_item import ItemReview as ItemReview  # (re-exported)
 from evaltui.core.record.shared import (
     JOURNALS,
     TeamJournals,
     apply_review,
     local_lock_folder,
-    merge_reviews,
     reviewer_file,
     shared_pair_key,
 )
+from evaltui.core.record.team_session import TeamSide
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
 DEFAULT_TAGS: tuple[str, ...] = (
@@ -103,8 +109,10 @@ class SessionInfo:
 
 
 @dataclass
-class ReviewSession:
-    """An open review: the replayed state plus the journal file new actions are appended to."""
+class ReviewSession(TeamSide):
+    """An open review: the replayed state plus the journal file new actions are appended to.
+    A shared review folder's side (the other reviewers, the merged view, adjudication) is
+    `TeamSide`'s (`team_session.py`)."""
 
     path: Path
     info: SessionInfo
@@ -118,6 +126,11 @@ class ReviewSession:
     # (`items` is then the merged view), and the local folder of the lock and the drafts.
     team: TeamJournals | None = field(default=None, repr=False, compare=False)
     own: dict[str, ItemReview] = field(default_factory=dict, repr=False)
+    # This reviewer's adjudications (the last per item), and how disputes are settled: the
+    # policy's rule and its confirmed tags (`adjudication.py`; `settle_disputes_by` sets them).
+    own_adjudications: dict[str, Adjudication] = field(default_factory=dict, repr=False)
+    dispute_rule: str = ADJUDICATOR_RULE
+    confirmed_tags: tuple[str, ...] = ()
     local: Path | None = None
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
@@ -216,42 +229,6 @@ class ReviewSession:
             release_lock(lock)
             raise
 
-    # -- a shared review folder ----------------------------------------------------------
-
-    def _join_team(self, review_dir: Path | None, local: Path) -> None:
-        if review_dir is not None:
-            self.team = TeamJournals(self.path.parent, self.path.name)
-            self.local = local
-
-    def refresh_team(self, keep: Any = None) -> set[str]:
-        """Read what the other reviewers of a shared review wrote since the last look (the
-        lines `keep` keeps), merged into `items`; the ids that changed (none when unshared)."""
-        if self.team is None:
-            return set()
-        changed = self.team.refresh(keep)
-        self.notices.extend(self.team.take_notices())
-        for item_id in changed:
-            self._merge(item_id)
-        return changed
-
-    def _merge(self, item_id: str) -> None:
-        assert self.team is not None
-        mine = [self.own[item_id]] if item_id in self.own else []
-        self.items[item_id] = merge_reviews(item_id, mine + self.team.reviews_of(item_id))
-
-    def own_review(self, item_id: str) -> ItemReview:
-        """This reviewer's own review of the item (in a shared review, `review` is the team's
-        merged one): what an undo restores and the note editor edits."""
-        if self.team is None:
-            return self.review(item_id)
-        return self.own.get(item_id, ItemReview(item_id))
-
-    @property
-    def local_folder(self) -> Path:
-        """Where this reviewer's drafts and place are kept: the journal's folder, or the local
-        state folder of a shared review (the shared folder holds nothing but journals)."""
-        return self.local if self.local is not None else self.path.parent
-
     # -- reading ---------------------------------------------------------------------------
 
     def _replay(self, baseline_sha256: str, candidate_sha256: str) -> None:
@@ -286,6 +263,20 @@ class ReviewSession:
             self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):
             self.info = replace(self.info, tags=tuple(str(t) for t in entry["tags"]))
+        elif kind == ADJUDICATION and self.team is not None:
+            item_id = str(entry.get("item_id", ""))
+            found = adjudication_of(entry, self.reviewer)
+            if found is None:
+                self.notices.append(
+                    Notice(
+                        JOURNAL_DAMAGED,
+                        f"journal {self.path}: an adjudication of {item_id!r} names no item, "
+                        "tag or reason (kept on disk, ignored)",
+                    )
+                )
+                return
+            self.own_adjudications[item_id] = found
+            self._merge(item_id)
         elif kind in ("tag", "note"):
             item_id = str(entry.get("item_id", ""))
             mine = self.own if self.team is not None else self.items

@@ -1,11 +1,24 @@
 """One item's review: its tag and note, who made them and when (and, in a shared review, every
-reviewer's review of it). Its own module so the journal and the shared folder's reader
-(`journal.py`, `shared.py`) both build it without importing each other."""
+reviewer's review of it, and the adjudication that settled a dispute). Its own module so the
+journal and the shared folder's reader (`journal.py`, `shared.py`) both build it without
+importing each other."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """An adjudicator's settling of a disputed item: the settled tag, who, why and when (one
+    `adjudication` line of the adjudicator's own journal; see `adjudication.py`)."""
+
+    item_id: str
+    tag: str
+    by: str
+    reason: str
+    time: str
 
 
 @dataclass(frozen=True)
@@ -22,6 +35,10 @@ class ItemReview:
     # tags disagree (then `tag` is None: a disputed item counts as untriaged).
     reviews: tuple[Any, ...] = ()
     disputed: bool = False
+    # A dispute settled (`adjudication.py`): by an adjudicator's journalled adjudication, or by
+    # the policy's rule ("any_confirmed_wins"); `settled` says which in words ("" when not).
+    adjudication: Adjudication | None = None
+    settled: str = ""
 
     @property
     def triaged(self) -> bool:

@@ -20,11 +20,17 @@ from typing import Any
 from evaltui.core.analysis.pair import item_values
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.run_set import RunSetAnalysis
+from evaltui.core.decide.disputes import approval_refusal, disputed_items
 from evaltui.core.decide.notices import STALE_TAGS, Notice
 from evaltui.core.decide.pair import Decision, decide, tag_meanings
 from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
 from evaltui.core.policy.tags import CONFIRMED
+from evaltui.core.record.adjudication import (
+    ADJUDICATOR_RULE,
+    adjudicators_from_env,
+    check_adjudicator,
+)
 from evaltui.core.record.journal import ReviewSession
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.shared import review_dir_from_env
@@ -65,8 +71,50 @@ def start_review(
         reviewer=who,
     )
     session.reviewer = who
+    settle_by_policy(analysis, session)
     add_review_notices(analysis, session)
     return session
+
+
+def settle_by_policy(analysis: Analysis, session: ReviewSession) -> None:
+    """The policy's dispute rule (`[review] dispute_rule`) and confirmed tags applied to the
+    session's merged review (`adjudication.py`); verify applies them the same way."""
+    policy = analysis.policy
+    rule = policy.dispute_rule if policy is not None else ADJUDICATOR_RULE
+    session.settle_disputes_by(rule, tag_meanings(analysis).confirmed)
+
+
+def adjudicators_of(analysis: Analysis) -> tuple[str, ...]:
+    """Who may settle a dispute: the command line's `--adjudicator` names, then the policy's
+    `[review] adjudicators`."""
+    policy = analysis.policy
+    named = (*adjudicators_from_env(), *(policy.adjudicators if policy is not None else ()))
+    return tuple(dict.fromkeys(named))
+
+
+def adjudicate(
+    analysis: Analysis, session: ReviewSession, item_id: str, tag: str, reason: str
+) -> Any:
+    """An adjudicator settles a disputed regression (the app's key and `evaltui adjudicate`
+    both come here): refused, in one line, for someone who is not an adjudicator, an item that
+    is not a regression, or one that is not disputed (nor settled before)."""
+    check_settleable(analysis, session, item_id)
+    return session.adjudicate(item_id, tag, reason)
+
+
+def check_settleable(analysis: Analysis, session: ReviewSession, item_id: str) -> None:
+    """Raise a one-line UsageError unless the session's reviewer is an adjudicator and
+    `item_id` a disputed regression (or one settled before, which a new adjudication
+    replaces)."""
+    check_adjudicator(session.reviewer, adjudicators_of(analysis))
+    if item_id not in set(analysis.regressions):
+        raise UsageError(f"{item_id!r} is not a regression of this pair: nothing to settle")
+    review = session.review(item_id)
+    if not review.disputed and review.adjudication is None:
+        raise UsageError(
+            f"{item_id!r} is not disputed (its reviewers' tags agree, or it has one review): "
+            "nothing to settle"
+        )
 
 
 def add_review_notices(analysis: Analysis, session: ReviewSession) -> None:
@@ -181,6 +229,7 @@ class Override:
     # The compared scorer's name when it regressed and the pair has several ("" otherwise, and
     # in records written before it was said): the words name the scorer overridden.
     regressed_scorer: str = ""
+    disputed: tuple[str, ...] = ()  # regressions whose reviewers disagree (never overridden)
 
     @property
     def needed(self) -> bool:
@@ -253,6 +302,7 @@ def override_for(analysis: Analysis, session: ReviewSession, gates: tuple[Any, .
             for r in analysis.metrics
             if r.metric != analysis.metric and r.in_family
         ),
+        disputed=disputed_items(analysis.regressions, session.items),
     )
 
 
@@ -266,7 +316,10 @@ def blocking_regressions(rows: Iterable[tuple[str, str, str, str]]) -> tuple[str
 
 def check_override(decision: str, override_reason: str | None, override: Override) -> bool:
     """True when this decision overrides something (and has the reason it needs); raises
-    `OverrideRequired` when an approval overrides without one."""
+    `OverrideRequired` when an approval overrides without one, and refuses an approval while
+    a regression is disputed whatever the reason (a dispute is settled, never overridden)."""
+    if decision == "approve" and override.disputed:
+        raise UsageError(approval_refusal(len(override.disputed)))
     overriding = decision == "approve" and override.needed
     if overriding and not (override_reason or "").strip():
         raise OverrideRequired(override)

@@ -26,6 +26,7 @@ from evaltui.core.report.shape import (
     Status,
     Tool,
 )
+from evaltui.core.report.shape_agreement import AgreementBlock
 from evaltui.core.report.shape_cost import CostReport
 from evaltui.core.report.shape_results import (
     ANALYSIS_SHAPES,
@@ -162,6 +163,46 @@ class Meanings(Struct, kw_only=True):
     open: list[str]
 
 
+class TeamReviewEntry(Struct, kw_only=True):
+    """one reviewer's review of one discordant item"""
+
+    item_id: str
+    reviewer: str
+    tag: str | None
+    note: str
+    time: str | None
+
+
+class AdjudicationEntry(Struct, kw_only=True):
+    """an adjudicator's settling of a disputed item (the one in force: a later one replaces
+    an earlier one)"""
+
+    item_id: str
+    tag: str
+    by: str
+    reason: Annotated[str, Meta(min_length=1)]
+    time: str
+
+
+class SettledDispute(Struct, kw_only=True):
+    item_id: str
+    tag: str | None
+    how: Annotated[str, Meta(description="settled by NAME, or settled by the rule RULE")]
+
+
+class TeamReview(Struct, kw_only=True):
+    """every reviewer, every review and every adjudication of the discordant items, the
+    disputes open and settled, and the reviewers' agreement (core/record/team_review.py)"""
+
+    reviewers: list[str]
+    reviews: list[TeamReviewEntry]
+    adjudications: list[AdjudicationEntry]
+    dispute_rule: Literal["adjudicator", "any_confirmed_wins"]
+    disputes_open: Ids
+    disputes_settled: list[SettledDispute]
+    agreement: AgreementBlock
+
+
 class SignOffRecord(Struct, kw_only=True):
     """PREFIX.json written by `evaltui signoff` or the app's sign-off screen, built by
     evaltui.core.record.signoff.build_record. Keys are documented in docs/signoff.md. Additional
@@ -203,6 +244,10 @@ class SignOffRecord(Struct, kw_only=True):
     gates: list[Gate]
     review_notices: list[str]
     session_journal: str
+    team_review: Annotated[
+        TeamReview | UnsetType,
+        Meta(description="absent in records made before a review could be a team's"),
+    ] = UNSET
     content_hash: Annotated[
         str,
         Meta(

@@ -15,7 +15,8 @@ therefore starts a new shared review (the old one stays in its folder).
 The merged view reads every reviewer's journal. Two reviewers' tags on one item never overwrite
 each other: the item keeps every reviewer's review, and counts as triaged only when the tagged
 reviews agree. Reviews that disagree make the item "disputed", and a disputed item counts as
-untriaged (its merged tag is None) until they agree (item 4 of issue 26 adds adjudication).
+untriaged (its merged tag is None) until they agree or the dispute is settled: by an
+adjudicator's journalled adjudication, or by the policy's rule (`adjudication.py`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import EvalTuiError, UsageError
-from evaltui.core.record.review_item import ItemReview
+from evaltui.core.record.adjudication import (
+    ADJUDICATION,
+    ADJUDICATOR_RULE,
+    adjudication_of,
+    settle,
+)
+from evaltui.core.record.review_item import Adjudication, ItemReview
 
 REVIEW_DIR_VARIABLE = "EVALTUI_REVIEW_DIR"
 JOURNALS = "journals"
@@ -80,6 +87,7 @@ class _Reader:
     offset: int = 0
     inode: int = -1  # the file read: a new one (set aside and started again) is read anew
     items: dict[str, ItemReview] = field(default_factory=dict)
+    adjudications: dict[str, Adjudication] = field(default_factory=dict)  # the last per item
 
 
 @dataclass
@@ -108,7 +116,9 @@ class TeamJournals:
         except OSError as exc:
             raise EvalTuiError(f"cannot list the shared review {self.folder}: {exc}") from None
         for gone in set(self.readers) - set(names):  # a journal removed: its reviews go too
-            changed.update(self.readers.pop(gone).items)
+            reader = self.readers.pop(gone)
+            changed.update(reader.items)
+            changed.update(reader.adjudications)
         for name in names:
             if name == self.own:
                 continue
@@ -119,7 +129,9 @@ class TeamJournals:
                     if stat.st_ino != reader.inode or stat.st_size < reader.offset:
                         # Another file now (that reviewer's --fresh set theirs aside): anew.
                         changed.update(reader.items)
+                        changed.update(reader.adjudications)
                         reader.items.clear()
+                        reader.adjudications.clear()
                         reader.inode, reader.offset = stat.st_ino, 0
                     handle.seek(reader.offset)
                     data = handle.read()
@@ -136,11 +148,22 @@ class TeamJournals:
                         "(kept on disk, ignored)"
                     )
                     continue
-                if entry is None or entry.get("kind") not in ("tag", "note"):
+                if entry is None or entry.get("kind") not in ("tag", "note", ADJUDICATION):
                     continue
                 if keep is not None and not keep(entry):
                     continue
                 item_id = str(entry.get("item_id", ""))
+                if entry.get("kind") == ADJUDICATION:
+                    found = adjudication_of(entry, name[: -len(".jsonl")])
+                    if found is None:
+                        self.damaged.append(
+                            f"journal {reader.path}: the adjudication ending at byte {at} "
+                            "names no item, tag or reason (kept on disk, ignored)"
+                        )
+                        continue
+                    reader.adjudications[item_id] = found
+                    changed.add(item_id)
+                    continue
                 current = reader.items.get(item_id, ItemReview(item_id))
                 reader.items[item_id] = apply_review(current, entry, name[: -len(".jsonl")])
                 changed.add(item_id)
@@ -149,6 +172,13 @@ class TeamJournals:
     def reviews_of(self, item_id: str) -> list[ItemReview]:
         """The other reviewers' reviews of `item_id`, in file-name order."""
         return [r.items[item_id] for r in self.readers.values() if item_id in r.items]
+
+    def adjudications_of(self, item_id: str) -> list[Adjudication]:
+        """The other reviewers' adjudications of `item_id` (each journal's last), in file-name
+        order."""
+        return [
+            r.adjudications[item_id] for r in self.readers.values() if item_id in r.adjudications
+        ]
 
 
 def apply_review(current: ItemReview, entry: dict[str, Any], fallback_by: str = "") -> ItemReview:
@@ -168,10 +198,17 @@ def apply_review(current: ItemReview, entry: dict[str, Any], fallback_by: str = 
     )
 
 
-def merge_reviews(item_id: str, reviews: list[ItemReview]) -> ItemReview:
+def merge_reviews(
+    item_id: str,
+    reviews: list[ItemReview],
+    adjudication: Adjudication | None = None,
+    rule: str = ADJUDICATOR_RULE,
+    confirmed: tuple[str, ...] = (),
+) -> ItemReview:
     """The item as the team's review has it: every review kept (`reviews`); the tag is the
     reviews' tag when every tagged review agrees, else None and `disputed` (it counts as
-    untriaged); the notes of each reviewer who wrote one, named when more than one did."""
+    untriaged) until `adjudication` or the dispute `rule` settles it (`adjudication.settle`);
+    the notes of each reviewer who wrote one, named when more than one did."""
     tagged = [r for r in reviews if r.tag is not None]
     tags = {r.tag for r in tagged}
     disputed = len(tags) > 1
@@ -181,7 +218,7 @@ def merge_reviews(item_id: str, reviews: list[ItemReview]) -> ItemReview:
     else:
         note = "\n".join(f"{r.reviewer or '?'}: {r.note}" for r in noted)
     latest = max(reviews, key=lambda r: r.updated, default=None)
-    return ItemReview(
+    merged = ItemReview(
         item_id,
         tag=None if disputed or not tagged else tagged[0].tag,
         note=note,
@@ -191,6 +228,7 @@ def merge_reviews(item_id: str, reviews: list[ItemReview]) -> ItemReview:
         reviews=tuple(reviews),
         disputed=disputed,
     )
+    return settle(merged, adjudication, rule, confirmed)
 
 
 _DAMAGED: dict[str, Any] = {}  # the marker of a line that is not JSON

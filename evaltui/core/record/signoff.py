@@ -35,6 +35,7 @@ from evaltui.core.record.session import (
     tag_meanings,
 )
 from evaltui.core.record.signoff_markdown import record_markdown
+from evaltui.core.record.team_review import team_block
 from evaltui.core.report.pair import (
     input_dict,
     options_dict,
@@ -180,6 +181,7 @@ def build_record(
         "gates": report["gates"] or [],
         "review_notices": [notice.text for notice in session.notices],
         "session_journal": str(session.path),
+        "team_review": team_block(analysis, session),
     }
     record[HASH_FIELD] = _hash(record)
     return record

@@ -97,6 +97,7 @@ def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
         + (f" (by tag: {by_tag})" if by_tag else ""),
         "",
     ]
+    lines += _team(record.get("team_review"))
     if record["override"]:
         over = "; ".join(md_cell(p) for p in record["override"]["overrides"])
         lines += [
@@ -106,6 +107,28 @@ def _head(record: dict[str, Any], compared: list[str]) -> list[str]:
     if record["policy"].get("rules") is not None:
         lines += [f"Policy hash: `{record['policy_hash']}`", ""]
     return lines + compared
+
+
+def _team(team: dict[str, Any] | None) -> list[str]:
+    """Who reviewed, how many reviews, the disputes settled and open, each adjudication (who,
+    why, when) and the agreement line (a record made before a team review has none)."""
+    if not team:
+        return []
+    names = ", ".join(md_cell(name) for name in team["reviewers"]) or "nobody"
+    lines = [
+        f"Reviewers: {names} ({len(team['reviews']):,} reviews); disputes: "
+        f"{len(team['disputes_settled']):,} settled, {len(team['disputes_open']):,} open "
+        f"(rule: {md_cell(team['dispute_rule'])})",
+        "",
+        md_cell(team["agreement"]["line"]),
+        "",
+    ]
+    for a in team["adjudications"]:
+        lines.append(
+            f"- adjudicated `{md_cell(a['item_id'], code=True)}` as {md_cell(a['tag'])} by "
+            f"{md_cell(a['by'])}, {md_cell(a['time'])}: {md_cell(a['reason'])}"
+        )
+    return [*lines, ""] if team["adjudications"] else lines
 
 
 def _regressions(

@@ -21,6 +21,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
+from evaltui.core.report.shape_agreement import AgreementBlock
 from evaltui.core.report.shape_cost import CostReport
 from evaltui.core.report.shape_results import (
     Arm,
@@ -399,6 +400,10 @@ class Report(Struct, kw_only=True):
     independent: Independent | UnsetType = UNSET
     arms: ReportArms | UnsetType = UNSET
     on_error: Literal["fail", "exclude"] | UnsetType = UNSET
+    agreement: Annotated[
+        AgreementBlock | UnsetType,
+        Meta(description="the reviewers' agreement on their tags (a pair's report)"),
+    ] = UNSET
 
 
 PAIRED_KEYS: tuple[str, ...] = (

@@ -83,6 +83,16 @@ def claims_problem(record: dict[str, Any]) -> str | None:
         ),
     )
     approving = record["reviewer_decision"] == "approve"
+    regression_ids = {i["item_id"] for i in regressions}
+    disputed = [
+        i for i in (record.get("team_review") or {}).get("disputes_open") or []
+        if i in regression_ids
+    ]  # fmt: skip
+    if approving and disputed:
+        return (
+            f"the record approves while {len(disputed)} regression(s) are disputed, which "
+            "evaltui never writes (a dispute is settled, never overridden): it was edited"
+        )
     recorded = record["override"]
     if isinstance(recorded, dict) and override.regressed:
         # The compared scorer's name, said since issue 24 when the pair has several; a record

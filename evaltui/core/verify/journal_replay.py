@@ -49,8 +49,39 @@ def review_of_record(record: dict[str, Any], analysis: Any) -> tuple[Any, str | 
             item["item_id"], item["tag"], item.get("note") or "",
             item.get("tagged_at") or "", item.get("tagged_by") or "",
         )  # fmt: skip
+    team = record.get("team_review")
+    if isinstance(team, dict):
+        _team_of_record(session, team)
     session.notices.extend(_notice(text) for text in record["review_notices"])
     return session, None
+
+
+def _team_of_record(session: Any, team: dict[str, Any]) -> None:
+    """The record's own team review put back on its items: every reviewer's review, the
+    disputes open, the adjudications and the settled ones (`record.team_review.team_block`
+    reads them back the same way)."""
+    from dataclasses import replace
+
+    from evaltui.core.record.journal import ItemReview
+    from evaltui.core.record.review_item import Adjudication
+
+    session.dispute_rule = str(team.get("dispute_rule", session.dispute_rule))
+    reviews: dict[str, list[Any]] = {}
+    for r in team.get("reviews", []):
+        reviews.setdefault(r["item_id"], []).append(
+            ItemReview(r["item_id"], r["tag"], r.get("note") or "", r.get("time") or "",
+                       r["reviewer"])
+        )  # fmt: skip
+    settled = {s["item_id"]: s["how"] for s in team.get("disputes_settled", [])}
+    adjudications = {a["item_id"]: Adjudication(**a) for a in team.get("adjudications", [])}
+    for item_id, review in list(session.items.items()):
+        session.items[item_id] = replace(
+            review,
+            reviews=tuple(reviews.get(item_id, ())),
+            disputed=item_id in team.get("disputes_open", []),
+            adjudication=adjudications.get(item_id),
+            settled=settled.get(item_id, ""),
+        )
 
 
 _NOTICE_WORDS = (
@@ -98,8 +129,9 @@ def _replay_until(session: Any, path: Path, created: str, analysis: Any) -> bool
     )
     if changed is not None:
         session.notices.append(changed)
-    from evaltui.core.record.session import add_review_notices
+    from evaltui.core.record.session import add_review_notices, settle_by_policy
 
+    settle_by_policy(analysis, session)
     add_review_notices(analysis, session)
     return True
 

@@ -22,6 +22,9 @@ __all__ = ["verify_rebuilt"]
 
 
 IGNORED = ("created", "tool", "content_hash", "session_journal")  # not derivable, or paths
+# Keys a record made before they existed lacks: it makes no claim there (`team_review`: every
+# reviewer, review and adjudication, issue 26); checked whenever the record carries them.
+WHEN_PRESENT = ("team_review",)
 # Where the files were: verify may rebuild from other copies (local ones of remote runs) whose
 # sha256 must match, not their place; `described.file` is the place as a pull request shows it.
 PATHS = {"inputs.baseline.path", "inputs.candidate.path", "spec.baseline", "spec.candidate",
@@ -106,7 +109,8 @@ def _record_difference(record: dict[str, Any], expected: dict[str, Any]) -> str 
     categories) still verifies on what it does say. The record's form (its declaration, checked
     before this) says which keys every record must carry, so a required key cannot go missing
     unnoticed."""
-    keys = sorted((set(record) | set(expected)) - set(IGNORED) - {"results"})
+    absent = {key for key in WHEN_PRESENT if key not in record}
+    keys = sorted((set(record) | set(expected)) - set(IGNORED) - {"results"} - absent)
     for key in ["results", *keys]:  # the statistics first: a changed number is named as one
         if key == "results":
             # A record made before a result existed (the outcome categories, the cost block)

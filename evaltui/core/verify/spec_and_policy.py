@@ -67,15 +67,16 @@ def _rules_toml(rules: dict[str, Any]) -> str:
     lines = [
         f"{key} = {value(v)}"
         for key, v in rules.items()
-        if key not in ("schema", "gates", "tags", "metrics") and v is not None
+        if key not in ("schema", "gates", "tags", "metrics", "review") and v is not None
     ]
     for name, declared in (rules.get("metrics") or {}).items():  # `[metrics.NAME]` tables
         lines.append(f"[metrics.{value(str(name))}]")
         lines += [f"{key} = {value(v)}" for key, v in declared.items()]
-    tags = rules.get("tags")
-    if tags is not None:
-        lines.append("[tags]")
-        lines += [f"{meaning} = {value(v)}" for meaning, v in tags.items()]
+    for table in ("tags", "review"):  # `[tags]`, `[review]`: tables of plain values
+        stated = rules.get(table)
+        if stated is not None:
+            lines.append(f"[{table}]")
+            lines += [f"{key} = {value(v)}" for key, v in stated.items()]
     for gate in rules.get("gates", []):
         lines.append("[[gates]]")
         lines += [f"{key} = {value(v)}" for key, v in gate.items() if v is not None]

@@ -22,7 +22,7 @@ from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
 from evaltui.ui.screens.item_place import KeepsPlace, item_shown, scroll_back
 from evaltui.ui.screens.item_reading import ItemReading
-from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown
+from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown, shared_review
 from evaltui.ui.state import ReviewState
 from evaltui.ui.styles import style_of
 from evaltui.ui.trajectory_view import ItemRows, item_rows, trajectory_meta
@@ -96,6 +96,7 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         Shown("item.prev", "Prev"),
         Shown("item.diff", "Diff"),
         Shown("app.note", "Note"),
+        Shown("app.adjudicate", "Settle", when=shared_review),
         Shown("app.export", "Sign off"),
         Shown("app.help", "Help"),
         Shown("app.quit", "Quit"),

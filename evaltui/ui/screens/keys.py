@@ -50,6 +50,12 @@ def has_metrics(screen: Any) -> bool:
     return bool(loaded is not None and len(loaded.analysis.metrics) > 1)
 
 
+def shared_review(screen: Any) -> bool:
+    """A shared review (`--review-dir`): disputes to settle (`C`) may arise."""
+    loaded = screen.state.loaded
+    return bool(loaded is not None and loaded.session.team is not None)
+
+
 def tag_count(screen: Any) -> int:
     loaded = screen.state.loaded
     return len(loaded.session.info.tags) if loaded is not None else 0

@@ -35,6 +35,7 @@ from evaltui.ui.screens.keys import (
     has_gates,
     has_metrics,
     has_slices,
+    shared_review,
 )
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
@@ -84,6 +85,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         Shown("list.open", "Open"),
         Shown("action:submit", "Back to the list"),  # (typing a search)
         Shown(TAGS, "Tag"),
+        Shown("app.adjudicate", "Settle", when=shared_review),  # (a shared review: disputes)
         Shown("main.search", "Search"),
         Shown("app.export", "Sign off"),
         Shown("app.help", "Help"),
@@ -215,7 +217,13 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
         width = max(self.size.width - 2, 20)  # the pane's padding
         progress = self.state.deciding_progress
-        full = header_text(*args, loaded.decision, progress, metric_key=self.state.run_set is None)
+        full = header_text(
+            *args,
+            loaded.decision,
+            progress,
+            loaded.agreement,
+            metric_key=self.state.run_set is None,
+        )
         runs = runs_text(loaded.analysis, width, folded=False)
         spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1
         self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek

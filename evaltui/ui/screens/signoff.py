@@ -18,6 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static, TextArea
 
+from evaltui.core.decide.disputes import approval_refusal
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.drafts import clear_draft, load_draft, save_draft
@@ -98,6 +99,13 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         override = override_for(loaded.analysis, loaded.session, loaded.gates)
         return override.problems() if override.needed else []
 
+    def approval_refused(self) -> str:
+        """Why no approval can be written whatever the reason given (regressions whose
+        reviewers disagree: a dispute is settled, never overridden), or ""."""
+        loaded = self.state.require_loaded()
+        disputed = override_for(loaded.analysis, loaded.session, loaded.gates).disputed
+        return approval_refusal(len(disputed)) if disputed else ""
+
     def check_ready(self) -> None:
         """Raise EvalTuiError when no record may be written now."""
         self.check_final()
@@ -175,8 +183,11 @@ class SignoffScreen(GivenState, FooterKeys, ModalScreen[None]):
         deciding = line is not None and not line.final
         problems = [] if deciding else self.override_problems()
         what = self.query_one("#override-what", Static)
+        refused = "" if deciding else self.approval_refused()
         if deciding:
             what.update(Text("What an approval overrides is known once the decision is made."))
+        elif refused:  # said before anyone types a reason the record could not use
+            what.update(literal(refused[0].upper() + refused[1:]))
         else:
             what.update(literal("Approving overrides: " + "; ".join(problems)))
         what.display = deciding or bool(problems)
@@ -389,6 +400,11 @@ class RunSetSignoffScreen(SignoffScreen):
         line = Static(covers, id="signoff-covers")
         line.styles.padding = (1, 0, 0, 0)  # (apart from the decision line above it)
         yield line
+
+    def approval_refused(self) -> str:
+        """(A pair's dispute refuses the set's approval when its record is built, in the
+        pair's words.)"""
+        return ""
 
     def override_problems(self) -> list[str]:
         """Pair by pair, as the rule applies: "candidate vs baseline: 5 of 5 regressions are

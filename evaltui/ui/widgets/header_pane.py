@@ -146,14 +146,15 @@ def header_text(
     gates: tuple = (),
     decision: Any = None,
     progress: Progress = None,
+    agreement: str | None = None,
     *,
     metric_key: bool = True,
 ) -> Text:
-    """The full header (`metric_key`: whether `m` moves to the next metric; in a run set's
-    pair it goes back to the matrix). While the analysis that decides still runs
-    (`waiting_for`), no line says a verdict or a gate's status and nothing is green or red:
-    the item-level verdict and headline, the sensitivity analysis and the gates may all
-    change when it arrives."""
+    """The full header (`agreement`: a shared review's agreement line, the core's words;
+    `metric_key`: whether `m` moves to the next metric; in a run set's pair it goes back to the
+    matrix). While the analysis that decides still runs (`waiting_for`), no line says a verdict
+    or a gate's status and nothing is green or red: the item-level verdict and headline, the
+    sensitivity analysis and the gates may all change when it arrives."""
     deciding = bool(waiting_for(analysis))
     text = Text()
     if decision is not None:
@@ -200,6 +201,9 @@ def header_text(
         if failed:
             text.append("— ")
             text.append_text(literal_line("; ".join(failed), 150, style=GATE_STYLE["failed"]))
+        text.append("\n")
+    if agreement:
+        text.append_text(literal_line(agreement, 300))
         text.append("\n")
     n_reg = len(analysis.regressions)
     style = style_of("triage--done") if triaged == n_reg and not deciding else "bold"
