@@ -36,7 +36,6 @@ BASE, CAND, CAND2 = (
     ROOT / "sample_runs" / name
     for name in ("baseline.jsonl", "candidate.jsonl", "candidate2.jsonl")
 )
-BAR = 49  # the column of the item screen's middle bar at 100 columns
 WORDS = "Blocked: seven confirmed regressions in drug_interactions, see pharm-0020 (dose)."
 
 
@@ -275,7 +274,11 @@ def test_an_item_screen_open_when_the_app_is_killed_reopens_on_that_item_scrolle
             the reopen, and "saved: note"), and an expired toast was seen left drawn there
             until the next redraw, 1 run in 7 (a key redraws it: not fixed here)."""
             lines = screen.splitlines()
-            return [line[:BAR] for line in lines if not line.startswith(" note: ")]
+            return [line[:bar] for line in lines if not line.startswith(" note: ")]
+
+        # (49 at 100 columns; an app seen drawn at Textual's fallback 80x24 in the 100x30 pane,
+        # as `_full_header` says, has it at 38)
+        bar = next(line.index("│") for line in before.splitlines() if "BASELINE" in line)
 
         seen = [""]
 
