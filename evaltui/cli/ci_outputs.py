@@ -9,24 +9,23 @@ be written ends the command with its one-line error (exit 2) and no verdict on s
 In GitHub Actions (`GITHUB_ACTIONS=true`, or `--github on`), the annotations are workflow
 commands on stdout after a text report; after a Markdown or JSON report they go to stderr
 instead (the runner reads workflow commands on both streams, and a document on stdout is often
-redirected to a file, which a command line would spoil). A text report quotes the runs, so it
-is printed between `::stop-commands::` and its resume token: nothing in it is read as a command
-(the runner ignores both command forms, `::` and the legacy `##[`, until the token). A Markdown
-or JSON report is defused instead, to the same document (`github.defused_document`). Errors and
-warnings on stderr are defused in Actions too (`errors.message_line`).
+redirected to a file, which a command line would spoil). The report quotes the runs, so it is
+printed through `run_text.print_run_text`, as every command's run text is: a text report between
+`::stop-commands::` and its resume token, a Markdown or JSON report defused to the same
+document; in Actions that holds with `--github off` too (the runner reads stdout whatever the
+flags). Errors and warnings on stderr are defused in Actions too (`errors.message_line`).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
 import os
-import secrets
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
+
+from evaltui.cli.run_text import DOCUMENTS, in_actions, print_run_text, write_line
 
 GITHUB_CHOICES = ("auto", "on", "off")
 
@@ -64,7 +63,7 @@ def add_ci_args(parser: argparse.ArgumentParser) -> None:
 def github_on(choice: str, environ: Mapping[str, str]) -> bool:
     """Whether the GitHub Actions outputs are written: `--github on`, or auto in Actions."""
     if choice == "auto":
-        return environ.get("GITHUB_ACTIONS") == "true"
+        return in_actions(environ)
     return choice == "on"
 
 
@@ -80,9 +79,10 @@ def report_with_ci(
     env = os.environ if environ is None else environ
     github = github_on(getattr(args, "github", "off"), env)
     junit, summary = getattr(args, "junit", None), getattr(args, "summary", None)
+    form, guard = args.format, github or in_actions(env)  # (--github off: still inert in Actions)
     if not (github or junit or summary):
-        return print_report(design, decided, args.format)
-    from evaltui.core.report.github import annotation_lines, job_summary, stop_commands
+        return print_run_text(form, lambda: print_report(design, decided, form), guard)
+    from evaltui.core.report.github import annotation_lines, job_summary
 
     findings = design.findings(decided)
     if junit is not None:
@@ -94,31 +94,12 @@ def report_with_ci(
         Path(summary).write_text(markdown, encoding="utf-8")
     if github:
         _append_step_summary(markdown, env)
-    if not github:
-        return print_report(design, decided, args.format)
-    document = args.format != "text"
-    if document:  # (not wrapped: it is often redirected to a file; defused instead)
-        from evaltui.core.report.github import defused_document
-
-        printed = io.StringIO()
-        with contextlib.redirect_stdout(printed):
-            code = print_report(design, decided, args.format)
-        sys.stdout.write(defused_document(printed.getvalue(), args.format))
-    else:
-        stop, resume = stop_commands(secrets.token_hex(16))
-        _line(sys.stdout, stop)
-        code = print_report(design, decided, args.format)
-        _line(sys.stdout, resume)
-    stream = sys.stderr if document else sys.stdout
-    for line in annotation_lines(findings, _file_of(env)):
-        _line(stream, line)
+    code = print_run_text(form, lambda: print_report(design, decided, form), guard)
+    if github:  # (after a document: on stderr, as stdout is often redirected to a file)
+        stream = sys.stderr if form in DOCUMENTS else sys.stdout
+        for line in annotation_lines(findings, _file_of(env)):
+            write_line(stream, line)
     return code
-
-
-def _line(stream: Any, text: str) -> None:
-    sys.stdout.flush()
-    stream.write(text + "\n")
-    stream.flush()
 
 
 def _append_step_summary(markdown: str, env: Mapping[str, str]) -> None:

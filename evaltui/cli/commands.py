@@ -5,6 +5,8 @@ Each command picks its design from the arguments (`core.designs`: two runs are a
 FILE` a judge's preferences) and calls the design's methods; nothing here branches on the design.
 What a command prints first is the design's decision line, and its exit code is the decision's
 (0 ready or needs review, 1 blocked, 4 no verdict); a record's verification exits 0 or 1.
+Whatever they print that quotes the runs goes through `run_text.print_run_text` (inert to a
+GitHub Actions runner).
 
 The argument parser and the translation of arguments to a comparison spec live in the parser
 module; `cli.main` hands them in (`SpecOf`), so this module never imports it back.
@@ -18,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evaltui.cli.run_text import print_run_text
 from evaltui.core.textsafe import inert_json
 
 EXIT_OK = 0
@@ -137,8 +140,8 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
         prefix = default_prefix(runs)
         make_review_folder(prefix, runs)
     written = design.sign_off(analysis, decision, prefix, _warn)
-    print("wrote " + ", ".join(str(Path(p).resolve()) for p in written))
-    return EXIT_OK
+    paths = ", ".join(str(Path(p).resolve()) for p in written)  # (named after the runs)
+    return print_run_text("text", lambda: _write(f"wrote {paths}\n", EXIT_OK))
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -158,6 +161,7 @@ def run_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
     given = [args.baseline, args.candidate, *args.more] if args.baseline else None
     result = design.verify(record, given)
+    lines = []  # (they quote the record and the runs: ids, names, the decision's line)
     if result.ok and args.signature is not None:
         from evaltui.core.verify.signature import verify_signature
 
@@ -165,13 +169,19 @@ def run_verify(args: argparse.Namespace) -> int:
         if not signed.ok:
             result = signed
         else:
-            sys.stdout.write(f"evaltui: {signed.reason}\n")
-    (sys.stdout if result.ok else sys.stderr).write(
-        f"evaltui: {'verified' if result.ok else 'NOT verified'}: {result.reason}\n"
-    )
-    if result.ok:
-        sys.stdout.write(f"evaltui: {who_decided(record)}\n")
-    return EXIT_OK if result.ok else EXIT_NOT_VERIFIED
+            lines.append(f"evaltui: {signed.reason}\n")
+    if not result.ok:
+        from evaltui.cli.errors import message_line  # (one inert line; defused in Actions)
+
+        sys.stderr.write(f"evaltui: NOT verified: {message_line(result.reason)}\n")
+        return EXIT_NOT_VERIFIED
+    lines += [f"evaltui: verified: {result.reason}\n", f"evaltui: {who_decided(record)}\n"]
+    return print_run_text("text", lambda: _write("".join(lines), EXIT_OK))
+
+
+def _write(text: str, code: int) -> int:
+    sys.stdout.write(text)
+    return code
 
 
 def who_decided(record: dict) -> str:
@@ -204,4 +214,4 @@ def run_prefer(args: argparse.Namespace) -> int:
     )
     analysis = PREFERENCE.analyse((args.file, options))
     decided = PREFERENCE.decide(analysis)
-    return print_report(PREFERENCE, decided, args.format)
+    return print_run_text(args.format, lambda: print_report(PREFERENCE, decided, args.format))

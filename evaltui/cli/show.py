@@ -3,7 +3,8 @@
 Plain text side by side at the terminal's width (or `--width`), or stacked (`--stacked`), or
 a collapsible Markdown block for a PR comment (`--format markdown`); the same turns, marks and
 first-divergence mark as the app's item view (`core.report.item_show`). Exit 0, or 2 with one
-line naming what was wrong (an unknown item id, an unreadable run).
+line naming what was wrong (an unknown item id, an unreadable run). In GitHub Actions the
+transcripts are printed through `run_text.print_run_text`, so no model output steers the runner.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def add_parser(
 
 def run_show(args: argparse.Namespace, pair_spec_of) -> int:  # type: ignore[no-untyped-def]
     from evaltui.cli.errors import EXIT_OK
+    from evaltui.cli.run_text import print_run_text
     from evaltui.core.analysis.pipeline import compare
     from evaltui.core.errors import UsageError
     from evaltui.core.report.item_show import (
@@ -69,8 +71,13 @@ def run_show(args: argparse.Namespace, pair_spec_of) -> int:  # type: ignore[no-
     analysis = compare(pair_spec_of(args), complete=False)
     show = item_show(analysis.paired, item_id, args.epoch, args.unfold)
     if args.format == "markdown":
-        sys.stdout.write(markdown_text(show))
+        text = markdown_text(show)
+    else:
+        width = args.width or shutil.get_terminal_size((120, 24)).columns
+        text = stacked_text(show, width) if args.stacked else side_by_side_text(show, width)
+
+    def write() -> int:
+        sys.stdout.write(text)
         return EXIT_OK
-    width = args.width or shutil.get_terminal_size((120, 24)).columns
-    sys.stdout.write(stacked_text(show, width) if args.stacked else side_by_side_text(show, width))
-    return EXIT_OK
+
+    return print_run_text(args.format, write)  # (model output: inert to a CI runner)

@@ -12,9 +12,10 @@ from typing import Any
 
 import polars as pl
 
+from evaltui.core.analysis.concordant import concordant_split
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
-from evaltui.core.compare.pairing import BASE_PASS, BASE_ROW, CAND_PASS, CAND_ROW
+from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.designs import Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import ITEM_ID, SLICE
@@ -60,29 +61,6 @@ def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[List
         "regressions": [by_id[i] for i in analysis.regressions],
         "improvements": [by_id[i] for i in analysis.improvements],
     }
-
-
-def _concordant_frames(analysis: Analysis) -> dict[str, pl.DataFrame]:
-    items = analysis.paired.items
-    changed = pl.Series([*analysis.regressions, *analysis.improvements], dtype=pl.String)
-    same = items.filter(~pl.col(ITEM_ID).is_in(changed.implode()))
-    if BASE_PASS not in same.columns:
-        return {"unchanged": same}
-    passed = (pl.col(BASE_PASS) >= 0.5) & (pl.col(CAND_PASS) >= 0.5)
-    return {"both pass": same.filter(passed), "both fail": same.filter(~passed)}
-
-
-def concordant_split(analysis: Analysis) -> dict[str, list[str]]:
-    """The items neither run changed on, by list: those both runs passed and those both
-    failed (an item with epochs: on at least half of them), or, for runs without verdicts,
-    one list of unchanged items. Ids in file order."""
-    return {name: f[ITEM_ID].to_list() for name, f in _concordant_frames(analysis).items()}
-
-
-def concordant_counts(analysis: Analysis) -> dict[str, int]:
-    """How many items each list of `concordant_split` holds, without listing their ids (the
-    list titles count them before the lists are built)."""
-    return {name: f.height for name, f in _concordant_frames(analysis).items()}
 
 
 def concordant_rows(analysis: Analysis, session: ReviewSession) -> dict[str, list[ListRow]]:

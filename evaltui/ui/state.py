@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from evaltui.core.analysis.concordant import BOTH_FAIL, BOTH_PASS, UNCHANGED
 from evaltui.core.analysis.pair import item_values
 from evaltui.core.decide.pair import tag_meanings
 from evaltui.core.decide.vocabulary import FirstLine
@@ -165,11 +166,8 @@ class ReviewState:
         for runs without verdicts), built or not."""
         if self.loaded is None:
             return ()
-        return (
-            ("both pass", "both fail")
-            if self.loaded.analysis.paired.has_verdicts
-            else ("unchanged",)
-        )
+        verdicts = self.loaded.analysis.paired.has_verdicts
+        return (BOTH_PASS, BOTH_FAIL) if verdicts else (UNCHANGED,)
 
     def adopt_concordant(self, built: dict[str, list[ListRow]]) -> list[ListRow]:
         """The lists of unchanged items (`loading.concordant_rows`, built on first use: a big

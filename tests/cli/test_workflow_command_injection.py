@@ -2,17 +2,22 @@
 quotes the runs (item ids here, each a known trick: `::add-mask::`, a `##[stop-commands]` in
 mid-line, a line break before `::error::`) is read by a model of the runner (`runner_reads`,
 after actions/runner's ActionCommand parsing, with its stop-commands state), and the only
-commands it finds are evaltui's own. A JSON or Markdown report stays the same document."""
+commands it finds are evaltui's own. A JSON or Markdown report stays the same document. The
+same for every other command that prints run text (`show`'s transcripts, `prefer`'s system
+names, `signoff`'s and `verify`'s lines), all through `cli/run_text.py`."""
 
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 
 import pytest
 
 from evaltui.cli.errors import message_line
 from evaltui.cli.main import main
+from evaltui.cli.run_text import print_run_text
 from evaltui.core.report.github import defused_document
 from tests.core.report.ci_pairs import HOSTILE_IDS, write_pair
 from tests.core.report.test_github import runner_reads
@@ -110,3 +115,114 @@ def test_an_error_line_in_actions_carries_no_command(monkeypatch):
     assert runner_sees(f"evaltui: error: {line}") == []
     monkeypatch.delenv("GITHUB_ACTIONS")
     assert "##[add-mask]" in message_line("x ##[add-mask]secret")  # (unchanged elsewhere)
+
+
+# -- every other command that prints run text: the same function (`cli/run_text.py`) ----------
+
+TRICKS = "::add-mask::secret\nsee x ##[add-mask]hidden and\n  ::error::injected"
+
+
+def only_our_fence(out: str) -> bool:
+    """The runner acts on one command only: our `::stop-commands::` with its random token (a
+    hostile `##[stop-commands]tok` in the text would be a command too, with its own token)."""
+    acted = runner_sees(out)
+    return [name for name, _ in acted] == ["stop-commands"] and bool(
+        re.fullmatch(r"[0-9a-f]{32}", acted[0][1])
+    )
+
+
+def hostile_outputs(folder: Path) -> tuple[Path, Path]:
+    """A pair whose one item (a hostile id) answers with workflow commands in its output."""
+    paths = []
+    for name, passed in (("baseline", True), ("candidate", False)):
+        path = folder / f"{name}.jsonl"
+        rows = [{"item_id": "::add-mask::id", "passed": passed, "output": f"{name}\n{TRICKS}"}]
+        rows += [{"item_id": f"q{i}", "passed": True, "output": "fine"} for i in range(5)]
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        paths.append(path)
+    return paths[0], paths[1]
+
+
+def show(folder: Path, capsys, *form: str) -> str:
+    base, cand = hostile_outputs(folder)
+    assert main(["show", str(base), str(cand), "::add-mask::id", "--width", "100", *form]) == 0
+    return capsys.readouterr().out
+
+
+def test_show_outside_actions_prints_the_model_output_the_runner_would_obey(
+    tmp_path, monkeypatch, capsys
+):
+    """(The transcripts reach stdout raw outside Actions: the cases below are real tricks.)"""
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    names = [name for name, _ in runner_sees(show(tmp_path, capsys, "--stacked"))]
+    assert "add-mask" in names and "error" in names
+
+
+@pytest.mark.parametrize("layout", [(), ("--stacked",)])
+def test_show_in_actions_fences_the_transcripts_and_steers_nothing(actions, capsys, layout):
+    out = show(actions, capsys, *layout)
+    assert only_our_fence(out)
+    assert out.rstrip("\n").split("\n")[-1].startswith("::")  # the resume, on its own line
+    assert "##[add-mask]hidden" in out  # shown as it is, not obeyed
+
+
+def test_show_markdown_in_actions_steers_nothing(actions, capsys):
+    out = show(actions, capsys, "--format", "markdown")
+    assert runner_sees(out) == []
+    assert out.startswith("<details>") and "add-mask" in out
+
+
+def test_prefer_in_actions_steers_nothing_in_any_form(actions, capsys):
+    path = actions / "p.jsonl"
+    systems = ("::add-mask::a", "x ##[add-mask]b")
+    path.write_text(
+        "".join(
+            json.dumps(
+                {
+                    "item_id": f"q{i}",
+                    "preference": "A" if i % 3 else "B",
+                    "system_a": systems[0],
+                    "system_b": systems[1],
+                }  # fmt: skip
+            )
+            + "\n"
+            for i in range(30)
+        ),
+        encoding="utf-8",
+    )
+    outs = {}
+    for form in ("text", "json", "markdown"):
+        main(["prefer", str(path), "--format", form])
+        outs[form] = capsys.readouterr().out
+    assert only_our_fence(outs["text"])
+    assert runner_sees(outs["json"]) == [] and runner_sees(outs["markdown"]) == []
+    assert systems[1] in json.dumps(json.loads(outs["json"]), ensure_ascii=False)
+
+
+def test_signoff_and_verify_in_actions_fence_what_quotes_the_runs(actions, capsys):
+    base, cand = hostile_outputs(actions)
+    folder = actions / "x ##[add-mask]dir"
+    folder.mkdir()
+    prefix = folder / "rec"
+    who = ["--reviewer", "::add-mask::rev", "--rationale", "r", "--decision", "block"]
+    assert main(["signoff", str(base), str(cand), *who, "--output", str(prefix)]) == 0
+    out = capsys.readouterr().out
+    assert "##[add-mask]dir" in out and only_our_fence(out)
+    assert main(["verify", f"{prefix}.json", str(base), str(cand)]) == 0
+    out = capsys.readouterr().out
+    assert "::add-mask::rev decided block" in out and only_our_fence(out)
+
+
+def test_a_report_with_github_off_in_actions_is_still_fenced(actions, capsys):
+    out, _, _ = hostile_report(actions, capsys, "--github", "off")
+    assert "x ##[stop-commands]tok" in out and only_our_fence(out)
+
+
+def test_text_without_a_last_line_break_still_ends_the_fence(monkeypatch, capsys):
+    """The resume token on the report's last line would never be read: the runner would act
+    on nothing the step prints after it, our own annotations included."""
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    assert print_run_text("text", lambda: sys.stdout.write("::error::x") and 0) == 0
+    print("::notice::after")
+    acted = runner_sees(capsys.readouterr().out)
+    assert [name for name, _ in acted] == ["stop-commands", "notice"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.widgets import TextArea
 
-from evaltui.core.record.drafts import load_draft, load_place
+from evaltui.core.record.drafts import Place, load_draft, load_place
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.screens.signoff import SignoffScreen
@@ -81,3 +81,40 @@ async def test_the_item_screen_open_when_the_session_ended_reopens_scrolled_wher
         assert not isinstance(app.screen, ItemScreen)
         assert app.screen.current_item_id() == second  # the list, on that item
         assert not load_place(app.state.draft_folder()).item_open  # closed: the list next time
+
+
+async def test_the_reopened_item_screen_stays_the_kept_place_after_its_recovered_note_is_saved(
+    tmp_path,
+):
+    """The list beneath the item screen is redrawn when the recovered note is saved; it used to
+    write "the list, item closed" over the item screen's place (Textual counts the screen under
+    the top one as current), so a second crash reopened on the list (issue 29's flaky tmux test)."""
+    state = tmp_path / "state"
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        third = listed_ids(app)[2]
+        await pilot.press("j", "j", "enter")
+        await settle(app, pilot)
+        await pilot.press(*"jjjj")
+        folder = app.state.draft_folder()
+        await until(pilot, lambda: load_place(folder).scroll == 4, "the scroll kept")
+        await pilot.press("e", *"read up to here")
+        await settle(app, pilot)
+        # the session ends here, the note unsaved (the terminal went away)
+    app = demo_app(state)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, NoteScreen)
+        await pilot.press(".", "ctrl+s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.current_item_id() == third
+        assert app.loaded.session.review(third).note == "read up to here."
+        assert load_place(folder) == Place("regressions", third, item_open=True, scroll=4)
+        await pilot.press("1")  # a tag redraws the list beneath too (and shows the next item)
+        await settle(app, pilot)
+        shown = app.screen.current_item_id()
+        assert load_place(folder) == Place("regressions", shown, item_open=True, scroll=0)
+        await pilot.press("escape")  # back on the list: the list's cursor is the place
+        await settle(app, pilot)
+        assert load_place(folder) == Place("regressions", app.screen.current_item_id())

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from evaltui.core.analysis.concordant import concordant_counts
 from evaltui.core.analysis.pair_headline import (
     headline,
     warnings_of,
@@ -175,7 +176,7 @@ def analyze(
         regressions, improvements, "", (),
         mean_check=check_mean(deltas) if graded is not None else None,
     )  # fmt: skip
-    partial = replace(partial, headline=headline(partial))
+    partial = replace(partial, headline=headline(partial), concordant=concordant_counts(partial))
     return with_clusters(partial) if clusters else replace(partial, warnings=warnings_of(partial))
 
 

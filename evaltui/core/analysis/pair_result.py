@@ -78,6 +78,9 @@ class Analysis:
     # Graded: does a test of the mean hold its level on these deltas (stats.mean_check)? When
     # it does not (strongly skewed deltas for the sample size), there is no verdict.
     mean_check: MeanCheck | None = None
+    # How many items each list of unchanged ones holds, (name, count) in list order: counted
+    # once with the lists of changed items (`analysis.concordant`), so a list title counts none.
+    concordant: tuple[tuple[str, int], ...] = ()
 
     @property
     def clusters_pending(self) -> bool:

@@ -16,7 +16,7 @@ from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
-from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle, singular
+from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListRow, ListView, cycle, singular
 from evaltui.ui.messages import (
     AnalysisChanged,
     LoadProgress,
@@ -262,12 +262,21 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             preview.display = False
 
     def on_item_table_highlighted(self, event: ItemTable.Highlighted) -> None:
-        folder = self.state.draft_folder()
-        if folder is not None and event.row is not None and self.is_current:  # for a reopen
-            save_place(folder, self.current_list, event.row.item_id)
+        self._keep_place(event.row)
         preview = self.query_one(OutputsPreview)
         if preview.display:
             preview.show(event.row)
+
+    def _keep_place(self, row: ListRow | None) -> None:
+        """The list's cursor is the place kept for a reopen only while the list is the top
+        screen: Textual's `is_current` is also true under an item screen, where a redrawn list
+        (a tag or note saved there) wrote "list, item closed" over the item screen's place."""
+        folder = self.state.draft_folder()
+        if folder is not None and row is not None and self.app.screen is self:
+            save_place(folder, self.current_list, row.item_id)
+
+    def on_screen_resume(self) -> None:
+        self._keep_place(self.query_one(ItemTable).current)  # back on top: where the cursor is
 
     @property
     def header_is_folded(self) -> bool:

@@ -19,7 +19,7 @@ from textual.widgets import Input
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.errors import EvalTuiError
 from evaltui.ui.listmodel import ListRow
-from evaltui.ui.loading import concordant_counts, concordant_rows, fill_previews
+from evaltui.ui.loading import concordant_rows, fill_previews
 from evaltui.ui.messages import WorkerProblem
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import Loaded, ReviewState
@@ -42,7 +42,6 @@ class MainConcordant(Screen):
     state: ReviewState
     current_list: str
     concordant_index: SearchIndex | None = None
-    _concordant_counts: tuple[object, dict[str, int]] | None = None
     _concordant_building: object = None  # the analysis a build worker runs for
 
     # (the main screen's)
@@ -59,18 +58,12 @@ class MainConcordant(Screen):
         return (*DISCORDANT, *self.state.concordant_names())
 
     def list_count(self, name: str) -> int:
-        """How many items a list holds, built or not (counted from the analysis)."""
+        """How many items a list holds, built or not (an unbuilt one: the analysis's count)."""
         view = self.state.views.get(name)
         if view is not None:
             return len(view.rows)
         loaded = self.state.loaded
-        if loaded is None:
-            return 0
-        cached = self._concordant_counts
-        if cached is None or cached[0] is not loaded.analysis:
-            cached = (loaded.analysis, concordant_counts(loaded.analysis))
-            self._concordant_counts = cached
-        return cached[1].get(name, 0)
+        return dict(loaded.analysis.concordant).get(name, 0) if loaded is not None else 0
 
     def action_other_list(self, step: int) -> None:
         """Tab / Shift+Tab (→ / ←): the next (previous) list of `list_names`, as the help

@@ -26,3 +26,28 @@ def test_a_graded_pair_gives_its_graded_comparison(write_jsonl):
     assert analysis.kind == "graded" and analysis.binary is None
     assert analysis.graded_comparison is analysis.graded
     assert analysis.graded_comparison.n == 40
+
+
+def test_the_unchanged_lists_are_counted_with_the_analysis_as_the_2x2_table_says(write_jsonl):
+    """Both pass and both fail are the table's concordant cells (counted independently by
+    `PairedTable.from_verdicts`), and the ids listed later hold as many."""
+    from evaltui.core.analysis.concordant import concordant_split
+
+    base = write_jsonl("b.jsonl", verdict_records([True, True, False, False, True] * 8))
+    cand = write_jsonl("c.jsonl", verdict_records([True, False, True, False, True] * 8))
+    analysis = compare_files(base, cand)
+    table = analysis.binary.table
+    assert dict(analysis.concordant) == {"both pass": table.both_pass, "both fail": table.both_fail}
+    assert dict(analysis.concordant) == {"both pass": 16, "both fail": 8}
+    split = concordant_split(analysis)
+    assert {name: len(ids) for name, ids in split.items()} == dict(analysis.concordant)
+
+
+def test_a_graded_pair_without_verdicts_counts_one_unchanged_list(write_jsonl):
+    base = write_jsonl("b.jsonl", [{"item_id": f"q{i}", "score": 0.5} for i in range(30)])
+    cand = write_jsonl(
+        "c.jsonl", [{"item_id": f"q{i}", "score": 0.9 if i < 4 else 0.5} for i in range(30)]
+    )
+    analysis = compare_files(base, cand)
+    assert analysis.concordant == (("unchanged", 30 - len(analysis.improvements)),)
+    assert len(analysis.improvements) == 4
