@@ -51,6 +51,7 @@ __all__ = [
     "PassRate",
     "Probability",
     "RateDifference",
+    "ReviewTable",
     "Settings",
     "TagLists",
     "TagNames",
@@ -202,6 +203,30 @@ class MetricDeclaration(Struct, forbid_unknown_fields=True, kw_only=True):
     ]
 
 
+class ReviewTable(Struct, forbid_unknown_fields=True, kw_only=True):
+    """The ``[review]`` table: how a team splits the regressions (``core/record/assignment.py``).
+    One key per line: other review settings are declared beside these."""
+
+    reviewers: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="the reviewers the regressions are split among (distinct names)",
+            extra={"expected": "a list of reviewer names"},
+        ),
+    ] = ()
+    reviews_per_item: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                description="how many different reviewers review each regression (default 1)",
+                extra={"expected": "a whole number of reviews per item, at least 1"},
+            ),
+        ]
+        | None
+    ) = None
+
+
 class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
     """The top-level keys of a policy file, all optional."""
 
@@ -274,6 +299,16 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
             extra={"expected": "[[gates]] tables (an array of tables)"},
         ),
     ] = ()
+    review: (
+        Annotated[
+            ReviewTable,
+            Meta(
+                description="the review team: reviewers and reviews per item",
+                extra={"expected": "a [review] table (reviewers, reviews_per_item)"},
+            ),
+        ]
+        | None
+    ) = None
     tags: (
         Annotated[
             TagLists,

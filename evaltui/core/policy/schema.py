@@ -42,6 +42,7 @@ from evaltui.core.policy.declaration import (
     gate_keys,
 )
 from evaltui.core.policy.layout import Layout
+from evaltui.core.policy.reviewers import review_canonical, review_table
 from evaltui.core.policy.tags import DEFAULT_MEANINGS, TagMeanings
 from evaltui.core.read.runs import PASSED
 
@@ -116,6 +117,10 @@ class Policy:
     secondary: tuple[str, ...] = ()
     # The `[metrics]` tables' directions, (metric name, "higher"|"lower") sorted.
     directions: tuple[tuple[str, str], ...] = ()
+    # The `[review]` table (`policy/reviewers.py`): the team the regressions are split among.
+    reviewers: tuple[str, ...] = ()
+    reviews_per_item: int | None = None
+    review: dict[str, Any] | None = None  # its canonical form (None: the file states none)
 
     @property
     def tag_meanings(self) -> TagMeanings:
@@ -147,6 +152,7 @@ class Policy:
             self.equivalence_margin,
             self.secondary,
             self.directions,
+            self.review,
         )
 
 
@@ -164,6 +170,7 @@ def _canonical(
     equivalence_margin: float | None = None,
     secondary: tuple[str, ...] = (),
     directions: tuple[tuple[str, str], ...] = (),
+    review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
     # `tags`, the margins, `secondary` and `metrics` enter only when the file states them, so
@@ -188,6 +195,8 @@ def _canonical(
         out["secondary"] = sorted(secondary)
     if directions:  # (as `secondary`: only when stated)
         out["metrics"] = {name: {"direction": word} for name, word in sorted(directions)}
+    if review is not None:  # (as `metrics`: only when the file has a [review] table)
+        out["review"] = review
     return out
 
 
@@ -267,9 +276,13 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
                 unknown, _UNKNOWN_SETTING.format(keys=", ".join(declared_keys(Settings)))
             )
         _check_metric_tables(data.get("metrics", {}))  # (a message naming the table)
+        review = review_table(data.get("review"))  # (a message naming the table's key)
         # The gates are checked one by one below, each placed at its own line.
         settings = convert(
-            Settings, {k: v for k, v in data.items() if k != "gates"}, _UNKNOWN_SETTING, ""
+            Settings,
+            {k: v for k, v in data.items() if k not in ("gates", "review")},
+            _UNKNOWN_SETTING,
+            "",
         )
         entries = _gate_tables(data.get("gates", []))
         tags = _tag_meanings(settings)
@@ -301,6 +314,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         settings.equivalence_margin,
         settings.secondary,
         directions,
+        review_canonical(review),
     )
     return Policy(
         primary_metric=settings.primary_metric,
@@ -319,6 +333,9 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         equivalence_margin=settings.equivalence_margin,
         secondary=settings.secondary,
         directions=directions,
+        reviewers=review.reviewers if review is not None else (),
+        reviews_per_item=review.reviews_per_item if review is not None else None,
+        review=review_canonical(review),
     )
 
 

@@ -45,6 +45,7 @@ from evaltui.core.report.shape_results import (
     Unpaired,
     Verdict,
 )
+from evaltui.core.report.shape_review import ReviewBlock
 
 __all__ = [
     "DESIGN_SHAPES",
@@ -373,6 +374,7 @@ class Report(Struct, kw_only=True):
     slices: list[SliceRow] | UnsetType = UNSET
     categories: CategoriesField | UnsetType = UNSET
     cost: CostReport | UnsetType = UNSET
+    review: ReviewBlock | UnsetType = UNSET
     flags: Flags
     warnings: list[str]
     verdict: Verdict

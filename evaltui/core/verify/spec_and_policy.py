@@ -67,11 +67,15 @@ def _rules_toml(rules: dict[str, Any]) -> str:
     lines = [
         f"{key} = {value(v)}"
         for key, v in rules.items()
-        if key not in ("schema", "gates", "tags", "metrics") and v is not None
+        if key not in ("schema", "gates", "tags", "metrics", "review") and v is not None
     ]
     for name, declared in (rules.get("metrics") or {}).items():  # `[metrics.NAME]` tables
         lines.append(f"[metrics.{value(str(name))}]")
         lines += [f"{key} = {value(v)}" for key, v in declared.items()]
+    review = rules.get("review")
+    if review is not None:  # the `[review]` table
+        lines.append("[review]")
+        lines += [f"{key} = {value(v)}" for key, v in review.items()]
     tags = rules.get("tags")
     if tags is not None:
         lines.append("[tags]")

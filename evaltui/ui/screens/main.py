@@ -36,6 +36,7 @@ from evaltui.ui.screens.keys import (
     has_metrics,
     has_slices,
 )
+from evaltui.ui.screens.main_assigned import MainAssigned
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
 from evaltui.ui.screens.main_search import MainSearch
@@ -55,7 +56,7 @@ CHROME_LINES = 6
 WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
+class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, MainAssigned):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -95,6 +96,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         Shown("app.metric", "Metric", when=has_metrics),
         Shown("main.tagfilter", "Tag filter"),
         Shown("main.untriaged", "Untriaged"),
+        Shown("main.assigned", "Assigned", when=lambda screen: screen.has_assignment),
         Shown("app.note", "Note"),
         Shown("app.undo", "Undo"),
         Shown("main.clear", "Clear filters", when=lambda screen: screen.filtered),
@@ -165,6 +167,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         table.has_note = self._has_note
         table.match_where = self._match_where
         table.tag_meaning = tag_meanings(self.state.require_loaded().analysis).meaning
+        table.show_assigned = self.has_assignment
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
@@ -202,9 +205,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             self.app.post_message(problem)
 
     def _has_note(self, item_id: str) -> bool:
-        loaded = self.state.loaded
-        review = loaded.session.items.get(item_id) if loaded is not None else None
-        return bool(review is not None and review.note)
+        shown = self.state.shown(item_id)[0] if self.state.loaded is not None else None
+        return bool(shown is not None and shown.note)  # (another's hidden until you tag)
 
     def refresh_header(self) -> None:
         loaded = self.state.loaded
@@ -354,6 +356,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
                 f" showing {len(view.visible):,} · {view.describe_filters()} · {sort}",
                 style="italic",
             )
+            title.append_text(self.assigned_title())
             coverage = self.search_coverage()
             if coverage:
                 title.append(f" · {coverage}", style="italic bold" if view.search else "italic")
@@ -435,6 +438,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             self.view.slice_filter = None
             self.view.tag_filter = None
             self.view.untriaged_only = False
+            self.view.assigned_only = False
             self.view.id_filter = None
             self.view.id_filter_label = ""
         search.value = ""
