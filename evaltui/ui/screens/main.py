@@ -68,6 +68,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
         Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
         Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
         Binding("u", "untriaged", "Untriaged only", show=False, id="main.untriaged"),
+        Binding("w", "assigned_only", "Assigned to you only", show=False, id="main.assigned"),
         Binding("s", "sort", "Sort column", show=False, id="main.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
@@ -349,6 +350,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
             else:
                 title.append(label, style="dim")
             title.append(" ")
+        title.append_text(self.assigned_title())  # (before the filters: it matters more)
         view = self.view
         if view is not None:
             sort = f"sort: {view.sort_key}" + (" ↓" if view.reverse else "")
@@ -356,7 +358,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
                 f" showing {len(view.visible):,} · {view.describe_filters()} · {sort}",
                 style="italic",
             )
-            title.append_text(self.assigned_title())
             coverage = self.search_coverage()
             if coverage:
                 title.append(f" · {coverage}", style="italic bold" if view.search else "italic")

@@ -10,7 +10,6 @@ so your judgment is your own; the decision still counts every reviewer's tags.
 from __future__ import annotations
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.screen import Screen
 
 from evaltui.ui.listmodel import ListView
@@ -18,11 +17,8 @@ from evaltui.ui.state import ReviewState
 
 
 class MainAssigned(Screen):
-    """`w`, the `you` column and the title's count (see the module's docstring)."""
-
-    BINDINGS = [
-        Binding("w", "assigned_only", "Assigned to you only", show=False, id="main.assigned"),
-    ]
+    """`w` (bound in `MainScreen.BINDINGS`, which the help lists), the `you` column and the
+    title's count (see the module's docstring)."""
 
     state: ReviewState
 
@@ -56,4 +52,4 @@ class MainAssigned(Screen):
         if counts is None:
             return Text()
         mine, total = counts
-        return Text(f" · assigned to you: {mine:,} of {total:,} (w)", style="italic bold")
+        return Text(f" assigned to you: {mine:,} of {total:,} (w) ·", style="bold")
