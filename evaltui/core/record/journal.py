@@ -119,6 +119,9 @@ class ReviewSession:
     team: TeamJournals | None = field(default=None, repr=False, compare=False)
     own: dict[str, ItemReview] = field(default_factory=dict, repr=False)
     local: Path | None = None
+    # Items the other reviewers changed, read by any look (a tag here looks too), until the
+    # screen takes them (`take_team_changes`): a look inside a tag must not hide them.
+    team_changes: set[str] = field(default_factory=set, repr=False, compare=False)
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod
@@ -232,6 +235,12 @@ class ReviewSession:
         self.notices.extend(self.team.take_notices())
         for item_id in changed:
             self._merge(item_id)
+        self.team_changes |= changed
+        return changed
+
+    def take_team_changes(self) -> set[str]:
+        """The items the other reviewers changed since the last call, whichever look read them."""
+        changed, self.team_changes = self.team_changes, set()
         return changed
 
     def _merge(self, item_id: str) -> None:
