@@ -142,6 +142,7 @@ class ReviewState:
     read_only_reason: str = ""
     # A team's review (`--reviewers` or the policy's [review]): who reviews which regression.
     assignment: Assignment | None = None
+    assigned_to_you: int = 0  # (counted once per pair: the title asks on every keystroke)
 
     def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
         return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
@@ -175,6 +176,7 @@ class ReviewState:
             team = None
         self.assignment = team.deal(loaded.analysis.regressions) if team is not None else None
         mine = set(self.assignment.of(self.you)) if self.assignment is not None else set()
+        self.assigned_to_you = len(mine)
         for row in self.rows_by_id.values():
             row.assigned = row.item_id in mine
             self.show_review(row)
@@ -205,7 +207,7 @@ class ReviewState:
         """(assigned to you, regressions), or None without an assignment."""
         if self.assignment is None:
             return None
-        return len(self.assignment.of(self.you)), len(self.assignment.by_item)
+        return self.assigned_to_you, len(self.assignment.by_item)
 
     def concordant_names(self) -> tuple[str, ...]:
         """The lists of unchanged items this pair has ("both pass", "both fail"; "unchanged"
