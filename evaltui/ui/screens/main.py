@@ -16,7 +16,7 @@ from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
-from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListView, cycle, singular
+from evaltui.ui.listmodel import ListView, singular
 from evaltui.ui.messages import (
     AnalysisChanged,
     LoadProgress,
@@ -36,9 +36,9 @@ from evaltui.ui.screens.keys import (
     has_metrics,
     has_slices,
 )
-from evaltui.ui.screens.main_assigned import MainAssigned
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
+from evaltui.ui.screens.main_filters import MainFilters
 from evaltui.ui.screens.main_search import MainSearch
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
@@ -56,7 +56,7 @@ CHROME_LINES = 6
 WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, MainAssigned):
+class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, MainFilters):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -398,37 +398,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
         self.show_list(name)
         self.query_one(ItemTable).focus()
 
-    def action_filter_slice(self) -> None:
-        if self.view is not None:
-            self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)
-            self._reshow()
-
-    def action_filter_tag(self) -> None:
-        if self.view is not None and self.state.loaded is not None:
-            options = [UNTAGGED, *self.state.require_loaded().session.info.tags]
-            self.view.tag_filter = cycle(options, self.view.tag_filter)
-            self._reshow()
-
-    def action_untriaged(self) -> None:
-        """Only the regressions the decision line counts as untriaged (untagged, or tagged
-        with a tag that leaves them open)."""
-        if self.view is not None:
-            self.view.untriaged_only = not self.view.untriaged_only
-            self._reshow()
-
-    def action_sort(self) -> None:
-        if self.view is not None:
-            loaded = self.state.loaded
-            graded = loaded is not None and loaded.analysis.kind == "graded"
-            keys = [k for k in SORT_KEYS if k != "delta" or graded]
-            self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
-            self._reshow()
-
-    def action_reverse(self) -> None:
-        if self.view is not None:
-            self.view.reverse = not self.view.reverse
-            self._reshow()
-
     def action_clear(self) -> None:
         if not self.filtered and self.state.run_set is not None:
             self.state.back_to_matrix()  # nothing to clear: back to the matrix of every pair
@@ -488,6 +457,12 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
             "Toggle untriaged only: untagged or tagged as still open (u)",
             self.action_untriaged,
         )
+        if self.has_assignment:
+            yield SystemCommand(
+                "Assigned to you only",
+                "Only your items, or all again (w)",
+                self.action_assigned_only,
+            )
         yield SystemCommand("Sort", "Cycle the sort column (s)", self.action_sort)
         yield SystemCommand("Reverse sort", "Reverse the order (S)", self.action_reverse)
         yield SystemCommand("Clear filters", "Clear search and filters (Esc)", self.action_clear)
