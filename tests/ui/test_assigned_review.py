@@ -41,6 +41,7 @@ def prepare_journals(team: Path, tmp_path: Path) -> dict[str, str]:
         )  # fmt: skip
         for item in DEALT.of(name):
             session.set_tag(item, tag)
+            session.set_note(item, f"{name}zq note")  # (hidden with the tag)
             tagged[item] = tagged.get(item, "") + f"{name}:{tag} "
         session.close()
     return tagged
@@ -99,6 +100,11 @@ async def test_the_others_tags_are_hidden_until_you_tag_the_item_then_shown_with
         assert (row.tag, row.hidden) == (None, 1)
         line = next(line for line in screen_lines(app) if shared in line)
         assert "(1 hidden)" in line and "flaky" not in line
+        await pilot.press("slash", *"benzq", "enter")  # nor is ben's note found by search
+        await settle(app, pilot)
+        assert shared not in listed_ids(app)
+        await pilot.press("escape")
+        await settle(app, pilot)
         table = app.screen.query_one(ItemTable)
         table.cursor = listed_ids(app).index(shared)
         await pilot.press("enter")
@@ -110,11 +116,15 @@ async def test_the_others_tags_are_hidden_until_you_tag_the_item_then_shown_with
         await settle(app, pilot)
         meta = text_of(app, "#item-meta")
         assert "ana: acceptable · ben: flaky (disputed)" in meta
+        assert "benzq note" in meta  # his note too, now, named
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.state.rows_by_id[shared].disputed
         line = next(line for line in screen_lines(app) if shared in line)
         assert "disputed" in line
+        await pilot.press("slash", *"benzq", "enter")
+        await settle(app, pilot)
+        assert listed_ids(app) == [shared]  # the one item ana has tagged of ben's
         await pilot.press("q")
 
 
