@@ -17,7 +17,7 @@ from evaltui.core.decide.other_metrics import metric_that_blocks
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.drafts import clear_draft
 from evaltui.core.record.session import judge_review as judge
-from evaltui.ui.loading import list_rows
+from evaltui.ui.loading import list_rows, team_assignment
 from evaltui.ui.messages import PairLoaded, WorkerProblem
 from evaltui.ui.run_set_mode import RunSetMode
 from evaltui.ui.screens.gates import GatesScreen
@@ -140,10 +140,12 @@ class ReviewActions(RunSetMode):
             analysis = reanalyse(loaded.analysis, metric)
             rows = list_rows(analysis, loaded.session)
             gates, decision = judge(analysis, loaded.session)
+            dealt = team_assignment(self.config.team, analysis)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        self.post_message(PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision)))
+        changed = Loaded(analysis, loaded.session, rows, gates, decision, dealt)
+        self.post_message(PairLoaded(changed))
 
     def action_gates(self) -> None:
         loaded = self.state.loaded

@@ -18,7 +18,7 @@ from evaltui.core.record.lock_holder import ELSEWHERE, Holder
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed
+from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed, team_assignment
 from evaltui.ui.messages import LockBusy, PairLoaded
 from evaltui.ui.screens.lock_prompt import READ_ONLY, TAKE_OVER, LockPromptScreen
 from evaltui.ui.state import Loaded
@@ -49,7 +49,8 @@ class LockChoice(ReviewApp):
         self._progress(LOAD_STEPS[4], 4)
         rows = list_rows(analysis, session)
         gates, decision = judge(analysis, session)
-        return Loaded(analysis, session, rows, gates, decision)
+        dealt = team_assignment(cfg.team, analysis)
+        return Loaded(analysis, session, rows, gates, decision, dealt)
 
     def on_lock_busy(self, message: LockBusy) -> None:
         """Another live evaltui holds the review: read-only, take over, or quit (the

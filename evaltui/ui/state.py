@@ -20,7 +20,7 @@ from evaltui.core.decide.pair import tag_meanings
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.record.assignment import Assignment, team_of
+from evaltui.core.record.assignment import Assignment
 from evaltui.core.record.review_item import ItemReview
 from evaltui.core.record.session import untriaged_regressions
 from evaltui.core.record.team_view import shown_review
@@ -52,6 +52,7 @@ class Loaded:
     rows: dict[str, list[ListRow]]
     gates: tuple[Any, ...] = ()
     decision: Any = None  # core.decision.Decision: what the header's first line says
+    assignment: Assignment | None = None  # a team's split of the regressions (`--reviewers`)
 
     def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
         sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
@@ -167,14 +168,9 @@ class ReviewState:
                 view.refresh()
 
     def _deal(self, loaded: Loaded) -> None:
-        """The team's split of this pair's regressions (`config.team` over the policy's
-        `[review]`), marked on the rows; the reviewer's own first in every list."""
-        try:
-            team = team_of(*self.config.team, loaded.analysis.policy)
-        except EvalTuiError as exc:  # (the command line checked it: a policy's own mix)
-            self.host.notify(str(exc), severity="error", timeout=10, markup=False)
-            team = None
-        self.assignment = team.deal(loaded.analysis.regressions) if team is not None else None
+        """The team's split of this pair's regressions (dealt by the loading worker:
+        `loading.team_assignment`), marked on the rows; the reviewer's own first in every list."""
+        self.assignment = loaded.assignment
         mine = set(self.assignment.of(self.you)) if self.assignment is not None else set()
         self.assigned_to_you = len(mine)
         for row in self.rows_by_id.values():

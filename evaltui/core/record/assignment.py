@@ -63,15 +63,16 @@ def assign(item_ids: Sequence[str], reviewers: Sequence[str], per_item: int) -> 
             f"got {per_item!r}"
         )
     order = sorted(dict.fromkeys(item_ids), key=_dealing_key)
-    by_item = {
-        item: tuple(sorted(names[(i * per_item + j) % len(names)] for j in range(per_item)))
-        for i, item in enumerate(order)
-    }
+    # Item i's reviewers depend only on (i * per_item) mod R: each such group made once.
+    count = len(names)
+    groups = [tuple(sorted(names[(r + j) % count] for j in range(per_item))) for r in range(count)]
+    by_item = {item: groups[(i * per_item) % count] for i, item in enumerate(order)}
     return Assignment(names, per_item, by_item)
 
 
-def _dealing_key(item_id: str) -> tuple[str, str]:
-    return hashlib.sha256(item_id.encode("utf-8")).hexdigest(), item_id
+def _dealing_key(item_id: str) -> tuple[bytes, str]:
+    """The sha256 digest (bytes sort as their hex does) and the id (a tie-break)."""
+    return hashlib.sha256(item_id.encode("utf-8")).digest(), item_id
 
 
 @dataclass(frozen=True)
