@@ -140,3 +140,16 @@ async def _loaded(pilot):
 )
 def test_assigned_list_snapshot(snap_compare, tmp_path, monkeypatch, size):
     assert snap_compare(team_app(tmp_path, monkeypatch), terminal_size=size, run_before=_loaded)
+
+
+async def test_the_policys_review_table_assigns_in_the_app_too(tmp_path, monkeypatch):
+    policy = tmp_path / "team.toml"
+    policy.write_text('[review]\nreviewers = ["ana", "ben", "cy"]\nreviews_per_item = 2\n')
+    monkeypatch.setenv("EVALTUI_REVIEW_DIR", str(tmp_path / "team"))
+    app = demo_app(tmp_path / "state", reviewer="ana", policy=policy)
+    async with app.run_test(size=(100, 40)) as pilot:
+        await settle(app, pilot)
+        mine = DEALT.of("ana")  # the same split as --reviewers ana,ben,cy --reviews-per-item 2
+        assert f"assigned to you: {len(mine)} of 9" in text_of(app, "#list-title")
+        assert listed_ids(app)[: len(mine)] == [i for i in REGRESSIONS if i in mine]
+        await pilot.press("q")
