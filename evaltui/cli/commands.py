@@ -87,7 +87,12 @@ def print_report(design: Any, decided: Any, form: str) -> int:
         if lines is None:  # the design's tables are drawn with Rich
             from evaltui.cli.render import print_report as render
 
-            render(decided.analysis, gates=decided.gates, decision=decided.decision)
+            render(
+                decided.analysis,
+                gates=decided.gates,
+                decision=decided.decision,
+                review=decided.review,
+            )
             from evaltui.core.report.agreement import agreement_text_lines, has_reviews
 
             if getattr(decided, "agreement", None) is not None and has_reviews(decided.agreement):
@@ -105,7 +110,8 @@ def run_report(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) 
     from evaltui.cli.ci_outputs import report_with_ci
 
     design, analysis = _load(args, spec_of, pair_spec_of, any_design=True)
-    return report_with_ci(design, design.decide(analysis), args, print_report)
+    team = (getattr(args, "reviewers", None), getattr(args, "reviews_per_item", None))
+    return report_with_ci(design, design.decide(analysis, team=team), args, print_report)
 
 
 def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:

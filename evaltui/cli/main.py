@@ -251,6 +251,8 @@ def _run_app(args: argparse.Namespace) -> int:
 
     if args.tags:
         parse_tags(args.tags)  # refuse a bad tag set before the screen opens
+    team = (args.reviewers, args.reviews_per_item)
+    _refuse_a_bad_team(args)
     if not (sys.stdin.isatty() and (sys.stdout.isatty() or sys.stderr.isatty())):
         from evaltui.core.errors import UsageError
 
@@ -276,6 +278,7 @@ def _run_app(args: argparse.Namespace) -> int:
             fresh=args.fresh,
             reviewer=args.reviewer,
             run_set=run_set,
+            team=team,
         )
     )
     app.quit_without_waiting = True
@@ -296,6 +299,18 @@ def _run_app(args: argparse.Namespace) -> int:
     code = app.return_code or 0
     _leave_without_waiting_for_workers(app, code)
     return code
+
+
+def _refuse_a_bad_team(args: argparse.Namespace) -> None:
+    """A bad --reviewers list or count (or one the policy's [review] makes bad) is refused
+    before the screen opens, in one line."""
+    if args.reviewers is None and args.reviews_per_item is None:
+        return
+    from evaltui.core.policy.schema import load_policy
+    from evaltui.core.record.assignment import team_of
+
+    policy = load_policy(args.policy) if args.policy is not None else None
+    team_of(args.reviewers, args.reviews_per_item, policy)
 
 
 def _leave_without_waiting_for_workers(app, code: int) -> None:

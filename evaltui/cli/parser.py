@@ -185,6 +185,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     add_pairing_args(report, with_formats=with_formats)
     add_review_dir(report)
+    add_team_args(report)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
     add_ci_args(report)
 
@@ -281,8 +282,29 @@ def add_review_dir(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_team_args(parser: argparse.ArgumentParser) -> None:
+    """The review team (`core/record/assignment.py`): these win over the policy's [review]."""
+    parser.add_argument(
+        "--reviewers",
+        default=None,
+        metavar="A,B,C",
+        help="split the regressions among these reviewers (comma-separated, distinct; "
+        "default: the policy's [review] reviewers): the app lists yours first, the report "
+        "each reviewer's assigned, tagged and open",
+    )
+    parser.add_argument(
+        "--reviews-per-item",
+        type=int,
+        default=None,
+        metavar="K",
+        help="how many different reviewers review each regression (default: the policy's "
+        "reviews_per_item, else 1)",
+    )
+
+
 def add_session_args(parser: argparse.ArgumentParser) -> None:
     add_review_dir(parser)
+    add_team_args(parser)
     parser.add_argument(
         "--tags",
         default=None,

@@ -25,6 +25,7 @@ from evaltui.core.report.pair_markdown import (
     overall_slice_rows,
     slice_interval,
 )
+from evaltui.core.report.team_lines import review_text
 from evaltui.core.textsafe import one_line
 from evaltui.core.words import forest_bar, format_p, percent, points, signed
 
@@ -48,7 +49,7 @@ STATUS_STYLE = {
 
 
 def build_report(
-    analysis: Analysis, gates: tuple | None = None, width: int = 80, decision=None
+    analysis: Analysis, gates: tuple | None = None, width: int = 80, decision=None, review=None
 ) -> Group:
     independent = _independent(analysis)
     if independent:
@@ -56,7 +57,7 @@ def build_report(
 
         d = independent_report_dict(analysis, decision)
     else:
-        d = report_dict(analysis, gates, decision)
+        d = report_dict(analysis, gates, decision, review)
     decided = d["decision"]
     parts = [decision_line(decision, decided)]
     parts += [Text("• " + one_line(r["text"], 400)) for r in decided["reasons"]]
@@ -79,6 +80,7 @@ def build_report(
     parts += _gate_parts(d) + _metric_parts(analysis, d) + _slice_parts(analysis, d, width)
     parts += _category_parts(d)
     parts += _cost_parts(analysis)
+    parts += [Text(one_line(line, 400)) for line in review_text(d.get("review"))]
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         ids = d[key]
         shown = ", ".join(one_line(i, 40) for i in ids[:MAX_IDS])
@@ -290,7 +292,11 @@ def _category_parts(d: dict) -> list:
 
 
 def print_report(
-    analysis: Analysis, console: Console | None = None, gates: tuple | None = None, decision=None
+    analysis: Analysis,
+    console: Console | None = None,
+    gates: tuple | None = None,
+    decision=None,
+    review=None,
 ) -> None:
     """The report as text; its first line is the decision line (no frame above it). Into a
     pipe or a file the lines keep their natural width: nothing is wrapped or cut."""
@@ -301,4 +307,4 @@ def print_report(
         console = Console(
             highlight=False, markup=False, soft_wrap=piped, width=PIPE_WIDTH if piped else None
         )
-    console.print(build_report(analysis, gates, console.width, decision))
+    console.print(build_report(analysis, gates, console.width, decision, review))

@@ -24,6 +24,8 @@ from evaltui.core.errors import UsageError
 
 Progress = Callable[..., Any]
 Warn = Callable[[str], None]  # where a design says what the reviewer must read (notices)
+TeamOptions = tuple[str | None, int | None]  # --reviewers TEXT, --reviews-per-item K (or None)
+NO_TEAM: TeamOptions = (None, None)
 
 NO_PAIRS = (
     "{what} reviews item pairs, and an independent (unpaired) comparison has none to triage: "
@@ -41,6 +43,7 @@ class Decided:
     gates: tuple[Any, ...] | None = None
     # The pair's reviewers' agreement block (`report.agreement.agreement_dict`), for its reports.
     agreement: dict[str, Any] | None = None
+    review: dict[str, Any] | None = None  # a team's review (`record.team_view.team_review`)
 
 
 class Design(Protocol):
@@ -55,8 +58,12 @@ class Design(Protocol):
 
     def analyse(self, spec: Any, progress: Progress | None = None) -> Any: ...
 
-    def decide(self, analysis: Any, state_root: Path | None = None) -> Decided:
-        """The decision now, with the tags in the design's review journals (read only)."""
+    def decide(
+        self, analysis: Any, state_root: Path | None = None, team: TeamOptions = NO_TEAM
+    ) -> Decided:
+        """The decision now, with the tags in the design's review journals (read only).
+        `team`: the command line's `--reviewers` and `--reviews-per-item` (a pair's report
+        lists each reviewer's share; they win over the policy's `[review]` table)."""
         ...
 
     def report_dict(self, decided: Decided) -> dict[str, Any]: ...
@@ -115,28 +122,34 @@ class PairDesign:
 
         return compare(spec, progress=progress)
 
-    def decide(self, analysis: Any, state_root: Path | None = None) -> Decided:
+    def decide(
+        self, analysis: Any, state_root: Path | None = None, team: TeamOptions = NO_TEAM
+    ) -> Decided:
+        from evaltui.core.record.assignment import team_of
         from evaltui.core.record.session import (
             decide_review,
             evaluate_policy_gates,
             start_review,
         )
         from evaltui.core.record.team_review import discordant_ids, review_agreement
+        from evaltui.core.record.team_view import team_review
         from evaltui.core.report.agreement import agreement_dict
 
+        stated = team_of(*team, analysis.policy)  # (a bad list: refused before any reading)
         session = start_review(analysis, read_only=True, state_root=state_root)
         try:
             gates = evaluate_policy_gates(analysis, session) if analysis.policy else None
             decision = decide_review(analysis, gates or (), session)
             agreement = agreement_dict(review_agreement(session, discordant_ids(analysis)))
+            review = team_review(analysis.regressions, session, stated)
         finally:
             session.close()
-        return Decided(analysis, decision, gates, agreement)
+        return Decided(analysis, decision, gates, agreement, review)
 
     def report_dict(self, decided: Decided) -> dict[str, Any]:
         from evaltui.core.report.pair import report_dict
 
-        out = report_dict(decided.analysis, decided.gates, decided.decision)
+        out = report_dict(decided.analysis, decided.gates, decided.decision, decided.review)
         if decided.agreement is not None:
             out["agreement"] = decided.agreement
         return out
@@ -145,7 +158,9 @@ class PairDesign:
         from evaltui.core.report.agreement import agreement_markdown, has_reviews
         from evaltui.core.report.pair_markdown import report_markdown
 
-        text = report_markdown(decided.analysis, gates=decided.gates, decision=decided.decision)
+        text = report_markdown(
+            decided.analysis, gates=decided.gates, decision=decided.decision, review=decided.review
+        )
         if decided.agreement is None or not has_reviews(decided.agreement):
             return text
         section = "\n".join(agreement_markdown(decided.agreement)) + "\n"
@@ -197,7 +212,9 @@ class IndependentDesign(_NoSignOff):
 
         return compare_design(spec, progress=progress)
 
-    def decide(self, analysis: Any, state_root: Path | None = None) -> Decided:
+    def decide(
+        self, analysis: Any, state_root: Path | None = None, team: TeamOptions = NO_TEAM
+    ) -> Decided:
         from evaltui.core.decide.independent import decide_independent
 
         spec = analysis.spec
@@ -238,7 +255,9 @@ class RunSetDesign:
 
         return compare_runs(spec, progress=progress)
 
-    def decide(self, analysis: Any, state_root: Path | None = None) -> Decided:
+    def decide(
+        self, analysis: Any, state_root: Path | None = None, team: TeamOptions = NO_TEAM
+    ) -> Decided:
         from evaltui.core.record.session import judge_run_set
 
         return Decided(analysis, judge_run_set(analysis, state_root=state_root))
@@ -306,7 +325,9 @@ class PreferenceDesign(_NoSignOff):
         path, options = spec
         return analyze_preferences(read_preferences(path), options)
 
-    def decide(self, analysis: Any, state_root: Path | None = None) -> Decided:
+    def decide(
+        self, analysis: Any, state_root: Path | None = None, team: TeamOptions = NO_TEAM
+    ) -> Decided:
         from evaltui.core.decide.preference import decide_preferences
 
         return Decided(analysis, decide_preferences(analysis))

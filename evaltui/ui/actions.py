@@ -20,7 +20,7 @@ from evaltui.core.record.drafts import clear_draft
 from evaltui.core.record.session import adjudicate, adjudicators_of
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
-from evaltui.ui.loading import list_rows
+from evaltui.ui.loading import list_rows, team_assignment
 from evaltui.ui.messages import PairLoaded, WorkerProblem
 from evaltui.ui.run_set_mode import RunSetMode
 from evaltui.ui.screens.adjudicate import AdjudicateScreen
@@ -181,13 +181,15 @@ class ReviewActions(RunSetMode):
             analysis = reanalyse(loaded.analysis, metric)
             rows = list_rows(analysis, loaded.session)
             gates, decision = judge(analysis, loaded.session)
+            dealt = team_assignment(self.config.team, analysis)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
         agreement = team_agreement_line(analysis, loaded.session)
-        self.post_message(
-            PairLoaded(Loaded(analysis, loaded.session, rows, gates, decision, agreement))
+        changed = Loaded(
+            analysis, loaded.session, rows, gates, decision, agreement=agreement, assignment=dealt
         )
+        self.post_message(PairLoaded(changed))
 
     def action_gates(self) -> None:
         loaded = self.state.loaded

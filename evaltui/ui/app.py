@@ -315,7 +315,8 @@ class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
         if loaded is None or self.state.closing or loaded.session.team is None:
             return
         try:
-            changed = loaded.session.refresh_team()
+            loaded.session.refresh_team()  # (a tag here looks too: what it read counts)
+            changed = loaded.session.take_team_changes()
         except EvalTuiError as exc:
             self.notify(str(exc), severity="warning", timeout=10, markup=False)
             return

@@ -29,6 +29,8 @@ class AppConfig:
     reviewer: str | None = None  # None: workflow.reviewer_identity finds who is at the keys
     # `evaltui BASE CAND CAND2 ...`: the matrix of every pair first, each pair reviewed from it
     run_set: RunSetSpec | None = None
+    # `--reviewers A,B,C` and `--reviews-per-item K` (None: the policy's [review], if any)
+    team: tuple[str | None, int | None] = (None, None)
 
     @classmethod
     def for_pair(
@@ -40,8 +42,11 @@ class AppConfig:
         fresh: bool = False,
         state_root: Path | None = None,
         reviewer: str | None = None,
+        team: tuple[str | None, int | None] = (None, None),
         **choices: Any,
     ) -> AppConfig:
         """A config for two files and the comparison choices `CompareSpec.create` takes."""
         spec = CompareSpec.create(baseline, candidate, **choices)
-        return cls(spec=spec, tags=tags, fresh=fresh, state_root=state_root, reviewer=reviewer)
+        return cls(
+            spec=spec, tags=tags, fresh=fresh, state_root=state_root, reviewer=reviewer, team=team
+        )

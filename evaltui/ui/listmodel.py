@@ -24,6 +24,10 @@ class ListRow:
     search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
     tag: str | None = None
     disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
+    # A team's review (`core/record/assignment.py`): assigned to the reviewer at the keys, and
+    # how many other reviewers' reviews are hidden until they tag it (`team_view.shown_review`).
+    assigned: bool = False
+    hidden: int = 0
     delta: float | None = None  # graded metrics: candidate - baseline
     rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
 
@@ -44,6 +48,9 @@ class ListView:
     reverse: bool = False
     id_filter: frozenset[str] | None = None  # a gate's or a slice's items
     id_filter_label: str = ""
+    # A team's review: the items assigned to the reviewer first, or (w) only those.
+    assigned_first: bool = False
+    assigned_only: bool = False
     visible: list[ListRow] = field(default_factory=list)
     # What a search also looks in beyond the id and input: the outputs and targets (item
     # indices whose text holds the needle) and the notes (item ids); set by the screen.
@@ -62,6 +69,7 @@ class ListView:
             for r in self.rows
             if (self.slice_filter is None or r.slice == self.slice_filter)
             and (self.id_filter is None or r.item_id in self.id_filter)
+            and (not self.assigned_only or r.assigned)
             and (not self.untriaged_only or not self.is_triaged(r.tag))
             and (
                 self.tag_filter is None
@@ -78,7 +86,7 @@ class ListView:
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
             if self.reverse:
                 out.reverse()
-            self.visible = out
+            self.visible = self._assigned_first(out)
             return
         key = {
             "item id": lambda r: (r.item_id, r.index),
@@ -88,7 +96,13 @@ class ListView:
             "delta": lambda r: (r.delta if r.delta is not None else 0.0, r.index),
         }[self.sort_key]
         out.sort(key=key, reverse=self.reverse)
-        self.visible = out
+        self.visible = self._assigned_first(out)
+
+    def _assigned_first(self, rows: list[ListRow]) -> list[ListRow]:
+        """The reviewer's assigned items first, each part in the order chosen (a stable sort)."""
+        if not self.assigned_first or self.assigned_only:
+            return rows
+        return sorted(rows, key=lambda r: not r.assigned)
 
     def slices(self) -> list[str]:
         return sorted({r.slice for r in self.rows if r.slice})
@@ -103,6 +117,8 @@ class ListView:
             parts.append(f"tag={self.tag_filter}")
         if self.untriaged_only:
             parts.append("untriaged only")
+        if self.assigned_only:
+            parts.append("assigned to you")
         if self.search:
             parts.append(f"search={self.search!r}")
         return ", ".join(parts) if parts else "no filter"

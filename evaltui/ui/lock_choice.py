@@ -19,7 +19,7 @@ from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed
+from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed, team_assignment
 from evaltui.ui.messages import LockBusy, PairLoaded
 from evaltui.ui.screens.lock_prompt import READ_ONLY, TAKE_OVER, LockPromptScreen
 from evaltui.ui.state import Loaded
@@ -50,8 +50,10 @@ class LockChoice(ReviewApp):
         self._progress(LOAD_STEPS[4], 4)
         rows = list_rows(analysis, session)
         gates, decision = judge(analysis, session)
+        dealt = team_assignment(cfg.team, analysis)
+        agreement = team_agreement_line(analysis, session)
         return Loaded(
-            analysis, session, rows, gates, decision, team_agreement_line(analysis, session)
+            analysis, session, rows, gates, decision, agreement=agreement, assignment=dealt
         )
 
     def on_lock_busy(self, message: LockBusy) -> None:

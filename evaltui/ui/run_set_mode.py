@@ -16,7 +16,7 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.loading import list_rows, load_failed
+from evaltui.ui.loading import list_rows, load_failed, team_assignment
 from evaltui.ui.messages import (
     LoadProgress,
     RunSetChanged,
@@ -113,6 +113,7 @@ class RunSetMode(ReviewApp):
             try:
                 rows = list_rows(analysis, session)
                 gates, decision = judge(analysis, session)
+                dealt = team_assignment(cfg.team, analysis)
             except BaseException:
                 session.close()
                 raise
@@ -123,7 +124,8 @@ class RunSetMode(ReviewApp):
             if bug:
                 raise  # reported as a bug (`report_unexpected`); the matrix stays
             return
-        self.post_message(RunSetPairLoaded(pair, Loaded(analysis, session, rows, gates, decision)))
+        loaded = Loaded(analysis, session, rows, gates, decision, dealt)
+        self.post_message(RunSetPairLoaded(pair, loaded))
 
     def on_run_set_pair_failed(self, message: RunSetPairFailed) -> None:
         self.state.opening_pair = None

@@ -21,7 +21,10 @@ from evaltui.core.decide.pair import tag_meanings
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.assignment import Assignment
+from evaltui.core.record.review_item import ItemReview
 from evaltui.core.record.session import untriaged_regressions
+from evaltui.core.record.team_view import shown_review
 from evaltui.ui.config import AppConfig
 from evaltui.ui.listmodel import ListRow, ListView
 from evaltui.ui.triage import Triage, tag_name
@@ -51,6 +54,7 @@ class Loaded:
     gates: tuple[Any, ...] = ()
     decision: Any = None  # core.decision.Decision: what the header's first line says
     agreement: str | None = None  # a shared review: the reviewers' agreement line (core's words)
+    assignment: Assignment | None = None  # a team's split of the regressions (`--reviewers`)
 
     def __repr__(self) -> str:  # workers describe their arguments: never repr 100k rows
         sizes = ", ".join(f"{name} {len(rows)}" for name, rows in self.rows.items())
@@ -139,6 +143,9 @@ class ReviewState:
     rows_by_id: dict[str, ListRow] = field(default_factory=dict)
     # Opened read-only at the lock prompt: what every key that would write says instead.
     read_only_reason: str = ""
+    # A team's review (`--reviewers` or the policy's [review]): who reviews which regression.
+    assignment: Assignment | None = None
+    assigned_to_you: int = 0  # (counted once per pair: the title asks on every keystroke)
 
     def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
         return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
@@ -154,12 +161,51 @@ class ReviewState:
             name: ListView(rows, is_triaged=triaged) for name, rows in loaded.rows.items()
         }
         self.rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
+        self._deal(loaded)
         if loaded.analysis.kind == "graded":
             self.views["regressions"].sort_key = "delta"
             self.views["improvements"].sort_key = "delta"
             self.views["improvements"].reverse = True
             for view in self.views.values():
                 view.refresh()
+
+    def _deal(self, loaded: Loaded) -> None:
+        """The team's split of this pair's regressions (dealt by the loading worker:
+        `loading.team_assignment`), marked on the rows; the reviewer's own first in every list."""
+        self.assignment = loaded.assignment
+        mine = set(self.assignment.of(self.you)) if self.assignment is not None else set()
+        self.assigned_to_you = len(mine)
+        for row in self.rows_by_id.values():
+            row.assigned = row.item_id in mine
+            self.show_review(row)
+        for view in self.views.values():
+            view.assigned_first = self.assignment is not None
+            view.refresh()
+
+    @property
+    def you(self) -> str:
+        """Who is at the keys (the name every tag is journalled with)."""
+        return self.loaded.session.reviewer if self.loaded is not None else ""
+
+    def shown(self, item_id: str) -> tuple[ItemReview, int]:
+        """The item's review as this reviewer may see it, and how many other reviews are
+        hidden from them: with an assignment, the others' stay hidden until they tag it
+        themselves (`team_view.shown_review`: the second judgment stays independent)."""
+        review = self.require_loaded().session.review(item_id)
+        if self.assignment is None:
+            return review, 0
+        return shown_review(review, self.you)
+
+    def show_review(self, row: ListRow) -> None:
+        """The row's tag as this reviewer may see it (`shown`)."""
+        review, hidden = self.shown(row.item_id)
+        row.tag, row.disputed, row.hidden = review.tag, review.disputed, hidden
+
+    def assigned_counts(self) -> tuple[int, int] | None:
+        """(assigned to you, regressions), or None without an assignment."""
+        if self.assignment is None:
+            return None
+        return self.assigned_to_you, len(self.assignment.by_item)
 
     def concordant_names(self) -> tuple[str, ...]:
         """The lists of unchanged items this pair has ("both pass", "both fail"; "unchanged"
@@ -175,6 +221,8 @@ class ReviewState:
         loaded = self.require_loaded()
         rows = [row for listed in built.values() for row in listed]
         for name, listed in built.items():
+            for row in listed:
+                self.show_review(row)
             view = ListView(listed, is_triaged=tag_meanings(loaded.analysis).triaged)
             if loaded.analysis.kind == "graded":
                 view.sort_key = "delta"
@@ -371,8 +419,7 @@ class ReviewState:
         for item_id in item_ids:
             row = self.rows_by_id.get(item_id)
             if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
-                review = loaded.session.review(item_id)
-                row.tag, row.disputed = review.tag, review.disputed
+                self.show_review(row)
         self.host.reviews_changed(item_ids, many)
 
     # -- the views ---------------------------------------------------------------------------

@@ -51,6 +51,7 @@ __all__ = [
     "PassRate",
     "Probability",
     "RateDifference",
+    "ReviewTable",
     "Settings",
     "TagLists",
     "TagNames",
@@ -119,28 +120,6 @@ class TagLists(Struct, forbid_unknown_fields=True, kw_only=True):
     open: Annotated[TagNames, Meta(description="tags that leave an item untriaged")] = (
         "needs investigation",
     )
-
-
-class ReviewSettings(Struct, forbid_unknown_fields=True, kw_only=True):
-    """The ``[review]`` table: how a shared review's disputes are settled (see
-    ``core/record/adjudication.py`` for each rule's exact meaning)."""
-
-    adjudicators: Annotated[
-        tuple[Annotated[str, Meta(min_length=1)], ...],
-        Meta(
-            description="the reviewers who may settle a disputed item (with --adjudicator)",
-            extra={"expected": "a list of reviewer names"},
-        ),
-    ] = ()
-    dispute_rule: Annotated[
-        Literal["adjudicator", "any_confirmed_wins"],
-        Meta(
-            description=(
-                "how a disputed item is settled: by an adjudicator, or any reviewer's "
-                "confirmed-regression tag settles it as confirmed"
-            )
-        ),
-    ] = "adjudicator"
 
 
 class _Gate(Struct, tag_field="kind", forbid_unknown_fields=True, kw_only=True):
@@ -224,6 +203,51 @@ class MetricDeclaration(Struct, forbid_unknown_fields=True, kw_only=True):
     ]
 
 
+class ReviewTable(Struct, forbid_unknown_fields=True, kw_only=True):
+    """The ``[review]`` table: how a team splits the regressions (``core/record/assignment.py``)
+    and how a shared review's disputes are settled (``core/record/adjudication.py`` says each
+    rule's exact meaning). One key per line."""
+
+    reviewers: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="the reviewers the regressions are split among (distinct names)",
+            extra={"expected": "a list of reviewer names"},
+        ),
+    ] = ()
+    reviews_per_item: (
+        Annotated[
+            int,
+            Meta(
+                ge=1,
+                description="how many different reviewers review each regression (default 1)",
+                extra={"expected": "a whole number of reviews per item, at least 1"},
+            ),
+        ]
+        | None
+    ) = None
+    adjudicators: Annotated[
+        tuple[Annotated[str, Meta(min_length=1)], ...],
+        Meta(
+            description="the reviewers who may settle a disputed item (with --adjudicator)",
+            extra={"expected": "a list of reviewer names"},
+        ),
+    ] = ()
+    # None: not stated (the rule is then "adjudicator", and the rules' hash does not hold it).
+    dispute_rule: (
+        Annotated[
+            Literal["adjudicator", "any_confirmed_wins"],
+            Meta(
+                description=(
+                    "how a disputed item is settled: by an adjudicator (the default), or any "
+                    "reviewer's confirmed-regression tag settles it as confirmed"
+                )
+            ),
+        ]
+        | None
+    ) = None
+
+
 class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
     """The top-level keys of a policy file, all optional."""
 
@@ -296,22 +320,29 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
             extra={"expected": "[[gates]] tables (an array of tables)"},
         ),
     ] = ()
+    review: (
+        Annotated[
+            ReviewTable,
+            Meta(
+                description=(
+                    "the review team and its disputes: reviewers, reviews per item, "
+                    "adjudicators, dispute rule"
+                ),
+                extra={
+                    "expected": (
+                        "a [review] table (reviewers, reviews_per_item, adjudicators, dispute_rule)"
+                    )
+                },
+            ),
+        ]
+        | None
+    ) = None
     tags: (
         Annotated[
             TagLists,
             Meta(
                 description="what the review's tags mean: confirmed, grader errors, still open",
                 extra={"expected": _TAG_TABLE},
-            ),
-        ]
-        | None
-    ) = None
-    review: (
-        Annotated[
-            ReviewSettings,
-            Meta(
-                description="a shared review: who settles disputes, and by which rule",
-                extra={"expected": "a table (adjudicators, dispute_rule)"},
             ),
         ]
         | None
@@ -411,8 +442,8 @@ def _key_problem(declaration: type[Struct], data: dict[str, Any], message: str) 
         return KeyProblem(key, f"expected {_tags_expected(value, path)}, got {_shown(value)}")
     if key == "review" and isinstance(value, dict) and path.count(".") >= 2:
         inner = path.split(".")[2].split("[")[0]  # a key of the table: named in its words
-        if inner in declared_keys(ReviewSettings):
-            problem = _key_problem(ReviewSettings, value, message.replace("$.review.", "$."))
+        if inner in declared_keys(ReviewTable):
+            problem = _key_problem(ReviewTable, value, message.replace("$.review.", "$."))
             return KeyProblem(key, f"review.{inner}: {problem.problem}")
     field = _field(declaration, key)
     expected = _expected(field.type, value)

@@ -42,6 +42,7 @@ from evaltui.core.policy.declaration import (
     gate_keys,
 )
 from evaltui.core.policy.layout import Layout
+from evaltui.core.policy.reviewers import review_canonical, review_table
 from evaltui.core.policy.tags import DEFAULT_MEANINGS, TagMeanings
 from evaltui.core.read.runs import PASSED
 
@@ -116,16 +117,14 @@ class Policy:
     secondary: tuple[str, ...] = ()
     # The `[metrics]` tables' directions, (metric name, "higher"|"lower") sorted.
     directions: tuple[tuple[str, str], ...] = ()
-    # The `[review]` table (None: not stated): who settles disputes and by which rule.
-    review: ReviewRules | None = None
-
-    @property
-    def adjudicators(self) -> tuple[str, ...]:
-        return self.review.adjudicators if self.review is not None else ()
-
-    @property
-    def dispute_rule(self) -> str:
-        return self.review.dispute_rule if self.review is not None else "adjudicator"
+    # The `[review]` table (`policy/reviewers.py`): the team the regressions are split among,
+    # who settles a dispute and by which rule; `review` is its canonical form (None: the file
+    # states none).
+    reviewers: tuple[str, ...] = ()
+    reviews_per_item: int | None = None
+    adjudicators: tuple[str, ...] = ()
+    dispute_rule: str = "adjudicator"
+    review: dict[str, Any] | None = None
 
     @property
     def tag_meanings(self) -> TagMeanings:
@@ -161,17 +160,6 @@ class Policy:
         )
 
 
-@dataclass(frozen=True)
-class ReviewRules:
-    """The policy's `[review]` table: the adjudicators and the dispute rule."""
-
-    adjudicators: tuple[str, ...] = ()
-    dispute_rule: str = "adjudicator"
-
-    def canonical(self) -> dict[str, Any]:
-        return {"adjudicators": list(self.adjudicators), "dispute_rule": self.dispute_rule}
-
-
 def _canonical(
     primary_metric: str,
     alpha: float,
@@ -186,7 +174,7 @@ def _canonical(
     equivalence_margin: float | None = None,
     secondary: tuple[str, ...] = (),
     directions: tuple[tuple[str, str], ...] = (),
-    review: ReviewRules | None = None,
+    review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     # This form is what Policy.hash fingerprints: changing it changes every sign-off's citation.
     # `tags`, the margins, `secondary` and `metrics` enter only when the file states them, so
@@ -211,8 +199,8 @@ def _canonical(
         out["secondary"] = sorted(secondary)
     if directions:  # (as `secondary`: only when stated)
         out["metrics"] = {name: {"direction": word} for name, word in sorted(directions)}
-    if review is not None:  # (as `secondary`: only when stated)
-        out["review"] = review.canonical()
+    if review is not None:  # (as `metrics`: only when the file has a [review] table)
+        out["review"] = review
     return out
 
 
@@ -292,9 +280,13 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
                 unknown, _UNKNOWN_SETTING.format(keys=", ".join(declared_keys(Settings)))
             )
         _check_metric_tables(data.get("metrics", {}))  # (a message naming the table)
+        review = review_table(data.get("review"))  # (a message naming the table's key)
         # The gates are checked one by one below, each placed at its own line.
         settings = convert(
-            Settings, {k: v for k, v in data.items() if k != "gates"}, _UNKNOWN_SETTING, ""
+            Settings,
+            {k: v for k, v in data.items() if k not in ("gates", "review")},
+            _UNKNOWN_SETTING,
+            "",
         )
         entries = _gate_tables(data.get("gates", []))
         tags = _tag_meanings(settings)
@@ -307,11 +299,6 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         confidence = round(1.0 - alpha, 12)  # the interval matches the test's level
     _check_margins(path, layout, settings)
     directions = tuple(sorted((name, m.direction) for name, m in settings.metrics.items()))
-    review = (
-        None
-        if settings.review is None
-        else ReviewRules(settings.review.adjudicators, settings.review.dispute_rule)
-    )
     lines = layout.gate_lines(len(entries))
     gates = tuple(
         _parse_gate(path, index, entry, lines[index - 1], settings.min_effect)
@@ -331,7 +318,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         settings.equivalence_margin,
         settings.secondary,
         directions,
-        review,
+        review_canonical(review),
     )
     return Policy(
         primary_metric=settings.primary_metric,
@@ -350,7 +337,11 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
         equivalence_margin=settings.equivalence_margin,
         secondary=settings.secondary,
         directions=directions,
-        review=review,
+        reviewers=review.reviewers if review is not None else (),
+        reviews_per_item=review.reviews_per_item if review is not None else None,
+        adjudicators=review.adjudicators if review is not None else (),
+        dispute_rule=(review.dispute_rule if review is not None else None) or "adjudicator",
+        review=review_canonical(review),
     )
 
 

@@ -132,6 +132,9 @@ class ReviewSession(TeamSide):
     dispute_rule: str = ADJUDICATOR_RULE
     confirmed_tags: tuple[str, ...] = ()
     local: Path | None = None
+    # Items the other reviewers changed, read by any look (a tag here looks too), until the
+    # screen takes them (`take_team_changes`): a look inside a tag must not hide them.
+    team_changes: set[str] = field(default_factory=set, repr=False, compare=False)
     _lock: LockKey | None = field(default=None, repr=False, compare=False)  # None: read-only
 
     @classmethod

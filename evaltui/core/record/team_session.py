@@ -27,6 +27,7 @@ class TeamSide:
         team: TeamJournals | None
         own: dict[str, ItemReview]
         own_adjudications: dict[str, Adjudication]
+        team_changes: set[str]
         dispute_rule: str
         confirmed_tags: tuple[str, ...]
         local: Path | None
@@ -49,6 +50,12 @@ class TeamSide:
         self.notices.extend(self.team.take_notices())
         for item_id in changed:
             self._merge(item_id)
+        self.team_changes |= changed
+        return changed
+
+    def take_team_changes(self) -> set[str]:
+        """The items the other reviewers changed since the last call, whichever look read them."""
+        changed, self.team_changes = self.team_changes, set()
         return changed
 
     def _merge(self, item_id: str) -> None:

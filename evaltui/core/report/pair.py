@@ -363,12 +363,16 @@ def policy_dict(analysis: Analysis) -> dict[str, Any] | None:
 
 
 def report_dict(
-    analysis: Analysis, gates: tuple[Any, ...] | None = None, decision: Any = None
+    analysis: Analysis,
+    gates: tuple[Any, ...] | None = None,
+    decision: Any = None,
+    review: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report as plain data; the keys are documented in docs/report.md.
 
     `decision` is the pair's decision (`record.session.decide_review`, which knows the
-    reviewer's tags); without one it is decided from the analysis and the gates alone."""
+    reviewer's tags); without one it is decided from the analysis and the gates alone.
+    `review`: a team's review (`record.team_view.team_review`), the `review` block."""
     paired = analysis.paired
     if decision is None:
         plain = tuple(g for g in gates or () if not isinstance(g, dict))
@@ -433,6 +437,8 @@ def report_dict(
     cost = cost_comparison(analysis.paired)
     if cost is not None:  # agent runs whose logs record what each sample cost
         out["cost"] = cost_dict(cost)
+    if review is not None:  # several reviewers, or a team stated
+        out["review"] = review
     return out
 
 

@@ -17,6 +17,7 @@ from evaltui.core.decide.effect import OverallRow
 from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.cost import cost_markdown
 from evaltui.core.report.pair import REPORT_SCHEMA, report_dict
+from evaltui.core.report.team_lines import review_markdown
 from evaltui.core.textsafe import md_cell, one_line
 from evaltui.core.words import (
     delta_histogram_line,
@@ -36,12 +37,13 @@ def report_markdown(
     heading: str | None = None,
     list_ids: bool = True,
     compared: bool = True,
+    review: dict[str, Any] | None = None,
 ) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped.
 
     It opens with the decision line (as a heading), then the reasons behind it; `heading`
     replaces that opening (the sign-off Markdown has already said it)."""
-    d = report_dict(analysis, gates, decision)
+    d = report_dict(analysis, gates, decision, review)
     lines = [heading] if heading else [f"## {md_cell(d['decision']['line'])}"]
     lines.append("")
     if not heading:
@@ -65,6 +67,7 @@ def report_markdown(
     cost = cost_comparison(analysis.paired)
     if cost is not None:
         lines += cost_markdown(cost)
+    lines += review_markdown(d.get("review"))
     for title, key in (("Regressions", "regressions"), ("Improvements", "improvements")):
         if not list_ids:  # the sign-off lists them itself
             break

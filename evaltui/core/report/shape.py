@@ -46,6 +46,7 @@ from evaltui.core.report.shape_results import (
     Unpaired,
     Verdict,
 )
+from evaltui.core.report.shape_review import ReviewBlock
 
 __all__ = [
     "DESIGN_SHAPES",
@@ -374,6 +375,7 @@ class Report(Struct, kw_only=True):
     slices: list[SliceRow] | UnsetType = UNSET
     categories: CategoriesField | UnsetType = UNSET
     cost: CostReport | UnsetType = UNSET
+    review: ReviewBlock | UnsetType = UNSET
     flags: Flags
     warnings: list[str]
     verdict: Verdict

@@ -23,6 +23,9 @@ GENERAL_NOTES = """\
 Tags and notes are written to the session journal (and flushed to disk) before "saved" shows.
 Reopening the same pair of files resumes the session; `evaltui --fresh BASE CAND` starts anew
 (the old journal is kept beside the new one). Journals live in {state}/sessions/.
+With a review team (--reviewers, or the policy's [review]), your items come first, marked
+`you` (w: only them); the other reviewers' tags on an item stay hidden until you have tagged it
+yourself, so your judgment is independent of theirs (the decision counts every reviewer's).
 Ctrl+P opens the command palette: every action is listed there too."""
 
 

@@ -321,7 +321,7 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         assert loaded is not None  # (the item screen opens on a loaded pair)
         paired = loaded.analysis.paired
         record = paired.items.row(self._item_index(self.row.item_id), named=True)
-        review = loaded.session.review(self.row.item_id)
+        review, hidden = self.state.shown(self.row.item_id)
         meta = Text()
         where = f"{singular(self.list_name).capitalize()} {self.index + 1:,}/{len(self.rows):,} "
         meta.append(where, style="bold")
@@ -344,11 +344,19 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
             delta = float(analysis.deltas[self._item_index(self.row.item_id)])
             meta.append(f"Δ {delta_text(delta, analysis.in_points)}  ", style="bold")
         meta.append("tag: ", style="bold")
-        if review.tag is None:
+        tagged = [r for r in review.reviews if r.tag is not None]
+        if len(tagged) > 1 or review.disputed:  # every reviewer's tag, with who
+            meta.append_text(literal_line(" · ".join(f"{r.reviewer}: {r.tag}" for r in tagged), 60))
+            meta.append(" (disputed)" if review.disputed else " (agreed)", style="bold")
+        elif review.tag is None:
             meta.append("untriaged", style=UNTRIAGED_STYLE)
         else:
             meaning = tag_meanings(analysis).meaning(review.tag)
             meta.append_text(literal_line(review.tag, 40, style=tag_style(meaning)))
+            if tagged and tagged[0].reviewer and tagged[0].reviewer != self.state.you:
+                meta.append_text(literal_line(f" by {tagged[0].reviewer}", 30))
+        if hidden:
+            meta.append(f" ({hidden} other review(s) hidden until you tag it)", style="italic")
         n_tags = len(loaded.session.info.tags)
         then = " & next" if self.state.triage.advance else ""
         _append_if_fits(meta, f"  (1-{n_tags} tag{then}, 0 clears)", self.size.width - 2)

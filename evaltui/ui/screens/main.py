@@ -16,7 +16,7 @@ from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
-from evaltui.ui.listmodel import SORT_KEYS, UNTAGGED, ListRow, ListView, cycle, singular
+from evaltui.ui.listmodel import ListRow, ListView, singular
 from evaltui.ui.messages import (
     AnalysisChanged,
     LoadProgress,
@@ -39,6 +39,7 @@ from evaltui.ui.screens.keys import (
 )
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
+from evaltui.ui.screens.main_filters import MainFilters
 from evaltui.ui.screens.main_search import MainSearch
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
@@ -57,7 +58,7 @@ CHROME_LINES = 6
 WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
+class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, MainFilters):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -69,6 +70,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
         Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
         Binding("u", "untriaged", "Untriaged only", show=False, id="main.untriaged"),
+        Binding("w", "assigned_only", "Assigned to you only", show=False, id="main.assigned"),
         Binding("s", "sort", "Sort column", show=False, id="main.sort"),
         Binding("S", "reverse", "Reverse", show=False, id="main.reverse"),
         Binding("escape", "clear", "Clear filters", show=False, id="main.clear"),
@@ -98,6 +100,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         Shown("app.metric", "Metric", when=has_metrics),
         Shown("main.tagfilter", "Tag filter"),
         Shown("main.untriaged", "Untriaged"),
+        Shown("main.assigned", "Assigned", when=lambda screen: screen.has_assignment),
         Shown("app.note", "Note"),
         Shown("app.undo", "Undo"),
         Shown("main.clear", "Clear filters", when=lambda screen: screen.filtered),
@@ -168,6 +171,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         table.has_note = self._has_note
         table.match_where = self._match_where
         table.tag_meaning = tag_meanings(self.state.require_loaded().analysis).meaning
+        table.show_assigned = self.has_assignment
         self._start_search_index()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
@@ -205,9 +209,8 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             self.app.post_message(problem)
 
     def _has_note(self, item_id: str) -> bool:
-        loaded = self.state.loaded
-        review = loaded.session.items.get(item_id) if loaded is not None else None
-        return bool(review is not None and review.note)
+        shown = self.state.shown(item_id)[0] if self.state.loaded is not None else None
+        return bool(shown is not None and shown.note)  # (another's hidden until you tag)
 
     def refresh_header(self) -> None:
         loaded = self.state.loaded
@@ -371,6 +374,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             else:
                 title.append(label, style="dim")
             title.append(" ")
+        title.append_text(self.assigned_title())  # (before the filters: it matters more)
         view = self.view
         if view is not None:
             sort = f"sort: {view.sort_key}" + (" ↓" if view.reverse else "")
@@ -418,37 +422,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
         self.show_list(name)
         self.query_one(ItemTable).focus()
 
-    def action_filter_slice(self) -> None:
-        if self.view is not None:
-            self.view.slice_filter = cycle(self.view.slices(), self.view.slice_filter)
-            self._reshow()
-
-    def action_filter_tag(self) -> None:
-        if self.view is not None and self.state.loaded is not None:
-            options = [UNTAGGED, *self.state.require_loaded().session.info.tags]
-            self.view.tag_filter = cycle(options, self.view.tag_filter)
-            self._reshow()
-
-    def action_untriaged(self) -> None:
-        """Only the regressions the decision line counts as untriaged (untagged, or tagged
-        with a tag that leaves them open)."""
-        if self.view is not None:
-            self.view.untriaged_only = not self.view.untriaged_only
-            self._reshow()
-
-    def action_sort(self) -> None:
-        if self.view is not None:
-            loaded = self.state.loaded
-            graded = loaded is not None and loaded.analysis.kind == "graded"
-            keys = [k for k in SORT_KEYS if k != "delta" or graded]
-            self.view.sort_key = keys[(keys.index(self.view.sort_key) + 1) % len(keys)]
-            self._reshow()
-
-    def action_reverse(self) -> None:
-        if self.view is not None:
-            self.view.reverse = not self.view.reverse
-            self._reshow()
-
     def action_clear(self) -> None:
         if not self.filtered and self.state.run_set is not None:
             self.state.back_to_matrix()  # nothing to clear: back to the matrix of every pair
@@ -459,6 +432,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             self.view.slice_filter = None
             self.view.tag_filter = None
             self.view.untriaged_only = False
+            self.view.assigned_only = False
             self.view.id_filter = None
             self.view.id_filter_label = ""
         search.value = ""
@@ -507,6 +481,12 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             "Toggle untriaged only: untagged or tagged as still open (u)",
             self.action_untriaged,
         )
+        if self.has_assignment:
+            yield SystemCommand(
+                "Assigned to you only",
+                "Only your items, or all again (w)",
+                self.action_assigned_only,
+            )
         yield SystemCommand("Sort", "Cycle the sort column (s)", self.action_sort)
         yield SystemCommand("Reverse sort", "Reverse the order (S)", self.action_reverse)
         yield SystemCommand("Clear filters", "Clear search and filters (Esc)", self.action_clear)

@@ -135,10 +135,6 @@ class MainConcordant(Screen):
             return
         if any(name in self.state.views for name in message.built):
             return  # (already adopted)
-        for listed in message.built.values():
-            for row in listed:
-                review = loaded.session.items.get(row.item_id)
-                row.tag = review.tag if review is not None else None
         rows = self.state.adopt_concordant(message.built)
         self.concordant_index = SearchIndex()
         for listed_name in self.state.concordant_names():

@@ -64,7 +64,8 @@ class MainSearch(Screen):
         loaded = self.state.loaded
         if loaded is None:
             return set()
-        return {i for i, r in loaded.session.items.items() if r.note and needle in r.note.lower()}
+        shown = self.state.shown  # (another reviewer's note: hidden until you tag the item)
+        return {i for i in loaded.session.items if needle in shown(i)[0].note.lower()}
 
     def _match_where(self, row, needle: str) -> tuple[str, str] | None:
         """Where a row matched the search, for the list's input column: (field, stretch)."""
@@ -81,7 +82,7 @@ class MainSearch(Screen):
         if row.tag and needle in row.tag.lower():
             return "tag", row.tag
         loaded = self.state.loaded
-        note = loaded.session.review(row.item_id).note if loaded is not None else ""
+        note = self.state.shown(row.item_id)[0].note if loaded is not None else ""
         if note and needle in note.lower():
             return "note", snippet_around(note, needle) or note
         if needle in row.search_text:

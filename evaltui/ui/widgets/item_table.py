@@ -34,6 +34,17 @@ MATCH = Style(reverse=True, bold=True)
 MATCH_ON_CURSOR = Style(underline=True, bold=True)
 # What a tag's meaning (core/tags.py) draws it with; a tag without one is drawn plainly.
 TAG_CLASS = {"confirmed": "tag-confirmed", "grader_error": "tag-doubt", "open": "tag-doubt"}
+ASSIGNED_COLUMN, ASSIGNED_MARK = "for", "you"  # a team's review: the items assigned to you
+
+
+def tag_text(row: ListRow) -> str:
+    """The tag column in words: the tag; "disputed" (a shared review's reviewers disagree);
+    "— (N hidden)" (other reviewers' tags, hidden until you tag it); "—" (untagged)."""
+    if row.tag:
+        return row.tag
+    if row.disputed:
+        return "disputed"
+    return f"— ({row.hidden} hidden)" if row.hidden else "—"
 
 
 def line_style_for_note(base: Style) -> Style:
@@ -115,6 +126,7 @@ class ItemTable(ScrollView, can_focus=True):
         self.match_where: Callable[[ListRow, str], tuple[str, str] | None] = lambda r, n: None
         # What a tag means to the decision (the screen supplies the pair's `TagMeanings`).
         self.tag_meaning: Callable[[str | None], str | None] = lambda tag: None
+        self.show_assigned = False  # a team's review: the `for` column says `you`
         self._id_width = 7
         self._slice_width = 0  # 0: no row has a slice, so the column is not drawn
         self._tag_width = 1
@@ -133,10 +145,7 @@ class ItemTable(ScrollView, can_focus=True):
         # Measured once per data change: render_line runs for every visible line of every frame.
         self._id_width = min(max((len(r.item_id) for r in rows), default=7), MAX_ID)
         self._slice_width = min(max((len(r.slice) for r in rows), default=0), MAX_SLICE)
-        self._tag_width = min(
-            max((len(r.tag or ("disputed" if r.disputed else "")) for r in rows), default=1),
-            MAX_TAG,
-        )
+        self._tag_width = min(max((len(tag_text(r)) for r in rows), default=1), MAX_TAG)
         target = 0
         if keep_item is not None:
             for i, row in enumerate(rows):
@@ -195,6 +204,8 @@ class ItemTable(ScrollView, can_focus=True):
 
     def _columns(self) -> list[str]:
         names = [CURSOR_MARK, "item"]
+        if self.show_assigned:
+            names.append(ASSIGNED_COLUMN)
         if self._slice_width:
             names.append("slice")
         names.append("tag")
@@ -214,6 +225,7 @@ class ItemTable(ScrollView, can_focus=True):
             "delta": 6,
             NOTE_MARK: 1,
             CURSOR_MARK: 1,
+            ASSIGNED_COLUMN: len(ASSIGNED_MARK),
         }
         floor = {"item": min(wanted["item"], 10), "slice": min(wanted["slice"], 8), "tag": 3}
         widths = {name: floor.get(name, wanted.get(name, 0)) for name in names}
@@ -237,7 +249,8 @@ class ItemTable(ScrollView, can_focus=True):
             "item": (one_line(row.item_id), ""),
             "slice": (one_line(row.slice), ""),
             # (untriaged, in words: the reviewers of a shared review disagree)
-            "tag": (row.tag or ("disputed" if row.disputed else "—"), self._tag_kind(row.tag)),
+            "tag": (tag_text(row), self._tag_kind(row.tag)),
+            ASSIGNED_COLUMN: (ASSIGNED_MARK if row.assigned else "", ""),
             "delta": ("" if row.delta is None else signed(row.delta, self.delta_points), ""),
             NOTE_MARK: (NOTE_MARK if self.has_note(row.item_id) else " ", ""),
             "input": (one_line(row.preview), ""),

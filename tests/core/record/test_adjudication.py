@@ -315,7 +315,7 @@ def test_the_review_table_of_a_policy_is_read_checked_and_hashed_only_when_state
     with pytest.raises(InputError) as caught:
         load_policy(bad)
     said = str(caught.value)
-    assert "bad.toml:1" in said and "review.dispute_rule" in said
+    assert "bad.toml:1" in said and "[review] dispute_rule" in said
     assert "'adjudicator' or 'any_confirmed_wins', got 'vote'" in said
     assert "\n" not in said
 

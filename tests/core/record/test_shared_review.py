@@ -251,3 +251,18 @@ def test_another_reviewers_fresh_start_and_damaged_line_are_followed_not_dropped
     (damaged,) = [n.text for n in ana.notices if "damaged" in n.text]
     assert damaged.startswith(f"journal {ben.path}: the line ending at byte ")
     ana.close()
+
+
+def test_what_a_tag_here_read_of_the_others_is_still_handed_to_the_screen(tmp_path):
+    """A tag here looks at the other journals too (to merge its own item): the others' items
+    it read must still reach the screen's next look, not be swallowed by the tag."""
+    team = tmp_path / "team"
+    ana, ben = open_as("ana", team, tmp_path), open_as("ben", team, tmp_path)
+    ana.take_team_changes()
+    ben.set_tag("q1", "flaky")
+    ana.set_tag("q2", "acceptable")  # reads ben's line on the way
+    assert ana.refresh_team() == set()  # the next look finds nothing new ...
+    assert "q1" in ana.take_team_changes()  # ... but q1 is still handed over, once
+    assert ana.take_team_changes() == set()
+    ana.close()
+    ben.close()
