@@ -15,7 +15,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.fields import LogPath, Where, identifier, require_int
+from evaltui.core.read.formats.fields import (
+    INT_MAX,
+    LogPath,
+    Where,
+    id_problem,
+    identifier,
+    require_int,
+)
 
 HARNESS = "inspect_ai"
 MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
@@ -47,21 +54,43 @@ def as_dict(path: LogPath, value: Any, what: str, *, record: str | None = None) 
     return value
 
 
-def sample_facts(path: LogPath, sample: Any, record: str) -> SampleFacts:
-    """Check the identity fields of a sample or summary and keep what the statistics need."""
-    sample = as_dict(path, sample, "sample", record=record)
-    where = sample_where(path, record)
-    item_id = identifier(sample, "id", where, "the sample id as an integer or a non-empty string")
-    epoch = require_int(sample, "epoch", where, "the epoch as an integer >= 1", minimum=1)
+def sample_facts(
+    path: LogPath,
+    sample: Any,
+    record: str,
+    members: Mapping[tuple[str, int], str] | None = None,
+) -> SampleFacts:
+    """Check the identity fields of a sample or summary and keep what the statistics need.
+
+    `members`: the sample members by (id, epoch), when `sample` is a summary: a summary with a
+    member is recorded as `<member> via <record>` (the value at fault is the summary's copy).
+    Run once per sample of a 200,000-sample log, so the error's `Where` is built only when a
+    check fails (`identifier` and `require_int` say the same words as before)."""
+    if not isinstance(sample, dict):
+        raise sample_where(path, record).expected("sample", "a JSON object", sample)
+    item_id = sample.get("id")
+    epoch: Any = sample.get("epoch")
+    if id_problem(item_id) is not None:
+        where = sample_where(path, record)
+        identifier(sample, "id", where, "the sample id as an integer or a non-empty string")
+    if type(epoch) is not int or not 1 <= epoch <= INT_MAX:
+        require_int(sample, "epoch", sample_where(path, record), EPOCH_WHAT, minimum=1)
+    item_id = str(item_id)
+    if members is not None and (member := members.get((item_id, epoch))) is not None:
+        record = f"{member} via {record}"
+    error = sample.get("error")
     return SampleFacts(
-        item_id=item_id,
-        epoch=epoch,
-        scores=sample.get("scores"),
-        error=error_message(sample.get("error")),
-        record=record,
-        input_hash=input_digest(sample.get("input")),
-        cost={key: sample[key] for key in COST_KEYS if key in sample} or None,
+        item_id,
+        epoch,
+        sample.get("scores"),
+        None if error is None or error == "" else error_message(error),
+        record,
+        input_digest(sample.get("input")),
+        {key: sample[key] for key in COST_KEYS if key in sample} or None,
     )
+
+
+EPOCH_WHAT = "the epoch as an integer >= 1"
 
 
 INPUT_DIGEST_CHARS = 1000  # a summary's input may be thinned; its start is kept as written

@@ -27,12 +27,13 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget, LimitExceeded
+from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.contract import (
     LoadOptions,
     NoOptions,
@@ -76,6 +77,7 @@ from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 from evaltui.core.read.turns import cost_metric
+from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
 
 Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
@@ -118,17 +120,19 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
 
         source, pending = remote_source(path, NAME, defer=options.defer_hash_check)
         stamp = (path.stat().size, 0)
-    else:
-        source = RunSource.of(path, NAME)
+    else:  # hashed in a helper thread beside the parse (hashlib releases the GIL), as
+        # Parquet and CSV are: a 968 MB log's sha256 was a tenth of its open
+        source, pending = RunSource.begin(path, NAME)
         stamp = fingerprint(path)
-    # Kept open for the transcripts: re-reading a 200,000-member central directory made the
-    # first item opened wait two seconds.
-    archive = _open_archive(path)
-    try:
-        return _load_open(path, archive, options, source, pending, stamp)
-    except BaseException:
-        archive.close()
-        raise
+    # Kept for the transcripts: re-reading a 200,000-member central directory made the first
+    # item opened wait two seconds.
+    with collector_paused():  # millions of objects kept: see `core/read/collector.py`
+        archive = _open_archive(path)
+        try:
+            return _load_open(path, archive, options, source, pending, stamp)
+        except BaseException:
+            archive.close()
+            raise
 
 
 def _name_of(path: Source) -> str:
@@ -138,7 +142,7 @@ def _name_of(path: Source) -> str:
 
 def _load_open(
     path: Source,
-    archive: zipfile.ZipFile,
+    archive: ZipDirectory,
     options: LoadOptions,
     source: RunSource,
     pending: Any,
@@ -194,7 +198,7 @@ class EvalTranscripts:
         scorer: str | None,
         stamp: tuple[int, int],
         chunks: ChunkIndex | None = None,
-        archive: zipfile.ZipFile | None = None,
+        archive: ZipDirectory | None = None,
     ) -> None:
         self._path = path
         self._chunks = chunks or ChunkIndex(())
@@ -202,7 +206,7 @@ class EvalTranscripts:
         self._scorer = scorer
         self._stamp = stamp
         self._lock = threading.Lock()
-        self._archive: zipfile.ZipFile | None = archive  # the load's, still open
+        self._archive: ZipDirectory | None = archive  # the load's, still open
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))
@@ -256,8 +260,8 @@ class EvalTranscripts:
 
 def _eager_pass(
     path: Source,
-    archive: zipfile.ZipFile,
-    members: dict[str, zipfile.ZipInfo],
+    archive: ZipDirectory,
+    members: dict[str, ZipEntry],
     header: dict,
     budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
@@ -286,10 +290,9 @@ def _eager_pass(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
     for record, summary in summaries:
-        fact = sample_facts(path, summary, record)
+        # a summary with a member names both: the value at fault is the summary's copy
+        fact = sample_facts(path, summary, record, sample_members)
         member = sample_members.get((fact.item_id, fact.epoch))
-        if member is not None:  # name both: the value at fault is the summary's copy
-            fact = replace(fact, record=f"{member} via {record}")
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
             # member is the authority
@@ -308,8 +311,8 @@ def _eager_pass(
 
 def _checked_against_results(
     path: Source,
-    archive: zipfile.ZipFile,
-    members: dict[str, zipfile.ZipInfo],
+    archive: ZipDirectory,
+    members: dict[str, ZipEntry],
     header: dict[str, Any],
     facts: list[SampleFacts],
     rows: list[_RowSource],
@@ -358,8 +361,8 @@ def _checked_against_results(
 
 def _facts_from_member(
     path: Source,
-    archive: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
+    archive: ZipDirectory,
+    info: ZipEntry,
     expected: SampleFacts | None,
     budget: Budget,
 ) -> SampleFacts:
@@ -377,7 +380,7 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
+    path: Source, archive: ZipDirectory, members: dict[str, ZipEntry], budget: Budget
 ) -> tuple[list[tuple[str, Any]], str]:
     """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
@@ -397,7 +400,7 @@ def _read_summaries(
 
 
 def _summary_list(
-    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget
 ) -> list[tuple[str, Any]]:
     data = _read_json(path, archive, info, budget)
     if not isinstance(data, list):
@@ -415,7 +418,7 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
+    path: Source, archive: ZipDirectory, members: dict[str, ZipEntry], budget: Budget
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
@@ -448,9 +451,11 @@ def _read_header(
     return header, default_status
 
 
-def _open_archive(path: Source) -> zipfile.ZipFile:
+def _open_archive(path: Source) -> ZipDirectory:
+    """The archive's central directory (`zip_directory`: one read, one struct pass)."""
     try:
-        return zipfile.ZipFile(path.open("rb") if isinstance(path, RemoteBlob) else path)
+        with path.open("rb") as handle:
+            return read_directory(handle)
     # NotImplementedError: a central directory naming a zip version zipfile does not read
     except (
         zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
@@ -463,7 +468,7 @@ def _open_archive(path: Source) -> zipfile.ZipFile:
         ) from None
 
 
-def _members(path: Source, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+def _members(path: Source, archive: ZipDirectory) -> dict[str, ZipEntry]:
     """The file members by name; a listing with duplicate or overlapping entries is refused."""
     try:
         return checked_members(archive)
@@ -472,7 +477,7 @@ def _members(path: Source, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInf
 
 
 def _read_json(
-    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget | None = None
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
 ) -> Any:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
@@ -560,15 +565,15 @@ def describe_log(entry: RunEntry, where: Source) -> RunEntry:
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    opened = where.open("rb") if isinstance(where, RemoteBlob) else where
-    with zipfile.ZipFile(opened) as archive:
-        infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
-        ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
-        ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
-        member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
-        if member is None:
-            raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
-        data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
+    with where.open("rb") as handle:
+        archive = read_directory(handle)
+    infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
+    ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
+    ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
+    member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
+    if member is None:
+        raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
+    data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
     header = json.loads(data)
     status = header.get("status") if member == HEADER_JSON else "started"
     return entry_from_header(entry, header, len(ids) or None, status)

@@ -150,6 +150,11 @@ def chosen_key(path: LogPath, scorer: str, keys: list[str], requested: str | Non
 
 
 def score_value(path: LogPath, fact: SampleFacts, scorer: str | None) -> Any:
+    scores = fact.scores
+    if type(scores) is dict and scorer is not None:  # the common case, once per sample: no Where
+        score = scores.get(scorer)
+        if type(score) is dict and "value" in score:
+            return score["value"]
     where = sample_where(path, fact.record)
     if not isinstance(fact.scores, dict):
         raise where.error(

@@ -165,25 +165,37 @@ def sample_cost(sample: Mapping[str, Any]) -> SampleCost | None:
     if isinstance(usage, dict) and usage:
         for key in ("input_tokens", "output_tokens", "reasoning_tokens", "total_tokens"):
             values = [u.get(key) for u in usage.values() if isinstance(u, dict)]
-            numbers = [int(v) for v in values if isinstance(v, int | float)]
+            numbers = [int(v) for v in values if isinstance(v, (int, float))]  # noqa: UP038
             totals[key] = sum(numbers) if numbers else None
     retries = sample.get("error_retries")
     if not isinstance(retries, list):  # a summary counts them
         retries = sample.get("retries")
-    cost = SampleCost(
-        input_tokens=totals.get("input_tokens"),
-        output_tokens=totals.get("output_tokens"),
-        reasoning_tokens=totals.get("reasoning_tokens"),
-        total_tokens=totals.get("total_tokens"),
-        total_time=_seconds(sample.get("total_time")),
-        working_time=_seconds(sample.get("working_time")),
-        retries=len(retries)
+    total_time = _seconds(sample.get("total_time"))
+    working_time = _seconds(sample.get("working_time"))
+    count = (
+        len(retries)
         if isinstance(retries, list)
-        else (retries if isinstance(retries, int) and not isinstance(retries, bool) else 0),
-        limit=limit_text(sample.get("limit")),
-        error=(error_message(sample.get("error")) or None),
+        else (retries if isinstance(retries, int) and not isinstance(retries, bool) else 0)
     )
-    return cost if cost.recorded else None
+    limit = limit_text(sample.get("limit"))
+    error = sample.get("error")
+    error = None if error is None or error == "" else (error_message(error) or None)
+    total_tokens = totals.get("total_tokens")
+    # `SampleCost.recorded`, decided before building it: most samples of a large log record
+    # something, but a frozen dataclass per sample that records nothing is not built at all
+    if (total_tokens, total_time, working_time, limit, error) == (None,) * 5 and not count:
+        return None
+    return SampleCost(
+        totals.get("input_tokens"),
+        totals.get("output_tokens"),
+        totals.get("reasoning_tokens"),
+        total_tokens,
+        total_time,
+        working_time,
+        count,
+        limit,
+        error,
+    )
 
 
 def limit_text(limit: Any) -> str | None:
@@ -199,4 +211,6 @@ def limit_text(limit: Any) -> str | None:
 
 
 def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):  # noqa: UP038 - hot
+        return float(value)
+    return None
