@@ -23,15 +23,14 @@ from evaltui.core.read.formats.fields import (
     identifier,
     require_int,
 )
+from evaltui.core.read.formats.jsontext import as_text
 
 HARNESS = "inspect_ai"
 MAX_METADATA_CHARS = 2000  # per transcript metadata value: sample metadata can be large
-# A sample's (or summary's) fields that say what it cost and what stopped it.
-COST_KEYS = ("model_usage", "total_time", "working_time", "retries", "error_retries", "limit")
 QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per sample: 200,000 in a large log
 class SampleFacts:
     """What the statistics need from one sample: its id, epoch, raw scores and error."""
 
@@ -42,9 +41,11 @@ class SampleFacts:
     record: str  # where the sample lives: a zip member or "samples[i]"
     # sha256 of the sample's input as text (`input_digest`): which items' prompts changed
     input_hash: str | None = None
-    # What the sample cost as the log records it (usage, times, retries, limit), raw: the
-    # statistics table's cost columns are read from it (`inspect_rows.cost_columns`).
-    cost: Mapping[str, Any] | None = None
+    # What the sample cost as the log records it (usage, times, retries, limit), as
+    # `SampleCost`'s field values (`cost_values`), None when it records none: the statistics
+    # table's cost columns (`inspect_rows.with_costs`). Values, not the summary's objects: a
+    # fact of a 200,000-sample log keeps no part of its summary but its scores.
+    cost: CostValues | None = None
 
 
 def as_dict(path: LogPath, value: Any, what: str, *, record: str | None = None) -> dict[str, Any]:
@@ -86,7 +87,7 @@ def sample_facts(
         None if error is None or error == "" else error_message(error),
         record,
         input_digest(sample.get("input")),
-        {key: sample[key] for key in COST_KEYS if key in sample} or None,
+        cost_values(sample, with_error=False),
     )
 
 
@@ -147,3 +148,68 @@ def check_has_samples(path: LogPath, facts: Sequence[SampleFacts]) -> None:
             "stop before any sample finished?); expected one sample per item and epoch",
             field="samples",
         )
+
+
+CostValues = tuple[
+    int | None, int | None, int | None, int | None, float | None, float | None, int,
+    str | None, str | None,
+]  # fmt: skip
+
+
+def cost_values(sample: Mapping[str, Any], *, with_error: bool = True) -> CostValues | None:
+    """`sample_cost`'s fields in `SampleCost`'s order, without building it: the statistics
+    table's cost columns read 200,000 of these (`inspect_rows.with_costs`)."""
+    usage = sample.get("model_usage")
+    totals: dict[str, int | None] = {}
+    if isinstance(usage, dict) and usage:
+        for key in ("input_tokens", "output_tokens", "reasoning_tokens", "total_tokens"):
+            values = [u.get(key) for u in usage.values() if isinstance(u, dict)]
+            numbers = [int(v) for v in values if isinstance(v, (int, float))]  # noqa: UP038
+            totals[key] = sum(numbers) if numbers else None
+    retries = sample.get("error_retries")
+    if not isinstance(retries, list):  # a summary counts them
+        retries = sample.get("retries")
+    total_time = _seconds(sample.get("total_time"))
+    working_time = _seconds(sample.get("working_time"))
+    count = (
+        len(retries)
+        if isinstance(retries, list)
+        else (retries if isinstance(retries, int) and not isinstance(retries, bool) else 0)
+    )
+    limit = limit_text(sample.get("limit"))
+    error = sample.get("error") if with_error else None
+    error = None if error is None or error == "" else (error_message(error) or None)
+    total_tokens = totals.get("total_tokens")
+    # `SampleCost.recorded`, decided before building it: most samples of a large log record
+    # something, but a frozen dataclass per sample that records nothing is not built at all
+    if (total_tokens, total_time, working_time, limit, error) == (None,) * 5 and not count:
+        return None
+    return (
+        totals.get("input_tokens"),
+        totals.get("output_tokens"),
+        totals.get("reasoning_tokens"),
+        total_tokens,
+        total_time,
+        working_time,
+        count,
+        limit,
+        error,
+    )
+
+
+def limit_text(limit: Any) -> str | None:
+    """`message (14)` from `{"type": "message", "limit": 14}`; older logs store a string."""
+    if isinstance(limit, dict) and limit.get("type"):
+        value = limit.get("limit")
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return f"{as_text(limit['type'])} ({as_text(value)})"
+    if isinstance(limit, str) and limit:
+        return as_text(limit)
+    return None
+
+
+def _seconds(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):  # noqa: UP038 - hot
+        return float(value)
+    return None

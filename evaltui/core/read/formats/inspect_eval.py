@@ -26,7 +26,7 @@ import struct
 import threading
 import zipfile
 import zlib
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,7 @@ from evaltui.core.read.formats.inspect_rows import (
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
+from evaltui.core.read.formats.json_array import ArrayElements
 from evaltui.core.read.formats.jsontext import (
     DuplicateKey,
     duplicate_problem,
@@ -179,7 +180,7 @@ def _load_open(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per sample: 200,000 in a large log
 class _RowSource:
     """Where a row's transcript comes from: its sample member, else the summary kept in memory."""
 
@@ -381,8 +382,10 @@ def _facts_from_member(
 
 def _read_summaries(
     path: Source, archive: ZipDirectory, members: dict[str, ZipEntry], budget: Budget
-) -> tuple[list[tuple[str, Any]], str]:
-    """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
+) -> tuple[Collection[tuple[str, Any]], str]:
+    """(record, summary) pairs from the consolidated file, else the journal; may be empty.
+    Iterated at most twice (decoded again each time): the pass below, and the check that an
+    unscored log's summaries hold nothing scored."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
         if consolidated in members:
             return _summary_list(path, archive, members[consolidated], budget), consolidated
@@ -401,15 +404,38 @@ def _read_summaries(
 
 def _summary_list(
     path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget
-) -> list[tuple[str, Any]]:
-    data = _read_json(path, archive, info, budget)
-    if not isinstance(data, list):
+) -> Collection[tuple[str, Any]]:
+    """(record, summary) pairs; a large list decoded a batch at a time (`json_array`)."""
+    data = _member_bytes(path, archive, info, budget)
+    elements = ArrayElements.of(data, lambda: _parse_member(path, info, data))
+    if elements is not None:
+        return _Numbered(info.filename, elements)
+    value = _parse_member(path, info, data)
+    if not isinstance(value, list):
         raise InputError(
             path,
-            f"expected a JSON list of sample summaries, got {type(data).__name__}",
+            f"expected a JSON list of sample summaries, got {type(value).__name__}",
             record=info.filename,
         )
-    return [(element(info.filename, i), item) for i, item in enumerate(data)]
+    return [(element(info.filename, i), item) for i, item in enumerate(value)]
+
+
+class _Numbered(Collection[tuple[str, Any]]):
+    """The summaries as (record, summary), decoded as iterated (`ArrayElements`)."""
+
+    def __init__(self, member: str, elements: ArrayElements) -> None:
+        self._member = member
+        self._elements = elements
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        for i, item in enumerate(self._elements):
+            yield element(self._member, i), item
+
+    def __contains__(self, pair: object) -> bool:
+        return any(pair == mine for mine in self)
 
 
 def _header_says_unscored(header: dict[str, Any]) -> bool:
@@ -479,6 +505,12 @@ def _members(path: Source, archive: ZipDirectory) -> dict[str, ZipEntry]:
 def _read_json(
     path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
 ) -> Any:
+    return _parse_member(path, info, _member_bytes(path, archive, info, budget))
+
+
+def _member_bytes(
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
+) -> bytes:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
         raise InputError(
@@ -514,6 +546,10 @@ def _read_json(
             f"the member inflates to more than the {cap}-byte limit for one member",
             record=info.filename,
         )
+    return data
+
+
+def _parse_member(path: Source, info: ZipEntry, data: bytes) -> Any:
     try:
         return loads(data)
     except DuplicateKey as exc:

@@ -66,6 +66,11 @@ def loads(data: bytes | bytearray | str) -> Any:
 _NO_FAST = object()  # `fast_loads` could not prove the fast decoding exact
 
 
+def is_exact(value: Any) -> bool:
+    """Whether a `fast_loads` result is the value (not its "cannot tell" marker)."""
+    return value is not _NO_FAST
+
+
 def fast_loads(data: bytes | bytearray | str) -> Any:
     """The JSON value by msgspec's C decoder, or `_NO_FAST` when that value cannot be shown to
     be exactly what `_DECODER` reads. Per-object Python (the duplicate-key hook) made decoding
@@ -85,7 +90,9 @@ def fast_loads(data: bytes | bytearray | str) -> Any:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         value = msgspec.json.decode(raw)
-        same = msgspec.json.format(raw, indent=-1) == msgspec.json.encode(value)
+        encoded = msgspec.json.encode(value)
+        # compact already (Inspect's own writer): no stripped copy needed
+        same = encoded == raw or msgspec.json.format(raw, indent=-1) == encoded
     except (msgspec.MsgspecError, UnicodeEncodeError, TypeError, ValueError, RecursionError):
         return _NO_FAST
     return value if same else _NO_FAST
