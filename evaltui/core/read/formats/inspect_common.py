@@ -156,16 +156,23 @@ CostValues = tuple[
 ]  # fmt: skip
 
 
+TOKEN_KEYS = ("input_tokens", "output_tokens", "reasoning_tokens", "total_tokens")
+
+
 def cost_values(sample: Mapping[str, Any], *, with_error: bool = True) -> CostValues | None:
     """`sample_cost`'s fields in `SampleCost`'s order, without building it: the statistics
     table's cost columns read 200,000 of these (`inspect_rows.with_costs`)."""
     usage = sample.get("model_usage")
     totals: dict[str, int | None] = {}
     if isinstance(usage, dict) and usage:
-        for key in ("input_tokens", "output_tokens", "reasoning_tokens", "total_tokens"):
-            values = [u.get(key) for u in usage.values() if isinstance(u, dict)]
-            numbers = [int(v) for v in values if isinstance(v, (int, float))]  # noqa: UP038
-            totals[key] = sum(numbers) if numbers else None
+        for model in usage.values():  # one pass: each key summed over the models that have it
+            if not isinstance(model, dict):
+                continue
+            for key in TOKEN_KEYS:
+                value = model.get(key)
+                if isinstance(value, (int, float)):  # noqa: UP038 - hot
+                    held = totals.get(key)
+                    totals[key] = int(value) if held is None else held + int(value)
     retries = sample.get("error_retries")
     if not isinstance(retries, list):  # a summary counts them
         retries = sample.get("retries")
