@@ -7,13 +7,14 @@ elements' raw bytes first (msgspec, in C: a view per element, no objects), then 
 `BATCH` elements at a time with `jsontext.fast_loads` (its byte comparison proves no duplicate
 key was dropped, see there), so at most one batch's tree is alive.
 
-Nothing is lost: any batch (or the split) that the fast path cannot prove exact sends the caller
-to `parse_whole`, the whole document through the checking decoder, which raises the error the
-document always gave (the same words, line and field) or, when it decodes, is the same value,
-read on from that element. One difference in order only: a document with a duplicate key in a
-late element and a wrong field in an earlier one is refused for the wrong field (a batch's
-fields are checked before the next batch is decoded); both are refusals naming the file,
-the record and the field.
+Nothing is lost: a batch the fast path cannot prove exact (an exponent or escape written
+otherwise than msgspec writes it, a NaN, a duplicate key) is decoded by the checking decoder;
+when that refuses it, the whole document goes through the checking decoder (`parse_whole`),
+which raises the error the document always gave (the same words, line and field). A document
+that is no plain array (`of` returns None) is parsed whole by the caller, as before. One
+difference in order only: a document with a duplicate key in a late element and a wrong field in
+an earlier one is refused for the wrong field (a batch's fields are checked before the next
+batch is decoded); both are refusals naming the file, the record and the field.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from evaltui.core.read.formats.jsontext import fast_loads, is_exact
+from evaltui.core.read.formats.jsontext import fast_loads, is_exact, loads
 
 BATCH = 10_000  # elements decoded at once: ~25 MB of objects for Inspect summaries
 
@@ -54,8 +55,11 @@ class ArrayElements:
         for start in range(0, len(self._split), BATCH):
             batch = b"[" + b",".join(self._split[start : start + BATCH]) + b"]"
             value = fast_loads(batch)
-            if not is_exact(value):  # the checking decoder decides, on the whole document
-                yield from self._parse_whole()[start:]
-                return
+            if not is_exact(value):  # the checking decoder decides: on this batch first
+                try:
+                    value = loads(batch)
+                except (ValueError, RecursionError):  # the whole document's error, its words
+                    yield from self._parse_whole()[start:]
+                    return
             yield from value
             del value
