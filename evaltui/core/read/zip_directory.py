@@ -18,7 +18,12 @@ from __future__ import annotations
 
 import struct
 import zipfile
+from collections.abc import Iterator, Mapping
 from typing import BinaryIO
+
+import numpy as np
+
+from evaltui.core.read.archive_limits import LOCAL_HEADER_SIZE
 
 END = struct.Struct("<4s4H2LH")  # end of central directory record, 22 bytes
 END_MAGIC = b"PK\x05\x06"
@@ -32,6 +37,7 @@ ZIP64_EXTRA = 0x0001
 MAX_COMMENT = 0xFFFF
 UTF8_NAME = 0x800  # general purpose flag bit 11: the name is UTF-8 (else cp437)
 ZIP64_MARK = 0xFFFFFFFF
+COLUMNS = ("header_offset", "compress_size", "file_size", "CRC", "compress_type", "flag_bits")
 
 
 class ZipEntry:
@@ -75,26 +81,87 @@ class ZipEntry:
 
 
 class ZipDirectory:
-    """The entries of one archive, in directory order, and where the directory starts."""
+    """The entries of one archive, in directory order, and where the directory starts.
 
-    def __init__(self, entries: list[ZipEntry], start_dir: int) -> None:
-        self.entries = entries
+    Held as columns (names, and numpy arrays of offsets, sizes, CRCs, methods and flags): a
+    `ZipEntry` is built when one is asked for (`getinfo`, `infolist`), never 200,000 at once
+    for a listing, and the layout is checked on the columns (`check`)."""
+
+    def __init__(self, names: list[str], columns: np.ndarray, start_dir: int) -> None:
+        self.names = names
+        self.columns = columns  # one row per entry: COLUMNS
         self.start_dir = start_dir
-        self._by_name = {entry.filename: entry for entry in entries}
+        self._index = {name: i for i, name in enumerate(names)}
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def entry(self, i: int) -> ZipEntry:
+        offset, compressed, size, crc, method, flags = (int(v) for v in self.columns[i])
+        return ZipEntry(self.names[i], offset, compressed, size, crc, method, flags)
 
     def infolist(self) -> list[ZipEntry]:
-        return self.entries
+        return [self.entry(i) for i in range(len(self.names))]
 
     def namelist(self) -> list[str]:
-        return [entry.filename for entry in self.entries]
+        return list(self.names)
 
     def getinfo(self, name: str) -> ZipEntry:
         """The entry named `name` (KeyError when there is none), as `ZipFile.getinfo`."""
-        return self._by_name[name]
+        return self.entry(self._index[name])
+
+    def members(self) -> Members:
+        """The file members (not directories) by name, built as they are looked up."""
+        return Members(self)
+
+    def layout_suspect(self) -> bool:
+        """Whether `archive_limits.check_layout` could refuse this listing: a name listed
+        twice, entries sharing bytes, an entry reaching into the directory or starting before
+        the archive. Vectorised; only when it says so are the entries built and checked one by
+        one (`check_layout` then says which and why, in its words). It is never less strict:
+        the spans are those `check_layout` computes (the name's UTF-8 length)."""
+        if len(self._index) != len(self.names):
+            return True
+        if not self.names:
+            return False
+        name_bytes = np.fromiter(
+            (len(n.encode("utf-8", "surrogateescape")) for n in self.names),
+            dtype=np.int64,
+            count=len(self.names),
+        )
+        starts = self.columns[:, 0]
+        ends = starts + LOCAL_HEADER_SIZE + name_bytes + self.columns[:, 1]
+        order = np.argsort(starts, kind="stable")
+        starts, ends = starts[order], ends[order]
+        return bool(
+            starts[0] < 0 or (ends[:-1] > starts[1:]).any() or (ends > self.start_dir).any()
+        )
 
     def close(self) -> None:
         """Nothing is held open (the directory was read whole); kept for the callers that
         close what they opened."""
+
+
+class Members(Mapping[str, ZipEntry]):
+    """A directory's file members by name (`ZipDirectory.members`)."""
+
+    def __init__(self, directory: ZipDirectory) -> None:
+        self._directory = directory
+        self._names = [n for n in directory.names if not n.endswith("/")]
+
+    def __getitem__(self, name: str) -> ZipEntry:
+        if name.endswith("/"):
+            raise KeyError(name)
+        return self._directory.getinfo(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and not name.endswith("/") and name in self._directory._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 def read_directory(handle: BinaryIO) -> ZipDirectory:
@@ -126,7 +193,8 @@ def read_directory(handle: BinaryIO) -> ZipDirectory:
     data = handle.read(directory_size)
     if len(data) != directory_size:
         raise zipfile.BadZipFile("Truncated central directory")
-    return ZipDirectory(_entries(data, concat), start_dir)
+    names, columns = _entries(data, concat)
+    return ZipDirectory(names, columns, start_dir)
 
 
 def _end_record_at(tail: bytes) -> int:
@@ -160,10 +228,78 @@ def _zip64_end(
     return fields[8], fields[9], record_at
 
 
-def _entries(data: bytes, concat: int) -> list[ZipEntry]:
-    """Every entry of the directory bytes `data`, read to its end whatever the end record's
-    count says (as zipfile does)."""
-    entries: list[ZipEntry] = []
+def _entries(data: bytes, concat: int) -> tuple[list[str], np.ndarray]:
+    """The names and COLUMNS of every entry of the directory bytes `data`, read to its end
+    whatever the end record's count says (as zipfile does)."""
+    found = _entries_vectorised(data)
+    if found is None:
+        names, rows = _entries_one_by_one(data)
+        columns = np.array(rows, dtype=np.int64).reshape(len(rows), len(COLUMNS))
+    else:
+        names, columns = found
+    columns[:, 0] += concat
+    return names, columns
+
+
+def _entries_vectorised(data: bytes) -> tuple[list[str], np.ndarray] | None:
+    """Every entry at once, or None when this pass cannot be sure (`_entries_one_by_one`
+    decides then). Each place the entry signature occurs is taken for an entry and its length
+    read there; the guess holds only when the first sits at 0, each one ends exactly where the
+    next begins and the last at the end: then a walk from 0 (zipfile's) visits exactly these
+    places, so a signature inside a name or an extra field cannot pass for an entry. Entries
+    with zip64 values are read one at a time (`_zip64_values`)."""
+    raw = np.frombuffer(data, dtype=np.uint8)
+    n = len(raw)
+    if n < CENTRAL.size:
+        return None
+    at = np.flatnonzero(
+        (raw[: n - 3] == 0x50) & (raw[1 : n - 2] == 0x4B) & (raw[2 : n - 1] == 1) & (raw[3:] == 2)
+    )
+    at = at[at + CENTRAL.size <= n]
+    if len(at) == 0 or at[0] != 0:
+        return None
+
+    def u16(k: int) -> np.ndarray:
+        return raw[at + k].astype(np.int64) | (raw[at + k + 1].astype(np.int64) << 8)
+
+    def u32(k: int) -> np.ndarray:
+        return u16(k) | (u16(k + 2) << 16)
+
+    name_length, extra_length, comment_length = u16(28), u16(30), u16(32)
+    ends = at + CENTRAL.size + name_length + extra_length + comment_length
+    if (ends[:-1] != at[1:]).any() or ends[-1] != n:
+        return None
+    # header_offset, compress_size, file_size, CRC, compress_type, flag_bits (COLUMNS)
+    columns = np.stack([u32(42), u32(20), u32(24), u32(16), u16(10), u16(8)], axis=1)
+    flags = columns[:, 5]
+    name_at = at + CENTRAL.size
+    starts, stops = name_at.tolist(), (name_at + name_length).tolist()
+    if (flags & UTF8_NAME).all():
+        names = [data[a:b].decode("utf-8") for a, b in zip(starts, stops, strict=True)]
+    else:
+        utf8 = (flags & UTF8_NAME).astype(bool).tolist()
+        names = [
+            data[a:b].decode("utf-8" if u else "cp437")
+            for a, b, u in zip(starts, stops, utf8, strict=True)
+        ]
+    names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
+    marked = np.flatnonzero((columns[:, :3] == ZIP64_MARK).any(axis=1))
+    for i in marked.tolist():  # zip64: the sizes and offset from the extra field
+        extra_at = int(name_at[i] + name_length[i])
+        size, compressed, offset = _zip64_values(
+            data[extra_at : extra_at + int(extra_length[i])],
+            int(columns[i, 2]),
+            int(columns[i, 1]),
+            int(columns[i, 0]),
+        )
+        columns[i, 0], columns[i, 1], columns[i, 2] = offset, compressed, size
+    return names, columns
+
+
+def _entries_one_by_one(data: bytes) -> tuple[list[str], list[tuple[int, ...]]]:
+    """zipfile's walk: entry after entry from the start of the directory."""
+    names: list[str] = []
+    rows: list[tuple[int, ...]] = []
     unpack = CENTRAL.unpack_from
     fixed = CENTRAL.size
     at, end = 0, len(data)
@@ -175,29 +311,24 @@ def _entries(data: bytes, concat: int) -> list[ZipEntry]:
             raise zipfile.BadZipFile("Bad magic number for central directory")
         # (signature, versions, flags, method, time, date, CRC, sizes, name/extra/comment
         # lengths, disk, attributes, local header offset): zipfile's `structCentralDir`
-        flags, method, crc, compressed, size = (
-            fields[5],
-            fields[6],
-            fields[9],
-            fields[10],
-            fields[11],
-        )
+        flags, method, crc = fields[5], fields[6], fields[9]
+        compressed, size = fields[10], fields[11]
         name_length, extra_length, comment_length = fields[12], fields[13], fields[14]
         offset = fields[18]
         name_end = at + fixed + name_length
         if name_end + extra_length + comment_length > end:
             raise zipfile.BadZipFile("Truncated central directory")
-        raw_name = data[at + fixed : name_end]
-        name = raw_name.decode("utf-8" if flags & UTF8_NAME else "cp437")
+        name = data[at + fixed : name_end].decode("utf-8" if flags & UTF8_NAME else "cp437")
         if "\x00" in name:  # zipfile ends a name at its first NUL
             name = name[: name.index("\x00")]
         if ZIP64_MARK in (size, compressed, offset):
             size, compressed, offset = _zip64_values(
                 data[name_end : name_end + extra_length], size, compressed, offset
             )
-        entries.append(ZipEntry(name, offset + concat, compressed, size, crc, method, flags))
+        names.append(name)
+        rows.append((offset, compressed, size, crc, method, flags))
         at = name_end + extra_length + comment_length
-    return entries
+    return names, rows
 
 
 def _zip64_values(extra: bytes, size: int, compressed: int, offset: int) -> tuple[int, int, int]:

@@ -20,6 +20,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.archive_limits import LimitExceeded
 from evaltui.core.read.formats import inspect_eval, json_array, jsontext, load_run
 from evaltui.core.read.formats.zip_members import checked_members
+from evaltui.core.read import zip_directory
 from evaltui.core.read.zip_directory import read_directory
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
@@ -256,3 +257,30 @@ def test_the_reader_keeps_its_checks_when_summaries_are_no_list(tmp_path):
     with pytest.raises(InputError, match="expected a JSON list of sample summaries"):
         load_run(path)
     assert inspect_eval.SUMMARIES_JSON == "summaries.json"
+
+
+def test_a_name_holding_the_entry_signature_is_listed_by_the_walk(tmp_path):
+    """The vectorised pass takes every signature for an entry; one inside a name breaks its
+    chain, so zipfile's walk lists the directory instead, with the same result."""
+    path = tmp_path / "signature.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.json", b"[]")
+        archive.writestr("tricky PK\x01\x02 name.json", b"[]")
+        archive.writestr("b.json", b"[]")
+    assert zip_directory._entries_vectorised(b"PK\x01\x02" + bytes(60)) is None
+    _same_as_zipfile(path)
+
+
+def test_the_columns_check_sends_an_overlap_to_check_layout(tmp_path):
+    path = tmp_path / "overlap.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.json", b"[1, 2, 3]")
+        archive.writestr("b.json", b"[4, 5, 6]")
+    data = bytearray(path.read_bytes())
+    second = data.find(b"PK\x01\x02", data.find(b"PK\x01\x02") + 4)
+    struct.pack_into("<L", data, second + 42, 0)  # b.json's bytes are a.json's
+    path.write_bytes(bytes(data))
+    directory = _ours(path)
+    assert directory.layout_suspect()
+    with pytest.raises(LimitExceeded, match="overlaps"):
+        checked_members(directory)

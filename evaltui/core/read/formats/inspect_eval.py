@@ -26,7 +26,7 @@ import struct
 import threading
 import zipfile
 import zlib
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -262,7 +262,7 @@ class EvalTranscripts:
 def _eager_pass(
     path: Source,
     archive: ZipDirectory,
-    members: dict[str, ZipEntry],
+    members: Mapping[str, ZipEntry],
     header: dict,
     budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
@@ -313,7 +313,7 @@ def _eager_pass(
 def _checked_against_results(
     path: Source,
     archive: ZipDirectory,
-    members: dict[str, ZipEntry],
+    members: Mapping[str, ZipEntry],
     header: dict[str, Any],
     facts: list[SampleFacts],
     rows: list[_RowSource],
@@ -381,7 +381,7 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Source, archive: ZipDirectory, members: dict[str, ZipEntry], budget: Budget
+    path: Source, archive: ZipDirectory, members: Mapping[str, ZipEntry], budget: Budget
 ) -> tuple[Collection[tuple[str, Any]], str]:
     """(record, summary) pairs from the consolidated file, else the journal; may be empty.
     Iterated at most twice (decoded again each time): the pass below, and the check that an
@@ -444,7 +444,7 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Source, archive: ZipDirectory, members: dict[str, ZipEntry], budget: Budget
+    path: Source, archive: ZipDirectory, members: Mapping[str, ZipEntry], budget: Budget
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
@@ -494,7 +494,7 @@ def _open_archive(path: Source) -> ZipDirectory:
         ) from None
 
 
-def _members(path: Source, archive: ZipDirectory) -> dict[str, ZipEntry]:
+def _members(path: Source, archive: ZipDirectory) -> Mapping[str, ZipEntry]:
     """The file members by name; a listing with duplicate or overlapping entries is refused."""
     try:
         return checked_members(archive)

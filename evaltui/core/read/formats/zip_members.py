@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -51,9 +52,15 @@ class MemberError(Exception):
     """The member cannot be read; the caller names the file and the member."""
 
 
-def checked_members(archive: Archive) -> dict[str, Any]:
+def checked_members(archive: Archive) -> Mapping[str, Any]:
     """The archive's file members by name, once its layout is checked (LimitExceeded: a
-    name listed twice, entries sharing bytes, an entry running into the central directory)."""
+    name listed twice, entries sharing bytes, an entry running into the central directory).
+    Our own listing is checked on its columns first; its entries are built one by one only
+    when that check finds something `check_layout` would refuse."""
+    if isinstance(archive, ZipDirectory):
+        if archive.layout_suspect():
+            check_layout(archive.infolist(), archive.start_dir)
+        return archive.members()
     infos = archive.infolist()
     start_dir = getattr(archive, "start_dir", None)
     check_layout(infos, start_dir if isinstance(start_dir, int) else 1 << 62)
