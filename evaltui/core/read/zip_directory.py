@@ -274,14 +274,7 @@ def _entries_vectorised(data: bytes) -> tuple[list[str], np.ndarray] | None:
     flags = columns[:, 5]
     name_at = at + CENTRAL.size
     starts, stops = name_at.tolist(), (name_at + name_length).tolist()
-    if (flags & UTF8_NAME).all():
-        names = [data[a:b].decode("utf-8") for a, b in zip(starts, stops, strict=True)]
-    else:
-        utf8 = (flags & UTF8_NAME).astype(bool).tolist()
-        names = [
-            data[a:b].decode("utf-8" if u else "cp437")
-            for a, b, u in zip(starts, stops, utf8, strict=True)
-        ]
+    names = _names(data, starts, stops, (flags & UTF8_NAME).astype(bool))
     names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
     marked = np.flatnonzero((columns[:, :3] == ZIP64_MARK).any(axis=1))
     for i in marked.tolist():  # zip64: the sizes and offset from the extra field
@@ -294,6 +287,18 @@ def _entries_vectorised(data: bytes) -> tuple[list[str], np.ndarray] | None:
         )
         columns[i, 0], columns[i, 1], columns[i, 2] = offset, compressed, size
     return names, columns
+
+
+def _names(data: bytes, starts: list[int], stops: list[int], utf8: np.ndarray) -> list[str]:
+    """The entries' names: all decoded at once when that reads each as its own decoding
+    would (every name UTF-8-flagged, or all ASCII, where cp437 and UTF-8 agree, and no
+    newline inside one), else one by one."""
+    pieces = [data[a:b] for a, b in zip(starts, stops, strict=True)]
+    joined = b"\n".join(pieces)
+    if joined.count(b"\n") == len(pieces) - 1 and (utf8.all() or joined.isascii()):
+        return joined.decode("utf-8").split("\n")
+    flags = utf8.tolist()
+    return [p.decode("utf-8" if u else "cp437") for p, u in zip(pieces, flags, strict=True)]
 
 
 def _entries_one_by_one(data: bytes) -> tuple[list[str], list[tuple[int, ...]]]:

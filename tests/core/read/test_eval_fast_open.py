@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import InputError
+from evaltui.core.read import zip_directory
 from evaltui.core.read.archive_limits import LimitExceeded
 from evaltui.core.read.formats import inspect_eval, json_array, jsontext, load_run
 from evaltui.core.read.formats.zip_members import checked_members
-from evaltui.core.read import zip_directory
 from evaltui.core.read.zip_directory import read_directory
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
