@@ -20,6 +20,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.read import zip_directory
 from evaltui.core.read.archive_limits import LimitExceeded
 from evaltui.core.read.formats import inspect_eval, json_array, jsontext, load_run
+from evaltui.core.read.formats.inspect_common import shared_scores
 from evaltui.core.read.formats.zip_members import checked_members
 from evaltui.core.read.zip_directory import read_directory
 
@@ -284,3 +285,19 @@ def test_the_columns_check_sends_an_overlap_to_check_layout(tmp_path):
     assert directory.layout_suspect()
     with pytest.raises(LimitExceeded, match="overlaps"):
         checked_members(directory)
+
+
+def test_verdict_scores_are_shared_and_anything_unusual_is_kept_as_written():
+    shared: dict = {}
+    first = {"match": {"value": "C", "answer": "No", "explanation": "long text"}}
+    second = {"match": {"value": "C", "answer": "Yes", "explanation": "other text"}}
+    slim = shared_scores(first, shared)
+    assert slim == {"match": {"value": "C"}} and shared_scores(second, shared) is slim
+    for unusual in (
+        {"match": {"value": 0.5}},  # a number
+        {"match": {"value": {"a": 1}}},  # a dict of values
+        {"match": {"answer": "no value"}},  # no value: its error quotes this
+        {"match": "C"},  # no object
+        ["not", "a", "dict"],
+    ):
+        assert shared_scores(unusual, shared) is unusual

@@ -60,13 +60,16 @@ def sample_facts(
     sample: Any,
     record: str,
     members: Mapping[tuple[str, int], str] | None = None,
+    shared: dict[tuple[tuple[Any, Any], ...], dict[str, Any]] | None = None,
 ) -> SampleFacts:
     """Check the identity fields of a sample or summary and keep what the statistics need.
 
     `members`: the sample members by (id, epoch), when `sample` is a summary: a summary with a
     member is recorded as `<member> via <record>` (the value at fault is the summary's copy).
     Run once per sample of a 200,000-sample log, so the error's `Where` is built only when a
-    check fails (`identifier` and `require_int` say the same words as before)."""
+    check fails (`identifier` and `require_int` say the same words as before).
+
+    `shared` (one dict per load): the scores kept as `shared_scores` keeps them."""
     if not isinstance(sample, dict):
         raise sample_where(path, record).expected("sample", "a JSON object", sample)
     item_id = sample.get("id")
@@ -83,7 +86,7 @@ def sample_facts(
     return SampleFacts(
         item_id,
         epoch,
-        sample.get("scores"),
+        sample.get("scores") if shared is None else shared_scores(sample.get("scores"), shared),
         None if error is None or error == "" else error_message(error),
         record,
         input_digest(sample.get("input")),
@@ -92,6 +95,32 @@ def sample_facts(
 
 
 EPOCH_WHAT = "the epoch as an integer >= 1"
+
+
+def shared_scores(scores: Any, shared: dict[tuple[tuple[Any, Any], ...], dict[str, Any]]) -> Any:
+    """A sample's scores as the statistics read them: when every score is an object whose
+    value is a word or a boolean (C, I, P, N, true: nearly every log), one `{scorer: {"value":
+    v}}` dict shared by every sample with the same values (`shared`, per load), else the scores
+    as written. The statistics read only a score's `value` (`inspect_scores`,
+    `inspect_consistency`) and never change a dict; the transcript reads the sample or summary
+    itself. A 200,000-sample log's scores (answer, explanation, metadata, two dicts a sample)
+    were a third of what its facts kept. Anything unusual (a score that is no object or has no
+    value, a number, a dict of values) is kept as written, so every error quotes what the log
+    holds."""
+    if type(scores) is not dict:
+        return scores
+    key = []
+    for name, score in scores.items():
+        if type(score) is not dict or "value" not in score:
+            return scores
+        value = score["value"]
+        if type(value) is not str and type(value) is not bool:
+            return scores
+        key.append((name, value))
+    found = shared.get(frozen := tuple(key))
+    if found is None:
+        found = shared[frozen] = {name: {"value": value} for name, value in frozen}
+    return found
 
 
 INPUT_DIGEST_CHARS = 1000  # a summary's input may be thinned; its start is kept as written

@@ -27,6 +27,7 @@ import threading
 import zipfile
 import zlib
 from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -127,13 +128,20 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
         stamp = fingerprint(path)
     # Kept for the transcripts: re-reading a 200,000-member central directory made the first
     # item opened wait two seconds.
-    with collector_paused():  # millions of objects kept: see `core/read/collector.py`
+    # A local log's parse is Python under the GIL: two side by side (a pair's two runs) take
+    # as long as one after the other, but hold their transient memory (a log's inflated
+    # summaries, a batch of decoded ones) at once; so local parses go one at a time. A
+    # remote one waits on its byte ranges and keeps the overlap.
+    with _LOCAL_PARSE if not isinstance(path, RemoteBlob) else nullcontext(), collector_paused():
         archive = _open_archive(path)
         try:
             return _load_open(path, archive, options, source, pending, stamp)
         except BaseException:
             archive.close()
             raise
+
+
+_LOCAL_PARSE = threading.Lock()
 
 
 def _name_of(path: Source) -> str:
@@ -290,9 +298,10 @@ def _eager_pass(
     unscored_log = _header_says_unscored(header) and not any(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
+    shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
     for record, summary in summaries:
         # a summary with a member names both: the value at fault is the summary's copy
-        fact = sample_facts(path, summary, record, sample_members)
+        fact = sample_facts(path, summary, record, sample_members, shared)
         member = sample_members.get((fact.item_id, fact.epoch))
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
