@@ -301,3 +301,24 @@ def test_verdict_scores_are_shared_and_anything_unusual_is_kept_as_written():
         ["not", "a", "dict"],
     ):
         assert shared_scores(unusual, shared) is unusual
+
+
+def test_the_app_defers_a_local_logs_sha256_and_confirm_hashes_the_same_bytes(tmp_path):
+    import os
+
+    from evaltui.core.read.formats.contract import LoadOptions
+    from evaltui.core.read.formats.scan_cache import confirm
+    from evaltui.core.read.runs import sha256_of
+
+    path = tmp_path / GPT5.name
+    path.write_bytes(GPT5.read_bytes())
+    run = load_run(path, options=LoadOptions(defer_hash_check=True))
+    assert (run.source.sha256, run.source.hash_checked) == ("", False)
+    confirmed = confirm(run.source)
+    assert confirmed.sha256 == sha256_of(path) and confirmed.hash_checked
+    assert load_run(path).source.sha256 == confirmed.sha256  # headless: hashed at once
+    later = load_run(path, options=LoadOptions(defer_hash_check=True))
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten since
+    with pytest.raises(InputError, match="changed since it was opened"):
+        confirm(later.source)

@@ -122,10 +122,16 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
 
         source, pending = remote_source(path, NAME, defer=options.defer_hash_check)
         stamp = (path.stat().size, 0)
-    else:  # hashed in a helper thread beside the parse (hashlib releases the GIL), as
-        # Parquet and CSV are: a 968 MB log's sha256 was a tenth of its open
-        source, pending = RunSource.begin(path, NAME)
+    else:
         stamp = fingerprint(path)
+        if options.defer_hash_check:  # the app: hashed by `confirm_inputs` after the first
+            # screen, refused there if the file changed since this read (`RunSource.opened`),
+            # as a remote log's is: hashing a 968 MB pair beside the parse cost the first
+            # screen seconds on a busy 2-core box
+            source = RunSource(str(path), NAME, stamp[0], "", hash_checked=False, opened=stamp)
+        else:  # hashed in a helper thread beside the parse (hashlib releases the GIL), as
+            # Parquet and CSV are: a 968 MB log's sha256 was a tenth of its open
+            source, pending = RunSource.begin(path, NAME)
     # Kept for the transcripts: re-reading a 200,000-member central directory made the first
     # item opened wait two seconds.
     # A local log's parse is Python under the GIL: two side by side (a pair's two runs) take
