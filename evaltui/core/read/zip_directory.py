@@ -1,14 +1,16 @@
-"""A zip archive's central directory, read in one request and parsed in one struct pass.
+"""A zip archive's central directory, read in one request and parsed in one vectorised pass.
 
 `zipfile.ZipFile` builds a full `ZipInfo` (twenty-odd attributes, its extra fields decoded in
 Python) per entry: for a 200,000-sample Inspect log that was seconds of its open, paid before a
-byte of a summary was read. The readers here need seven numbers and a name per entry, so
-`read_directory` reads the end record (zip64 included), the whole directory with one `read`
-(one ranged request for a remote log), and unpacks each 46-byte entry with `struct.unpack_from`
-into a small `ZipEntry`. What the archive limits check is unchanged: `check_layout`
-(`archive_limits`) still refuses a name listed twice, overlapping entries and an entry running
-into the directory, on these entries; members are still read and bounded by
-`zip_members.read_member`.
+byte of a summary was read. The readers need six numbers and a name per entry, so
+`read_directory` reads the end record (zip64 included) and the whole directory with one `read`
+(one ranged request for a remote log), finds every entry at once with numpy
+(`_entries_vectorised`, checked to be exactly what zipfile's walk would find, else that walk
+runs), and keeps the listing as columns; a `ZipEntry` is built when one is looked up. What the
+archive limits check is unchanged: a name listed twice, overlapping entries and an entry
+running into the directory are found on the columns (`ZipDirectory.layout_suspect`) and then
+refused by `archive_limits.check_layout` in its own words; members are still read and bounded
+by `zip_members.read_member`.
 
 Everything wrong with the directory itself raises `zipfile.BadZipFile` with zipfile's own words
 where it has them, so the callers' one-line errors are the same as before.

@@ -26,7 +26,7 @@ import struct
 import threading
 import zipfile
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +66,7 @@ from evaltui.core.read.formats.inspect_rows import (
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
-from evaltui.core.read.formats.json_array import ArrayElements
+from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.jsontext import (
     DuplicateKey,
     duplicate_problem,
@@ -424,7 +424,7 @@ def _summary_list(
     data = _member_bytes(path, archive, info, budget)
     elements = ArrayElements.of(data, lambda: _parse_member(path, info, data))
     if elements is not None:
-        return _Numbered(info.filename, elements)
+        return Numbered(info.filename, elements)
     value = _parse_member(path, info, data)
     if not isinstance(value, list):
         raise InputError(
@@ -433,24 +433,6 @@ def _summary_list(
             record=info.filename,
         )
     return [(element(info.filename, i), item) for i, item in enumerate(value)]
-
-
-class _Numbered(Collection[tuple[str, Any]]):
-    """The summaries as (record, summary), decoded as iterated (`ArrayElements`)."""
-
-    def __init__(self, member: str, elements: ArrayElements) -> None:
-        self._member = member
-        self._elements = elements
-
-    def __len__(self) -> int:
-        return len(self._elements)
-
-    def __iter__(self) -> Iterator[tuple[str, Any]]:
-        for i, item in enumerate(self._elements):
-            yield element(self._member, i), item
-
-    def __contains__(self, pair: object) -> bool:
-        return any(pair == mine for mine in self)
 
 
 def _header_says_unscored(header: dict[str, Any]) -> bool:

@@ -19,9 +19,10 @@ batch is decoded); both are refusals naming the file, the record and the field.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
+from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.jsontext import fast_loads, is_exact, loads
 
 BATCH = 10_000  # elements decoded at once: ~25 MB of objects for Inspect summaries
@@ -63,3 +64,22 @@ class ArrayElements:
                     return
             yield from value
             del value
+
+
+class Numbered(Collection[tuple[str, Any]]):
+    """The elements as (record, element), the record named as `fields.element` names it
+    (`summaries.json[12]`), decoded as iterated (`ArrayElements`)."""
+
+    def __init__(self, member: str, elements: ArrayElements) -> None:
+        self._member = member
+        self._elements = elements
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        for i, item in enumerate(self._elements):
+            yield element(self._member, i), item
+
+    def __contains__(self, pair: object) -> bool:
+        return any(pair == mine for mine in self)
