@@ -310,8 +310,10 @@ argv = json.loads(sys.argv[1])
 t0 = time.perf_counter()
 done = subprocess.run(argv, capture_output=True, text=True, env=None)
 wall = time.perf_counter() - t0
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-print(json.dumps({"wall": wall, "peak": peak, "code": done.returncode,
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = usage.ru_maxrss * 1024
+cpu = usage.ru_utime + usage.ru_stime  # on a shared box, the comparable figure
+print(json.dumps({"wall": wall, "peak": peak, "cpu": cpu, "code": done.returncode,
                   "out": done.stdout[-2000:], "err": done.stderr[-2000:]}))
 """
 

@@ -139,6 +139,7 @@ def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) ->
         f"{label:58s} {figures.get('seconds', float('nan')):8.2f} s"
         f"  max {figures.get('max', float('nan')):6.3f} s"
         f"  peak {peak / 1e9 if peak else float('nan'):5.2f} GB"
+        f"  cpu {result.get('cpu') or float('nan'):6.1f} s"
         f"  {json.dumps({k: v for k, v in figures.items() if k not in ('seconds', 'max')})}",
         flush=True,
     )

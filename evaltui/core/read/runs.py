@@ -80,6 +80,10 @@ class RunSource:
     # False while `sha256` is a scan cache entry's word for the file, not yet recomputed from
     # its bytes (see LoadOptions.defer_hash_check); never False in a headless command.
     hash_checked: bool = field(default=True, compare=False)
+    # A local file read with its sha256 deferred (`sha256` empty, `hash_checked` False): its
+    # (size, mtime_ns) when it was read. `scan_cache.confirm` hashes it after the first screen
+    # and refuses it if these changed meanwhile (the bytes hashed are the bytes shown).
+    opened: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of(cls, path: Path, format_name: str) -> RunSource:

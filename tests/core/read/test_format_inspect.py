@@ -151,13 +151,13 @@ def test_transcript_of_one_sample(gpt5):
 
 def test_statistics_read_only_header_and_summaries(monkeypatch):
     read: list[str] = []
-    original = inspect_eval._read_json
+    original = inspect_eval._member_bytes  # every member read inflates through it
 
     def spy(path, archive, info, *budget):
         read.append(info.filename)
         return original(path, archive, info, *budget)
 
-    monkeypatch.setattr(inspect_eval, "_read_json", spy)
+    monkeypatch.setattr(inspect_eval, "_member_bytes", spy)
     run = load_run(CLAUDE)
     assert read == ["header.json", "summaries.json"]
     run.transcripts.read(0)

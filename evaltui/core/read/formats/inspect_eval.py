@@ -26,13 +26,15 @@ import struct
 import threading
 import zipfile
 import zlib
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Collection, Mapping, Sequence
+from contextlib import nullcontext
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget, LimitExceeded
+from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.contract import (
     LoadOptions,
     NoOptions,
@@ -64,6 +66,7 @@ from evaltui.core.read.formats.inspect_rows import (
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
+from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.jsontext import (
     DuplicateKey,
     duplicate_problem,
@@ -76,6 +79,7 @@ from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 from evaltui.core.read.turns import cost_metric
+from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
 
 Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
@@ -119,16 +123,31 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
         source, pending = remote_source(path, NAME, defer=options.defer_hash_check)
         stamp = (path.stat().size, 0)
     else:
-        source = RunSource.of(path, NAME)
         stamp = fingerprint(path)
-    # Kept open for the transcripts: re-reading a 200,000-member central directory made the
-    # first item opened wait two seconds.
-    archive = _open_archive(path)
-    try:
-        return _load_open(path, archive, options, source, pending, stamp)
-    except BaseException:
-        archive.close()
-        raise
+        if options.defer_hash_check:  # the app: hashed by `confirm_inputs` after the first
+            # screen, refused there if the file changed since this read (`RunSource.opened`),
+            # as a remote log's is: hashing a 968 MB pair beside the parse cost the first
+            # screen seconds on a busy 2-core box
+            source = RunSource(str(path), NAME, stamp[0], "", hash_checked=False, opened=stamp)
+        else:  # hashed in a helper thread beside the parse (hashlib releases the GIL), as
+            # Parquet and CSV are: a 968 MB log's sha256 was a tenth of its open
+            source, pending = RunSource.begin(path, NAME)
+    # Kept for the transcripts: re-reading a 200,000-member central directory made the first
+    # item opened wait two seconds.
+    # A local log's parse is Python under the GIL: two side by side (a pair's two runs) take
+    # as long as one after the other, but hold their transient memory (a log's inflated
+    # summaries, a batch of decoded ones) at once; so local parses go one at a time. A
+    # remote one waits on its byte ranges and keeps the overlap.
+    with _LOCAL_PARSE if not isinstance(path, RemoteBlob) else nullcontext(), collector_paused():
+        archive = _open_archive(path)
+        try:
+            return _load_open(path, archive, options, source, pending, stamp)
+        except BaseException:
+            archive.close()
+            raise
+
+
+_LOCAL_PARSE = threading.Lock()
 
 
 def _name_of(path: Source) -> str:
@@ -138,7 +157,7 @@ def _name_of(path: Source) -> str:
 
 def _load_open(
     path: Source,
-    archive: zipfile.ZipFile,
+    archive: ZipDirectory,
     options: LoadOptions,
     source: RunSource,
     pending: Any,
@@ -175,7 +194,7 @@ def _load_open(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # one per sample: 200,000 in a large log
 class _RowSource:
     """Where a row's transcript comes from: its sample member, else the summary kept in memory."""
 
@@ -194,7 +213,7 @@ class EvalTranscripts:
         scorer: str | None,
         stamp: tuple[int, int],
         chunks: ChunkIndex | None = None,
-        archive: zipfile.ZipFile | None = None,
+        archive: ZipDirectory | None = None,
     ) -> None:
         self._path = path
         self._chunks = chunks or ChunkIndex(())
@@ -202,7 +221,7 @@ class EvalTranscripts:
         self._scorer = scorer
         self._stamp = stamp
         self._lock = threading.Lock()
-        self._archive: zipfile.ZipFile | None = archive  # the load's, still open
+        self._archive: ZipDirectory | None = archive  # the load's, still open
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))
@@ -256,8 +275,8 @@ class EvalTranscripts:
 
 def _eager_pass(
     path: Source,
-    archive: zipfile.ZipFile,
-    members: dict[str, zipfile.ZipInfo],
+    archive: ZipDirectory,
+    members: Mapping[str, ZipEntry],
     header: dict,
     budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
@@ -285,11 +304,11 @@ def _eager_pass(
     unscored_log = _header_says_unscored(header) and not any(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
+    shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
     for record, summary in summaries:
-        fact = sample_facts(path, summary, record)
+        # a summary with a member names both: the value at fault is the summary's copy
+        fact = sample_facts(path, summary, record, sample_members, shared)
         member = sample_members.get((fact.item_id, fact.epoch))
-        if member is not None:  # name both: the value at fault is the summary's copy
-            fact = replace(fact, record=f"{member} via {record}")
         if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
             # an old summary has no `error` field, and a thinned one may lack the score: the
             # member is the authority
@@ -308,8 +327,8 @@ def _eager_pass(
 
 def _checked_against_results(
     path: Source,
-    archive: zipfile.ZipFile,
-    members: dict[str, zipfile.ZipInfo],
+    archive: ZipDirectory,
+    members: Mapping[str, ZipEntry],
     header: dict[str, Any],
     facts: list[SampleFacts],
     rows: list[_RowSource],
@@ -358,8 +377,8 @@ def _checked_against_results(
 
 def _facts_from_member(
     path: Source,
-    archive: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
+    archive: ZipDirectory,
+    info: ZipEntry,
     expected: SampleFacts | None,
     budget: Budget,
 ) -> SampleFacts:
@@ -377,9 +396,11 @@ def _facts_from_member(
 
 
 def _read_summaries(
-    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
-) -> tuple[list[tuple[str, Any]], str]:
-    """(record, summary) pairs from the consolidated file, else the journal; may be empty."""
+    path: Source, archive: ZipDirectory, members: Mapping[str, ZipEntry], budget: Budget
+) -> tuple[Collection[tuple[str, Any]], str]:
+    """(record, summary) pairs from the consolidated file, else the journal; may be empty.
+    Iterated at most twice (decoded again each time): the pass below, and the check that an
+    unscored log's summaries hold nothing scored."""
     for consolidated in (SUMMARIES_JSON, LEGACY_SUMMARY_JSON):
         if consolidated in members:
             return _summary_list(path, archive, members[consolidated], budget), consolidated
@@ -397,16 +418,21 @@ def _read_summaries(
 
 
 def _summary_list(
-    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget
-) -> list[tuple[str, Any]]:
-    data = _read_json(path, archive, info, budget)
-    if not isinstance(data, list):
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget
+) -> Collection[tuple[str, Any]]:
+    """(record, summary) pairs; a large list decoded a batch at a time (`json_array`)."""
+    data = _member_bytes(path, archive, info, budget)
+    elements = ArrayElements.of(data, lambda: _parse_member(path, info, data))
+    if elements is not None:
+        return Numbered(info.filename, elements)
+    value = _parse_member(path, info, data)
+    if not isinstance(value, list):
         raise InputError(
             path,
-            f"expected a JSON list of sample summaries, got {type(data).__name__}",
+            f"expected a JSON list of sample summaries, got {type(value).__name__}",
             record=info.filename,
         )
-    return [(element(info.filename, i), item) for i, item in enumerate(data)]
+    return [(element(info.filename, i), item) for i, item in enumerate(value)]
 
 
 def _header_says_unscored(header: dict[str, Any]) -> bool:
@@ -415,7 +441,7 @@ def _header_says_unscored(header: dict[str, Any]) -> bool:
 
 
 def _read_header(
-    path: Source, archive: zipfile.ZipFile, members: dict[str, zipfile.ZipInfo], budget: Budget
+    path: Source, archive: ZipDirectory, members: Mapping[str, ZipEntry], budget: Budget
 ) -> tuple[dict[str, Any], str]:
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
@@ -448,9 +474,11 @@ def _read_header(
     return header, default_status
 
 
-def _open_archive(path: Source) -> zipfile.ZipFile:
+def _open_archive(path: Source) -> ZipDirectory:
+    """The archive's central directory (`zip_directory`: one read, one struct pass)."""
     try:
-        return zipfile.ZipFile(path.open("rb") if isinstance(path, RemoteBlob) else path)
+        with path.open("rb") as handle:
+            return read_directory(handle)
     # NotImplementedError: a central directory naming a zip version zipfile does not read
     except (
         zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
@@ -463,7 +491,7 @@ def _open_archive(path: Source) -> zipfile.ZipFile:
         ) from None
 
 
-def _members(path: Source, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+def _members(path: Source, archive: ZipDirectory) -> Mapping[str, ZipEntry]:
     """The file members by name; a listing with duplicate or overlapping entries is refused."""
     try:
         return checked_members(archive)
@@ -472,8 +500,14 @@ def _members(path: Source, archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInf
 
 
 def _read_json(
-    path: Source, archive: zipfile.ZipFile, info: zipfile.ZipInfo, budget: Budget | None = None
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
 ) -> Any:
+    return _parse_member(path, info, _member_bytes(path, archive, info, budget))
+
+
+def _member_bytes(
+    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
+) -> bytes:
     cap = MAX_MEMBER_BYTES
     if info.file_size > cap:
         raise InputError(
@@ -509,6 +543,10 @@ def _read_json(
             f"the member inflates to more than the {cap}-byte limit for one member",
             record=info.filename,
         )
+    return data
+
+
+def _parse_member(path: Source, info: ZipEntry, data: bytes) -> Any:
     try:
         return loads(data)
     except DuplicateKey as exc:
@@ -560,15 +598,15 @@ def describe_log(entry: RunEntry, where: Source) -> RunEntry:
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    opened = where.open("rb") if isinstance(where, RemoteBlob) else where
-    with zipfile.ZipFile(opened) as archive:
-        infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
-        ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
-        ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
-        member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
-        if member is None:
-            raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
-        data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
+    with where.open("rb") as handle:
+        archive = read_directory(handle)
+    infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
+    ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
+    ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}
+    member = next((n for n in (HEADER_JSON, JOURNAL_START) if n in infos), None)
+    if member is None:
+        raise ValueError("neither header.json nor _journal/start.json: not an Inspect log")
+    data = read_member(archive, infos[member], where, MAX_HEADER_BYTES)
     header = json.loads(data)
     status = header.get("status") if member == HEADER_JSON else "started"
     return entry_from_header(entry, header, len(ids) or None, status)

@@ -7,6 +7,7 @@ the `.eval` and `.json` formats once their samples are read.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields
 from typing import Any
 
 import polars as pl
@@ -31,10 +32,9 @@ from evaltui.core.read.formats.inspect_scores import (
     scorer_keys,
     value_kind,
 )
-from evaltui.core.read.formats.inspect_turns import sample_cost
 from evaltui.core.read.formats.jsontext import object_at
 from evaltui.core.read.runs import OUTCOME, SCORE_PREFIX, VERDICT_PREFIX, stats_table
-from evaltui.core.read.turns import NUMERIC_COSTS, cost_column, cost_metric
+from evaltui.core.read.turns import NUMERIC_COSTS, SampleCost, cost_column, cost_metric
 
 
 def build_table(
@@ -69,16 +69,20 @@ def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFram
     """`cost:<name>` columns (COST_COLUMNS): tokens, time, working time, retries as numbers,
     the limit that stopped a sample as its type (null: none). Not scores: they are compared
     beside the metric (`analysis.cost`), never as part of its family."""
-    costs = [sample_cost(f.cost) if f.cost else None for f in facts]
-    if not any(c is not None for c in costs):
+    nothing = (None,) * len(COST_FIELDS)
+    costs = [f.cost or nothing for f in facts]
+    if all(c is nothing for c in costs):
         return table
-    columns = []
-    for name in NUMERIC_COSTS:
-        values = [getattr(c, name) if c is not None else None for c in costs]
-        columns.append(pl.Series(cost_column(name), values, dtype=pl.Float64))
-    limits = [(c.limit.split(" (")[0] if c is not None and c.limit else None) for c in costs]
+    by_field = dict(zip(COST_FIELDS, zip(*costs, strict=True), strict=True))
+    columns = [
+        pl.Series(cost_column(name), by_field[name], dtype=pl.Float64) for name in NUMERIC_COSTS
+    ]
+    limits = [limit.split(" (")[0] if limit else None for limit in by_field["limit"]]
     columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
     return table.with_columns(columns)
+
+
+COST_FIELDS = tuple(f.name for f in fields(SampleCost))  # `SampleFacts.cost`'s order
 
 
 def scored_table(

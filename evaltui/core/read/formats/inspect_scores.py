@@ -9,7 +9,7 @@ Anything else is an error naming the record and the value: no guessing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from evaltui.core.errors import InputError
@@ -46,11 +46,21 @@ def scorer_candidates(header: Mapping[str, Any]) -> list[str]:
 
 def available_scorers(facts: Iterable[SampleFacts]) -> list[str]:
     seen: dict[str, None] = {}
-    for fact in facts:
-        if isinstance(fact.scores, dict):
-            for name in fact.scores:
-                seen.setdefault(str(name), None)
+    for scores in _distinct_scores(facts):
+        for name in scores:
+            seen.setdefault(str(name), None)
     return list(seen)
+
+
+def _distinct_scores(facts: Iterable[SampleFacts]) -> Iterator[dict[str, Any]]:
+    """Each fact's scores dict once, in order of first appearance: the facts of a large log
+    share a few (`inspect_common.shared_scores`), so a pass over them is a pass over those."""
+    seen: set[int] = set()  # ids of dicts alive throughout (the facts hold them)
+    for fact in facts:
+        scores = fact.scores
+        if isinstance(scores, dict) and id(scores) not in seen:
+            seen.add(id(scores))
+            yield scores
 
 
 def check_scored(path: LogPath, header: Mapping[str, Any], facts: Sequence[SampleFacts]) -> None:
@@ -132,10 +142,8 @@ def scorer_keys(facts: Iterable[SampleFacts]) -> dict[str, list[str]]:
     """The keys of each dict-valued scorer (SciCode's returns {"Problem Correctness": ...,
     "Subproblem Correctness": ...}), in order of first appearance."""
     found: dict[str, dict[str, None]] = {}
-    for fact in facts:
-        if not isinstance(fact.scores, dict):
-            continue
-        for name, score in fact.scores.items():
+    for scores in _distinct_scores(facts):
+        for name, score in scores.items():
             value = score.get("value") if isinstance(score, dict) else None
             if isinstance(value, dict):
                 names = found.setdefault(str(name), {})
@@ -172,6 +180,11 @@ def chosen_key(path: LogPath, scorer: str, keys: list[str], requested: str | Non
 
 
 def score_value(path: LogPath, fact: SampleFacts, scorer: str | None) -> Any:
+    scores = fact.scores
+    if type(scores) is dict and scorer is not None:  # the common case, once per sample: no Where
+        score = scores.get(scorer)
+        if type(score) is dict and "value" in score:
+            return score["value"]
     where = sample_where(path, fact.record)
     if not isinstance(fact.scores, dict):
         raise where.error(

@@ -12,7 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evaltui.core.read.formats.inspect_common import MAX_METADATA_CHARS, error_message
+from evaltui.core.read.formats.inspect_common import (
+    MAX_METADATA_CHARS,
+    cost_values,
+)
 from evaltui.core.read.formats.jsontext import as_text
 from evaltui.core.read.turns import (
     Block,
@@ -160,43 +163,5 @@ def sample_cost(sample: Mapping[str, Any]) -> SampleCost | None:
     stopped it and its error; None when the sample records none of them. A sample counts its
     retries as a list of errors (`error_retries`), a summary as a number (`retries`); a
     summary's limit is its type only."""
-    usage = sample.get("model_usage")
-    totals: dict[str, int | None] = {}
-    if isinstance(usage, dict) and usage:
-        for key in ("input_tokens", "output_tokens", "reasoning_tokens", "total_tokens"):
-            values = [u.get(key) for u in usage.values() if isinstance(u, dict)]
-            numbers = [int(v) for v in values if isinstance(v, int | float)]
-            totals[key] = sum(numbers) if numbers else None
-    retries = sample.get("error_retries")
-    if not isinstance(retries, list):  # a summary counts them
-        retries = sample.get("retries")
-    cost = SampleCost(
-        input_tokens=totals.get("input_tokens"),
-        output_tokens=totals.get("output_tokens"),
-        reasoning_tokens=totals.get("reasoning_tokens"),
-        total_tokens=totals.get("total_tokens"),
-        total_time=_seconds(sample.get("total_time")),
-        working_time=_seconds(sample.get("working_time")),
-        retries=len(retries)
-        if isinstance(retries, list)
-        else (retries if isinstance(retries, int) and not isinstance(retries, bool) else 0),
-        limit=limit_text(sample.get("limit")),
-        error=(error_message(sample.get("error")) or None),
-    )
-    return cost if cost.recorded else None
-
-
-def limit_text(limit: Any) -> str | None:
-    """`message (14)` from `{"type": "message", "limit": 14}`; older logs store a string."""
-    if isinstance(limit, dict) and limit.get("type"):
-        value = limit.get("limit")
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return f"{as_text(limit['type'])} ({as_text(value)})"
-    if isinstance(limit, str) and limit:
-        return as_text(limit)
-    return None
-
-
-def _seconds(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+    values = cost_values(sample)
+    return None if values is None else SampleCost(*values)

@@ -50,9 +50,52 @@ def loads(data: bytes | bytearray | str) -> Any:
     """`json.loads` that refuses duplicate keys (`DuplicateKey`, a ValueError). Bytes must be
     UTF-8 (UnicodeDecodeError otherwise), as RFC 8259 requires of JSON exchanged between
     systems. NaN and Infinity are read as Python does (lm-eval writes them; the loaders that
-    take numbers check they are finite)."""
+    take numbers check they are finite).
+
+    Fast path first (`fast_loads`): msgspec decodes in C and a byte comparison proves nothing
+    was lost; only a text that fails it (a duplicate key, NaN, an escape written otherwise than
+    msgspec writes it, bad UTF-8, broken JSON) pays the checking decoder, which gives the same
+    value or the same error as before."""
+    fast = fast_loads(data)
+    if fast is not _NO_FAST:
+        return fast
     text = data if isinstance(data, str) else bytes(data).decode("utf-8")
     return _DECODER.decode(text)
+
+
+_NO_FAST = object()  # `fast_loads` could not prove the fast decoding exact
+
+
+def is_exact(value: Any) -> bool:
+    """Whether a `fast_loads` result is the value (not its "cannot tell" marker)."""
+    return value is not _NO_FAST
+
+
+def fast_loads(data: bytes | bytearray | str) -> Any:
+    """The JSON value by msgspec's C decoder, or `_NO_FAST` when that value cannot be shown to
+    be exactly what `_DECODER` reads. Per-object Python (the duplicate-key hook) made decoding
+    the summaries of a 200,000-sample Inspect log most of opening it.
+
+    Why nothing is lost: msgspec keeps the last of two equal keys, silently, so its value alone
+    proves nothing. But re-encoding that value (`msgspec.json.encode`, compact, no duplicate
+    key possible) and comparing it byte for byte with the original text stripped of whitespace
+    (`msgspec.json.format(indent=-1)`, which keeps every token, duplicates included, as
+    written) does: equal bytes are the same token sequence, so the original holds exactly the
+    keys, strings and numbers of a duplicate-free value, and any JSON reader (ours included)
+    reads that value from it. A dropped key, a number or escape written another way (`1E5`,
+    `-0`, `\u00e9`), NaN (msgspec refuses it) or invalid text all end here as `_NO_FAST`; the
+    caller decodes again with the checking decoder, so refusals keep their words."""
+    import msgspec  # light, and a run-time dependency already (the declared shapes)
+
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        value = msgspec.json.decode(raw)
+        encoded = msgspec.json.encode(value)
+        # compact already (Inspect's own writer): no stripped copy needed
+        same = encoded == raw or msgspec.json.format(raw, indent=-1) == encoded
+    except (msgspec.MsgspecError, UnicodeEncodeError, TypeError, ValueError, RecursionError):
+        return _NO_FAST
+    return value if same else _NO_FAST
 
 
 def duplicate_problem(exc: DuplicateKey) -> str:

@@ -124,6 +124,14 @@ def confirm(source: RunSource) -> RunSource:
         raise InputError(path, problem) from None
     if not source.sha256 and url_of(source.path) is not None:  # a remote run's deferred hash
         return replace(source, sha256=digest, hash_checked=True)
+    if not source.sha256 and source.opened is not None:  # a local run's deferred hash
+        if _stamp(path) != source.opened:
+            raise InputError(
+                path,
+                "changed since it was opened (its size or modification time differs): its "
+                "numbers on screen are not from these bytes; reopen the pair",
+            )
+        return replace(source, sha256=digest, hash_checked=True)
     if digest != source.sha256:
         forget(path)  # the next open parses the bytes instead of trusting the entry again
         raise InputError(
@@ -187,3 +195,12 @@ def _prune(root: Path) -> None:
     entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
     for old in entries[MAX_ENTRIES:]:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    """(size, mtime_ns) as `RunSource.opened` records them; None when the file is gone."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_size, stat.st_mtime_ns

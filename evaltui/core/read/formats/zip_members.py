@@ -7,14 +7,15 @@ And `zipfile` inflates what a member's bytes say, however much that is. So every
 here: its raw bytes from the local header on, a chunk at a time, through
 `evaltui.core.read.archive_limits.Inflater` (the member, ratio and per-log limits, checked
 while inflating), and checked against the CRC and size the central directory declares.
-`zipfile` still lists the members (`check_layout` refuses a listing with duplicate or
-overlapping entries first): listing never looks at the compression method.
+The members are listed by `zip_directory` (or `zipfile`; `check_layout` refuses a listing with
+duplicate or overlapping entries first): listing never looks at the compression method.
 """
 
 from __future__ import annotations
 
 import struct
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +30,7 @@ from evaltui.core.read.archive_limits import (
     check_layout,
 )
 from evaltui.core.read.archive_limits import zstd as zstd  # re-exported: tests write zstd with it
+from evaltui.core.read.zip_directory import ZipDirectory
 
 ZIP_ZSTANDARD = ZSTANDARD
 LOCAL_HEADER = struct.Struct("<4s2B4HL2L2H")  # the 30-byte local file header
@@ -43,13 +45,22 @@ class Openable(Protocol):
     def open(self, mode: str = ..., buffering: int = ...) -> Any: ...
 
 
+Archive = zipfile.ZipFile | ZipDirectory  # zipfile's listing, or ours (`zip_directory`)
+
+
 class MemberError(Exception):
     """The member cannot be read; the caller names the file and the member."""
 
 
-def checked_members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
+def checked_members(archive: Archive) -> Mapping[str, Any]:
     """The archive's file members by name, once its layout is checked (LimitExceeded: a
-    name listed twice, entries sharing bytes, an entry running into the central directory)."""
+    name listed twice, entries sharing bytes, an entry running into the central directory).
+    Our own listing is checked on its columns first; its entries are built one by one only
+    when that check finds something `check_layout` would refuse."""
+    if isinstance(archive, ZipDirectory):
+        if archive.layout_suspect():
+            check_layout(archive.infolist(), archive.start_dir)
+        return archive.members()
     infos = archive.infolist()
     start_dir = getattr(archive, "start_dir", None)
     check_layout(infos, start_dir if isinstance(start_dir, int) else 1 << 62)
@@ -57,8 +68,8 @@ def checked_members(archive: zipfile.ZipFile) -> dict[str, zipfile.ZipInfo]:
 
 
 def read_member(
-    archive: zipfile.ZipFile,
-    info: zipfile.ZipInfo,
+    archive: Archive,
+    info: Any,
     path: Openable | Path,
     cap: int,
     limits: ZipLimits = DEFAULT_LIMITS,

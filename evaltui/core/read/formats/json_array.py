@@ -1,0 +1,85 @@
+"""A large JSON array's elements decoded a batch at a time, each batch checked like `loads`.
+
+Decoding the 200,000 summaries of an Inspect log at once held the whole tree of Python objects
+(about 2.5 KB a summary: 500 MB a log, a gigabyte for a pair opened side by side) while only the
+few fields the statistics keep outlive the pass. `ArrayElements` splits the array into its
+elements' raw bytes first (msgspec, in C: a view per element, no objects), then decodes
+`BATCH` elements at a time with `jsontext.fast_loads` (its byte comparison proves no duplicate
+key was dropped, see there), so at most one batch's tree is alive.
+
+Nothing is lost: a batch the fast path cannot prove exact (an exponent or escape written
+otherwise than msgspec writes it, a NaN, a duplicate key) is decoded by the checking decoder;
+when that refuses it, the whole document goes through the checking decoder (`parse_whole`),
+which raises the error the document always gave (the same words, line and field). A document
+that is no plain array (`of` returns None) is parsed whole by the caller, as before. One
+difference in order only: a document with a duplicate key in a late element and a wrong field in
+an earlier one is refused for the wrong field (a batch's fields are checked before the next
+batch is decoded); both are refusals naming the file, the record and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterator
+from typing import Any
+
+from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.jsontext import fast_loads, is_exact, loads
+
+BATCH = 10_000  # elements decoded at once: ~25 MB of objects for Inspect summaries
+
+
+class ArrayElements:
+    """The elements of the JSON array `data`, iterable (again) and sized without decoding
+    them all; `split` is None when `data` is not a plain JSON array msgspec can split."""
+
+    def __init__(self, data: bytes, split: list[Any], parse_whole: Callable[[], Any]) -> None:
+        self._data = data
+        self._split = split
+        self._parse_whole = parse_whole
+
+    @classmethod
+    def of(cls, data: bytes, parse_whole: Callable[[], Any]) -> ArrayElements | None:
+        """The elements, or None when `data` is not an array the fast path can split (the
+        caller parses it whole, as before)."""
+        import msgspec
+
+        try:
+            split = msgspec.json.decode(data, type=list[msgspec.Raw])
+        except (msgspec.MsgspecError, ValueError, RecursionError):
+            return None
+        return cls(data, split, parse_whole)
+
+    def __len__(self) -> int:
+        return len(self._split)
+
+    def __iter__(self) -> Iterator[Any]:
+        for start in range(0, len(self._split), BATCH):
+            batch = b"[" + b",".join(self._split[start : start + BATCH]) + b"]"
+            value = fast_loads(batch)
+            if not is_exact(value):  # the checking decoder decides: on this batch first
+                try:
+                    value = loads(batch)
+                except (ValueError, RecursionError):  # the whole document's error, its words
+                    yield from self._parse_whole()[start:]
+                    return
+            yield from value
+            del value
+
+
+class Numbered(Collection[tuple[str, Any]]):
+    """The elements as (record, element), the record named as `fields.element` names it
+    (`summaries.json[12]`), decoded as iterated (`ArrayElements`)."""
+
+    def __init__(self, member: str, elements: ArrayElements) -> None:
+        self._member = member
+        self._elements = elements
+
+    def __len__(self) -> int:
+        return len(self._elements)
+
+    def __iter__(self) -> Iterator[tuple[str, Any]]:
+        for i, item in enumerate(self._elements):
+            yield element(self._member, i), item
+
+    def __contains__(self, pair: object) -> bool:
+        return any(pair == mine for mine in self)

@@ -1,0 +1,324 @@
+"""The large-log open of Inspect `.eval` logs (issue 27 item 5) loses no check.
+
+The central directory is parsed by `zip_directory` instead of `zipfile` (the same entries, zip64
+included, the same refusals), and the summaries are decoded by msgspec a batch at a time
+(`json_array`, `jsontext.fast_loads`): a key written twice or a field of the wrong type is
+refused in the same words as by the checking decoder, wherever in the list it sits.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from evaltui.core.errors import InputError
+from evaltui.core.read import zip_directory
+from evaltui.core.read.archive_limits import LimitExceeded
+from evaltui.core.read.formats import inspect_eval, json_array, jsontext, load_run
+from evaltui.core.read.formats.inspect_common import shared_scores
+from evaltui.core.read.formats.zip_members import checked_members
+from evaltui.core.read.zip_directory import read_directory
+
+DATA = Path(__file__).resolve().parent.parent.parent / "data"
+GPT5 = DATA / "inspect_ai" / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
+FIELDS = ("filename", "header_offset", "compress_size", "file_size", "CRC", "compress_type")
+
+
+def _listing(entries) -> list[tuple]:
+    return [tuple(getattr(e, f) for f in FIELDS) + (e.flag_bits & 0x1,) for e in entries]
+
+
+def _ours(path: Path):
+    with path.open("rb") as handle:
+        return read_directory(handle)
+
+
+def _same_as_zipfile(path: Path) -> None:
+    with zipfile.ZipFile(path) as archive:
+        expected = _listing(archive.infolist())
+        start_dir = archive.start_dir
+    directory = _ours(path)
+    assert _listing(directory.infolist()) == expected
+    assert directory.start_dir == start_dir
+
+
+# ---------------------------------------------------------------------------------------------
+# The central directory
+
+
+@pytest.mark.parametrize(
+    "path", sorted(DATA.rglob("*.eval")), ids=lambda p: p.name[-30:]
+)  # fmt: skip
+def test_every_eval_fixture_lists_the_same_entries_as_zipfile(path):
+    _same_as_zipfile(path)
+
+
+def test_names_comments_and_a_prepended_stub_list_as_zipfile_lists_them(tmp_path):
+    path = tmp_path / "mixed.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("samples/é_epoch_1.json", b'{"id": "\\u00e9"}')  # a UTF-8 name
+        plain = zipfile.ZipInfo("plain.json")
+        archive.writestr(plain, b"[]")
+        archive.writestr("dir/", b"")
+        archive.comment = b"a comment after the end record"
+    _same_as_zipfile(path)
+    stubbed = tmp_path / "stubbed.zip"  # data before the archive: every offset shifts
+    stubbed.write_bytes(b"#!/bin/sh stub\n" * 10 + path.read_bytes())
+    _same_as_zipfile(stubbed)
+    assert [e.is_dir() for e in _ours(path).infolist()] == [False, False, True]
+
+
+def test_zip64_entries_and_end_record_are_read(tmp_path, monkeypatch):
+    path = tmp_path / "zip64.zip"
+    monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 2)  # zip64 end record past 2 entries
+    with zipfile.ZipFile(path, "w") as archive:
+        for i in range(4):
+            with archive.open(f"m{i}.json", "w", force_zip64=True) as member:
+                member.write(b"[1, 2, 3]")
+    data = path.read_bytes()
+    assert b"PK\x06\x06" in data and b"PK\x06\x07" in data
+    _same_as_zipfile(path)
+    assert _ours(path).getinfo("m3.json").file_size == 9
+
+
+def test_a_zip64_extra_field_holding_the_sizes_is_read(tmp_path):
+    """A central entry marking its sizes 0xFFFFFFFF takes them from its zip64 extra field."""
+    path = tmp_path / "extra.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.json", b"[1]")
+    data = bytearray(path.read_bytes())
+    entry = data.find(b"PK\x01\x02")
+    name_length, extra_length = struct.unpack_from("<2H", data, entry + 28)
+    assert extra_length == 0
+    struct.pack_into("<2L", data, entry + 20, 0xFFFFFFFF, 0xFFFFFFFF)  # compressed, size
+    extra = struct.pack("<2H2Q", 1, 16, 3, 3)  # zip64: size, then compressed size
+    at = entry + 46 + name_length
+    data[at:at] = extra
+    struct.pack_into("<H", data, entry + 30, len(extra))
+    end = data.rfind(b"PK\x05\x06")
+    size, offset = struct.unpack_from("<2L", data, end + 12)
+    struct.pack_into("<L", data, end + 12, size + len(extra))
+    path.write_bytes(bytes(data))
+    entry_read = _ours(path).getinfo("a.json")
+    assert (entry_read.file_size, entry_read.compress_size) == (3, 3)
+    _same_as_zipfile(path)
+
+
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda d: b"hello, not a zip", "File is not a zip file"),
+        (lambda d: d.replace(b"PK\x01\x02", b"PK\x01\x09", 1), "Bad magic number"),
+        (lambda d: d[: d.find(b"PK\x01\x02") + 20] + d[d.rfind(b"PK\x05\x06") :], "central"),
+    ],
+    ids=["not a zip", "bad entry magic", "truncated directory"],
+)
+def test_a_damaged_directory_is_refused_in_zipfiles_words(tmp_path, damage, words):
+    path = tmp_path / "damaged.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("header.json", b"{}")
+        archive.writestr("summaries.json", b"[]")
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(zipfile.BadZipFile, match=words):
+        _ours(path)
+
+
+def test_a_damaged_eval_is_one_line_naming_the_file(tmp_path):
+    path = tmp_path / "damaged.eval"
+    data = GPT5.read_bytes()
+    path.write_bytes(data.replace(b"PK\x01\x02", b"PK\x01\x09", 1))
+    with pytest.raises(InputError, match="not a readable Inspect .eval archive") as caught:
+        load_run(path)
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_a_name_listed_twice_is_still_refused_on_our_entries(tmp_path):
+    path = tmp_path / "twice.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("summaries.json", b"[]")
+        with pytest.warns(UserWarning):
+            archive.writestr("summaries.json", b"[1]")
+    with pytest.raises(LimitExceeded, match="lists this member twice"):
+        checked_members(_ours(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast decoding
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "b": [1.5, -2, "x\\ny"], "c": {"d": null, "e": true}}',
+        '[{"id": 1, "epoch": 1}, {"id": "q 2", "epoch": 2}]',
+        "[18446744073709551616, 0.1, 2.5, 1e300]",
+    ],
+)
+def test_the_fast_path_reads_what_the_checking_decoder_reads(text):
+    assert jsontext.is_exact(jsontext.fast_loads(text.encode()))
+    assert jsontext.loads(text.encode()) == json.loads(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"passed": true, "passed": false}',  # msgspec would keep the last, silently
+        '[{"a": 1}, {"b": {"c": 1, "c": 1}}]',
+        "[NaN, 1]",  # msgspec refuses NaN; Python reads it
+        '["\\u00e9", 1E5, -0, 1e-07]',  # written otherwise than msgspec writes them
+    ],
+)
+def test_what_the_fast_path_cannot_prove_goes_to_the_checking_decoder(text):
+    assert not jsontext.is_exact(jsontext.fast_loads(text.encode()))
+
+
+def test_the_checking_decoder_still_decides_nan_and_escapes():
+    value = jsontext.loads(b'["\\u00e9", 1E5, NaN]')
+    assert value[:2] == ["é", 100000.0] and math.isnan(value[2])
+    with pytest.raises(jsontext.DuplicateKey):
+        jsontext.loads(b'{"passed": true, "passed": false}')
+
+
+def _with_summaries(tmp_path: Path, change) -> Path:
+    """GPT5's log with its summaries.json changed by `change` (a function of the list)."""
+    path = tmp_path / GPT5.name
+    with zipfile.ZipFile(GPT5) as src, zipfile.ZipFile(path, "w") as dst:
+        for name in src.namelist():
+            data = src.read(name)
+            if name == "summaries.json":
+                data = change(json.loads(data)).encode("utf-8")
+            dst.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
+    return path
+
+
+def _error_both_ways(path: Path, monkeypatch) -> tuple[str, str]:
+    """The load's error with the fast path (batches of 2), and with the checking decoder
+    alone (what the reader said before the fast path existed)."""
+    monkeypatch.setattr(json_array, "BATCH", 2)
+    with pytest.raises(InputError) as fast:
+        load_run(path)
+    monkeypatch.setattr(json_array.ArrayElements, "of", classmethod(lambda cls, d, p: None))
+    monkeypatch.setattr(jsontext, "fast_loads", lambda data: jsontext._NO_FAST)
+    with pytest.raises(InputError) as slow:
+        load_run(path)
+    return str(fast.value), str(slow.value)
+
+
+def test_a_summary_with_a_key_twice_in_a_late_batch_is_refused_in_the_same_words(
+    tmp_path, monkeypatch
+):
+    def twice(summaries: list) -> str:
+        text = json.dumps(summaries, indent=1)
+        at = [i for i in range(len(text)) if text.startswith('"scores":', i)][7]
+        return text[:at] + '"scores": null, ' + text[at:]
+
+    fast, slow = _error_both_ways(_with_summaries(tmp_path, twice), monkeypatch)
+    assert fast == slow
+    assert "appears twice" in fast and "summaries.json" in fast and "[7].scores" in fast
+
+
+def test_a_summary_with_a_mistyped_epoch_is_refused_in_the_same_words(tmp_path, monkeypatch):
+    def mistyped(summaries: list) -> str:
+        summaries[9]["epoch"] = "one"
+        return json.dumps(summaries)
+
+    fast, slow = _error_both_ways(_with_summaries(tmp_path, mistyped), monkeypatch)
+    assert fast == slow
+    assert "summaries.json[9]" in fast and "epoch" in fast and "one" in fast
+
+
+def test_a_batch_the_fast_path_cannot_prove_is_read_by_the_checking_decoder():
+    text = b'[{"t": 1e-07}, {"t": "\\u00e9"}, {"t": 2}]'
+    elements = json_array.ArrayElements.of(text, lambda: pytest.fail("parsed whole"))
+    assert elements is not None and list(elements) == json.loads(text)
+
+
+def test_batches_read_the_same_run_as_one_decoding(monkeypatch):
+    whole = load_run(GPT5)
+    monkeypatch.setattr(json_array, "BATCH", 3)
+    batched = load_run(GPT5)
+    assert batched.table.equals(whole.table)
+    assert batched.metadata == whole.metadata
+
+
+def test_the_summaries_are_split_into_elements_without_decoding_them():
+    elements = json_array.ArrayElements.of(b'[{"a": 1}, [2], "three"]', lambda: None)
+    assert elements is not None and len(elements) == 3
+    assert list(elements) == [{"a": 1}, [2], "three"]
+    assert json_array.ArrayElements.of(b'{"not": "a list"}', lambda: None) is None
+
+
+def test_the_reader_keeps_its_checks_when_summaries_are_no_list(tmp_path):
+    path = _with_summaries(tmp_path, lambda summaries: json.dumps({"samples": summaries}))
+    with pytest.raises(InputError, match="expected a JSON list of sample summaries"):
+        load_run(path)
+    assert inspect_eval.SUMMARIES_JSON == "summaries.json"
+
+
+def test_a_name_holding_the_entry_signature_is_listed_by_the_walk(tmp_path):
+    """The vectorised pass takes every signature for an entry; one inside a name breaks its
+    chain, so zipfile's walk lists the directory instead, with the same result."""
+    path = tmp_path / "signature.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.json", b"[]")
+        archive.writestr("tricky PK\x01\x02 name.json", b"[]")
+        archive.writestr("b.json", b"[]")
+    assert zip_directory._entries_vectorised(b"PK\x01\x02" + bytes(60)) is None
+    _same_as_zipfile(path)
+
+
+def test_the_columns_check_sends_an_overlap_to_check_layout(tmp_path):
+    path = tmp_path / "overlap.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("a.json", b"[1, 2, 3]")
+        archive.writestr("b.json", b"[4, 5, 6]")
+    data = bytearray(path.read_bytes())
+    second = data.find(b"PK\x01\x02", data.find(b"PK\x01\x02") + 4)
+    struct.pack_into("<L", data, second + 42, 0)  # b.json's bytes are a.json's
+    path.write_bytes(bytes(data))
+    directory = _ours(path)
+    assert directory.layout_suspect()
+    with pytest.raises(LimitExceeded, match="overlaps"):
+        checked_members(directory)
+
+
+def test_verdict_scores_are_shared_and_anything_unusual_is_kept_as_written():
+    shared: dict = {}
+    first = {"match": {"value": "C", "answer": "No", "explanation": "long text"}}
+    second = {"match": {"value": "C", "answer": "Yes", "explanation": "other text"}}
+    slim = shared_scores(first, shared)
+    assert slim == {"match": {"value": "C"}} and shared_scores(second, shared) is slim
+    for unusual in (
+        {"match": {"value": 0.5}},  # a number
+        {"match": {"value": {"a": 1}}},  # a dict of values
+        {"match": {"answer": "no value"}},  # no value: its error quotes this
+        {"match": "C"},  # no object
+        ["not", "a", "dict"],
+    ):
+        assert shared_scores(unusual, shared) is unusual
+
+
+def test_the_app_defers_a_local_logs_sha256_and_confirm_hashes_the_same_bytes(tmp_path):
+    import os
+
+    from evaltui.core.read.formats.contract import LoadOptions
+    from evaltui.core.read.formats.scan_cache import confirm
+    from evaltui.core.read.runs import sha256_of
+
+    path = tmp_path / GPT5.name
+    path.write_bytes(GPT5.read_bytes())
+    run = load_run(path, options=LoadOptions(defer_hash_check=True))
+    assert (run.source.sha256, run.source.hash_checked) == ("", False)
+    confirmed = confirm(run.source)
+    assert confirmed.sha256 == sha256_of(path) and confirmed.hash_checked
+    assert load_run(path).source.sha256 == confirmed.sha256  # headless: hashed at once
+    later = load_run(path, options=LoadOptions(defer_hash_check=True))
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten since
+    with pytest.raises(InputError, match="changed since it was opened"):
+        confirm(later.source)
