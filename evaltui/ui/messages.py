@@ -94,6 +94,16 @@ class RunSetPairFailed(Message):
         self.text = text
 
 
+class RunSetPairBusy(Message):
+    """A pair of the run set opened from the matrix is held by another live evaltui
+    (`LockHeld`): the app asks, as for a pair, whether to open it read-only or take it over;
+    `problem` says why a take-over just failed."""
+
+    def __init__(self, pair: tuple[int, int], refused: Any, problem: str = "") -> None:
+        super().__init__()
+        self.pair, self.refused, self.problem = pair, refused, problem
+
+
 class RunSetSignoffReady(Message):
     """What an approval would override in each baseline pair (x on the matrix), read from the
     journals: the set's sign-off dialog can open."""
