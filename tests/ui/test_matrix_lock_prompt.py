@@ -131,3 +131,25 @@ async def test_taking_over_a_held_pair_from_the_matrix_ends_the_other_evaltui_an
         await pilot.press("q")
     assert f'"item_id":"{first}"' in journal.read_text()
     assert app.unexpected_errors == []
+
+
+async def _prompt_open(pilot) -> None:
+    await _choose_held_cell(pilot.app, pilot)
+    assert isinstance(pilot.app.screen, LockPromptScreen)
+
+
+@pytest.mark.slow  # a run set loaded per size
+@pytest.mark.parametrize(
+    "size", [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+)
+def test_matrix_lock_prompt_snapshot(snap_compare, state, holder, monkeypatch, size):  # noqa: F811
+    """The prompt over the matrix; the holder's pid and host (the test process's, different
+    each run) replaced by fixed ones so the picture is stable."""
+    import evaltui.ui.lock_choice as lock_choice
+
+    def fixed(holder: str, pid: int | None, problem: str = "", quit_label: str = ""):
+        described = "pid 4242 on box, since 2026-12-02T09:14:03+0000, terminal /dev/pts/3"
+        return LockPromptScreen(described, 4242, problem, quit_label)
+
+    monkeypatch.setattr(lock_choice, "LockPromptScreen", fixed)
+    assert snap_compare(matrix_app(state), terminal_size=size, run_before=_prompt_open)
