@@ -86,8 +86,8 @@ class RunSetPairLoaded(Message):
 
 
 class RunSetPairFailed(Message):
-    """Opening a pair of the run set failed (its journal locked by another process...); the
-    matrix stays and says why."""
+    """Opening a pair of the run set failed (an unreadable journal...; a lock another evaltui
+    holds is `RunSetPairBusy`, the lock prompt instead); the matrix stays and says why."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
