@@ -20,6 +20,8 @@ from evaltui.ui.screens.matrix import MatrixScreen
 from tests.ui.helpers import SAMPLE, settle, text_of
 from tests.ui.test_lock_prompt import HOLDER, toasts
 from tests.ui.test_matrix_flow import back_to_matrix, matrix_app, open_cell, state  # noqa: F401
+from tests.ui.test_real_terminal import ROOT, _capture, _once_sized, _stop, _tmux
+from tests.ui.test_team_terminal import _keys, _until
 
 
 @pytest.fixture
@@ -153,3 +155,51 @@ def test_matrix_lock_prompt_snapshot(snap_compare, state, holder, monkeypatch, s
 
     monkeypatch.setattr(lock_choice, "LockPromptScreen", fixed)
     assert snap_compare(matrix_app(state), terminal_size=size, run_before=_prompt_open)
+
+
+@pytest.mark.slow  # the installed app in tmux, three runs (~5 s)
+def test_the_installed_app_asks_on_the_matrix_and_opens_the_held_pair_read_only(
+    state,  # noqa: F811
+    holder,
+):
+    """The INSTALLED `evaltui BASE CAND CAND2` in tmux: Enter on the held pair shows the prompt
+    over the matrix; `r` opens the pair's list saying read-only; a tag key writes nothing."""
+    tmux = _tmux()
+    session = f"matrix-lock-{holder.pid}"
+    runs = " ".join(
+        str(ROOT / "sample_runs" / name)
+        for name in ("baseline.jsonl", "candidate.jsonl", "candidate2.jsonl")
+    )
+    # COLUMNS/LINES unset, as tests/ui/test_team_terminal.py explains.
+    command = _once_sized(
+        f"unset COLUMNS LINES; cd {ROOT} && EVALTUI_STATE_DIR={state} TERM=xterm-256color "
+        f"exec {Path(sys.executable).parent / 'evaltui'} {runs}",
+        100,
+        30,
+    )
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
+    )
+    screen = lambda: _capture(tmux, session)  # noqa: E731
+    try:
+        _until(lambda: "review candidate against baseline" in screen(), "the matrix", shown=screen)
+        _keys(tmux, session, "Enter")  # the cursor starts on (candidate, baseline): held
+        _until(
+            lambda: "This review is open in another evaltui" in screen(), "the prompt", shown=screen
+        )
+        assert f"pid {holder.pid}" in screen() and "q back to the matrix" in screen()
+        _keys(tmux, session, "r")
+        _until(lambda: "Regressions (9)" in screen(), "the pair's list", shown=screen)
+        _until(lambda: "read-only" in screen(), "the read-only line", shown=screen)
+        _keys(tmux, session, "1")
+        _until(
+            lambda: f"another evaltui (pid {holder.pid}) holds" in screen(),
+            "the refusal",
+            shown=screen,
+        )
+        _keys(tmux, session, "q")
+    finally:
+        _stop(tmux)
+    assert holder.poll() is None
+    journal = state / "sessions" / session_key(*SAMPLE) / "journal.jsonl"
+    assert not journal.exists() or '"tag"' not in journal.read_text()
