@@ -2,8 +2,10 @@
 
 A mixin of the app (`EvalTuiApp`). Opening the pair's review is done here for every open (the
 first one too), so a refused lock, a read-only open and a take-over all end in the same
-`PairLoaded`. A holder nobody can be at (its process or terminal gone) is taken over by core
-without asking (`core/record/lock.py`); its line is shown when the pair is adopted.
+`PairLoaded`. A pair opened from the run-set matrix asks through the same `ask_about_lock`
+(`run_set_mode.py`), its `q` back to the matrix. A holder nobody can be at (its process or
+terminal gone) is taken over by core without asking (`core/record/lock.py`); its line is shown
+when the pair is adopted.
 """
 
 from __future__ import annotations
