@@ -46,6 +46,17 @@ class ReviewApp(App[int]):
         """Show a pair (the app's)."""
         raise NotImplementedError
 
+    def ask_about_lock(
+        self,
+        refused: Any,
+        problem: str,
+        reopen: Callable[[bool, Any], object],
+        declined: Callable[[], None],
+        quit_label: str = "",
+    ) -> None:
+        """Another live evaltui holds a review: the lock prompt (the app's, `lock_choice.py`)."""
+        raise NotImplementedError
+
     def refresh_decision(self, loaded: Loaded) -> Any:
         """Re-evaluate the gates and the decision (the app's worker)."""
         raise NotImplementedError

@@ -2,12 +2,15 @@
 
 A mixin of the app (`EvalTuiApp`). Opening the pair's review is done here for every open (the
 first one too), so a refused lock, a read-only open and a take-over all end in the same
-`PairLoaded`. A holder nobody can be at (its process or terminal gone) is taken over by core
-without asking (`core/record/lock.py`); its line is shown when the pair is adopted.
+`PairLoaded`. A pair opened from the run-set matrix asks through the same `ask_about_lock`
+(`run_set_mode.py`), its `q` back to the matrix. A holder nobody can be at (its process or
+terminal gone) is taken over by core without asking (`core/record/lock.py`); its line is shown
+when the pair is adopted.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import work
@@ -21,7 +24,7 @@ from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.base import ReviewApp
 from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed, team_assignment
 from evaltui.ui.messages import LockBusy, PairLoaded
-from evaltui.ui.screens.lock_prompt import READ_ONLY, TAKE_OVER, LockPromptScreen
+from evaltui.ui.screens.lock_prompt import QUIT_LABEL, READ_ONLY, TAKE_OVER, LockPromptScreen
 from evaltui.ui.state import Loaded
 
 
@@ -57,9 +60,34 @@ class LockChoice(ReviewApp):
         )
 
     def on_lock_busy(self, message: LockBusy) -> None:
-        """Another live evaltui holds the review: read-only, take over, or quit (the
+        """Another live evaltui holds the pair's review: read-only, take over, or quit (the
         refusal printed as before)."""
         refused = message.refused
+
+        def declined() -> None:
+            self.load_error = str(refused)
+            self.exit(2, return_code=2)
+
+        self.ask_about_lock(
+            refused,
+            message.problem,
+            lambda read_only, holder: self.open_review(
+                message.analysis, read_only=read_only, end_holder=holder
+            ),
+            declined,
+        )
+
+    def ask_about_lock(
+        self,
+        refused: LockHeld,
+        problem: str,
+        reopen: Callable[[bool, Holder | None], object],
+        declined: Callable[[], None],
+        quit_label: str = QUIT_LABEL,
+    ) -> None:
+        """The lock prompt for a review `refused` to this app: `reopen(read_only, end_holder)`
+        opens it as chosen (read-only, or taken over from its holder), `declined()` when the
+        reviewer leaves it (a pair quits; the run-set matrix stays, `quit_label` says so)."""
         holder = refused.holder
         described = holder.describe() if holder is not None else "holder unknown"
         pid = holder.pid if holder is not None and refused.state != ELSEWHERE else None
@@ -70,14 +98,13 @@ class LockChoice(ReviewApp):
                 self.state.read_only_reason = (
                     f"read-only: another evaltui ({who}) holds this review"
                 )
-                self.open_review(message.analysis, read_only=True)
+                reopen(True, None)
             elif choice == TAKE_OVER and holder is not None:
-                self.open_review(message.analysis, end_holder=holder)
+                reopen(False, holder)
             else:
-                self.load_error = str(refused)
-                self.exit(2, return_code=2)
+                declined()
 
-        self.push_screen(LockPromptScreen(described, pid, message.problem), chosen)
+        self.push_screen(LockPromptScreen(described, pid, problem, quit_label), chosen)
 
     @work(thread=True, exclusive=True, group="load")
     def open_review(

@@ -86,12 +86,22 @@ class RunSetPairLoaded(Message):
 
 
 class RunSetPairFailed(Message):
-    """Opening a pair of the run set failed (its journal locked by another process...); the
-    matrix stays and says why."""
+    """Opening a pair of the run set failed (an unreadable journal...; a lock another evaltui
+    holds is `RunSetPairBusy`, the lock prompt instead); the matrix stays and says why."""
 
     def __init__(self, text: str) -> None:
         super().__init__()
         self.text = text
+
+
+class RunSetPairBusy(Message):
+    """A pair of the run set opened from the matrix is held by another live evaltui
+    (`LockHeld`): the app asks, as for a pair, whether to open it read-only or take it over;
+    `problem` says why a take-over just failed."""
+
+    def __init__(self, pair: tuple[int, int], refused: Any, problem: str = "") -> None:
+        super().__init__()
+        self.pair, self.refused, self.problem = pair, refused, problem
 
 
 class RunSetSignoffReady(Message):

@@ -13,6 +13,8 @@ from textual.worker import get_current_worker
 
 from evaltui.core.designs import RUN_SET
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.record.lock import LockHeld
+from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.ui.base import ReviewApp
@@ -22,6 +24,7 @@ from evaltui.ui.messages import (
     RunSetChanged,
     RunSetDecided,
     RunSetLoaded,
+    RunSetPairBusy,
     RunSetPairFailed,
     RunSetPairLoaded,
     RunSetSignoffReady,
@@ -98,17 +101,24 @@ class RunSetMode(ReviewApp):
         self._open_pair_review(pair)
 
     @work(thread=True, exclusive=True, group="load")
-    def _open_pair_review(self, pair: tuple[int, int]) -> None:
+    def _open_pair_review(
+        self, pair: tuple[int, int], read_only: bool = False, end_holder: Holder | None = None
+    ) -> None:
+        """The pair's review session (locked, unless `read_only`; taken from `end_holder` when
+        the reviewer chose to at the lock prompt), its rows and its first decision."""
         assert self.state.run_set is not None
         cfg = self.config
         analysis = self.state.run_set.pair(*pair).analysis
         try:
             session = start_review(
                 analysis,
-                tags=cfg.tags,
-                fresh=cfg.fresh and pair not in self.state.reviewed_pairs,  # never a second time
+                tags=None if read_only else cfg.tags,
+                # never a second time
+                fresh=cfg.fresh and pair not in self.state.reviewed_pairs and not read_only,
+                read_only=read_only,
                 state_root=cfg.state_root,
                 reviewer=cfg.reviewer,
+                end_holder=end_holder,
             )
             try:
                 rows = list_rows(analysis, session)
@@ -117,7 +127,16 @@ class RunSetMode(ReviewApp):
             except BaseException:
                 session.close()
                 raise
+        except LockHeld as refused:  # another live evaltui holds it (a third, after a take-over)
+            problem = f"not taken over: {refused}" if end_holder is not None else ""
+            self.post_message(RunSetPairBusy(pair, refused, problem))
+            return
         except Exception as exc:  # noqa: BLE001 - said on the matrix, which stays open
+            if isinstance(exc, EvalTuiError) and end_holder is not None:  # it did not let go
+                self.post_message(
+                    RunSetPairBusy(pair, LockHeld(end_holder), f"not taken over: {exc}")
+                )
+                return
             failed = load_failed(exc)
             bug = failed is None or failed.code == 3
             self.post_message(RunSetPairFailed("" if failed is None or bug else failed.text))
@@ -127,8 +146,37 @@ class RunSetMode(ReviewApp):
         loaded = Loaded(analysis, session, rows, gates, decision, dealt)
         self.post_message(RunSetPairLoaded(pair, loaded))
 
+    def on_run_set_pair_busy(self, message: RunSetPairBusy) -> None:
+        """Another live evaltui holds the pair chosen on the matrix: the pair's lock prompt
+        (read-only, take over), its `q` back to the matrix with the pair left unopened."""
+        pair = message.pair
+
+        def declined() -> None:
+            self.state.opening_pair = None
+            self.tell_screens(lambda: RunSetChanged(self.state))  # (not "opening…" any more)
+            self.notify(
+                str(message.refused),
+                title="The pair did not open",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+
+        if self.state.closing or self.state.opening_pair != pair:  # (quitting meanwhile)
+            return
+        self.ask_about_lock(
+            message.refused,
+            message.problem,
+            lambda read_only, holder: self._open_pair_review(
+                pair, read_only=read_only, end_holder=holder
+            ),
+            declined,
+            quit_label="back to the matrix, leaving the other evaltui as it is",
+        )
+
     def on_run_set_pair_failed(self, message: RunSetPairFailed) -> None:
         self.state.opening_pair = None
+        self.tell_screens(lambda: RunSetChanged(self.state))  # (not "opening…" any more)
         if message.text:
             self.notify(
                 message.text,
@@ -146,6 +194,8 @@ class RunSetMode(ReviewApp):
             message.loaded.session.close()
             return
         self.state.open_pair = message.pair
+        if not message.loaded.session.read_only:  # (the last pair's read-only reason, gone)
+            self.state.read_only_reason = ""
         self.state.reviewed_pairs.add(message.pair)
         self.state.triage.steps.clear()  # an undo never reaches into another pair's journal
         while len(self.screen_stack) > 2 and self.screen is not self.main_screen:

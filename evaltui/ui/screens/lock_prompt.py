@@ -4,7 +4,8 @@ Shown before the main screen when the pair's lock is held by a live process (one
 or terminal is gone is taken over without asking, `core/record/lock.py`). Like vim's swap-file
 prompt and `tmux attach -d`: `r` opens the review read-only (browse, search, read transcripts;
 every key that writes says why it does not), `t` tells the other evaltui to end (it ends as q
-does, its drafts already on disk) and opens the review once it has let go, `q` quits.
+does, its drafts already on disk) and opens the review once it has let go, `q` quits (from the
+run-set matrix: back to the matrix, the pair left unopened).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from evaltui.ui.safe import literal_line
 READ_ONLY = "read-only"
 TAKE_OVER = "take over"
 QUIT = "quit"
+QUIT_LABEL = "quit, leaving the other evaltui as it is"  # (a pair; the run-set matrix stays)
 
 
 class LockPromptScreen(ModalScreen[str]):
@@ -33,8 +35,11 @@ class LockPromptScreen(ModalScreen[str]):
         Binding("escape", "choose('quit')", "Quit", id="lock.escape", show=False),
     ]
 
-    def __init__(self, holder: str, pid: int | None, problem: str = "") -> None:
+    def __init__(
+        self, holder: str, pid: int | None, problem: str = "", quit_label: str = QUIT_LABEL
+    ) -> None:
         super().__init__()
+        self.quit_label = quit_label  # what q does: quit the app, or back to the matrix
         self.holder = holder  # "pid N on HOST, since T, terminal /dev/pts/3"
         self.pid = pid  # None: the holder's text is unreadable (it cannot be ended from here)
         self.problem = problem  # why the last take-over failed, if it did
@@ -57,7 +62,7 @@ class LockPromptScreen(ModalScreen[str]):
                     "kept as a draft), then open the review here\n"
                 )
             choices.append("q", style="bold reverse")
-            choices.append(" quit, leaving the other evaltui as it is")
+            choices.append(f" {self.quit_label}")
             yield Static(choices, id="lock-choices")
 
     def action_choose(self, choice: str) -> None:
