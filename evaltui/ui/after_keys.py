@@ -26,12 +26,22 @@ Only while a text field has the focus (the bindings are the text fields' own, `F
 the app's bindings when they come through, against whatever has the focus then, so a Tab read
 at once after `Down Enter` moved the focus first and the choice was never made (the tmux burst
 test: `Down Enter Tab` chose nothing). From a choice, Tab keeps Textual's order.
+
+Which leaves the letters read after that Tab in the same burst: they were forwarded to the choice
+(it still had the focus when they were read), which ignores them, and they bubbled up to the app
+after the Tab had moved the focus. `StrayKeys` hands such a key to the text field that has the
+focus by the time it reaches the app: a text field stops every printable key it is given, so a
+printable key that reaches the app while one has the focus was read before the focus reached it
+(the tmux adjudication test: `Tab` then a reason typed at once lost the reason 1 run in 3). The
+bubbled keys reach the app in the order they were read, behind the Tab that moved the focus.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual import events
+from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input, TextArea
@@ -55,6 +65,18 @@ class FieldTextArea(TextArea):
     """A TextArea whose Tab and Shift+Tab move the focus as they are read (see the module)."""
 
     BINDINGS = FIELD_KEYS
+
+
+class StrayKeys(App):
+    """The app's half of the Tab race from a choice (see the module): a printable key read while
+    another widget had the focus goes to the text field that has it now, instead of being lost."""
+
+    def on_key(self, event: events.Key) -> None:
+        focused = self.focused
+        if event.is_printable and isinstance(focused, TEXT_FIELDS):
+            event.prevent_default()  # (not the app's bindings: the key was meant as text)
+            event.stop()
+            focused.post_message(events.Key(event.key, event.character))
 
 
 class _Barrier:

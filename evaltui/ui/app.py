@@ -34,6 +34,7 @@ from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
 from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.actions import ReviewActions
+from evaltui.ui.after_keys import StrayKeys
 from evaltui.ui.config import AppConfig
 from evaltui.ui.loading import (
     LOAD_STEPS,
@@ -104,7 +105,7 @@ class _QuitNowExecutor(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-class EvalTuiApp(UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
+class EvalTuiApp(StrayKeys, UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
     """evaltui: paired review of two eval runs."""
 
     TITLE = "evaltui"

@@ -127,3 +127,26 @@ async def test_text_typed_after_tab_in_the_same_burst_goes_to_the_next_field(tmp
         _burst(app, "abc", "<tab>", "def", "<ctrl+s>")
         await settle(app, pilot)
         assert app.loaded.session.review(item).note == "abcdef"
+
+
+async def test_text_typed_after_tab_from_the_choice_in_the_same_burst_reaches_the_next_field(
+    tmp_path,
+):
+    """From the sign-off's decision list, Tab keeps Textual's order (the choice must act on the
+    Down and Enter before it), so the letters read after it were forwarded to the list, which
+    ignores them: the rationale typed at once after Tab was lost. They now reach the field the
+    Tab moved the focus to, in order."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("x")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, SignoffScreen)
+        assert screen.focused is screen.query_one("#decision")
+        _burst(app, "<tab>", "Blocked, see pharm-0020")
+        await settle(app, pilot)
+        field = screen.focused
+        assert isinstance(field, (Input, TextArea))
+        typed = field.text if isinstance(field, TextArea) else field.value
+        assert typed == "Blocked, see pharm-0020"
