@@ -95,6 +95,9 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
     if config.stash.get(_ADOPT, False):
         _reap_exited_children()
+    if not _costs:  # xdist's controller: its workers ran the tests, and report nothing here
+        terminalreporter.write_line("cpu_time: no test ran in this process (measure without -n)")
+        return
     ranked = sorted(_costs.items(), key=lambda kv: kv[1], reverse=True)
     top = config.getoption("--cpu-top")
     write = terminalreporter.write_line
