@@ -135,3 +135,26 @@ async def test_the_runs_are_named_on_screen(tmp_path):
         await pilot.press("h")
         folded = "\n".join(screen_lines(app))
         assert "openai/gpt-5  →  candidate anthropic/claude-sonnet-4-20250514" in folded
+
+
+async def test_the_list_title_names_the_lists_its_laid_out_width_has_room_for(
+    tmp_path, monkeypatch
+):
+    """Beside the preview (200 columns: the list 110 wide) the title names only the changed
+    lists, also when no worker redraws it after the layout (the previews' and the search
+    index's reads held here): it was drawn before the layout, for the terminal's width, and
+    kept the unchanged lists' names when those reads finished first (two snapshots failed one
+    run in three on a loaded machine)."""
+    import evaltui.ui.app as app_module
+    import evaltui.ui.screens.main as main_module
+
+    monkeypatch.setattr(app_module, "fill_previews", lambda *args, **kwargs: None)
+    monkeypatch.setattr(main_module, "fill", lambda *args, **kwargs: None)
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        title = app.screen.query_one("#list-title")
+        assert title.size.width < 120  # the preview takes the rest
+        shown = str(title.content)
+        assert "Regressions (9)" in shown and "Improvements (21)" in shown
+        assert "Both pass" not in shown and "Both fail" not in shown

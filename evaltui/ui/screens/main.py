@@ -331,7 +331,12 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
 
     def _update_title(self) -> None:
         title = Text()
-        width = self.query_one("#list-title", Static).size.width or self.size.width
+        shown = self.query_one("#list-title", Static)
+        width = shown.size.width
+        if not width:  # just shown: again once laid out (narrower beside the preview), so the
+            width = self.size.width  # lists named never hang on a worker's redraw coming first
+            if shown.display:
+                self.call_after_refresh(self._retitle)
         loaded = self.state.loaded
         if loaded is not None and len(loaded.analysis.metrics) > 1:  # whose lists these are
             here = [r.name for r in loaded.analysis.metrics if r.metric == loaded.analysis.metric]
@@ -358,6 +363,10 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost):
             if coverage:
                 title.append(f" · {coverage}", style="italic bold" if view.search else "italic")
         self.query_one("#list-title", Static).update(title)
+
+    def _retitle(self) -> None:
+        if self.query_one("#list-title", Static).size.width:  # (see `_update_title`)
+            self._update_title()
 
     def _reshow(self) -> None:
         table = self.query_one(ItemTable)
