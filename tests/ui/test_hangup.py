@@ -26,7 +26,14 @@ import pytest
 from evaltui.core.errors import UsageError
 from evaltui.core.record.journal import LOCK_NAME, ReviewSession, session_key
 from tests.conftest import SAMPLE_RUNS
-from tests.ui.test_real_terminal import _capture, _full_header, _stop, _tmux, _wait_for
+from tests.ui.test_real_terminal import (
+    _capture,
+    _full_header,
+    _once_sized,
+    _stop,
+    _tmux,
+    _wait_for,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = Path(sys.executable).parent / "evaltui"
@@ -173,7 +180,9 @@ def test_closing_the_tmux_pane_ends_the_app(tmp_path):
     tmux = _tmux()
     state = tmp_path / "state"
     session = f"evaltui-{uuid.uuid4().hex[:8]}"
-    command = f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {SCRIPT} {BASE} {CAND}"
+    command = _once_sized(
+        f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {SCRIPT} {BASE} {CAND}", 100, 30
+    )
     subprocess.run(
         [*tmux, "new-session", "-d", "-s", session, "-x", "100", "-y", "30", command], check=True
     )
@@ -219,9 +228,11 @@ def test_a_killed_app_not_yet_reaped_blocks_neither_the_next_open_nor_a_signoff(
     keeper = tmp_path / "keeper.py"
     keeper.write_text(KEEPER)
     first = f"evaltui-{uuid.uuid4().hex[:8]}"
-    command = (
+    command = _once_sized(
         f"cd {ROOT} && EVALTUI_STATE_DIR={state} exec {sys.executable} {keeper} {pid_file} "
-        f"{SCRIPT} {BASE} {CAND}"
+        f"{SCRIPT} {BASE} {CAND}",
+        100,
+        30,
     )
     subprocess.run(
         [*tmux, "new-session", "-d", "-s", first, "-x", "100", "-y", "30", command], check=True
@@ -244,8 +255,13 @@ def test_a_killed_app_not_yet_reaped_blocks_neither_the_next_open_nor_a_signoff(
         record = json.loads((tmp_path / "so.json").read_text())
         assert record["triage"]["triaged"] == 1 and record["triage"]["by_tag"] == {"flaky": 1}
         second = f"evaltui-{uuid.uuid4().hex[:8]}"
-        again = (
-            f"cd {ROOT} && EVALTUI_STATE_DIR={state} {SCRIPT} {BASE} {CAND}; echo EXIT=$?; sleep 30"
+        # Started once the pane has its size: an app that read 0x0 draws at Textual's 80x24,
+        # its header folded and the triage line absent (seen under the parallel slow run).
+        again = _once_sized(
+            f"cd {ROOT} && EVALTUI_STATE_DIR={state} {SCRIPT} {BASE} {CAND}; "
+            "echo EXIT=$?; sleep 30",
+            100,
+            30,
         )
         subprocess.run(
             [*tmux, "new-session", "-d", "-s", second, "-x", "100", "-y", "30", again],

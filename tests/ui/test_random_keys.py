@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from textual import events
 from textual.keys import _character_to_key, _get_unicode_name_from_key
@@ -28,7 +28,12 @@ from evaltui.core.record.journal import ReviewSession
 from tests.ui.helpers import SAMPLE, demo_app, settle, until
 
 POLICY = SAMPLE[0].parent / "policy.toml"
-CI_EXAMPLES = 40  # sessions per CI run (the slow marker): 293 sequences, 1,732 keys
+# Sessions per CI run (the slow marker), in CI_PARTS parts of a seed each, so that xdist (the
+# slow run of `.ci/run`) runs them side by side: one test of 40 sessions was the slow run's
+# longest (240 s wall here). 64 sessions in four parts send 380 sequences, 1,928 keys (every one
+# of the 56); the 40 in one test sent 334 and 1,979 (a part's sessions start small).
+CI_EXAMPLES = 64
+CI_PARTS = 4
 QUICK_EXAMPLES = 3  # sessions in the default test run: the same property, a few sessions
 MIN_SEQUENCES, MAX_SEQUENCES = 5, 10
 MAX_KEYS = 12
@@ -141,8 +146,10 @@ def workdir(tmp_path_factory, monkeypatch) -> Path:
     return folder
 
 
-def random_sessions(workdir: Path, examples: int) -> None:
-    """`examples` sessions of random sequences, each on a fresh state folder."""
+def random_sessions(workdir: Path, examples: int, part: int | None = None) -> None:
+    """`examples` sessions of random sequences, each on a fresh state folder. Derandomized (the
+    same sessions every run); a `part` of the CI sessions draws from a seed of its own, so the
+    parts are different sessions."""
     counter = iter(range(10**9))
 
     @settings(
@@ -154,12 +161,15 @@ def random_sessions(workdir: Path, examples: int) -> None:
     def sessions(sequences) -> None:
         run_session(workdir / f"state{next(counter)}", sequences)
 
-    sessions()
+    (sessions if part is None else seed(f"random-keys-part-{part}")(sessions))()
 
 
 @pytest.mark.slow
-def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(workdir):
-    random_sessions(workdir, int(os.environ.get("EVALTUI_RANDOM_KEY_SESSIONS", CI_EXAMPLES)))
+@pytest.mark.parametrize("part", range(CI_PARTS), ids=lambda part: f"part{part + 1}of{CI_PARTS}")
+def test_random_key_sequences_on_every_screen_never_crash_or_desync_the_journal(workdir, part):
+    """A part of the CI_EXAMPLES sessions (EVALTUI_RANDOM_KEY_SESSIONS sets another total)."""
+    total = int(os.environ.get("EVALTUI_RANDOM_KEY_SESSIONS", CI_EXAMPLES))
+    random_sessions(workdir, -(-total // CI_PARTS), part)
 
 
 @pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it

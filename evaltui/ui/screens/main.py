@@ -357,6 +357,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
 
     def _update_title(self) -> None:
         title = Text()
+        # (0 before the first layout: the screen's width; `ListTitle` asks again once laid out)
         width = self.query_one("#list-title", Static).size.width or self.size.width
         loaded = self.state.loaded
         if loaded is not None and len(loaded.analysis.metrics) > 1:  # whose lists these are
