@@ -136,7 +136,8 @@ def test_the_ui_imports_one_way_app_then_screens_then_widgets_then_state():
     and the messages neither (the screens are given the state; they never fetch it)."""
     order = {"app": 0, "screens": 1, "widgets": 2, "state": 3}
     app_side = {
-        "app", "actions", "base", "modes", "run_set_mode", "terminal", "unexpected", "lock_choice",
+        "app", "actions", "base", "modes", "run_set_mode", "terminal", "toasts", "unexpected",
+        "lock_choice",
     }  # fmt: skip
 
     def rank(module: str) -> int | None:

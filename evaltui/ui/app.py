@@ -32,7 +32,6 @@ from evaltui.core.record.drafts import load_draft, load_place
 from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
-from evaltui.core.textsafe import inert, one_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.after_keys import StrayKeys
 from evaltui.ui.config import AppConfig
@@ -64,6 +63,7 @@ from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.picker import PickerScreen
 from evaltui.ui.state import Loaded, ReviewState
 from evaltui.ui.terminal import TerminalWatch
+from evaltui.ui.toasts import ToastRepaint
 from evaltui.ui.unexpected import UnexpectedErrors
 
 TEAM_REFRESH = 3.0  # seconds between two looks at the other reviewers' journals
@@ -105,7 +105,9 @@ class _QuitNowExecutor(ThreadPoolExecutor):
         super().shutdown(wait=False, cancel_futures=True)
 
 
-class EvalTuiApp(StrayKeys, UnexpectedErrors, TerminalWatch, LockChoice, ReviewActions):
+class EvalTuiApp(
+    StrayKeys, UnexpectedErrors, TerminalWatch, ToastRepaint, LockChoice, ReviewActions
+):
     """evaltui: paired review of two eval runs."""
 
     TITLE = "evaltui"
@@ -364,11 +366,6 @@ class EvalTuiApp(StrayKeys, UnexpectedErrors, TerminalWatch, LockChoice, ReviewA
                 timeout=10,
                 markup=False,
             )
-
-    def notify(self, message: str, *, title: str = "", markup: bool = True, **kwargs: Any) -> None:
-        """Every toast, from any screen, is inert text: toasts name ids, tags, metrics and paths
-        from the runs, which must neither be parsed as markup nor reach the terminal raw."""
-        super().notify(inert(str(message)), title=one_line(title), markup=False, **kwargs)
 
     def _replace_loaded(
         self, basis: Loaded, *, same_analysis: bool = False, **changes: Any

@@ -1,7 +1,7 @@
 """The app's common ground: what the parts of the app (`app.py` and its mixins, one file per
 job) share: the config, the review state, the main screen, telling the screens (every
-toast goes through `EvalTuiApp.notify`, which makes its text inert) and showing what a worker
-loaded in its design's mode (`ui/modes.py`).
+toast goes through `ToastRepaint.notify` in `toasts.py`, which makes its text inert) and
+showing what a worker loaded in its design's mode (`ui/modes.py`).
 """
 
 from __future__ import annotations
