@@ -20,6 +20,7 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.formats import (
     LoadOptions,
     detect_format,
+    inspect_archive,
     inspect_eval,
     inspect_json,
     load_run,
@@ -151,13 +152,13 @@ def test_transcript_of_one_sample(gpt5):
 
 def test_statistics_read_only_header_and_summaries(monkeypatch):
     read: list[str] = []
-    original = inspect_eval._member_bytes  # every member read inflates through it
+    original = inspect_archive.member_bytes  # every member read inflates through it
 
     def spy(path, archive, info, *budget):
         read.append(info.filename)
         return original(path, archive, info, *budget)
 
-    monkeypatch.setattr(inspect_eval, "_member_bytes", spy)
+    monkeypatch.setattr(inspect_archive, "member_bytes", spy)
     run = load_run(CLAUDE)
     assert read == ["header.json", "summaries.json"]
     run.transcripts.read(0)
@@ -443,7 +444,7 @@ def test_member_with_huge_declared_size_is_refused_unread(tmp_path, monkeypatch)
 
 
 def test_member_cap_is_configurable(tmp_path, monkeypatch):
-    monkeypatch.setattr(inspect_eval, "MAX_MEMBER_BYTES", 100)
+    monkeypatch.setattr(inspect_archive, "MAX_MEMBER_BYTES", 100)
     with pytest.raises(InputError, match=r"\(record header.json\): .*over the 100-byte limit"):
         load_eval(GPT5)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats import detect_format, inspect_eval, load_run
+from evaltui.core.read.formats import detect_format, inspect_archive, load_run
 from evaltui.core.read.formats.zip_members import ZIP_ZSTANDARD
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data" / "inspect_ai"
@@ -99,6 +99,6 @@ def test_zstd_member_whose_bytes_do_not_match_the_crc_is_refused(tmp_path):
 
 
 def test_zstd_member_cap_bounds_what_is_inflated_not_what_is_declared(monkeypatch):
-    monkeypatch.setattr(inspect_eval, "MAX_MEMBER_BYTES", 100)
+    monkeypatch.setattr(inspect_archive, "MAX_MEMBER_BYTES", 100)
     with pytest.raises(InputError, match=r"\(record header.json\): .*100-byte limit"):
         load_run(ZSTD / NAMES[0])

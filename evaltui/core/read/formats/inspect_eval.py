@@ -11,8 +11,9 @@ Statistics come from the summaries when there are any, so opening a run reads a 
 not every sample body; a sample member is read only when its summary lacks what the statistics
 need, and otherwise when drill-down asks for that row. A hostile archive is bounded
 (`evaltui.core.read.archive_limits`): the listing is refused when it names a member twice or its
-entries overlap; every member read is capped (`MAX_MEMBER_BYTES`, checked against the declared
-size before a byte is inflated, and against what comes out while inflating), as is its ratio of
+entries overlap; every member read is capped (`inspect_archive.MAX_MEMBER_BYTES`, checked
+against the declared size before a byte is inflated, and against what comes out while
+inflating; `inspect_archive.py` reads the members), as is its ratio of
 inflated to compressed bytes, and a load inflates at most `ZipLimits.log_bytes` over all its
 members. Every limit, zip or JSON failure becomes an `InputError` naming the file and the
 member (exit 2). Members may be stored, deflated or zstd-compressed (Inspect's default since
@@ -25,7 +26,6 @@ import re
 import struct
 import threading
 import zipfile
-import zlib
 from collections.abc import Collection, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -33,8 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
-from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget, LimitExceeded
+from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget
 from evaltui.core.read.collector import collector_paused
+from evaltui.core.read.formats import inspect_archive as archive_io
 from evaltui.core.read.formats.contract import (
     LoadOptions,
     NoOptions,
@@ -67,14 +68,8 @@ from evaltui.core.read.formats.inspect_rows import (
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.json_array import ArrayElements, Numbered
-from evaltui.core.read.formats.jsontext import (
-    DuplicateKey,
-    duplicate_problem,
-    loads,
-    locate_duplicate,
-)
 from evaltui.core.read.formats.native import fingerprint
-from evaltui.core.read.formats.zip_members import MemberError, checked_members, read_member
+from evaltui.core.read.formats.zip_members import checked_members, read_member
 from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
@@ -83,7 +78,6 @@ from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directo
 
 Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
-MAX_MEMBER_BYTES = DEFAULT_LIMITS.member_bytes  # refuse a member declaring or inflating more
 
 ZIP_MAGIC = b"PK\x03\x04"
 HEADER_JSON = "header.json"
@@ -139,7 +133,7 @@ def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
     # summaries, a batch of decoded ones) at once; so local parses go one at a time. A
     # remote one waits on its byte ranges and keeps the overlap.
     with _LOCAL_PARSE if not isinstance(path, RemoteBlob) else nullcontext(), collector_paused():
-        archive = _open_archive(path)
+        archive = archive_io.open_archive(path)
         try:
             return _load_open(path, archive, options, source, pending, stamp)
         except BaseException:
@@ -164,7 +158,7 @@ def _load_open(
     stamp: tuple[int, int],
 ) -> Run:
     budget = Budget(DEFAULT_LIMITS)  # what this load may inflate over all its members
-    members = _members(path, archive)
+    members = archive_io.members(path, archive)
     header, default_status = _read_header(path, archive, members, budget)
     facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
     checked = _checked_against_results(path, archive, members, header, facts, rows, budget)
@@ -258,15 +252,17 @@ class EvalTranscripts:
                 self.close_archive()  # its central directory is the old file's
                 raise
             if self._archive is None:
-                self._archive = _open_archive(self._path)
-                _members(self._path, self._archive)  # the layout checked again: a new handle
+                self._archive = archive_io.open_archive(self._path)
+                archive_io.members(
+                    self._path, self._archive
+                )  # the layout checked again: a new handle
             try:
                 info = self._archive.getinfo(member)
             except KeyError:
                 raise InputError(
                     self._path, "the sample member is missing", record=member
                 ) from None
-            return _read_json(self._path, self._archive, info)
+            return archive_io.read_json(self._path, self._archive, info)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +378,7 @@ def _facts_from_member(
     expected: SampleFacts | None,
     budget: Budget,
 ) -> SampleFacts:
-    sample = _read_json(path, archive, info, budget)
+    sample = archive_io.read_json(path, archive, info, budget)
     fact = sample_facts(path, sample, info.filename)
     if expected is not None and (fact.item_id, fact.epoch) != (expected.item_id, expected.epoch):
         raise InputError(
@@ -421,11 +417,11 @@ def _summary_list(
     path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget
 ) -> Collection[tuple[str, Any]]:
     """(record, summary) pairs; a large list decoded a batch at a time (`json_array`)."""
-    data = _member_bytes(path, archive, info, budget)
-    elements = ArrayElements.of(data, lambda: _parse_member(path, info, data))
+    data = archive_io.member_bytes(path, archive, info, budget)
+    elements = ArrayElements.of(data, lambda: archive_io.parse_member(path, info, data))
     if elements is not None:
         return Numbered(info.filename, elements)
-    value = _parse_member(path, info, data)
+    value = archive_io.parse_member(path, info, data)
     if not isinstance(value, list):
         raise InputError(
             path,
@@ -446,24 +442,26 @@ def _read_header(
     """The log header and the status to assume when it records none."""
     if HEADER_JSON in members:
         header = as_dict(
-            path, _read_json(path, archive, members[HEADER_JSON], budget), "header.json"
+            path, archive_io.read_json(path, archive, members[HEADER_JSON], budget), "header.json"
         )
         record = HEADER_JSON
         default_status = "unknown"
     elif JOURNAL_START in members:  # still running, or it crashed before writing the header
         header = as_dict(
-            path, _read_json(path, archive, members[JOURNAL_START], budget), JOURNAL_START
+            path, archive_io.read_json(path, archive, members[JOURNAL_START], budget), JOURNAL_START
         )
         record = JOURNAL_START
         default_status = "started"
     elif LEGACY_START in members:
         header = dict(
-            as_dict(path, _read_json(path, archive, members[LEGACY_START], budget), "start")
+            as_dict(
+                path, archive_io.read_json(path, archive, members[LEGACY_START], budget), "start"
+            )
         )
         record = LEGACY_START
         default_status = "started"
         if LEGACY_RESULTS in members:
-            results = _read_json(path, archive, members[LEGACY_RESULTS], budget)
+            results = archive_io.read_json(path, archive, members[LEGACY_RESULTS], budget)
             header.update(as_dict(path, results, "results", record=LEGACY_RESULTS))
     else:
         raise InputError(
@@ -472,97 +470,6 @@ def _read_header(
         )
     as_dict(path, header.get("eval"), "eval", record=record)
     return header, default_status
-
-
-def _open_archive(path: Source) -> ZipDirectory:
-    """The archive's central directory (`zip_directory`: one read, one struct pass)."""
-    try:
-        with path.open("rb") as handle:
-            return read_directory(handle)
-    # NotImplementedError: a central directory naming a zip version zipfile does not read
-    except (
-        zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
-        NotImplementedError,
-    ) as exc:  # fmt: skip
-        raise InputError(
-            path,
-            f"not a readable Inspect .eval archive: {exc} (is the file truncated, or still being "
-            "written?)",
-        ) from None
-
-
-def _members(path: Source, archive: ZipDirectory) -> Mapping[str, ZipEntry]:
-    """The file members by name; a listing with duplicate or overlapping entries is refused."""
-    try:
-        return checked_members(archive)
-    except LimitExceeded as exc:
-        raise InputError(path, str(exc), record=exc.member) from None
-
-
-def _read_json(
-    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
-) -> Any:
-    return _parse_member(path, info, _member_bytes(path, archive, info, budget))
-
-
-def _member_bytes(
-    path: Source, archive: ZipDirectory, info: ZipEntry, budget: Budget | None = None
-) -> bytes:
-    cap = MAX_MEMBER_BYTES
-    if info.file_size > cap:
-        raise InputError(
-            path,
-            f"the member declares {info.file_size} bytes uncompressed, over the {cap}-byte limit "
-            "for one member; refusing to inflate it",
-            record=info.filename,
-        )
-    try:
-        data = read_member(archive, info, path, cap, DEFAULT_LIMITS, budget)
-    except LimitExceeded as exc:
-        raise InputError(path, str(exc), record=info.filename) from None
-    except MemberError as exc:
-        raise InputError(
-            path, f"cannot read the member from the archive: {exc}", record=info.filename
-        ) from None
-    except (
-        zipfile.BadZipFile,
-        zlib.error,
-        EOFError,
-        OSError,
-        NotImplementedError,
-        RuntimeError,
-        ValueError,
-        struct.error,
-    ) as exc:
-        raise InputError(
-            path, f"cannot read the member from the archive: {exc}", record=info.filename
-        ) from None
-    if len(data) > cap:
-        raise InputError(
-            path,
-            f"the member inflates to more than the {cap}-byte limit for one member",
-            record=info.filename,
-        )
-    return data
-
-
-def _parse_member(path: Source, info: ZipEntry, data: bytes) -> Any:
-    try:
-        return loads(data)
-    except DuplicateKey as exc:
-        found = locate_duplicate(data)
-        field, line = found if found is not None else (exc.key, None)
-        raise InputError(
-            path, duplicate_problem(exc), line=line, record=info.filename, field=field
-        ) from None
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            path, f"the member is not UTF-8 JSON: {exc}", record=info.filename
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        raise InputError(
-            path, f"the member is not valid JSON: {exc}", record=info.filename
-        ) from None
 
 
 def _first_member_name(head: bytes) -> str | None:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from evaltui.cli.main import main
-from evaltui.core.read.formats import inspect_eval, load_run
+from evaltui.core.read.formats import inspect_archive, load_run
 from evaltui.core.read.logdir import list_runs
 
 DATA = Path(__file__).resolve().parents[3] / "data" / "inspect_ai"
@@ -48,13 +48,13 @@ def test_every_transcript_is_the_monolith_one():
 def test_opening_an_item_reads_its_shell_messages_and_attachments_only(monkeypatch):
     run = load_run(CHUNKED[0])
     read: list[str] = []
-    real = inspect_eval._read_json
+    real = inspect_archive.read_json
 
     def spy(path, archive, info):
         read.append(info.filename)
         return real(path, archive, info)
 
-    monkeypatch.setattr(inspect_eval, "_read_json", spy)
+    monkeypatch.setattr(inspect_archive, "read_json", spy)
     run.transcripts.read(0)
     prefix = read[0].rsplit("/", 1)[0]
     assert read[0].endswith("/sample.json")
