@@ -261,7 +261,8 @@ def _formatted(node: ast.expr) -> bool:
 
 
 def _offences() -> list[str]:
-    """Every toast goes through `EvalTuiApp.notify`, which makes its text inert and turns
+    """Every toast goes through the app's `notify` (`ToastRepaint.notify`, ui/toasts.py, a mixin
+    of `EvalTuiApp`), which makes its text inert and turns
     markup off; so a toast may not turn markup on, nor reach Textual's own `notify` another
     way. Static, Label, Markdown and `update` take Text (`safe.literal`), not a string built at
     run time (Textual would parse it as markup); `from_markup` takes constants only."""
@@ -270,7 +271,7 @@ def _offences() -> list[str]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         override = None
         for node in ast.walk(tree):
-            if isinstance(node, ast.ClassDef) and node.name == "EvalTuiApp":
+            if isinstance(node, ast.ClassDef) and node.name == "ToastRepaint":
                 override = next(
                     (f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "notify"),
                     None,
@@ -292,7 +293,7 @@ def _offences() -> list[str]:
                 if _markup(node) is True:
                     found.append(f"{where}: a toast with markup on")
                 elif direct and node not in inside:
-                    found.append(f"{where}: a toast that bypasses EvalTuiApp.notify")
+                    found.append(f"{where}: a toast that bypasses ToastRepaint.notify")
             elif first is not None and _formatted(first) and _markup(node) is not False:
                 found.append(f"{where}: an f-string or formatted text parsed as markup")
     return found
@@ -316,7 +317,7 @@ def test_the_lint_catches_what_it_is_for(tmp_path, monkeypatch):
         "    w.update('[b]' + item_id)\n"
         "    app.notify(f'ok {item_id}')\n"
         "    w.update(Text(item_id))\n"
-        "class EvalTuiApp(App):\n"
+        "class ToastRepaint(App):\n"
         "    def notify(self, message, **kw):\n"
         "        super().notify(message, markup=False)\n",
         encoding="utf-8",
