@@ -231,6 +231,15 @@ def demo_paths() -> tuple[Path, Path]:
     )
 
 
+def _size_from_the_terminal() -> None:
+    """The app takes its size from the terminal, not from a COLUMNS or LINES left in the
+    environment: Textual sizes itself with `shutil.get_terminal_size`, which reads those first,
+    so an exported COLUMNS=80 (a tmux server started from a shell that had one, a script)
+    drew the app 80 wide in a 100-column window and no resize ever reached it."""
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
+
 def _run_app(args: argparse.Namespace) -> int:
     if getattr(args, "more", None):  # (two runs of different items: the app shows them)
         _refuse_independent(args, "the review app of three or more runs")
@@ -282,6 +291,7 @@ def _run_app(args: argparse.Namespace) -> int:
         )
     )
     app.quit_without_waiting = True
+    _size_from_the_terminal()
     app.run()
     if app.hung_up:  # the terminal is gone (or SIGTERM): give the pair back and end
         if app.loaded is not None:

@@ -243,3 +243,33 @@ def test_sigkill_right_after_a_bulk_tag_loses_none_of_its_tags(tmp_path):
     tagged = {i: r.tag for i, r in reopened.items.items()}
     drug = ["0020", "0103", "0112", "0130", "0156", "0172", "0187"]
     assert tagged == {f"pharm-{n}": "acceptable" for n in drug}, tagged
+
+
+@pytest.mark.slow  # the installed app in tmux
+def test_the_app_takes_the_windows_size_not_a_columns_left_in_the_environment(tmp_path):
+    """COLUMNS=80 LINES=24 exported into a 110x32 window: the app draws 110 wide (the full
+    header, the runs' rule across the window), and follows a resize to 120 columns. Before,
+    Textual's size came from those variables first: 80x24 in any window, no resize seen."""
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    command = _once_sized(
+        f"cd {ROOT} && export COLUMNS=80 LINES=24 && EVALTUI_STATE_DIR={tmp_path / 'state'} "
+        f"TERM=xterm-256color exec {script} sample_runs/baseline.jsonl "
+        "sample_runs/candidate.jsonl",
+        110,
+        32,
+    )
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "110", "-y", "32", command], check=True
+    )
+    try:
+        screen = _wait_for(tmux, session, "Triage: 0 of 9")  # the full header: 32 rows fit it
+        assert "─" * 110 in screen and "─" * 111 not in screen
+        subprocess.run([*tmux, "resize-window", "-t", session, "-x", "120"], check=True)
+        deadline = time.monotonic() + 30
+        while "─" * 120 not in _capture(tmux, session) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert "─" * 120 in _capture(tmux, session)
+    finally:
+        _stop(tmux)
