@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import uuid
@@ -38,6 +39,28 @@ from tests.ui.test_real_terminal import (
     _tmux,
     _wait_for,
 )
+
+
+def toast_text(screen: str) -> str:
+    """The toasts' words on a captured screen, their lines joined: a toast wraps where its width
+    falls (the window's width, the host's name in the text), so a phrase may span two lines.
+    A toast line is what follows its `▌` edge, up to the padding (a run of spaces) before the
+    list row it covers shows again."""
+    parts = [
+        re.split(r" {2,}", line.rsplit("▌", 1)[1].strip())[0]
+        for line in screen.splitlines()
+        if "▌" in line
+    ]
+    return " ".join(parts)
+
+
+def wait_for_toast(tmux: list[str], session: str, *phrases: str, timeout: float = 30.0) -> None:
+    """A barrier on a toast's words, wherever they wrap."""
+    said = lambda: all(p in toast_text(_capture(tmux, session)) for p in phrases)  # noqa: E731
+    if not wait_until(said, timeout=timeout, step=0.2):
+        screen = _capture(tmux, session)
+        raise AssertionError(f"no toast said {phrases!r}; toasts: {toast_text(screen)!r}\n{screen}")
+
 
 pytestmark = [
     pytest.mark.slow,  # two or three app starts in real terminals: CI runs them
@@ -95,7 +118,7 @@ def test_after_a_silent_drop_the_review_opens_read_only_or_is_taken_over(tmp_pat
         # The opening toast says read-only too: once it is gone, a write key must say it again.
         assert wait_until(lambda: "read-only: another" not in _capture(second, b), timeout=20)
         keys(second, b, "1")
-        _wait_for(second, b, "read-only: another evaltui", "holds this review")  # (wraps)
+        wait_for_toast(second, b, "read-only: another evaltui", "holds this review")
         assert "saved:" not in _capture(second, b)
         keys(second, b, "q")
         _wait_for(second, b, "EXIT=0")
@@ -104,7 +127,8 @@ def test_after_a_silent_drop_the_review_opens_read_only_or_is_taken_over(tmp_pat
         c = start(second, state)
         _wait_for(second, c, "This review is open in another evaltui")
         keys(second, c, "t")
-        _wait_for(second, c, "8 of 9 untriaged", "took over the review from pid")
+        _wait_for(second, c, "8 of 9 untriaged")
+        wait_for_toast(second, c, "took over the review from pid")
         assert wait_until(lambda: process_state(pid) in ("", "Z")), process_state(pid)
         keys(second, c, "5")  # B writes now
         _wait_for(second, c, "saved:")
@@ -136,7 +160,7 @@ def test_an_app_whose_terminal_is_gone_is_taken_over_without_asking(tmp_path):
         assert process_state(pid) == "T"  # alive, stopped, holding the review
 
         b = start(second, state)
-        _wait_for(second, b, "took over the review from pid", "whose terminal is gone")
+        wait_for_toast(second, b, "took over the review from pid", "whose terminal is gone")
         assert "This review is open in another evaltui" not in _capture(second, b)
         assert wait_until(lambda: process_state(pid) in ("", "Z")), process_state(pid)
         keys(second, b, "q")
