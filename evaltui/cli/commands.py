@@ -95,7 +95,7 @@ def print_report(design: Any, decided: Any, form: str) -> int:
             )
             from evaltui.core.report.agreement import agreement_text_lines, has_reviews
 
-            if getattr(decided, "agreement", None) is not None and has_reviews(decided.agreement):
+            if decided.agreement is not None and has_reviews(decided.agreement):
                 sys.stdout.write("\n".join(agreement_text_lines(decided.agreement)) + "\n")
         else:
             sys.stdout.write("\n".join(lines))

@@ -149,25 +149,20 @@ class PairDesign:
     def report_dict(self, decided: Decided) -> dict[str, Any]:
         from evaltui.core.report.pair import report_dict
 
-        out = report_dict(decided.analysis, decided.gates, decided.decision, decided.review)
-        if decided.agreement is not None:
-            out["agreement"] = decided.agreement
-        return out
+        return report_dict(
+            decided.analysis, decided.gates, decided.decision, decided.review, decided.agreement
+        )
 
     def report_markdown(self, decided: Decided) -> str:
-        from evaltui.core.report.agreement import agreement_markdown, has_reviews
         from evaltui.core.report.pair_markdown import report_markdown
 
-        text = report_markdown(
-            decided.analysis, gates=decided.gates, decision=decided.decision, review=decided.review
+        return report_markdown(
+            decided.analysis,
+            gates=decided.gates,
+            decision=decided.decision,
+            review=decided.review,
+            agreement=decided.agreement,
         )
-        if decided.agreement is None or not has_reviews(decided.agreement):
-            return text
-        section = "\n".join(agreement_markdown(decided.agreement)) + "\n"
-        at = text.rfind("<sub>")  # before the closing line that names the tool and schema
-        if at < 0:
-            return text.rstrip("\n") + "\n\n" + section
-        return text[:at] + section + text[at:]
 
     def report_text_lines(self, decided: Decided) -> list[str] | None:
         return None  # cli/render.py draws the pair's tables with Rich

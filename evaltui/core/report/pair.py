@@ -367,12 +367,14 @@ def report_dict(
     gates: tuple[Any, ...] | None = None,
     decision: Any = None,
     review: dict[str, Any] | None = None,
+    agreement: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The report as plain data; the keys are documented in docs/report.md.
 
     `decision` is the pair's decision (`record.session.decide_review`, which knows the
     reviewer's tags); without one it is decided from the analysis and the gates alone.
-    `review`: a team's review (`record.team_view.team_review`), the `review` block."""
+    `review`: a team's review (`record.team_view.team_review`), the `review` block;
+    `agreement`: the reviewers' agreement (`report.agreement.agreement_dict`), its block."""
     paired = analysis.paired
     if decision is None:
         plain = tuple(g for g in gates or () if not isinstance(g, dict))
@@ -439,6 +441,8 @@ def report_dict(
         out["cost"] = cost_dict(cost)
     if review is not None:  # several reviewers, or a team stated
         out["review"] = review
+    if agreement is not None:
+        out["agreement"] = agreement
     return out
 
 

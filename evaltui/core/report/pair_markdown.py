@@ -14,6 +14,7 @@ from evaltui.core.analysis.cost import cost_comparison
 from evaltui.core.analysis.pair import VERDICT_TEXT
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.decide.effect import OverallRow
+from evaltui.core.report.agreement import agreement_markdown, has_reviews
 from evaltui.core.report.compared import compared_markdown
 from evaltui.core.report.cost import cost_markdown
 from evaltui.core.report.pair import REPORT_SCHEMA, report_dict
@@ -38,12 +39,13 @@ def report_markdown(
     list_ids: bool = True,
     compared: bool = True,
     review: dict[str, Any] | None = None,
+    agreement: dict[str, Any] | None = None,
 ) -> str:
     """A PR-comment rendering of the same facts; every value from a file is escaped.
 
     It opens with the decision line (as a heading), then the reasons behind it; `heading`
     replaces that opening (the sign-off Markdown has already said it)."""
-    d = report_dict(analysis, gates, decision, review)
+    d = report_dict(analysis, gates, decision, review, agreement)
     lines = [heading] if heading else [f"## {md_cell(d['decision']['line'])}"]
     lines.append("")
     if not heading:
@@ -76,6 +78,8 @@ def report_markdown(
         more = f" … and {len(ids) - max_ids:,} more" if len(ids) > max_ids else ""
         lines.append(f"**{title} ({len(ids):,}):** {shown or 'none'}{more}")
         lines.append("")
+    if agreement is not None and has_reviews(agreement):  # (the JSON carries it always)
+        lines += agreement_markdown(agreement) + [""]
     lines += [f"<sub>evaltui {__version__} · schema {REPORT_SCHEMA}</sub>", ""]
     return "\n".join(lines)
 
