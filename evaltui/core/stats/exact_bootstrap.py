@@ -37,6 +37,7 @@ MAX_POINTS = 1 << 23
 LATTICE_TOLERANCE = 1e-9
 """A value is on the lattice when it is within this fraction of the step of a lattice point."""
 _MAX_SPAN = 1 << 20
+_UNDERFLOW = -800.0  # below log(smallest subnormal) = -744.4, with room for rounding
 _DIVISORS = (1, 2, 3, 4, 5, 6, 8, 10, 12)
 
 
@@ -126,7 +127,15 @@ def sum_cdf(exact: ExactPlan, counts: np.ndarray) -> np.ndarray:
     np.add.at(one, exact.lattice.offsets % size, counts / n)
     spectrum = sp_fft.rfft(one)
     del one
-    np.power(spectrum, n, out=spectrum)
+    # |phi|^n underflows to exactly 0 wherever n log|phi| < -745 (the smallest subnormal is
+    # e^-744.4): at a million items that is all but a few hundred of the ~10^6 frequencies.
+    # Raising only the others to the n-th power gives the same spectrum bit for bit, at a
+    # fraction of the cost of a complex power per frequency (0.12 s at 1M items).
+    with np.errstate(divide="ignore"):
+        alive = np.flatnonzero(np.log(np.abs(spectrum)) * n > _UNDERFLOW)
+    kept = np.power(spectrum[alive], n)
+    spectrum[:] = 0.0
+    spectrum[alive] = kept
     folded = sp_fft.irfft(spectrum, n=size)
     del spectrum
     pmf = np.roll(folded, -(exact.start % size))
