@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import secrets
-from json.encoder import encode_basestring  # type: ignore[attr-defined]
+from json.encoder import encode_basestring
 from typing import Any
 
 # C0 controls except tab and newline, DEL, C1 controls, the Unicode bidi controls, the invisible
@@ -117,7 +117,7 @@ def _indented_json(document: Any, indent: int) -> str:
     parts: list[str] = []
     done = 0
     for k, items in enumerate(lists):
-        marker = f"{quoted}{k}\""
+        marker = f'{quoted}{k}"'
         at = text.index(marker, done)
         line = text[text.rfind("\n", 0, at) + 1 : at]  # the key before it, or nothing
         level = len(line) - len(line.lstrip(" "))

@@ -197,10 +197,6 @@ def test_json_reports_and_records_escape_controls_and_bidi_yet_read_back_the_sam
 def test_inert_json_writes_long_id_lists_as_json_dumps_does_with_controls_escaped():
     """The fast path for long lists of ids gives json.dumps' own indented text, then the same
     escapes: nested lists, tuples, dicts in lists, and ids holding quotes, controls, bidi."""
-    import json
-
-    from evaltui.core.textsafe import inert_json
-
     odd = ['a"b', "back\\slash", "new\nline", "\x1b[31mred", "\u202eevil", "é", "\x7f"]
     ids = [f"item-{i:05d}{odd[i % len(odd)]}" for i in range(300)]
     document = {
