@@ -467,7 +467,9 @@ def _regression_tags(analysis: Analysis, session: Review | None) -> dict[str, st
     return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
 
 
-def _tagged_as(tags: dict[str, str | None], wanted: Callable[[str | None], bool]) -> tuple[str, ...]:
+def _tagged_as(
+    tags: dict[str, str | None], wanted: Callable[[str | None], bool]
+) -> tuple[str, ...]:
     """The ids (in `tags`' order) whose tag is `wanted`. Asked once per distinct tag, not per
     item: a million-item pair has ~150,000 regressions and a handful of tags; with none tagged
     (the headless report) every id shares one answer and the list is taken whole."""
