@@ -32,8 +32,9 @@ __all__ = ["MAX_POINTS", "TAIL_MASS", "ExactPlan", "Lattice", "find_lattice", "p
 
 TAIL_MASS = 1e-12
 """Bound on the probability outside the FFT window (Bernstein), hence on any folding error."""
-MAX_POINTS = 1 << 23
-"""Largest FFT (8M points: ~64 MiB per real array); beyond it the caller resamples."""
+MAX_POINTS = 1 << 24
+"""Largest FFT (16M points: ~128 MiB per real array; 10M items of a 0.001 grid need 8.6M); beyond
+it the caller resamples."""
 LATTICE_TOLERANCE = 1e-9
 """A value is on the lattice when it is within this fraction of the step of a lattice point."""
 _MAX_SPAN = 1 << 20
