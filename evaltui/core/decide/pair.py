@@ -461,9 +461,9 @@ def _no_verdict_text(analysis: Analysis) -> str:
 
 def _regression_tags(analysis: Analysis, session: Review | None) -> dict[str, str | None]:
     """Each regression's tag (None: untagged), in the regression list's order."""
-    if session is None:
+    items = session.items if session is not None else {}
+    if not items:  # none reviewed (the headless report): every regression untagged
         return dict.fromkeys(analysis.regressions)
-    items = session.items
     return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
 
 
