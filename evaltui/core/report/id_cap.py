@@ -3,11 +3,11 @@
 A report names its discordant items: the regressions, the improvements, and each reason's and
 gate's items. At a million items with a graded score that is ~870,000 ids (22 MB of JSON); at
 ten million, ten times that (8.7 million ids, about 210 MB), more than the rest of the report
-by four orders of magnitude and more memory than the analysis. No reader goes through such a list by eye, and a script that
-wants every id asks for it (`--ids all`). So by default each list keeps its first `DEFAULT_IDS`
-ids (in the report's order: file order) and the document says, in `ids_cut`, which lists were
-cut, how many ids each held, and how to get them all. Counts are never cut (`table`,
-`untriaged_regressions`, ...), nor is anything else.
+by four orders of magnitude and more memory than the analysis. No reader goes through such a
+list by eye, and a script that wants every id asks for it (`--ids all`). So by default each
+list keeps its first `DEFAULT_IDS` ids (in the report's order: file order) and the document
+says, in `ids_cut`, which lists were cut, how many ids each held, and how to get them all.
+Counts are never cut (`table`, `untriaged_regressions`, ...), nor is anything else.
 
 Only the printed `report` is cut: `report_dict` stays whole, so the sign-off record (which
 embeds it and lists every discordant item with its review) names every regression.
