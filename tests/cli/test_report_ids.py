@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from evaltui.cli.main import main
-from tests.conftest import schema_errors, table_records
+from tests.conftest import SAMPLE_RUNS, schema_errors, table_records
 
 
 def _report(capsys, write_jsonl, *extra: str) -> dict:
@@ -56,3 +56,17 @@ def test_ids_refuses_a_negative_or_a_word_with_a_usage_error(capsys, write_jsonl
             code = exc.code
         err = capsys.readouterr().err
         assert code == 2 and "--ids" in err and "Traceback" not in err
+
+
+def test_a_run_sets_report_cuts_each_pairs_lists_and_names_them_under_pairs(
+    capsys, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    runs = [str(SAMPLE_RUNS / f) for f in ("baseline.jsonl", "candidate.jsonl", "candidate2.jsonl")]
+    assert main(["report", *runs, "--format", "json", "--ids", "1"]) == 0
+    out = capsys.readouterr().out
+    assert schema_errors("report-runset", out) == []
+    report = json.loads(out)
+    paths = {c["path"] for c in report["ids_cut"]["lists"]}
+    assert {"/pairs/0/report/regressions", "/pairs/1/report/improvements"} <= paths
+    assert all(len(p["report"]["regressions"]) <= 1 for p in report["pairs"] if p["report"])
