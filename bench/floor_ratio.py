@@ -18,6 +18,12 @@ issue's targets: time and CPU <= 1.5x at 100k and 1M, 10M Parquet <= 2x time and
     .venv/bin/python bench/floor_ratio.py --10m                 # adds 10M (about 1 GB JSONL)
     .venv/bin/python bench/floor_ratio.py --tree /tmp/old-src   # evaltui from another source
                                                                 # tree (e.g. `git archive REV`)
+    .venv/bin/python bench/floor_ratio.py --evalsig             # and evalsig, a third side
+
+With ``--evalsig`` the published evalsig package (bench/evalsig_side.py: what it is and what it
+computes of the same answer) is installed in its own venv on first use and run third in each
+round, A B C A B C, its ratios printed after the floor's (evaltui / evalsig). ``--ids N|all``
+passes evaltui's bound on its lists of ids (default its own, 10,000).
 
 Tests never run this; nothing here asserts on time.
 """
@@ -35,6 +41,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import evalsig_side
 import numpy as np
 import polars as pl
 
@@ -96,8 +103,9 @@ def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
 
 
-def evaltui_argv(tree: str | None, base: Path, cand: Path) -> list[str]:
+def evaltui_argv(tree: str | None, base: Path, cand: Path, ids: str | None = None) -> list[str]:
     args = ["report", str(base), str(cand), "--format", "json"]
+    args += ["--ids", ids] if ids is not None else []
     if tree is None:
         return [str(ROOT / ".venv" / "bin" / "evaltui"), *args]
     code = (
@@ -107,25 +115,37 @@ def evaltui_argv(tree: str | None, base: Path, cand: Path) -> list[str]:
     return [str(PY), "-c", code, *args]
 
 
-def measure(size: str, kind: str, fmt: str, pairs: int, tree: str | None) -> dict[str, dict]:
+def measure(
+    size: str,
+    kind: str,
+    fmt: str,
+    pairs: int,
+    tree: str | None,
+    evalsig: list[str] | None = None,
+    ids: str | None = None,
+) -> dict[str, dict]:
+    """Medians per side, the commands run in turn: evaltui, the floor (and evalsig)."""
     base, cand = paths(size, kind, fmt)
     warm((base, cand))
     floor = [str(PY), str(BENCH / "floor_stats.py"), str(base), str(cand)]
     ours: list[dict[str, float]] = []
     theirs: list[dict[str, float]] = []
+    others: list[dict[str, float]] = []
     for _ in range(pairs):
         cache = tempfile.mkdtemp(prefix="floor-ratio-cache-")
         try:
             env = {**os.environ, "EVALTUI_CACHE_DIR": cache}
-            ours.append(run(evaltui_argv(tree, base, cand), env))
+            ours.append(run(evaltui_argv(tree, base, cand, ids), env))
         finally:
             shutil.rmtree(cache, ignore_errors=True)
         theirs.append(run(floor, dict(os.environ)))
-    med = {
+        if evalsig is not None:
+            others.append(run(evalsig, dict(os.environ)))
+    sides = [("evaltui", ours), ("floor", theirs)] + ([("evalsig", others)] if others else [])
+    return {
         side: {key: statistics.median(r[key] for r in runs) for key in ("wall", "cpu", "rss")}
-        for side, runs in (("evaltui", ours), ("floor", theirs))
+        for side, runs in sides
     }
-    return med
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -137,32 +157,54 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--10m", dest="ten", action="store_true", help="add the 10M pair")
     parser.add_argument("--tree", help="run evaltui from this source tree instead")
     parser.add_argument("--json", help="also write the medians to this file")
+    parser.add_argument(
+        "--evalsig",
+        action="store_true",
+        help="also run evalsig (PyPI; installed in its own venv on first use: "
+        "bench/evalsig_side.py says what it computes of the same answer)",
+    )
+    parser.add_argument(
+        "--evalsig-max", default="1m", help="largest size evalsig runs at (its reader is slow)"
+    )
+    parser.add_argument("--ids", help="evaltui's --ids (default: its own, 10,000)")
     args = parser.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s] + (["10m"] if args.ten else [])
+    script = evalsig_side.ensure_venv(DATA.parent) if args.evalsig else None
     rows = []
     print(
         f"{'workload':<22} {'evaltui wall/cpu/rss':>28} {'floor wall/cpu/rss':>28}"
-        f"  {'ratio time / cpu / mem':>24}",
+        f"  {'ratio time / cpu / mem':>24}"
+        + (f"  {'evalsig wall/cpu/rss':>28}  {'evaltui/evalsig':>22}" if script else ""),
         flush=True,
     )
     for size in sizes:
         generate(size)
         for fmt in args.formats.split(","):
             for kind in args.kinds.split(","):
-                med = measure(size, kind, fmt, args.pairs, args.tree)
+                other = None
+                if script is not None and SIZES[size] <= SIZES[args.evalsig_max]:
+                    calls = evalsig_side.convert(*paths(size, kind, fmt), kind)
+                    other = evalsig_side.argv(script, calls)
+                med = measure(size, kind, fmt, args.pairs, args.tree, other, args.ids)
                 a, b = med["evaltui"], med["floor"]
                 label = f"{size} {fmt} {kind}"
-                print(
-                    f"{label:<22} {a['wall']:7.2f}s {a['cpu']:7.2f}s {a['rss'] / 2**20:7.0f}MiB"
-                    f"   {b['wall']:7.2f}s {b['cpu']:7.2f}s {b['rss'] / 2**20:7.0f}MiB"
-                    f"   {a['wall'] / b['wall']:5.2f}x {a['cpu'] / b['cpu']:5.2f}x "
-                    f"{a['rss'] / b['rss']:5.2f}x",
-                    flush=True,
-                )
+                line = f"{label:<22} {_side(a)}   {_side(b)}   {_ratios(a, b)}"
+                if other is not None:
+                    c = med["evalsig"]
+                    line += f"   {_side(c)}   {_ratios(a, c)}"
+                print(line, flush=True)
                 rows.append({"workload": label, **med})
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
     return 0
+
+
+def _side(m: dict[str, float]) -> str:
+    return f"{m['wall']:7.2f}s {m['cpu']:7.2f}s {m['rss'] / 2**20:7.0f}MiB"
+
+
+def _ratios(a: dict[str, float], b: dict[str, float]) -> str:
+    return f"{a['wall'] / b['wall']:5.2f}x {a['cpu'] / b['cpu']:5.2f}x {a['rss'] / b['rss']:5.2f}x"
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.cli.run_text import print_run_text
+from evaltui.core.report.id_cap import DEFAULT_IDS, cap_id_lists
 from evaltui.core.textsafe import inert_json
 
 EXIT_OK = 0
@@ -76,10 +77,11 @@ def _load(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf, **kw:
     return load_analysis(args, pair_spec_of, **kw)
 
 
-def print_report(design: Any, decided: Any, form: str) -> int:
-    """The report in `form` (text, markdown, json), led by the decision; its exit code."""
+def print_report(design: Any, decided: Any, form: str, ids: int | None = None) -> int:
+    """The report in `form` (text, markdown, json), led by the decision; its exit code. `ids`:
+    the most ids a JSON list of items holds (`--ids`; None: all of them)."""
     if form == "json":
-        sys.stdout.write(inert_json(design.report_dict(decided)) + "\n")
+        sys.stdout.write(inert_json(cap_id_lists(design.report_dict(decided), ids)) + "\n")
     elif form == "markdown":
         sys.stdout.write(design.report_markdown(decided))
     else:
@@ -111,7 +113,12 @@ def run_report(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) 
 
     design, analysis = _load(args, spec_of, pair_spec_of, any_design=True)
     team = (getattr(args, "reviewers", None), getattr(args, "reviews_per_item", None))
-    return report_with_ci(design, design.decide(analysis, team=team), args, print_report)
+    ids = getattr(args, "ids", DEFAULT_IDS)
+
+    def printed(design: Any, decided: Any, form: str) -> int:
+        return print_report(design, decided, form, ids)
+
+    return report_with_ci(design, design.decide(analysis, team=team), args, printed)
 
 
 def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) -> int:

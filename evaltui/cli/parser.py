@@ -16,6 +16,7 @@ from evaltui.cli.ci_outputs import add_ci_args
 from evaltui.cli.errors import EXIT_USAGE
 from evaltui.cli.format_flags import FormatChoices, add_format_flags, format_choices
 from evaltui.cli.plan import add_plan_parser
+from evaltui.core.report.id_cap import DEFAULT_IDS
 
 if TYPE_CHECKING:
     from evaltui.core.compare.spec import CompareSpec
@@ -27,6 +28,20 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         sys.stderr.write(f"evaltui: error: {message} (see {self.prog} --help)\n")
         raise SystemExit(EXIT_USAGE)
+
+
+def _id_limit(text: str) -> int | None:
+    """`--ids`: a count of ids, or `all` (None: no limit)."""
+    if text == "all":
+        return None
+    try:
+        limit = int(text)
+    except ValueError:
+        message = f"expected a whole number or 'all', got {text!r}"
+        raise argparse.ArgumentTypeError(message) from None
+    if limit < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more ids, got {limit}")
+    return limit
 
 
 def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = True) -> None:
@@ -187,6 +202,14 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     add_review_dir(report)
     add_team_args(report)
     report.add_argument("--format", choices=("text", "markdown", "json"), default="text")
+    report.add_argument(
+        "--ids",
+        type=_id_limit,
+        default=DEFAULT_IDS,
+        metavar="N|all",
+        help=f"JSON: list at most N ids per list of items (default {DEFAULT_IDS:,}; the report's "
+        "ids_cut says which lists were cut and how long they were); all: every id",
+    )
     add_ci_args(report)
 
     signoff = sub.add_parser(

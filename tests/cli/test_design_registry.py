@@ -72,9 +72,9 @@ def test_report_dispatches_each_design_with_its_exit_code(
     seen: list[str] = []
     original = commands.print_report
 
-    def spy(chosen, decided, form):
+    def spy(chosen, decided, form, *more):
         seen.append(chosen.name)
-        return original(chosen, decided, form)
+        return original(chosen, decided, form, *more)
 
     monkeypatch.setattr(commands, "print_report", spy)
     assert main([*argv, "--format", "json"]) == code

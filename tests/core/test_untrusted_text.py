@@ -15,7 +15,7 @@ import pytest
 
 from evaltui.cli.main import main
 from evaltui.core.record.signoff import CSV_COLUMNS, record_csv
-from evaltui.core.textsafe import csv_cell, inert, md_cell, one_line
+from evaltui.core.textsafe import csv_cell, inert, inert_json, md_cell, one_line
 
 PAYLOADS = Path(__file__).resolve().parent.parent / "data" / "payloads"
 FORMULA = ("=", "+", "-", "@")
@@ -192,3 +192,23 @@ def test_json_reports_and_records_escape_controls_and_bidi_yet_read_back_the_sam
     assert any(i["item_id"].startswith(HOSTILE_ID) for i in record["items"])
     capsys.readouterr()
     assert main(["verify", str(prefix.with_suffix(".json")), str(base), str(cand)]) == 0
+
+
+def test_inert_json_writes_long_id_lists_as_json_dumps_does_with_controls_escaped():
+    """The fast path for long lists of ids gives json.dumps' own indented text, then the same
+    escapes: nested lists, tuples, dicts in lists, and ids holding quotes, controls, bidi."""
+    odd = ['a"b', "back\\slash", "new\nline", "\x1b[31mred", "\u202eevil", "é", "\x7f"]
+    ids = [f"item-{i:05d}{odd[i % len(odd)]}" for i in range(300)]
+    document = {
+        "regressions": ids,
+        "nested": {"reasons": [{"item_ids": tuple(ids[:70]), "kind": "x"}, {"item_ids": []}]},
+        "lists": [ids[:64], ids[:63], [1, 2, 3]],
+        "short": ids[:3],
+    }
+    text = inert_json(document)
+    assert "\x1b" not in text and "\u202e" not in text and "\x7f" not in text
+    assert json.loads(text) == json.loads(json.dumps(document))
+    expected = json.dumps(document, indent=2, ensure_ascii=False)
+    for char in ("\x7f", "\u202e"):  # json escapes the C0 controls itself
+        expected = expected.replace(char, f"\\u{ord(char):04x}")
+    assert text == expected

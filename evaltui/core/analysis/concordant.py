@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import numpy as np
 import polars as pl
 
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS
@@ -38,6 +39,23 @@ def concordant_split(analysis: Analysis) -> dict[str, list[str]]:
     return {name: frame[ITEM_ID].to_list() for name, frame in _frames(analysis).items()}
 
 
-def concordant_counts(analysis: Analysis) -> tuple[tuple[str, int], ...]:
-    """How many items each list holds, without listing their ids: (name, count) in list order."""
-    return tuple((name, frame.height) for name, frame in _frames(analysis).items())
+def concordant_counts(
+    analysis: Analysis, changed: np.ndarray | None = None
+) -> tuple[tuple[str, int], ...]:
+    """How many items each list holds, without listing their ids: (name, count) in list order.
+
+    `changed`: which rows of the paired items are regressions or improvements (the masks the
+    analysis drew the lists from; ids are unique per pair), so the counts need no look-up of
+    the changed ids among all items (0.1 s per metric at a million items); without it, the
+    lists are found as `concordant_split` finds them."""
+    if changed is None:
+        return tuple((name, frame.height) for name, frame in _frames(analysis).items())
+    items = analysis.paired.items
+    same = pl.Series(~np.asarray(changed, dtype=bool))
+    if BASE_PASS not in items.columns:
+        return ((UNCHANGED, int(same.sum())),)
+    # A row whose verdict is missing is in neither list, as `_frames`' filters leave it out.
+    passed = items.select((pl.col(BASE_PASS) >= 0.5) & (pl.col(CAND_PASS) >= 0.5)).to_series()
+    both_pass = int((same & passed.fill_null(False)).sum())
+    both_fail = int((same & (~passed).fill_null(False)).sum())
+    return ((BOTH_PASS, both_pass), (BOTH_FAIL, both_fail))

@@ -176,7 +176,9 @@ def analyze(
         regressions, improvements, "", (),
         mean_check=check_mean(deltas) if graded is not None else None,
     )  # fmt: skip
-    partial = replace(partial, headline=headline(partial), concordant=concordant_counts(partial))
+    changed = np.asarray(regressed, dtype=bool) | np.asarray(improved, dtype=bool)
+    concordant = concordant_counts(partial, changed)
+    partial = replace(partial, headline=headline(partial), concordant=concordant)
     return with_clusters(partial) if clusters else replace(partial, warnings=warnings_of(partial))
 
 

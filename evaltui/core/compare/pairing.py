@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from evaltui.core.compare.item_join import side_by_side
 from evaltui.core.compare.lookalikes import lookalike_warnings
 from evaltui.core.errors import InputError, PairingError, UsageError
 from evaltui.core.read.runs import (
@@ -237,9 +238,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         base_items = base_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
         cand_items = cand_items.filter(~pl.col(ITEM_ID).is_in(list(excluded)))
 
-    joined = base_items.join(
-        cand_items, on=ITEM_ID, how="inner", suffix="__cand", maintain_order="left"
-    )
+    joined = side_by_side(base_items, cand_items)
     only_base: tuple[str, ...] = ()
     only_cand: tuple[str, ...] = ()
     if joined.height < max(base_items.height, cand_items.height):  # ids are unique per arm

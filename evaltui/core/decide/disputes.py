@@ -19,6 +19,8 @@ DISPUTED = "disputed"
 
 def disputed_items(regressions: Sequence[str], items: Mapping[str, Any]) -> tuple[str, ...]:
     """The regressions whose reviews disagree and are not settled yet, in list order."""
+    if not items:  # no review (the headless report): nothing to walk
+        return ()
     return tuple(i for i in regressions if i in items and getattr(items[i], "disputed", False))
 
 

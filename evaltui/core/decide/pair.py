@@ -27,6 +27,7 @@ or metric family yet) there is no status: the line is ``DECIDING…`` (`decide.d
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -47,9 +48,10 @@ from evaltui.core.decide.disputes import disputed_items, disputed_reason
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.other_metrics import other_metrics_regressed
+from evaltui.core.decide.tag_lists import count_by_slice, ids_tagged_as
 from evaltui.core.decide.vocabulary import DECIDING, ComposedLine, FirstLine, Reason, shown_reasons
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
-from evaltui.core.read.runs import ITEM_ID, SLICE
+from evaltui.core.read.runs import ITEM_ID
 from evaltui.core.stats.margins import MARGIN_KINDS
 from evaltui.core.textsafe import one_line
 from evaltui.core.words import format_p, percent, plural, points
@@ -205,8 +207,8 @@ def decide(
             )
         )
     tags = _regression_tags(analysis, session)
-    confirmed = tuple(i for i, tag in tags.items() if meanings.meaning(tag) == CONFIRMED)
-    by_slice = _by_slice(analysis, confirmed)
+    confirmed = ids_tagged_as(tags, lambda tag: meanings.meaning(tag) == CONFIRMED)
+    by_slice = count_by_slice(analysis.paired.items, confirmed)
     if confirmed:
         where = ", ".join(f"{name} {count}" for name, count in list(by_slice.items()))
         shown = ", ".join(list(by_slice)[:SHOWN_SLICES])
@@ -268,8 +270,11 @@ def decide(
                 short = "no verdict" if subject == "overall" else ""
             reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
-    untriaged = tuple(i for i in analysis.regressions if not meanings.triaged(tags.get(i)))
-    still_open = tuple(i for i in untriaged if meanings.meaning(tags.get(i)) == OPEN)
+    untriaged = ids_tagged_as(tags, lambda tag: not meanings.triaged(tag))
+    still_open = ids_tagged_as(
+        {i: tags[i] for i in untriaged} if len(untriaged) < len(tags) else tags,
+        lambda tag: meanings.meaning(tag) == OPEN,
+    )
     disputed = disputed_reason(disputed_items(untriaged, session.items if session else {}))
     reasons += [disputed] if disputed is not None else []
     if untriaged:
@@ -316,10 +321,8 @@ def decide(
     first_line = FirstLine(status, tuple(shorts), pair_effect(analysis), subject=subject)
     if waiting_for(analysis):  # the interval or the family may still change the verdict
         status, first_line = DECIDING, deciding_line(analysis, reasons)
-    by_tag: dict[str, int] = {}
-    for tag in tags.values():
-        if tag is not None:
-            by_tag[tag] = by_tag.get(tag, 0) + 1
+    # Counter counts in C and keeps the tags in the order first seen, as the loop it replaced.
+    by_tag = {tag: n for tag, n in Counter(tags.values()).items() if tag is not None}
     return Decision(
         status=status,
         first_line=first_line,
@@ -459,25 +462,10 @@ def _no_verdict_text(analysis: Analysis) -> str:
 
 def _regression_tags(analysis: Analysis, session: Review | None) -> dict[str, str | None]:
     """Each regression's tag (None: untagged), in the regression list's order."""
-    if session is None:
+    items = session.items if session is not None else {}
+    if not items:  # none reviewed (the headless report): every regression untagged
         return dict.fromkeys(analysis.regressions)
-    items = session.items
     return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
-
-
-def _by_slice(analysis: Analysis, item_ids: tuple[str, ...]) -> dict[str, int]:
-    """How many of `item_ids` fall in each slice, most first (empty without slices)."""
-    items = analysis.paired.items
-    if not item_ids or SLICE not in items.columns:
-        return {}
-    wanted = pl.Series(list(item_ids), dtype=pl.String).implode()
-    counts = (
-        items.filter(pl.col(ITEM_ID).is_in(wanted))
-        .group_by(pl.col(SLICE).fill_null("(no slice)"))
-        .len()
-        .sort(["len", SLICE], descending=[True, False])
-    )
-    return dict(zip(counts[SLICE].to_list(), counts["len"].to_list(), strict=True))
 
 
 def _sensitivity(

@@ -35,7 +35,7 @@ def review_agreement(session: ReviewSession, item_ids: list[str]) -> AgreementSu
     ratings: dict[str, dict[str, str | None]] = {}
     single = 0  # items with one tagged review: counted, never tabled (300k of them took 1 s)
     items = session.items
-    for item_id in item_ids:
+    for item_id in item_ids if items else ():  # nothing reviewed: no walk over the ids
         review = items.get(item_id)
         if review is None or len(review.reviews) < 2:
             single += review is not None and review.tag is not None

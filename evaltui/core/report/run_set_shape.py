@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 
 from msgspec import UNSET, Meta, Struct, UnsetType
 
-from evaltui.core.report.shape import Described, Report, Status, Tool
+from evaltui.core.report.shape import Described, IdsCut, Report, Status, Tool
 from evaltui.core.report.shape_results import Count, MetricRow, Sha256, Unit, Verdict
 
 
@@ -41,6 +41,10 @@ class RunSetReport(Struct, kw_only=True):
     common_items: Count
     multiplicity: Multiplicity
     pairs: Annotated[list[RunSetPair], Meta(min_length=3)]
+    ids_cut: Annotated[
+        IdsCut | UnsetType,
+        Meta(description="only when a list of item ids in a pair's report was cut (`--ids N`)"),
+    ] = UNSET
 
 
 class RunSetDecision(Struct, kw_only=True):

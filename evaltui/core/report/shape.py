@@ -345,6 +345,21 @@ class ReportArms(Struct, kw_only=True):
     candidate: IndependentArmCounts
 
 
+class CutList(Struct, kw_only=True):
+    path: Annotated[str, Meta(description="the cut list's JSON Pointer (RFC 6901)")]
+    total: Count
+    shown: Count
+
+
+class IdsCut(Struct, kw_only=True):
+    """Which lists of item ids the printed report cut (`evaltui report --ids N`, default
+    10,000; `--ids all` cuts none): docs/report.md#lists-of-item-ids."""
+
+    limit: Count
+    lists: Annotated[list[CutList], Meta(min_length=1)]
+    note: str
+
+
 class Report(Struct, kw_only=True):
     """The output of `evaltui report --format json`, built by evaltui.core.report.pair.report_dict.
     Keys are documented in docs/report.md. Additional keys may appear in later versions of the
@@ -405,6 +420,10 @@ class Report(Struct, kw_only=True):
     agreement: Annotated[
         AgreementBlock | UnsetType,
         Meta(description="the reviewers' agreement on their tags (a pair's report)"),
+    ] = UNSET
+    ids_cut: Annotated[
+        IdsCut | UnsetType,
+        Meta(description="only when a list of item ids was cut (`--ids N`)"),
     ] = UNSET
 
 

@@ -32,11 +32,13 @@ __all__ = ["MAX_POINTS", "TAIL_MASS", "ExactPlan", "Lattice", "find_lattice", "p
 
 TAIL_MASS = 1e-12
 """Bound on the probability outside the FFT window (Bernstein), hence on any folding error."""
-MAX_POINTS = 1 << 23
-"""Largest FFT (8M points: ~64 MiB per real array); beyond it the caller resamples."""
+MAX_POINTS = 1 << 24
+"""Largest FFT (16M points: ~128 MiB per real array; 10M items of a 0.001 grid need 8.6M); beyond
+it the caller resamples."""
 LATTICE_TOLERANCE = 1e-9
 """A value is on the lattice when it is within this fraction of the step of a lattice point."""
 _MAX_SPAN = 1 << 20
+_UNDERFLOW = -800.0  # below log(smallest subnormal) = -744.4, with room for rounding
 _DIVISORS = (1, 2, 3, 4, 5, 6, 8, 10, 12)
 
 
@@ -126,7 +128,15 @@ def sum_cdf(exact: ExactPlan, counts: np.ndarray) -> np.ndarray:
     np.add.at(one, exact.lattice.offsets % size, counts / n)
     spectrum = sp_fft.rfft(one)
     del one
-    np.power(spectrum, n, out=spectrum)
+    # |phi|^n underflows to exactly 0 wherever n log|phi| < -745 (the smallest subnormal is
+    # e^-744.4): at a million items that is all but a few hundred of the ~10^6 frequencies.
+    # Raising only the others to the n-th power gives the same spectrum bit for bit, at a
+    # fraction of the cost of a complex power per frequency (0.12 s at 1M items).
+    with np.errstate(divide="ignore"):
+        alive = np.flatnonzero(np.log(np.abs(spectrum)) * n > _UNDERFLOW)
+    kept = np.power(spectrum[alive], n)
+    spectrum[:] = 0.0
+    spectrum[alive] = kept
     folded = sp_fft.irfft(spectrum, n=size)
     del spectrum
     pmf = np.roll(folded, -(exact.start % size))

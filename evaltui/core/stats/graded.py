@@ -230,7 +230,7 @@ def paired_bootstrap(
         percentile_ci=percentile_ci,
         bca_ci=bca_ci,
         t_ci=paired_t_interval(x, confidence),
-        wilcoxon_p=wilcoxon_signed_rank_p(x),
+        wilcoxon_p=wilcoxon_signed_rank_p(x, distinct=(values, counts)),
         n_distinct=k,
         flags=tuple(flags),
         t_p=paired_t_p(x),

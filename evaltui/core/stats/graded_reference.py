@@ -60,7 +60,9 @@ def paired_t_p(deltas: np.ndarray) -> float | None:
     return float(2.0 * special.stdtr(n - 1, -abs(t)))
 
 
-def wilcoxon_signed_rank_p(deltas: np.ndarray) -> float | None:
+def wilcoxon_signed_rank_p(
+    deltas: np.ndarray, distinct: tuple[np.ndarray, np.ndarray] | None = None
+) -> float | None:
     """Two-sided Wilcoxon signed-rank p-value, matching scipy.stats.wilcoxon's defaults.
 
     scipy 1.17 defaults: zeros dropped (``zero_method="wilcox"``), no continuity correction,
@@ -74,9 +76,18 @@ def wilcoxon_signed_rank_p(deltas: np.ndarray) -> float | None:
     Both exact cases are one dynamic programme over sums of doubled ranks (integers, so the
     counts are exact in float64 for n <= 50). Returns None when every delta is zero: there is
     nothing to rank, and "p = 1" would read as evidence of no difference.
+
+    `distinct`: the deltas' sorted distinct values and their counts (``np.unique(deltas,
+    return_counts=True)``), when the caller has them. Above the exact sizes the normal
+    approximation needs only each tie group's size and its positive members, so it is then
+    computed over the distinct values (O(k log k) instead of ranking all n items: the same
+    integers, so the same p; 0.3 s at a million items with a few thousand distinct deltas).
     """
     x = validate.sample("deltas", deltas)
     n_total = x.size
+    if n_total > max(_WILCOXON_EXACT_MAX_N, _WILCOXON_SIGNFLIP_MAX_N):
+        values, counts = np.unique(x, return_counts=True) if distinct is None else distinct
+        return _wilcoxon_normal_p(values, counts)
     nonzero = x[x != 0.0]
     m = nonzero.size
     if m == 0:
@@ -97,6 +108,34 @@ def wilcoxon_signed_rank_p(deltas: np.ndarray) -> float | None:
     r_plus = r2_plus / 2.0
     mean = m * (m + 1) * 0.25
     t = tie_sizes.astype(np.float64)
+    var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(t**3 - t)) / 2.0) / 24.0
+    z = (r_plus - mean) / math.sqrt(var)
+    return float(2.0 * special.ndtr(-abs(z)))
+
+
+def _wilcoxon_normal_p(values: np.ndarray, counts: np.ndarray) -> float | None:
+    """The normal approximation of `wilcoxon_signed_rank_p` from distinct values and counts.
+
+    The items of a tie group (equal |delta|) hold the ranks start+1..end of the sorted |delta|
+    and share their average, so W+ (doubled) is the sum over groups of (start + 1 + end) times
+    the group's positive items: the integers the item-by-item ranking sums."""
+    counts = np.asarray(counts, dtype=np.int64)
+    nonzero = values != 0.0
+    values, counts = values[nonzero], counts[nonzero]
+    m = int(counts.sum())
+    if m == 0:
+        return None
+    groups, group_of = np.unique(np.abs(values), return_inverse=True)
+    sizes = np.zeros(groups.size, dtype=np.int64)
+    np.add.at(sizes, group_of, counts)
+    positive = np.zeros(groups.size, dtype=np.int64)
+    np.add.at(positive, group_of, np.where(values > 0, counts, 0))
+    ends = np.cumsum(sizes)
+    starts = ends - sizes
+    r2_plus = int(((starts + 1 + ends) * positive).sum())
+    r_plus = r2_plus / 2.0
+    mean = m * (m + 1) * 0.25
+    t = sizes.astype(np.float64)
     var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(t**3 - t)) / 2.0) / 24.0
     z = (r_plus - mean) / math.sqrt(var)
     return float(2.0 * special.ndtr(-abs(z)))

@@ -51,3 +51,26 @@ def test_a_graded_pair_without_verdicts_counts_one_unchanged_list(write_jsonl):
     analysis = compare_files(base, cand)
     assert analysis.concordant == (("unchanged", 30 - len(analysis.improvements)),)
     assert len(analysis.improvements) == 4
+
+
+def test_a_graded_metric_beside_verdicts_counts_its_unchanged_items_as_its_lists_hold(write_jsonl):
+    """The counts come from the analysis' masks; the ids the app lists come from the ids: the
+    two agree, a missing verdict in neither list (a graded metric, the score, with verdicts)."""
+    from evaltui.core.analysis.concordant import concordant_counts, concordant_split
+
+    def records(shift: float) -> list[dict]:
+        return [
+            {
+                "item_id": f"q{i}",
+                "passed": i % 3 == 0,
+                "score": round(0.1 * (i % 7) + shift * (i % 2), 2),
+            }
+            for i in range(60)
+        ]
+
+    base, cand = write_jsonl("b.jsonl", records(0.0)), write_jsonl("c.jsonl", records(0.2))
+    analysis = compare_files(base, cand, metric="score")
+    assert analysis.graded is not None and analysis.improvements
+    split = concordant_split(analysis)
+    assert {name: len(ids) for name, ids in split.items()} == dict(analysis.concordant)
+    assert concordant_counts(analysis) == analysis.concordant

@@ -284,6 +284,16 @@ def test_wilcoxon_p_equals_scipy_default(name):
     assert ours == pytest.approx(ref, rel=1e-9, abs=1e-12)
 
 
+def test_wilcoxon_from_distinct_values_equals_scipy_with_ties_across_signs():
+    # Rounded deltas: many items share |delta| with opposite signs (one tie group), and zeros.
+    rng = np.random.default_rng(28)
+    deltas = np.round(rng.normal(0.02, 0.2, 5000), 2)
+    values, counts = np.unique(deltas, return_counts=True)
+    ours = wilcoxon_signed_rank_p(deltas, distinct=(values, counts))
+    assert ours == wilcoxon_signed_rank_p(deltas)
+    assert ours == pytest.approx(stats.wilcoxon(deltas).pvalue, rel=1e-9, abs=1e-12)
+
+
 def test_wilcoxon_exact_small_sample_known_value():
     # n = 10, no ties: W+ = 3 (ranks 1 and 2 negative -> W- = 3). P(W+ <= 3) = 5/1024 for
     # n = 10 (subsets of {1..10} summing to <= 3: {}, {1}, {2}, {3}, {1,2}); two-sided 10/1024.
