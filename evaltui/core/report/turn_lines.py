@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evaltui.core.read.runs import Message, Transcript
-from evaltui.core.read.turns import Block, SampleCost
+from evaltui.core.read.turns import Block, SampleCost, reasoning_tokens_words
 from evaltui.core.textsafe import inert, one_line
 
 LineKind = Literal[
@@ -90,17 +90,20 @@ def block_lines(
     block: Block, unfold: Unfold = False, hint: str = f"{UNFOLD_KEY} unfolds", first_unit: int = 0
 ) -> list[Line]:
     """One block: text as written; reasoning folded unless `unfold`; redacted reasoning as its
-    summary; a tool call as its name and its arguments one per line; a result or an error with
-    the function it came from; media by type and size. `first_unit`: the number of the
-    block's first unit that folds (a long reasoning block is one, each long argument one)."""
+    summary, its turn's reasoning tokens and the size withheld; a tool call as its name and its
+    arguments one per line; a result or an error with the function it came from; media by
+    type and size. `first_unit`: the number of the block's first unit that folds (a long
+    reasoning block is one, each long argument one)."""
     kind = block.kind
     if kind == "text":
         return [Line(inert(block.text), "text")] if block.text else []
     if kind == "reasoning":
         return _reasoning(block.text, _open(unfold, first_unit), hint, first_unit)
     if kind == "redacted":
-        withheld = f"{block.size:,} encrypted characters not shown" if block.size else "redacted"
-        head = f"{MARK['fold']} REASONING (SUMMARY) · {withheld}"
+        # The turn's reasoning tokens (what the withheld reasoning cost), then its size
+        withheld = f"; {block.size:,} encrypted characters not shown" if block.size else ""
+        tokens = one_line(reasoning_tokens_words(block.tokens), 80)
+        head = f"{MARK['fold']} REASONING (SUMMARY) · redacted: {tokens}{withheld}"
         body = block.text or "(no summary recorded)"
         return [Line(head, "fold"), Line(inert(body), "reasoning")]
     if kind == "tool_call":

@@ -19,7 +19,7 @@ def test_each_block_kind_is_said_by_a_word_and_a_symbol():
         "assistant",
         "",
         blocks=(
-            Block("redacted", "the summary", size=3200),
+            Block("redacted", "the summary", size=3200, tokens=120),
             Block("text", "Calling."),
             Block("tool_call", '{\n  "q": "x"\n}', "lookup"),
             Block("media", "", "image/png", 70),
@@ -27,7 +27,8 @@ def test_each_block_kind_is_said_by_a_word_and_a_symbol():
     )
     assert texts(message) == [
         "#3 assistant",
-        "▸ REASONING (SUMMARY) · 3,200 encrypted characters not shown",
+        "▸ REASONING (SUMMARY) · redacted: 120 reasoning tokens; 3,200 encrypted characters"
+        " not shown",
         "the summary",
         "Calling.",
         "→ tool call: lookup",
@@ -40,6 +41,21 @@ def test_each_block_kind_is_said_by_a_word_and_a_symbol():
     assert texts(tool)[1:] == ["← result: lookup", "42"]
     failed = Message("tool", "", blocks=(Block("tool_error", "timed out", "lookup"),))
     assert texts(failed)[1:] == ["✗ TOOL ERROR (lookup): timed out"]
+
+
+def test_redacted_reasoning_says_plainly_when_its_token_count_is_not_known():
+    def head(block: Block) -> str:
+        return texts(Message("assistant", "", blocks=(block,)))[1]
+
+    assert head(Block("redacted", "s", size=10)) == (
+        "▸ REASONING (SUMMARY) · redacted: token count not recorded; 10 encrypted characters"
+        " not shown"
+    )
+    assert head(Block("redacted", "", tokens=1)) == (
+        "▸ REASONING (SUMMARY) · redacted: 1 reasoning token"
+    )
+    unmatched = Block("redacted", "s", size=10, tokens="token count not matched to a generation")
+    assert "redacted: token count not matched to a generation;" in head(unmatched)
 
 
 def test_reasoning_and_long_arguments_fold_and_unfold():
