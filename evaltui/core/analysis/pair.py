@@ -41,6 +41,7 @@ from evaltui.core.read.runs import (
     Run,
     is_verdict_metric,
 )
+from evaltui.core.read.turns import cost_metric
 from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
     ClusteredComparison,
@@ -74,6 +75,18 @@ def choose_metric(run: Run, requested: str | None) -> str | None:
         if candidate == PASSED or (candidate in run.table.columns and named):
             return candidate  # (`passed:<scorer>`: a spec made after `m` moved to that scorer)
     return None
+
+
+def check_cost_metric(run: Run, requested: str | None) -> None:
+    """`--metric working_time` (a cost figure) on a run that records no costs is refused, not
+    dropped: only Inspect logs record what a sample cost, and a run of another format would
+    otherwise be compared on its verdicts under a metric it never had."""
+    if cost_metric(requested) is None or choose_metric(run, requested) is not None:
+        return
+    raise UsageError(
+        f"--metric {requested} is a cost figure; {run.source.path} ({run.source.format}) "
+        "records no per-sample cost: only Inspect logs (.eval, .json) do"
+    )
 
 
 def apply_threshold(run: Run, metric: str, threshold: float) -> Run:
