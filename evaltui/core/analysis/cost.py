@@ -100,8 +100,12 @@ def has_costs(paired: PairedRuns) -> bool:
     return bool(_present(paired))
 
 
-def cost_comparison(paired: PairedRuns) -> CostComparison | None:
-    """The paired cost comparison (see the module's docstring); None without cost columns."""
+def cost_comparison(
+    paired: PairedRuns, compared: tuple[str, ...] = COMPARED
+) -> CostComparison | None:
+    """The paired cost comparison (see the module's docstring); None without cost columns.
+    `compared`: the figures given a difference and a relative change with their intervals
+    (a policy gate on input tokens asks for that one)."""
     runs = (paired.baseline.table, paired.candidate.table)
     present = _present(paired)
     if not present:
@@ -127,7 +131,7 @@ def cost_comparison(paired: PairedRuns) -> CostComparison | None:
             continue
         b, c = base[both], cand[both]
         difference, ratio = None, None
-        if name in COMPARED:
+        if name in compared:
             difference = paired_bootstrap(
                 c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
             )

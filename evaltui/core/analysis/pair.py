@@ -41,7 +41,7 @@ from evaltui.core.read.runs import (
     Run,
     is_verdict_metric,
 )
-from evaltui.core.read.turns import cost_metric
+from evaltui.core.read.turns import LIMIT_HITS, LIMIT_VERDICT, cost_metric
 from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
     ClusteredComparison,
@@ -70,6 +70,8 @@ def choose_metric(run: Run, requested: str | None) -> str | None:
     """The column `requested` names in `run`, or None when it names none (a scorer, say)."""
     if requested is None:
         return None
+    if requested == LIMIT_HITS and LIMIT_VERDICT in run.table.columns:
+        return LIMIT_VERDICT
     for candidate in (requested, f"score:{requested}"):
         named = candidate.startswith(SCORE) or candidate.startswith(f"{PASSED}:")
         if candidate == PASSED or (candidate in run.table.columns and named):
@@ -86,6 +88,26 @@ def check_cost_metric(run: Run, requested: str | None) -> None:
     raise UsageError(
         f"--metric {requested} is a cost figure; {run.source.path} ({run.source.format}) "
         "records no per-sample cost: only Inspect logs (.eval, .json) do"
+    )
+
+
+def check_cost_threshold(requested: str | None, pass_threshold: float | None) -> None:
+    """`--pass-threshold` passes a score at or above it: on a cost (lower is better) that
+    would pass the expensive samples, and limit hits are already a verdict. Refused with
+    what to use instead."""
+    figure = cost_metric(requested)
+    if figure is None or pass_threshold is None:
+        return
+    if figure == LIMIT_HITS:
+        raise UsageError(
+            "--pass-threshold does not apply to --metric limit_hits: each sample is already "
+            "stopped or not (the paired test is exact McNemar); drop --pass-threshold"
+        )
+    instead = "or bound its growth with a policy gate (max_cost_growth)"
+    raise UsageError(
+        f"--pass-threshold would pass the samples whose {figure} is at or above it, but "
+        f"{figure} is a cost (lower is better): compare it per item without --pass-threshold"
+        + ("" if figure == "retries" else f", {instead}")
     )
 
 

@@ -20,6 +20,7 @@ from evaltui.core.analysis.pair import (
     analyze,
     apply_threshold,
     check_cost_metric,
+    check_cost_threshold,
     choose_metric,
     with_clusters,
 )
@@ -190,6 +191,7 @@ def compare_loaded(
         if progress is not None:
             progress(STEPS[index], index, len(STEPS))
 
+    check_cost_threshold(analysis.metric, analysis.pass_threshold)
     check_cost_metric(base_run, analysis.metric)
     check_cost_metric(cand_run, analysis.metric)
     metric = choose_metric(base_run, analysis.metric)

@@ -134,13 +134,22 @@ NUMERIC_COSTS = (
     "retries",
 )
 COST_PREFIX = "cost:"
-# The figures `--metric` and a policy's cost gate can name (retries are counted, not compared).
+# The figures a policy's `max_cost_growth` gate can name (retries are counted, not compared).
 COST_FIGURES = NUMERIC_COSTS[:-1]
+# `--metric limit_hits`: each sample as a verdict, "not stopped by a limit" passing (the column
+# `passed:no_limit_hit`), so the headline is the paired test on hit/not-hit per item (exact
+# McNemar when each item's epochs agree), as for any pass/fail metric.
+LIMIT_HITS = "limit_hits"
+LIMIT_VERDICT = "passed:no_limit_hit"
+# Every per-sample cost `--metric` can choose: the numbers (retries too, compared as a graded
+# loss per item) and the limit hits.
+METRIC_COSTS = (*NUMERIC_COSTS, LIMIT_HITS)
 
 
 def cost_metric(requested: str | None) -> str | None:
-    """The cost figure a `--metric` names (`working_time`, `total_tokens`...), else None."""
-    return requested if requested in COST_FIGURES else None
+    """The per-sample cost a `--metric` names (`working_time`, `retries`, `limit_hits`...),
+    else None."""
+    return requested if requested in METRIC_COSTS else None
 
 
 def cost_column(name: str) -> str:
