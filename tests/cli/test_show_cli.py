@@ -93,8 +93,13 @@ def test_hostile_text_stays_inert_in_text_and_markdown(capsys, write_jsonl):
 
 
 def test_the_command_quotes_an_id_a_shell_would_split():
+    import shlex
+
     from evaltui.core.report.item_show import command_for
 
     assert command_for("drug-2") == "evaltui show BASE CAND drug-2"
-    assert command_for("a b'c") == "evaltui show BASE CAND 'a b'\\''c'"
+    assert command_for("drug-2", "runs/a.eval", "s3://b/c d.eval") == (
+        "evaltui show runs/a.eval 's3://b/c d.eval' drug-2"
+    )
+    assert shlex.split(command_for("a b'c", "x y", "z")) == ["evaltui", "show", "x y", "z", "a b'c"]
     assert command_for("x;\x1b[2Jrm") == "evaltui show BASE CAND 'x;␛[2Jrm'"
