@@ -4,8 +4,15 @@ where long, and inert whatever the run wrote."""
 from __future__ import annotations
 
 from evaltui.core.read.runs import Message
-from evaltui.core.read.turns import Block
-from evaltui.core.report.turn_lines import FOLDED_REASONING, LONG_VALUE, turn_lines
+from evaltui.core.read.turns import Block, SampleCost
+from evaltui.core.report.turn_lines import (
+    FOLDED_REASONING,
+    FOLDED_RESULT_CHARS,
+    FOLDED_RESULT_LINES,
+    LONG_VALUE,
+    cost_words,
+    turn_lines,
+)
 
 HOSTILE = "\x1b[2J[bold red]x[/]\u202e"
 
@@ -93,3 +100,38 @@ def test_run_text_is_inert_in_every_part():
     for line in texts(message, unfold=True):
         assert "\x1b" not in line and "\u202e" not in line, line
     assert any("␛[2J[bold red]x[/]<U+202E>" in line for line in texts(message, unfold=True))
+
+
+def test_a_long_tool_result_folds_to_its_first_lines_and_unfolds_by_its_unit():
+    page = "\n".join(f"[{k}] link {k}" for k in range(40))
+    message = Message(
+        "tool",
+        "",
+        blocks=(
+            Block("reasoning", "r" * (FOLDED_REASONING + 10)),
+            Block("tool_result", page, "web_browser_go"),
+        ),
+    )
+    folded = turn_lines(message, 4)
+    head = next(line for line in folded if line.kind == "result")
+    assert head.text == (
+        f"← result: web_browser_go (40 lines, {len(page):,} characters, folded: f unfolds)"
+    )
+    assert head.unit == 1  # after the reasoning block's unit 0: the same key unfolds it
+    body = folded[folded.index(head) + 1].text
+    assert body == "\n".join(page.splitlines()[:FOLDED_RESULT_LINES]) + " …"
+    opened = turn_lines(message, 4, frozenset({1}))
+    assert page in [line.text for line in opened]
+    assert any("folded" in line.text for line in opened if line.kind == "fold")  # reasoning
+    one_long_line = Message("tool", "", blocks=(Block("tool_result", "x" * 5000, "read"),))
+    shown = turn_lines(one_long_line, 1)[2].text
+    assert len(shown) == FOLDED_RESULT_CHARS + 2  # a one-line page folds too
+    short = Message("tool", "", blocks=(Block("tool_result", "42", "add"),))
+    assert texts(short) == ["#3 tool", "← result: add", "42"]
+
+
+def test_a_recorded_zero_of_reasoning_tokens_is_shown_and_an_unrecorded_count_is_not():
+    zero = SampleCost(input_tokens=10, output_tokens=5, reasoning_tokens=0, total_tokens=15)
+    assert cost_words(zero) == "15 tokens (10 in, 5 out, 0 reasoning)"
+    unknown = SampleCost(input_tokens=10, output_tokens=5, total_tokens=15)
+    assert cost_words(unknown) == "15 tokens (10 in, 5 out)"
