@@ -164,7 +164,7 @@ async def test_f_unfolds_a_long_tool_result_and_F_every_one(tmp_path, monkeypatc
     async with app.run_test(size=(120, 40)) as pilot:
         await open_drug_2(app, pilot)
         folded = app.screen.sides.plain(0)
-        assert "← result: check_interaction (1 line, 51 characters, folded: f unfolds)" in folded
+        assert "← result: check_interaction (1 line, 50 characters, folded: f unfolds)" in folded
         assert "raises simvastatin levels" not in folded
         for _ in range(40):  # down, line by line, to that result's head
             if "← result: check_interaction" in pane_lines(app)[0][0]:
