@@ -159,3 +159,13 @@ def test_a_cost_gate_on_a_figure_without_an_interval_in_the_report_is_evaluated(
 def per_item_inputs(table: pl.DataFrame) -> dict[str, float | None]:
     grouped = table.group_by("item_id").agg(pl.col("cost:input_tokens").mean())
     return dict(zip(grouped["item_id"], grouped["cost:input_tokens"], strict=True))
+
+
+def test_metric_limit_hits_on_a_log_that_records_no_costs_is_one_error_naming_the_field():
+    from evaltui.core.read.runs import stats_table
+
+    table = stats_table(["a", "b"], [1, 1], ["ok", "ok"], passed=[True, False])
+    with pytest.raises(InputError, match="--metric limit_hits: the log records nothing") as exc:
+        with_cost_metric("x.eval", table, "limit_hits")
+    assert "limit" in str(exc.value) and "\n" not in str(exc.value)
+    assert with_cost_metric("x.eval", table, "includes") is table  # not a cost: unchanged

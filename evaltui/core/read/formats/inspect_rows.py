@@ -66,7 +66,9 @@ def with_cost_metric(path: LogPath, table: pl.DataFrame, requested: str | None) 
     if figure == LIMIT_HITS:
         if cost_column("limit") not in table.columns:
             raise InputError(
-                path, "--metric limit_hits: the log records nothing of its samples' costs"
+                path,
+                "--metric limit_hits: the log records nothing of what its samples cost",
+                field="limit",
             )
         return table.with_columns(pl.col(cost_column("limit")).is_null().alias(LIMIT_VERDICT))
     column = cost_column(figure)
