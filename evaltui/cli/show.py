@@ -41,7 +41,7 @@ def add_parser(
         "--width", type=int, default=None, help="columns (default: the terminal's, else 120)"
     )
     parser.add_argument(
-        "--unfold", action="store_true", help="reasoning and long tool arguments in full"
+        "--unfold", action="store_true", help="reasoning, long tool arguments and results in full"
     )
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     return parser

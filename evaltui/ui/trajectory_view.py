@@ -291,9 +291,9 @@ def units_at(
     console: Console,
 ) -> list[tuple[int, int, int]]:
     """The units that fold (`Line.unit`) `f` acts on, as (row, side, unit): those whose lines
-    hold screen line `cursor` (a reasoning block's head and text; a long argument), else the
-    first below it that starts before `bottom` (the end of the view). One per side at most:
-    two units side by side at the same line are both taken."""
+    hold screen line `cursor` (a reasoning block's or a long result's head and text; a long
+    argument), else the first below it that starts before `bottom` (the end of the view). One
+    per side at most: two units side by side at the same line are both taken."""
     spans: list[tuple[int, int, tuple[int, int, int]]] = []  # (first line, end, unit)
     for k, cells in enumerate(rows.cell_lines):
         if k >= len(starts) or starts[k] >= bottom:
@@ -306,7 +306,7 @@ def units_at(
                 height = _height(line, widths[side], console)
                 if line.unit is not None:
                     end = y + height
-                    if line.kind == "fold" and i + 1 < len(lines or ()):
+                    if line.kind in ("fold", "result") and i + 1 < len(lines or ()):
                         end += _height((lines or [])[i + 1], widths[side], console)
                     spans.append((y, end, (k, side, line.unit)))
                 y += height

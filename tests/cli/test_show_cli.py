@@ -34,7 +34,8 @@ def test_drug_2_final_answers_share_a_line_and_the_tool_error_is_marked(capsys):
     assert error.startswith("✗ TOOL ERROR (check_interaction): no entry for Zocor + Biaxin")
     title = next(line for line in lines if line.startswith("── #4 tool"))
     assert title.rstrip().endswith("│ ∅ (no matching turn in this run)")  # a gap, not a result
-    assert "REASONING (SUMMARY) · 3,200 encrypted characters not shown" in out
+    # the turn's generation's count (the log's model event), then the size withheld
+    assert "REASONING (SUMMARY) · redacted: 120 reasoning tokens; 3,200" in out
     assert not any(len(line) > 140 for line in lines)
 
 
@@ -56,6 +57,12 @@ def test_markdown_is_one_collapsible_block_with_the_text_fenced(capsys):
     assert "item drug-4 · epoch 2" in out
     words = " ".join(out.split())  # the header wraps at the block's width
     assert "⛔ LIMIT token (20000)" in words and "⛔ LIMIT message (14)" in words
+
+
+def test_markdown_names_the_redacted_reasoning_tokens(capsys):
+    code, out, _ = show(capsys, "drug-2", "--format", "markdown", "--stacked", "--width", "120")
+    assert code == 0
+    assert "REASONING (SUMMARY) · redacted: 120 reasoning tokens; 3,200 encrypted" in out
 
 
 def test_an_unknown_item_is_one_line_naming_it(capsys):
@@ -86,8 +93,13 @@ def test_hostile_text_stays_inert_in_text_and_markdown(capsys, write_jsonl):
 
 
 def test_the_command_quotes_an_id_a_shell_would_split():
+    import shlex
+
     from evaltui.core.report.item_show import command_for
 
     assert command_for("drug-2") == "evaltui show BASE CAND drug-2"
-    assert command_for("a b'c") == "evaltui show BASE CAND 'a b'\\''c'"
+    assert command_for("drug-2", "runs/a.eval", "s3://b/c d.eval") == (
+        "evaltui show runs/a.eval 's3://b/c d.eval' drug-2"
+    )
+    assert shlex.split(command_for("a b'c", "x y", "z")) == ["evaltui", "show", "x y", "z", "a b'c"]
     assert command_for("x;\x1b[2Jrm") == "evaltui show BASE CAND 'x;␛[2Jrm'"

@@ -28,3 +28,15 @@ def transcripts(item_id: str) -> tuple[Transcript, Transcript]:
         paired.baseline.transcripts.read(record[BASE_ROW]),
         paired.candidate.transcripts.read(record[CAND_ROW]),
     )
+
+
+def raw_sample(path: Path, member: str) -> dict:
+    """One sample member of an `.eval` fixture as Inspect wrote it (events included)."""
+    import json
+    import zipfile
+
+    from evaltui.core.read.formats.zip_members import read_member
+
+    with zipfile.ZipFile(path) as archive:
+        data = read_member(archive, archive.getinfo(member), path, 1 << 26)
+    return json.loads(data)

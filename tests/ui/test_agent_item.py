@@ -43,7 +43,8 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert left[0].strip().startswith("── #3 assistant  ◆ runs diverge here")
         assert right[0].strip() == "∅ (no matching turn in this run)"
         assert any("REASONING (SUMMARY)" in line for line in left)  # not the base64 blob
-        assert "3,200 encrypted characters not shown" in app.screen.sides.plain(0)
+        words = " ".join(app.screen.sides.plain(0).split())  # wherever the pane wraps it
+        assert "redacted: 120 reasoning tokens; 3,200 encrypted characters not shown" in words
         await pilot.press("J")
         left, right = pane_lines(app)
         assert left[0].strip() == "── #4 tool ────────"
@@ -151,5 +152,29 @@ async def test_f_unfolds_the_one_block_at_the_top_not_the_whole_turn(tmp_path, m
         assert left.count("folded: f unfolds") == folded[0].count("folded: f unfolds")
         assert '"drug_b": … (+16 characters, f unfolds)' in left  # the next argument: folded
         await pilot.press("F")  # every block, every turn
+        await settle(app, pilot)
+        assert "f unfolds" not in app.screen.sides.plain(0)
+
+
+async def test_f_unfolds_a_long_tool_result_and_F_every_one(tmp_path, monkeypatch):
+    # Results over 20 characters count as long here: drug-2's "check_interaction" result
+    # ("major: CYP3A4 inhibition raises simvastatin levels") folds on both sides.
+    monkeypatch.setattr(turn_lines_module, "FOLDED_RESULT_CHARS", 20)
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_drug_2(app, pilot)
+        folded = app.screen.sides.plain(0)
+        assert "← result: check_interaction (1 line, 50 characters, folded: f unfolds)" in folded
+        assert "raises simvastatin levels" not in folded
+        for _ in range(40):  # down, line by line, to that result's head
+            if "← result: check_interaction" in pane_lines(app)[0][0]:
+                break
+            await pilot.press("j")
+        await pilot.press("f")
+        await settle(app, pilot)
+        left = app.screen.sides.plain(0)
+        assert "major: CYP3A4 inhibition raises simvastatin levels" in left  # whole
+        assert left.count("folded: f unfolds") == folded.count("folded: f unfolds") - 1
+        await pilot.press("F")  # every block of every turn, results too
         await settle(app, pilot)
         assert "f unfolds" not in app.screen.sides.plain(0)

@@ -7,7 +7,9 @@ paired on the items the verdicts are paired on, each item's epochs averaged, as 
 
 - per cost figure: each run's median and mean per item, and the paired difference of the means
   (candidate - baseline) with a seeded percentile bootstrap interval over items
-  (`stats.graded.paired_bootstrap`), and that difference relative to the baseline's mean;
+  (`stats.graded.paired_bootstrap`), and the relative change mean(candidate) /
+  mean(baseline) - 1 with its interval from the same paired resampling of items, the ratio
+  recomputed in each resample (`stats.paired_ratio`: never below -100% for a cost);
 - the limits: the items a limit stopped (in any epoch) in each run, and the exact McNemar test
   on the items only one run was stopped on (`stats.paired_table.mcnemar`).
 
@@ -25,6 +27,7 @@ from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.read.runs import ITEM_ID
 from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
 from evaltui.core.stats.graded import GradedComparison, paired_bootstrap
+from evaltui.core.stats.paired_ratio import PairedRatio, paired_ratio_bootstrap
 from evaltui.core.stats.paired_table import PairedTable, mcnemar
 
 # The figures compared with an interval; the others (input/output/reasoning tokens, retries)
@@ -46,22 +49,19 @@ class CostFigure:
     mean: tuple[float, float]
     total: tuple[float, float]  # over every sample of the run (all epochs, all items)
     difference: GradedComparison | None  # candidate - baseline, per item; None: not compared
+    ratio: PairedRatio | None = None  # mean(candidate) / mean(baseline) - 1; with difference
 
     @property
     def relative(self) -> float | None:
-        """The mean difference as a share of the baseline's mean (+0.2: 20% more)."""
-        if self.difference is None or self.mean[0] == 0:
-            return None
-        return self.difference.mean_delta / self.mean[0]
+        """mean(candidate) / mean(baseline) - 1 (+0.2: 20% more); None: not compared, or the
+        baseline's mean is 0."""
+        return self.ratio.relative if self.ratio is not None else None
 
     @property
     def relative_ci(self) -> tuple[float, float] | None:
-        """The difference's interval as a share of the baseline's mean (that mean taken as
-        known: the interval of the difference, rescaled)."""
-        if self.difference is None or self.mean[0] == 0:
-            return None
-        low, high = self.difference.ci
-        return (low / self.mean[0], high / self.mean[0])
+        """The relative change's paired bootstrap interval (the ratio of means recomputed in
+        each resample of items), so never below -1 for a non-negative figure."""
+        return self.ratio.ci if self.ratio is not None else None
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,12 @@ def has_costs(paired: PairedRuns) -> bool:
     return bool(_present(paired))
 
 
-def cost_comparison(paired: PairedRuns) -> CostComparison | None:
-    """The paired cost comparison (see the module's docstring); None without cost columns."""
+def cost_comparison(
+    paired: PairedRuns, compared: tuple[str, ...] = COMPARED
+) -> CostComparison | None:
+    """The paired cost comparison (see the module's docstring); None without cost columns.
+    `compared`: the figures given a difference and a relative change with their intervals
+    (a policy gate on input tokens asks for that one)."""
     runs = (paired.baseline.table, paired.candidate.table)
     present = _present(paired)
     if not present:
@@ -126,11 +130,12 @@ def cost_comparison(paired: PairedRuns) -> CostComparison | None:
         if not both.any():
             continue
         b, c = base[both], cand[both]
-        difference = None
-        if name in COMPARED:
+        difference, ratio = None, None
+        if name in compared:
             difference = paired_bootstrap(
                 c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
             )
+            ratio = paired_ratio_bootstrap(b, c, resamples=RESAMPLES, seed=SEED)
         figures.append(
             CostFigure(
                 name=name,
@@ -140,6 +145,7 @@ def cost_comparison(paired: PairedRuns) -> CostComparison | None:
                 mean=(float(b.mean()), float(c.mean())),
                 total=(_sum(runs[0], name), _sum(runs[1], name)),
                 difference=difference,
+                ratio=ratio,
             )
         )
     errors = tuple(int(t.filter(pl.col("status") == "error").height) for t in runs)

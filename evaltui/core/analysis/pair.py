@@ -41,6 +41,7 @@ from evaltui.core.read.runs import (
     Run,
     is_verdict_metric,
 )
+from evaltui.core.read.turns import LIMIT_HITS, LIMIT_VERDICT, cost_metric
 from evaltui.core.stats.binary import BinaryComparison, compare_binary
 from evaltui.core.stats.clusters import (
     ClusteredComparison,
@@ -69,11 +70,45 @@ def choose_metric(run: Run, requested: str | None) -> str | None:
     """The column `requested` names in `run`, or None when it names none (a scorer, say)."""
     if requested is None:
         return None
+    if requested == LIMIT_HITS and LIMIT_VERDICT in run.table.columns:
+        return LIMIT_VERDICT
     for candidate in (requested, f"score:{requested}"):
         named = candidate.startswith(SCORE) or candidate.startswith(f"{PASSED}:")
         if candidate == PASSED or (candidate in run.table.columns and named):
             return candidate  # (`passed:<scorer>`: a spec made after `m` moved to that scorer)
     return None
+
+
+def check_cost_metric(run: Run, requested: str | None) -> None:
+    """`--metric working_time` (a cost figure) on a run that records no costs is refused, not
+    dropped: only Inspect logs record what a sample cost, and a run of another format would
+    otherwise be compared on its verdicts under a metric it never had."""
+    if cost_metric(requested) is None or choose_metric(run, requested) is not None:
+        return
+    raise UsageError(
+        f"--metric {requested} is a cost figure; {run.source.path} ({run.source.format}) "
+        "records no per-sample cost: only Inspect logs (.eval, .json) do"
+    )
+
+
+def check_cost_threshold(requested: str | None, pass_threshold: float | None) -> None:
+    """`--pass-threshold` passes a score at or above it: on a cost (lower is better) that
+    would pass the expensive samples, and limit hits are already a verdict. Refused with
+    what to use instead."""
+    figure = cost_metric(requested)
+    if figure is None or pass_threshold is None:
+        return
+    if figure == LIMIT_HITS:
+        raise UsageError(
+            "--pass-threshold does not apply to --metric limit_hits: each sample is already "
+            "stopped or not (the paired test is exact McNemar); drop --pass-threshold"
+        )
+    instead = "or bound its growth with a policy gate (max_cost_growth)"
+    raise UsageError(
+        f"--pass-threshold would pass the samples whose {figure} is at or above it, but "
+        f"{figure} is a cost (lower is better): compare it per item without --pass-threshold"
+        + ("" if figure == "retries" else f", {instead}")
+    )
 
 
 def apply_threshold(run: Run, metric: str, threshold: float) -> Run:

@@ -16,7 +16,14 @@ from typing import Any, Literal, overload
 from evaltui.core.analysis.categories import outcome_comparison
 from evaltui.core.analysis.family import metric_family
 from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
-from evaltui.core.analysis.pair import analyze, apply_threshold, choose_metric, with_clusters
+from evaltui.core.analysis.pair import (
+    analyze,
+    apply_threshold,
+    check_cost_metric,
+    check_cost_threshold,
+    choose_metric,
+    with_clusters,
+)
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.slices import slice_comparisons
@@ -184,6 +191,9 @@ def compare_loaded(
         if progress is not None:
             progress(STEPS[index], index, len(STEPS))
 
+    check_cost_threshold(analysis.metric, analysis.pass_threshold)
+    check_cost_metric(base_run, analysis.metric)
+    check_cost_metric(cand_run, analysis.metric)
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):

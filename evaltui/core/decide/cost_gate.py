@@ -1,4 +1,5 @@
-"""The `max_cost_growth` gate: "working time may not grow by more than 20%".
+"""The cost gates: `max_cost_growth` ("working time may not grow by more than 20%") and
+`max_limit_hits_growth` ("no more items stopped by a limit than the baseline").
 
 Read on the paired cost comparison (`analysis.cost`): the candidate's mean of the figure per
 item against the baseline's, over the items both runs record it for. It fails when the point
@@ -20,7 +21,7 @@ def cost_gate_outcome(gate: Gate, policy: Policy, paired: PairedRuns) -> tuple[s
     """(status, detail) of the gate: passed or failed."""
     figure, growth = gate.figure or "working_time", gate.growth or 0.0
     label = figure.replace("_", " ")
-    cost = cost_comparison(paired)
+    cost = cost_comparison(paired, compared=(figure,))
     found = cost.figure(figure) if cost is not None else None
     if found is None or found.difference is None:
         raise InputError(
@@ -39,3 +40,31 @@ def cost_gate_outcome(gate: Gate, policy: Policy, paired: PairedRuns) -> tuple[s
         f"{found.n:,} items), bound {growth:+.0%}"
     )
     return ("failed" if found.relative > growth else "passed"), words
+
+
+def limit_gate_outcome(gate: Gate, policy: Policy, paired: PairedRuns) -> tuple[str, str]:
+    """(status, detail) of `max_limit_hits_growth`: it fails when the candidate's items
+    stopped by a limit (in any epoch) exceed the baseline's by more than `growth` (0: any more
+    than the baseline; from none, any). Counts, as `no_regressions` reads counts: a rule on
+    limits must fire on a small run too; the exact McNemar p is said beside them."""
+    growth = gate.growth or 0.0
+    cost = cost_comparison(paired, compared=())
+    limits = cost.limits if cost is not None else None
+    if limits is None:
+        raise InputError(
+            policy.source_path,
+            f"[[gates]] entry {gate.index}: cannot be evaluated on this pair: the runs record "
+            "no limits per sample (Inspect logs do)",
+            line=gate.line,
+            field="kind",
+        )
+    base, cand = limits.items
+    bound = base * (1.0 + growth)
+    grew = f"{cand / base - 1:+.0%}" if base else ("none before" if cand else "none")
+    test = (
+        f"exact McNemar p {limits.exact_p:.3g}"
+        if limits.exact_p is not None
+        else "no item stopped in one run only"
+    )
+    words = f"items stopped by a limit {base:,} → {cand:,} ({grew}; {test}), bound {growth:+.0%}"
+    return ("failed" if cand > bound else "passed"), words

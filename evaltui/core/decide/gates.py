@@ -23,7 +23,7 @@ from evaltui.core.analysis.pair import analyze, metric_names
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.analysis.slices import UNSLICED, slice_names
 from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
-from evaltui.core.decide.cost_gate import cost_gate_outcome
+from evaltui.core.decide.cost_gate import cost_gate_outcome, limit_gate_outcome
 from evaltui.core.decide.margin import MARGIN_KINDS, evaluate_margin
 from evaltui.core.errors import InputError
 from evaltui.core.policy.schema import Gate, Policy, percent
@@ -145,6 +145,8 @@ def evaluate_gates(
         scope = scopes[gate.slice]
         if gate.kind == "max_cost_growth":
             result = _result(gate, *cost_gate_outcome(gate, policy, paired))
+        elif gate.kind == "max_limit_hits_growth":
+            result = _result(gate, *limit_gate_outcome(gate, policy, paired))
         elif gate.kind == "no_regressions":
             result = _no_regressions(gate, scope)
         elif gate.kind == "min_pass_rate":

@@ -171,6 +171,15 @@ class MaxCostGrowthGate(_Gate, tag="max_cost_growth", kw_only=True):
     growth: Annotated[Growth, Meta(description="the largest acceptable growth (0.2 = 20%)")]
 
 
+class MaxLimitHitsGrowthGate(_Gate, tag="max_limit_hits_growth", kw_only=True):
+    """fails when the candidate has more items stopped by a limit than growth allows"""
+
+    growth: Annotated[
+        Growth,
+        Meta(description="the largest acceptable growth in items stopped (0 = no more than)"),
+    ]
+
+
 GATE_KIND_DECLARATIONS: tuple[type[_Gate], ...] = (
     NoRegressionsGate,
     MinPassRateGate,
@@ -178,6 +187,7 @@ GATE_KIND_DECLARATIONS: tuple[type[_Gate], ...] = (
     AllTriagedGate,
     MinEffectGate,
     MaxCostGrowthGate,
+    MaxLimitHitsGrowthGate,
 )
 GateDeclaration = (
     NoRegressionsGate
@@ -186,6 +196,7 @@ GateDeclaration = (
     | AllTriagedGate
     | MinEffectGate
     | MaxCostGrowthGate
+    | MaxLimitHitsGrowthGate
 )
 _BY_KIND: dict[str, type[_Gate]] = {
     str(kind.__struct_config__.tag): kind for kind in GATE_KIND_DECLARATIONS

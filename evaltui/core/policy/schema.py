@@ -456,8 +456,8 @@ def _parse_gate(
         )
     except KeyProblem as exc:
         raise fail(exc.key, exc.problem) from exc
-    if kind == "max_cost_growth" and values.slice is not None:
-        raise fail("slice", "max_cost_growth gates compare the whole runs; remove 'slice'")
+    if kind in ("max_cost_growth", "max_limit_hits_growth") and values.slice is not None:
+        raise fail("slice", f"{kind} gates compare the whole runs; remove 'slice'")
     if kind == "min_effect" and min_effect is None:
         raise fail(
             "min_effect",
@@ -490,6 +490,8 @@ def _default_name(
         return f"all regressions triaged{where}"
     if kind == "max_cost_growth":
         return f"{(figure or '').replace('_', ' ')} growth <= {round((growth or 0) * 100, 10):+g}%"
+    if kind == "max_limit_hits_growth":
+        return f"limit hits growth <= {round((growth or 0) * 100, 10):+g}%"
     return f"effect{on} >= {round((min_effect or 0.0) * 100, 10):+g} pts"
 
 

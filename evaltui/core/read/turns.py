@@ -18,7 +18,8 @@ from typing import Any, Literal
 BlockKind = Literal[
     "text",  # what the role said
     "reasoning",  # readable reasoning (folded by default: long, and not the answer)
-    "redacted",  # encrypted reasoning: `text` is its summary ("" if none), `size` the blob's length
+    "redacted",  # encrypted reasoning: `text` its summary ("" if none), `size` the blob's length,
+    # `tokens` the reasoning tokens of the generation that wrote the turn (or why not known)
     "tool_call",  # a call the assistant made: `name` the function, `text` its arguments (JSON)
     "tool_result",  # what a tool returned: `name` the function
     "tool_error",  # a tool call that failed: `name` the function, `text` the error
@@ -34,6 +35,17 @@ class Block:
     text: str
     name: str = ""
     size: int = 0
+    tokens: int | str | None = None
+    """Redacted reasoning: the reasoning tokens its turn's generation used (the count is the
+    turn's, shared by all its reasoning blocks), or the words saying why they are not known
+    (`token count not recorded`...); None on every other block."""
+
+
+def reasoning_tokens_words(tokens: int | str | None) -> str:
+    """A redacted block's `tokens` in words: `120 reasoning tokens`, or why not known."""
+    if isinstance(tokens, int):
+        return f"{tokens:,} reasoning token{'' if tokens == 1 else 's'}"
+    return tokens or "token count not recorded"
 
 
 def call_signature(function: str, arguments: Any) -> str:
@@ -122,13 +134,22 @@ NUMERIC_COSTS = (
     "retries",
 )
 COST_PREFIX = "cost:"
-# The figures `--metric` and a policy's cost gate can name (retries are counted, not compared).
+# The figures a policy's `max_cost_growth` gate can name (retries are counted, not compared).
 COST_FIGURES = NUMERIC_COSTS[:-1]
+# `--metric limit_hits`: each sample as a verdict, "not stopped by a limit" passing (the column
+# `passed:no_limit_hit`), so the headline is the paired test on hit/not-hit per item (exact
+# McNemar when each item's epochs agree), as for any pass/fail metric.
+LIMIT_HITS = "limit_hits"
+LIMIT_VERDICT = "passed:no_limit_hit"
+# Every per-sample cost `--metric` can choose: the numbers (retries too, compared as a graded
+# loss per item) and the limit hits.
+METRIC_COSTS = (*NUMERIC_COSTS, LIMIT_HITS)
 
 
 def cost_metric(requested: str | None) -> str | None:
-    """The cost figure a `--metric` names (`working_time`, `total_tokens`...), else None."""
-    return requested if requested in COST_FIGURES else None
+    """The per-sample cost a `--metric` names (`working_time`, `retries`, `limit_hits`...),
+    else None."""
+    return requested if requested in METRIC_COSTS else None
 
 
 def cost_column(name: str) -> str:

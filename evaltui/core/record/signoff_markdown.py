@@ -22,9 +22,10 @@ from evaltui.core.canonical import HASH_FIELD
 from evaltui.core.compare.comparability import assess
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.decide.vocabulary import SEPARATOR, split_line
+from evaltui.core.read.describe import display_path
 from evaltui.core.read.runs import ITEM_ID
-from evaltui.core.report.compared import compared_markdown
-from evaltui.core.report.item_show import command_for
+from evaltui.core.report.compared import compared_markdown, described
+from evaltui.core.report.item_show import command_for, shell_word
 from evaltui.core.report.pair_markdown import report_markdown
 from evaltui.core.textsafe import md_cell
 
@@ -32,6 +33,11 @@ GITHUB_COMMENT_LIMIT = 65_536  # characters in one issue or pull-request comment
 LIMIT_MARGIN = 2_000  # room kept for the closing lines
 EXCERPT_CHARS = 160  # of each output, in the collapsible block
 SHOWN_IMPROVEMENTS = 10  # ids named beside the improvement count
+# Up to this many characters of the two quoted paths, each regression's row holds the whole
+# `evaltui show` command (copied as it is); longer (deep directories, URLs), the command is
+# written once above the table with `<id>` and the rows hold the ids, so the table stays
+# readable and the comment's budget goes to regressions.
+SHORT_PATHS = 60
 
 
 def record_markdown(
@@ -140,15 +146,24 @@ def _regressions(
     if not items:
         return ["## Regressions", "", "None.", ""]
     lines = [f"## Regressions ({len(items):,})", ""]
-    if inputs:
-        base, cand = (md_cell(inputs[arm]["path"], code=True) for arm in ("baseline", "candidate"))
+    paths = _run_paths(inputs)
+    words = " ".join(shell_word(p) for p in paths)
+    in_rows = len(words) <= SHORT_PATHS
+    if in_rows:
         lines += [
-            f"Each item's two transcripts, aligned: the command in its row, with BASE = "
-            f"`{base}` and CAND = `{cand}`.",
+            "Each item's two transcripts, aligned: the command in its row (run where the "
+            "sign-off was made).",
+            "",
+        ]
+    else:
+        command = md_cell(f"evaltui show {words} <id>", code=True)
+        lines += [
+            f"Each item's two transcripts, aligned: `{command}`, with `<id>` as its row's "
+            "last column gives it (quoted for a shell; run where the sign-off was made).",
             "",
         ]
     lines += [
-        "| item | slice | tag | tagged by | note | show it |",
+        "| item | slice | tag | tagged by | note | " + ("show it" if in_rows else "`<id>`") + " |",
         "|---|---|---|---|---|---|",
     ]
     excerpts = _excerpts(analysis, [i["item_id"] for i in items])
@@ -157,7 +172,10 @@ def _regressions(
     used = sum(len(x) + 1 for x in lines) + 200  # the closing lines of this section
     shown = 0
     for item in items:
-        show = md_cell(command_for(item["item_id"]), code=True)
+        show = md_cell(
+            command_for(item["item_id"], *paths) if in_rows else shell_word(item["item_id"]),
+            code=True,
+        )
         row = (
             f"| `{md_cell(item['item_id'], code=True)}` | {md_cell(item['slice'] or '')} | "
             f"{md_cell(item['tag'] or 'untriaged')} | {md_cell(item['tagged_by'] or '')} | "
@@ -194,6 +212,20 @@ def _regressions(
             "",
         ]
     return lines
+
+
+def _run_paths(inputs: dict[str, Any] | None) -> tuple[str, str]:
+    """The runs as the record's "What was compared" names them (relative to where the
+    sign-off ran, else the file name; a URL whole: `describe.display_path`); BASE and CAND
+    for a record without them."""
+    if not inputs:
+        return ("BASE", "CAND")
+    found = []
+    for arm, placeholder in (("baseline", "BASE"), ("candidate", "CAND")):
+        described_arm = described(inputs, arm) or {}
+        path = described_arm.get("file") or inputs.get(arm, {}).get("path")
+        found.append(display_path(str(path)) if path else placeholder)
+    return (found[0], found[1])
 
 
 def _improvements(items: list[dict[str, Any]]) -> str:

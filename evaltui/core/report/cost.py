@@ -9,6 +9,7 @@ undefined, never p = 1).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from evaltui.core.analysis.cost import CostComparison, CostFigure, LimitHits
@@ -49,7 +50,7 @@ def cost_dict(cost: CostComparison) -> dict[str, Any]:
             "resamples": d.resamples,
             "seed": d.seed,
             "relative": f.relative,
-            "relative_ci": list(f.relative_ci) if f.relative_ci is not None else None,
+            "relative_ci": _bounds(f.relative_ci),
         }
 
     limits = cost.limits
@@ -77,6 +78,14 @@ def cost_dict(cost: CostComparison) -> dict[str, Any]:
         },
         "errors": list(cost.errors),
     }
+
+
+def _bounds(ci: tuple[float, float] | None) -> list[float | None] | None:
+    """An interval for JSON: an infinite bound (growth from a resample's zero baseline) is
+    null, as msgspec writes it, so a recomputed block equals the recorded one."""
+    if ci is None:
+        return None
+    return [v if math.isfinite(v) else None for v in ci]
 
 
 def figure_words(figure: CostFigure) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+import shlex
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -51,16 +52,17 @@ class ItemShow:
     unfold: bool = False
 
 
-def command_for(item_id: str) -> str:
-    """The command that prints an item (the sign-off Markdown names it per regression)."""
-    return f"evaltui show BASE CAND {_shell_word(item_id)}"
+def command_for(item_id: str, baseline: str = "BASE", candidate: str = "CAND") -> str:
+    """The command that prints an item (the sign-off Markdown names it per regression), with
+    the two runs' paths (or URLs) as given; each word quoted for a shell."""
+    words = (baseline, candidate, item_id)
+    return "evaltui show " + " ".join(shell_word(w) for w in words)
 
 
-def _shell_word(text: str) -> str:
-    flat = one_line(text)
-    if re.fullmatch(r"[\w.:@%+=,/-]+", flat):
-        return flat
-    return "'" + flat.replace("'", "'\\''") + "'"
+def shell_word(text: str) -> str:
+    """`text` as one shell word (`shlex.quote`), control characters first made visible
+    (`textsafe.one_line`) so a pasted command cannot carry a terminal escape."""
+    return shlex.quote(one_line(text))
 
 
 def item_show(paired: PairedRuns, item_id: str, epoch: int = 1, unfold: bool = False) -> ItemShow:

@@ -209,8 +209,8 @@ class Gate(Struct, kw_only=True):
         Meta(
             description=(
                 "no_regressions, min_pass_rate, no_tag, all_triaged, min_effect, "
-                "max_cost_growth; non_inferiority or equivalence for the policy's margin (the "
-                "last entry)"
+                "max_cost_growth, max_limit_hits_growth; non_inferiority or equivalence for "
+                "the policy's margin (the last entry)"
             )
         ),
     ]

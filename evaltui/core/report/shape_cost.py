@@ -12,7 +12,9 @@ Count = Annotated[int, Meta(ge=0)]
 
 class CostDifference(Struct, kw_only=True):
     """candidate - baseline per item, paired: the mean and its seeded percentile bootstrap
-    interval, and both as a share of the baseline's mean"""
+    interval; relative: mean(candidate) / mean(baseline) - 1, its interval from the same
+    paired resampling with the ratio recomputed per resample (null bound: unbounded, a
+    resample whose baseline cost nothing)"""
 
     mean: float
     ci: list[float | None]

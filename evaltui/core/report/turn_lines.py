@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evaltui.core.read.runs import Message, Transcript
-from evaltui.core.read.turns import Block, SampleCost
+from evaltui.core.read.turns import Block, SampleCost, reasoning_tokens_words
 from evaltui.core.textsafe import inert, one_line
 
 LineKind = Literal[
@@ -31,6 +31,8 @@ LineKind = Literal[
 
 FOLDED_REASONING = 120  # characters of a folded reasoning block shown (two lines of a pane)
 LONG_VALUE = 160  # characters of one line of a tool call's arguments shown while folded
+FOLDED_RESULT_LINES = 6  # lines of a long tool result shown while folded
+FOLDED_RESULT_CHARS = 480  # and at most this many characters of them (a one-line page)
 UNFOLD_KEY = "f"  # the key that unfolds (named in the fold marker)
 
 MARK = {
@@ -49,7 +51,8 @@ MARK = {
 @dataclass(frozen=True)
 class Line:
     """One line (it may wrap when drawn) and its kind; `text` is inert. `unit`: on the first
-    line of something that folds (a long reasoning block, a long tool-call argument), its
+    line of something that folds (a long reasoning block, a long tool-call argument, a long
+    tool result), its
     number within the turn, counted from 0 in the order drawn (what `unfold` names)."""
 
     text: str
@@ -90,17 +93,20 @@ def block_lines(
     block: Block, unfold: Unfold = False, hint: str = f"{UNFOLD_KEY} unfolds", first_unit: int = 0
 ) -> list[Line]:
     """One block: text as written; reasoning folded unless `unfold`; redacted reasoning as its
-    summary; a tool call as its name and its arguments one per line; a result or an error with
-    the function it came from; media by type and size. `first_unit`: the number of the
-    block's first unit that folds (a long reasoning block is one, each long argument one)."""
+    summary, its turn's reasoning tokens and the size withheld; a tool call as its name and its
+    arguments one per line; a result or an error with the function it came from; media by
+    type and size. `first_unit`: the number of the block's first unit that folds (a long
+    reasoning block is one, each long argument one, a long result one)."""
     kind = block.kind
     if kind == "text":
         return [Line(inert(block.text), "text")] if block.text else []
     if kind == "reasoning":
         return _reasoning(block.text, _open(unfold, first_unit), hint, first_unit)
     if kind == "redacted":
-        withheld = f"{block.size:,} encrypted characters not shown" if block.size else "redacted"
-        head = f"{MARK['fold']} REASONING (SUMMARY) · {withheld}"
+        # The turn's reasoning tokens (what the withheld reasoning cost), then its size
+        withheld = f"; {block.size:,} encrypted characters not shown" if block.size else ""
+        tokens = one_line(reasoning_tokens_words(block.tokens), 80)
+        head = f"{MARK['fold']} REASONING (SUMMARY) · redacted: {tokens}{withheld}"
         body = block.text or "(no summary recorded)"
         return [Line(head, "fold"), Line(inert(body), "reasoning")]
     if kind == "tool_call":
@@ -118,8 +124,7 @@ def block_lines(
             unit += 1
         return lines
     if kind == "tool_result":
-        title = Line(f"{MARK['result']} result: {one_line(block.name, 60)}", "result")
-        return [title, Line(inert(block.text) if block.text else "(empty)", "text")]
+        return _result(block, _open(unfold, first_unit), hint, first_unit)
     if kind == "tool_error":
         head = f"{MARK['error']} TOOL ERROR ({one_line(block.name, 60)}): {inert(block.text)}"
         return [Line(head, "error")]
@@ -147,6 +152,24 @@ def _reasoning(text: str, unfold: bool, hint: str, unit: int = 0) -> list[Line]:
     return [Line(head, "fold", unit), Line(inert(cut) + " …", "reasoning")]
 
 
+def _result(block: Block, unfold: bool, hint: str, unit: int) -> list[Line]:
+    """A tool's result; a long one (a page, a file, a listing) folds to its first lines as a
+    long reasoning block does, so the next call and the answer stay on screen."""
+    title = f"{MARK['result']} result: {one_line(block.name, 60)}"
+    text = block.text
+    if not text:
+        return [Line(title, "result"), Line("(empty)", "text")]
+    rows = text.splitlines()
+    if len(rows) <= FOLDED_RESULT_LINES and len(text) <= FOLDED_RESULT_CHARS:
+        return [Line(title, "result"), Line(inert(text), "text")]
+    size = f"{len(rows):,} line{'' if len(rows) == 1 else 's'}, {len(text):,} characters"
+    if unfold:
+        return [Line(f"{title} ({size})", "result", unit), Line(inert(text), "text")]
+    shown = "\n".join(rows[:FOLDED_RESULT_LINES])[:FOLDED_RESULT_CHARS]
+    head = f"{title} ({size}, folded: {hint})"
+    return [Line(head, "result", unit), Line(inert(shown) + " …", "text")]
+
+
 def gap_lines() -> list[Line]:
     """What stands in a row only the other run has a turn in."""
     return [Line(f"{MARK['gap']} (no matching turn in this run)", "note")]
@@ -165,7 +188,7 @@ def cost_words(cost: SampleCost | None) -> str:
             detail.append(f"{cost.input_tokens:,} in")
         if cost.output_tokens is not None:
             detail.append(f"{cost.output_tokens:,} out")
-        if cost.reasoning_tokens:
+        if cost.reasoning_tokens is not None:  # a recorded 0 is said, not hidden
             detail.append(f"{cost.reasoning_tokens:,} reasoning")
         parts.append(tokens + (f" ({', '.join(detail)})" if detail else ""))
     if cost.total_time is not None:

@@ -5,6 +5,7 @@ changed number is named as one."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,8 @@ def verify_rebuilt(
     except UsageError as exc:
         return Verification(False, f"the record's decision is not one evaltui writes: {shown(exc)}")
     expected["override"] = _as_written(record["override"], expected["override"])
+    old_ci = _relative_ci_as_written(record["results"].get("cost"), expected["results"].get("cost"))
+    expected["gates"] = _cost_gates_as_written(record.get("gates"), expected.get("gates"), old_ci)
     where = _record_difference(record, expected)
     if where is not None:
         return Verification(False, where)
@@ -99,6 +102,61 @@ def _as_written(recorded: Any, expected: Any) -> Any:
     older = {k: v for k, v in expected.items() if k != "regressed_scorer"}
     older["overrides"] = [before if p == now else p for p in expected["overrides"]]
     return older
+
+
+def _relative_ci_as_written(recorded: Any, expected: Any) -> dict[str, list[float]]:
+    """A record made before the relative cost interval was the ratio of means per resample
+    (`stats.paired_ratio`) holds the difference's interval over the baseline's mean. Where a
+    figure's recorded `relative_ci` is exactly that, computed from the rebuilt numbers, the
+    rebuilt block takes it: the record claimed nothing else, and the numbers it was derived
+    from (`ci`, `mean`) are still checked. Changes `expected` in place; returns the old
+    construction's interval per figure (what a `max_cost_growth` gate said then)."""
+    found: dict[str, list[float]] = {}
+    if not isinstance(recorded, dict) or not isinstance(expected, dict):
+        return found
+    rebuilt = {f.get("figure"): f for f in expected.get("figures") or []}
+    for figure in recorded.get("figures") or []:
+        mine = (figure or {}).get("difference") or {}
+        theirs = (rebuilt.get(figure.get("figure")) or {}).get("difference") or {}
+        base_mean = (rebuilt.get(figure.get("figure")) or {}).get("mean", [0.0])[0]
+        ci, old = theirs.get("ci"), mine.get("relative_ci")
+        if not base_mean or not isinstance(ci, list) or not isinstance(old, list):
+            continue
+        if None in ci or None in old or len(ci) != 2 or len(old) != 2:
+            continue
+        before = [ci[0] / base_mean, ci[1] / base_mean]
+        found[str(figure.get("figure"))] = before
+        if first_difference(old, before, "relative_ci", strict=False) is None:
+            theirs["relative_ci"] = old
+    return found
+
+
+_GATE_CI = re.compile(r"\(95% CI \[[^\]]*\]")
+
+
+def _cost_gates_as_written(recorded: Any, expected: Any, old_ci: dict[str, list[float]]) -> Any:
+    """A `max_cost_growth` gate's detail in a record made before the ratio interval says the
+    old interval (`_relative_ci_as_written`); the rebuilt detail with that interval in its
+    place is accepted, every other word (the growth, the items, the bound, the status) still
+    compared."""
+    if not isinstance(recorded, list) or not isinstance(expected, list):
+        return expected
+    out = []
+    for mine, theirs in zip(recorded, expected, strict=False):
+        detail = theirs.get("detail") if isinstance(theirs, dict) else None
+        if (
+            isinstance(mine, dict)
+            and isinstance(detail, str)
+            and theirs.get("kind") == ("max_cost_growth")
+        ):
+            figure = detail.split(" per item", 1)[0].rsplit(" ", 1)[0].replace(" ", "_")
+            if figure in old_ci:
+                low, high = old_ci[figure]
+                older = _GATE_CI.sub(f"(95% CI [{low:+.1%}, {high:+.1%}]", detail, count=1)
+                if mine.get("detail") == older:
+                    theirs = {**theirs, "detail": older}
+        out.append(theirs)
+    return out + expected[len(out) :]
 
 
 def _record_difference(record: dict[str, Any], expected: dict[str, Any]) -> str | None:

@@ -58,14 +58,14 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         Binding(
             "f",
             "toggle_unfold",
-            "Unfold/fold the reasoning block or long argument at the top",
+            "Unfold/fold the reasoning, long argument or result at the top",
             show=False,
             id="item.unfold",
         ),
         Binding(
             "F",
             "toggle_unfold_all",
-            "Unfold/fold every reasoning block and long argument",
+            "Unfold/fold every reasoning block, long argument and result",
             show=False,
             id="item.unfoldall",
         ),
@@ -122,7 +122,7 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         self._diff_drawn_for: str | None = None  # the item whose diff the diff pane holds
         self.sides: SideBySide | None = None  # what the side-by-side pane draws
         self.item_rows: ItemRows | None = None  # its rows, alignment, divergence and answer
-        self.unfold = False  # every reasoning and long tool argument unfolded (F)
+        self.unfold = False  # every reasoning, long tool argument and result unfolded (F)
         # The blocks unfolded one by one (f): (row, side, unit of the turn).
         self.unfolded: frozenset[tuple[int, int, int]] = frozenset()
         self.labels: SideBySide = labels(Text(), Text())  # the fixed line above it

@@ -190,7 +190,7 @@ class ItemNavigation(Screen):
             self._scroll_to_row(rows.divergence_row)
 
     def action_toggle_unfold(self) -> None:
-        """Unfold (fold again) the reasoning block or long tool-call argument at the cursor:
+        """Unfold (fold again) the reasoning block, long tool-call argument or result at the cursor:
         the top of the pane, or the row last jumped to (a, D, J/K) while the pane has not
         moved. The block the cursor is in, else the first below it in view; where both runs
         have one at that line, both (one per side). The rest of the turn stays as it was."""
@@ -219,7 +219,7 @@ class ItemNavigation(Screen):
             self.call_after_refresh(self._scroll_to_row, jumped[0])  # its start, drawn anew
 
     def action_toggle_unfold_all(self) -> None:
-        """Unfold (fold again) every reasoning block and every long tool-call argument."""
+        """Unfold (fold again) every reasoning block, long tool-call argument and tool result."""
         self.unfold = not self.unfold
         self.unfolded = frozenset()
         self.notify("reasoning unfolded" if self.unfold else "reasoning folded", timeout=2)
@@ -280,11 +280,11 @@ class ItemNavigation(Screen):
             self.action_jump_divergence,
         )  # fmt: skip
         yield SystemCommand(
-            "Unfold this block", "Unfold/fold the reasoning block or long argument at the top (f)",
+            "Unfold this block", "Unfold/fold the reasoning, argument or result at the top (f)",
             self.action_toggle_unfold,
         )  # fmt: skip
         yield SystemCommand(
-            "Unfold everything", "Unfold/fold every reasoning block and long argument (F)",
+            "Unfold everything", "Unfold/fold every reasoning block, long argument and result (F)",
             self.action_toggle_unfold_all,
         )  # fmt: skip
         yield SystemCommand(

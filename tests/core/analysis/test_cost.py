@@ -216,6 +216,23 @@ def test_metric_on_a_cost_the_log_does_not_record_is_one_line(tmp_path):
         compare_files(*logs, metric="reasoning_tokens")
 
 
+def test_metric_on_a_cost_is_refused_for_a_format_that_records_no_costs(capsys):
+    """Only Inspect logs record what a sample cost: `--metric working_time` on JSONL is one
+    line naming the file and exit 2, never silently a comparison of the verdicts."""
+    from evaltui.cli.main import main
+    from evaltui.core.analysis.pipeline import compare_files
+    from evaltui.core.errors import UsageError
+    from tests.conftest import ROOT
+
+    runs = [ROOT / "sample_runs" / name for name in ("baseline.jsonl", "candidate.jsonl")]
+    with pytest.raises(UsageError, match="records no per-sample cost: only Inspect logs"):
+        compare_files(*runs, metric="working_time")
+    assert main(["report", *map(str, runs), "--metric", "total_tokens"]) == 2
+    _, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "--metric total_tokens is a cost figure" in err
+    assert "baseline.jsonl (jsonl)" in err
+
+
 def test_the_json_report_carries_the_cost_block_and_matches_the_schema(capsys):
     import json
 

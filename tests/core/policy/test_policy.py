@@ -420,6 +420,7 @@ def test_every_declared_key_has_a_type_and_a_one_line_meaning():
         "all_triaged",
         "min_effect",
         "max_cost_growth",
+        "max_limit_hits_growth",
     )
     assert tuple(msgspec.inspect.type_info(d).tag for d in GATE_KIND_DECLARATIONS) == kinds
     assert all(d.__doc__ and "\n" not in d.__doc__.strip() for d in GATE_KIND_DECLARATIONS)
@@ -432,7 +433,7 @@ def test_a_gate_hashes_its_kind_name_and_exactly_its_declared_keys():
             f'[[gates]]\nkind = "{kind}"\n'
             + ("rate = 0.5\n" if kind == "min_pass_rate" else "")
             + ('tag = "t"\n' if kind == "no_tag" else "")
-            + ("growth = 0.2\n" if kind == "max_cost_growth" else "")
+            + ("growth = 0.2\n" if kind.startswith("max_") else "")
             for kind in GATE_KINDS
         )
     )

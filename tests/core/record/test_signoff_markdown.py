@@ -146,16 +146,45 @@ def test_the_three_files_get_the_users_normal_mode_not_0600(demo_record, tmp_pat
 
 
 def test_the_regression_table_names_the_command_that_shows_each_item(demo_record):
+    """Short paths: each row holds the whole command with the runs' real paths (as the
+    record's "What was compared" names them), which a shell splits back into the paths and
+    the id."""
+    import shlex
+
     record, analysis = demo_record
     markdown = record_markdown(record, analysis)
     tokens = render(markdown)
     cells = [t.content for t in tokens if t.type == "inline"]
     header = cells.index("show it")
     assert cells[header - 5 : header] == ["item", "slice", "tag", "tagged by", "note"]
-    first = analysis.regressions[0]
-    assert f"`evaltui show BASE CAND {first}`" in markdown
-    base = record["inputs"]["baseline"]["path"]
-    assert f"with BASE = `{base}` and CAND = `" in markdown
+    base, cand = (record["inputs"][arm]["described"]["file"] for arm in ("baseline", "candidate"))
+    assert base.endswith("baseline.jsonl") and cand.endswith("candidate.jsonl")
     rows = [line for line in markdown.splitlines() if line.startswith("| `")]
     assert len(rows) == len(analysis.regressions)
-    assert all(row.endswith("` |") and "evaltui show BASE CAND " in row for row in rows)
+    for row, item_id in zip(rows, analysis.regressions, strict=True):
+        command = row.rsplit("| `", 1)[1].removesuffix("` |")
+        assert shlex.split(command) == ["evaltui", "show", base, cand, item_id]
+    assert "BASE" not in markdown.split("## Regressions")[1].split("## Results")[0]
+
+
+def test_long_paths_put_the_command_once_above_the_table_with_the_ids_in_the_rows(demo_record):
+    import copy
+    import shlex
+
+    record, analysis = demo_record
+    record = copy.deepcopy(record)
+    long_dir = "runs/" + "nested/" * 8
+    for arm in ("baseline", "candidate"):
+        record["inputs"][arm]["described"]["file"] = f"{long_dir}{arm} run.jsonl"
+    markdown = record_markdown(record, analysis)
+    section = markdown.split("## Regressions")[1].split("## Results")[0]
+    (line,) = [x for x in section.splitlines() if x.startswith("Each item's")]
+    command = line.split("`")[1]
+    assert shlex.split(command) == [
+        "evaltui", "show", f"{long_dir}baseline run.jsonl", f"{long_dir}candidate run.jsonl", "<id>"
+    ]  # fmt: skip
+    cells = [t.content for t in render(markdown) if t.type == "inline"]
+    assert cells[cells.index("note") + 1] == "`<id>`"  # the header, in code: not an HTML tag
+    rows = [x for x in section.splitlines() if x.startswith("| `")]
+    assert [r.rsplit("| `", 1)[1].removesuffix("` |") for r in rows] == list(analysis.regressions)
+    assert sum(len(r) for r in rows) < 80 * len(rows)

@@ -72,3 +72,59 @@ def test_a_record_made_before_the_cost_block_still_verifies(agent_record, capsys
     assert verify(capsys, tmp_path, old)[0] == 0
     code, out = verify(capsys, tmp_path, old, BASE, CAND)
     assert code == 0 and "statistics recompute" in out
+
+
+def test_a_record_with_the_old_relative_interval_still_verifies_and_a_forged_one_does_not(
+    agent_record, capsys, tmp_path
+):
+    """Records signed before the relative cost interval became the ratio of means per
+    resample hold the difference's interval over the baseline's mean (tokens: [-173%, +0%]);
+    they claimed that, from numbers verify still checks, so they verify. Any other value is a
+    changed figure."""
+    old = json.loads(json.dumps(agent_record))
+    for figure in old["results"]["cost"]["figures"]:
+        d = figure["difference"]
+        if d is not None:
+            d["relative_ci"] = [v / figure["mean"][0] for v in d["ci"]]
+    tokens = old["results"]["cost"]["figures"][0]
+    assert round(tokens["difference"]["relative_ci"][0], 2) == -1.73
+    assert verify(capsys, tmp_path, rehashed(old), BASE, CAND)[0] == 0
+    forged = json.loads(json.dumps(agent_record))
+    forged["results"]["cost"]["figures"][0]["difference"]["relative_ci"] = [-0.5, 0.0]
+    code, out = verify(capsys, tmp_path, rehashed(forged), BASE, CAND)
+    assert code == 1 and "cost.figures[0].difference.relative_ci[0]" in out
+
+
+def test_an_old_records_cost_gate_detail_with_the_old_interval_still_verifies(capsys, tmp_path):
+    from evaltui.cli.main import main
+
+    policy = tmp_path / "policy.toml"
+    policy.write_text(
+        "[[gates]]\nkind = 'max_cost_growth'\nfigure = 'total_tokens'\ngrowth = 0.1\n"
+    )
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+        code = main(
+            ["signoff", str(BASE), str(CAND), "--policy", str(policy), "--decision", "block",
+             "--reviewer", "dana", "--rationale", "x", "--output", str(tmp_path / "so")]
+        )  # fmt: skip
+    assert code == 0
+    record = json.loads((tmp_path / "so.json").read_text())
+    (gate,) = record["gates"]
+    assert gate["detail"] == (
+        "total tokens -60.5% per item (95% CI [-79.5%, +0.0%], 4 items), bound +10%"
+    )
+    old = json.loads(json.dumps(record))
+    for figure in old["results"]["cost"]["figures"]:
+        d = figure["difference"]
+        if d is not None:
+            d["relative_ci"] = [v / figure["mean"][0] for v in d["ci"]]
+    # What the gate said before: the difference's interval over the baseline's mean.
+    old["gates"][0]["detail"] = (
+        "total tokens -60.5% per item (95% CI [-173.3%, +0.0%], 4 items), bound +10%"
+    )
+    assert verify(capsys, tmp_path, rehashed(old), BASE, CAND)[0] == 0
+    forged = json.loads(json.dumps(old))
+    forged["gates"][0]["detail"] = forged["gates"][0]["detail"].replace("4 items", "5 items")
+    code, out = verify(capsys, tmp_path, rehashed(forged), BASE, CAND)
+    assert code == 1 and "gates[0].detail" in out

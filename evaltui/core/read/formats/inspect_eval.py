@@ -223,9 +223,10 @@ class EvalTranscripts:
         if source.member is None:
             return sample_transcript(source.summary or {}, self._scorer, source.record)
         sample = self._read_member(source.member)
-        if is_shell(source.member):  # a chunked sample: its conversation from its chunks
+        chunked = is_shell(source.member)
+        if chunked:  # a chunked sample: its conversation from its chunks (never its events)
             sample = assemble(self._path, sample, source.member, self._chunks, self._read_any)
-        return sample_transcript(sample, self._scorer, source.member)
+        return sample_transcript(sample, self._scorer, source.member, events_read=not chunked)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
         return [transcript_field(self.read(row), name) for row in rows]

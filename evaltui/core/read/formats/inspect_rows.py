@@ -34,7 +34,14 @@ from evaltui.core.read.formats.inspect_scores import (
 )
 from evaltui.core.read.formats.jsontext import object_at
 from evaltui.core.read.runs import OUTCOME, SCORE_PREFIX, VERDICT_PREFIX, stats_table
-from evaltui.core.read.turns import NUMERIC_COSTS, SampleCost, cost_column, cost_metric
+from evaltui.core.read.turns import (
+    LIMIT_HITS,
+    LIMIT_VERDICT,
+    NUMERIC_COSTS,
+    SampleCost,
+    cost_column,
+    cost_metric,
+)
 
 
 def build_table(
@@ -46,8 +53,24 @@ def build_table(
     `cost_direction`)."""
     figure = cost_metric(requested)
     table = with_costs(scored_table(path, facts, scorer, None if figure else requested), facts)
+    return with_cost_metric(path, table, requested)
+
+
+def with_cost_metric(path: LogPath, table: pl.DataFrame, requested: str | None) -> pl.DataFrame:
+    """The metric a `--metric` naming a per-sample cost compares, beside the verdicts: a
+    figure as the score `score:<figure>` (a loss), `limit_hits` as the verdict
+    `passed:no_limit_hit` (not stopped passes); the table unchanged for any other metric."""
+    figure = cost_metric(requested)
     if figure is None:
         return table
+    if figure == LIMIT_HITS:
+        if cost_column("limit") not in table.columns:
+            raise InputError(
+                path,
+                "--metric limit_hits: the log records nothing of what its samples cost",
+                field="limit",
+            )
+        return table.with_columns(pl.col(cost_column("limit")).is_null().alias(LIMIT_VERDICT))
     column = cost_column(figure)
     if column not in table.columns or table[column].is_null().all():
         raise InputError(
@@ -59,8 +82,9 @@ def build_table(
 
 
 def cost_direction(requested: str | None) -> dict[str, str]:
-    """The run metadata that make a cost figure compared as a loss (lower is better)."""
-    if cost_metric(requested) is None:
+    """The run metadata that make a cost figure compared as a loss (lower is better); none
+    for `limit_hits`, a verdict (not stopped passes)."""
+    if cost_metric(requested) in (None, LIMIT_HITS):
         return {}
     return {"higher_is_better": "false", "direction_source": "a cost: lower is better"}
 

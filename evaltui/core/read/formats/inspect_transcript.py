@@ -13,6 +13,11 @@ from typing import Any
 from evaltui.core.read.formats.contract import check_text_field
 from evaltui.core.read.formats.fields import dotted
 from evaltui.core.read.formats.inspect_common import MAX_METADATA_CHARS, error_message
+from evaltui.core.read.formats.inspect_generations import (
+    TurnTokens,
+    reasoning_tokens_by_turn,
+    slim_events,
+)
 from evaltui.core.read.formats.inspect_turns import (
     ATTACHMENT_PROTOCOL,
     LEGACY_CONTENT_PROTOCOL,
@@ -24,6 +29,7 @@ from evaltui.core.read.formats.inspect_turns import (
 )
 from evaltui.core.read.formats.jsontext import as_text
 from evaltui.core.read.runs import Message, Transcript
+from evaltui.core.read.turns import reasoning_tokens_words
 
 __all__ = ["ATTACHMENT_PROTOCOL", "LEGACY_CONTENT_PROTOCOL", "resolve", "sample_transcript"]
 
@@ -50,20 +56,34 @@ TRANSCRIPT_KEYS = (
 
 
 def compact_sample(sample: dict[str, Any]) -> dict[str, Any]:
-    """Drop the parts of a sample no transcript shows (events are most of a sample's bytes)."""
-    return {key: sample[key] for key in TRANSCRIPT_KEYS if key in sample}
+    """Drop the parts of a sample no transcript shows (events are most of a sample's bytes):
+    of the events, only what names the reasoning tokens of a turn with redacted reasoning
+    is kept (`inspect_generations.slim_events`), and only for a sample that has one."""
+    kept = {key: sample[key] for key in TRANSCRIPT_KEYS if key in sample}
+    messages = sample.get("messages")
+    if isinstance(messages, list) and any(
+        isinstance(m, dict) and _has_redacted(m) for m in messages
+    ):
+        kept["events"] = slim_events(sample.get("events"))
+    return kept
 
 
-def sample_transcript(sample: Mapping[str, Any], scorer: str | None, record: str) -> Transcript:
-    """Render one `EvalSample` (or `EvalSampleSummary`) for drill-down. Never raises on content."""
+def sample_transcript(
+    sample: Mapping[str, Any], scorer: str | None, record: str, *, events_read: bool = True
+) -> Transcript:
+    """Render one `EvalSample` (or `EvalSampleSummary`) for drill-down. Never raises on content.
+    `events_read`: False when the sample's events were left unread (a chunked sample), so a
+    redacted block's token count says it was not read rather than not recorded."""
     attachments = sample.get("attachments")
     if not isinstance(attachments, dict):
         attachments = {}
     calls_by_id: dict[str, str] = {}  # a tool call's id -> its signature, for its result
+    raw = [m for m in _as_list(sample.get("messages")) if isinstance(m, dict)]
+    tokens: list[TurnTokens | None] = [None] * len(raw)
+    if any(_has_redacted(m) for m in raw):  # the events are walked only when one is shown
+        tokens = reasoning_tokens_by_turn(raw, sample.get("events"), events_read=events_read)
     messages = tuple(
-        message_of(m, attachments, calls_by_id)
-        for m in _as_list(sample.get("messages"))
-        if isinstance(m, dict)
+        message_of(m, attachments, calls_by_id, n) for m, n in zip(raw, tokens, strict=True)
     )
     score = None
     scores = sample.get("scores")
@@ -110,15 +130,25 @@ def transcript_field(transcript: Transcript, name: str) -> str | None:
     return getattr(transcript, name)
 
 
+def _has_redacted(message: Mapping[str, Any]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(part, dict) and part.get("type") == "reasoning" and part.get("redacted")
+        for part in content
+    )
+
+
 def message_of(
     message: Mapping[str, Any],
     attachments: Mapping[str, Any],
     calls_by_id: dict[str, str] | None = None,
+    tokens: TurnTokens | None = None,
 ) -> Message:
     """One message: its flat text (search, diff) and its blocks and call signatures (the
-    structured view, the alignment)."""
+    structured view, the alignment). `tokens`: the reasoning tokens of the generation that
+    wrote it, or why they are not known (`inspect_generations`)."""
     role = str(message.get("role") or "unknown")
-    parts = [content_text(message.get("content"), attachments)]
+    parts = [content_text(message.get("content"), attachments, tokens)]
     for call in _as_list(message.get("tool_calls")):
         if isinstance(call, dict):
             arguments = call.get("arguments")
@@ -129,14 +159,18 @@ def message_of(
     error = message.get("error")
     if isinstance(error, dict) and error.get("message"):
         parts.append(f"[tool error] {error['message']}")
-    blocks, calls = message_blocks(message, attachments, {} if calls_by_id is None else calls_by_id)
+    by_id = {} if calls_by_id is None else calls_by_id
+    blocks, calls = message_blocks(message, attachments, by_id, tokens)
     return Message(
         role=role, content="\n".join(p for p in parts if p), blocks=tuple(blocks), calls=calls
     )
 
 
-def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
-    """A message's content: a string, or a list of content blocks (text, reasoning, media...)."""
+def content_text(
+    content: Any, attachments: Mapping[str, Any], tokens: TurnTokens | None = None
+) -> str:
+    """A message's content: a string, or a list of content blocks (text, reasoning, media...);
+    `tokens` are named on a redacted reasoning block."""
     if content is None:
         return ""
     if isinstance(content, str):
@@ -152,22 +186,25 @@ def content_text(content: Any, attachments: Mapping[str, Any]) -> str:
         elif block.get("type") == "text":
             parts.append(as_text(resolve(block.get("text", ""), attachments)))
         elif block.get("type") == "reasoning":
-            parts.append(_reasoning_text(block, attachments))
+            parts.append(_reasoning_text(block, attachments, tokens))
         else:
             parts.append(f"[{block.get('type') or 'content'}]")
     return "\n".join(p for p in parts if p)
 
 
-def _reasoning_text(block: Mapping[str, Any], attachments: Mapping[str, Any]) -> str:
+def _reasoning_text(
+    block: Mapping[str, Any], attachments: Mapping[str, Any], tokens: TurnTokens | None
+) -> str:
     text = resolve(block.get("reasoning"), attachments)
     if block.get("redacted") or not (isinstance(text, str) and text.strip()):
         # A redacted block's `reasoning` is an encrypted blob: its summary is the readable part.
         text = resolve(block.get("summary"), attachments)
-    if isinstance(text, str) and text.strip():
-        return "[reasoning] " + text
+    head = "[reasoning]"
     if block.get("redacted"):
-        return "[reasoning] (redacted)"
-    return "[reasoning] (not recorded)"
+        head = f"[reasoning, redacted: {reasoning_tokens_words(tokens)}]"
+    if isinstance(text, str) and text.strip():
+        return f"{head} {text}"
+    return head if block.get("redacted") else "[reasoning] (not recorded)"
 
 
 def input_text(value: Any, attachments: Mapping[str, Any]) -> str | None:

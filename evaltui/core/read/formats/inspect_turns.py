@@ -16,6 +16,7 @@ from evaltui.core.read.formats.inspect_common import (
     MAX_METADATA_CHARS,
     cost_values,
 )
+from evaltui.core.read.formats.inspect_generations import NOT_RECORDED
 from evaltui.core.read.formats.jsontext import as_text
 from evaltui.core.read.turns import (
     Block,
@@ -57,9 +58,12 @@ def resolve_deep(value: Any, attachments: Mapping[str, Any]) -> Any:
 MEDIA_KINDS = ("image", "audio", "video", "document", "data", "file")
 
 
-def content_blocks(content: Any, attachments: Mapping[str, Any]) -> list[Block]:
+def content_blocks(
+    content: Any, attachments: Mapping[str, Any], tokens: int | str | None = None
+) -> list[Block]:
     """A message's content as blocks: a string is one text block; a list is one block per
-    part (text, reasoning, media), an unknown part named by its type."""
+    part (text, reasoning, media), an unknown part named by its type. `tokens`: the reasoning
+    tokens of the generation that wrote the message, given to its redacted blocks."""
     if content is None or content == "":
         return []
     if isinstance(content, str):
@@ -75,7 +79,7 @@ def content_blocks(content: Any, attachments: Mapping[str, Any]) -> list[Block]:
         elif part.get("type") == "text":
             out.append(Block("text", as_text(resolve(part.get("text", ""), attachments))))
         elif part.get("type") == "reasoning":
-            out.append(_reasoning(part, attachments))
+            out.append(_reasoning(part, attachments, tokens))
         else:
             kind = str(part.get("type") or "content")
             data = resolve(part.get(kind), attachments) if kind in MEDIA_KINDS else None
@@ -83,27 +87,34 @@ def content_blocks(content: Any, attachments: Mapping[str, Any]) -> list[Block]:
     return out
 
 
-def _reasoning(part: Mapping[str, Any], attachments: Mapping[str, Any]) -> Block:
-    """Readable reasoning as it is; redacted reasoning as its summary and the size of what
-    was withheld (the encrypted blob itself is never kept)."""
+def _reasoning(
+    part: Mapping[str, Any], attachments: Mapping[str, Any], tokens: int | str | None
+) -> Block:
+    """Readable reasoning as it is; redacted reasoning as its summary, the size of what was
+    withheld (the encrypted blob itself is never kept) and its turn's reasoning tokens."""
     reasoning = resolve(part.get("reasoning"), attachments)
     summary = resolve(part.get("summary"), attachments)
     summary_text = as_text(summary) if isinstance(summary, str) else ""
     if part.get("redacted"):
         size = len(reasoning) if isinstance(reasoning, str) else 0
-        return Block("redacted", summary_text, size=size)
+        known = tokens if tokens is not None else NOT_RECORDED
+        return Block("redacted", summary_text, size=size, tokens=known)
     if isinstance(reasoning, str) and reasoning.strip():
         return Block("reasoning", as_text(reasoning))
     return Block("reasoning", summary_text)
 
 
 def message_blocks(
-    message: Mapping[str, Any], attachments: Mapping[str, Any], calls_by_id: dict[str, str]
+    message: Mapping[str, Any],
+    attachments: Mapping[str, Any],
+    calls_by_id: dict[str, str],
+    tokens: int | str | None = None,
 ) -> tuple[list[Block], tuple[str, ...]]:
     """A message's blocks and its call signatures: the calls an assistant makes (remembered in
-    `calls_by_id`), or for a tool message the call it answers, so the result aligns with it."""
+    `calls_by_id`), or for a tool message the call it answers, so the result aligns with it.
+    `tokens`: the reasoning tokens of the generation that wrote it (`inspect_generations`)."""
     role = str(message.get("role") or "")
-    blocks = content_blocks(message.get("content"), attachments)
+    blocks = content_blocks(message.get("content"), attachments, tokens)
     calls: list[str] = []
     if role == "tool":
         function = as_text(message.get("function") or "tool")
