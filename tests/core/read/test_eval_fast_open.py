@@ -322,3 +322,57 @@ def test_the_app_defers_a_local_logs_sha256_and_confirm_hashes_the_same_bytes(tm
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten since
     with pytest.raises(InputError, match="changed since it was opened"):
         confirm(later.source)
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-sample work done once per name or per shared object
+
+
+def test_sample_member_names_split_as_the_patterns_split_them():
+    from evaltui.core.read.formats.inspect_chunked import SHELL
+
+    names = [
+        "samples/1_epoch_1.json", "samples/x_epoch_epoch_2.json", "samples/_epoch_epoch_1.json",
+        "samples/_epoch_1.json", "samples/a/b_epoch_3.json", "samples/7_epoch_1.json\n",
+        "samples/8_epoch_\uff11.json", "samples/9_epoch_\u00b2.json", "samples/1_epoch_.json",
+        "samples/x_epoch_2/sample.json", "header.json", "samples/1_epoch_1.jsonx",
+        "samples/2_epoch_01.json", "samples/1_epoch_1_epoch_2.json", "samples/a\nb_epoch_1.json",
+        "samples/.json", "samples/y_epoch_1/sample.json\n", "summaries.json",
+    ]  # fmt: skip
+    expected = {
+        (m["id"], int(m["epoch"])): name
+        for name in names
+        if (m := inspect_eval.SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None
+    }
+    assert inspect_eval._sample_members(names) == expected
+    assert ("8", 1) in expected and ("9", 1) not in expected  # a decimal digit, not a '²'
+
+
+def test_scorers_are_listed_in_order_of_first_appearance_whether_shared_or_not():
+    from evaltui.core.read.formats.inspect_common import SampleFacts
+    from evaltui.core.read.formats.inspect_scores import available_scorers, scorer_keys
+
+    shared = {"b": {"value": "C"}}
+    facts = [
+        SampleFacts("1", 1, None, "boom", "r1"),
+        SampleFacts("2", 1, shared, None, "r2"),
+        SampleFacts("3", 1, {"a": {"value": {"k2": 1, "k1": 0}}, "b": {"value": "I"}}, None, "r3"),
+        SampleFacts("4", 1, shared, None, "r4"),
+        SampleFacts("5", 1, {"c": {"value": {"k3": 1}}, "a": {"value": {"k1": 1}}}, None, "r5"),
+    ]
+    assert available_scorers(facts) == ["b", "a", "c"]
+    assert available_scorers(iter(facts)) == ["b", "a", "c"]
+    assert scorer_keys(facts) == {"a": ["k2", "k1"], "c": ["k3"]}
+
+
+def test_an_unreadable_shared_score_value_is_refused_at_its_first_sample(tmp_path):
+    from evaltui.core.read.formats.inspect_common import SampleFacts
+    from evaltui.core.read.formats.inspect_rows import build_table
+
+    good, bad = {"match": {"value": "C"}}, {"match": {"value": "maybe"}}
+    facts = [
+        SampleFacts(str(i), 1, bad if i in (3, 5) else good, None, f"s[{i}]") for i in range(6)
+    ]
+    with pytest.raises(InputError) as refused:
+        build_table(tmp_path / "x.eval", facts, "match")
+    assert "s[3]" in str(refused.value) and "'maybe'" in str(refused.value).replace('"', "'")
