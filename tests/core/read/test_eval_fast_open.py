@@ -489,3 +489,21 @@ def test_a_large_log_of_the_common_shape_is_read_column_wise():
     assert facts == [sample_facts("x", summary, "s[0]", {("3", 1): "samples/3_epoch_1.json"}, {})]
     assert facts is not None and facts[0].record == "samples/3_epoch_1.json via s[0]"
     assert facts[0].cost == (5, 7, None, 12, 1.5, 1.25, 0, None, None)
+
+
+def test_chat_inputs_two_models_and_limits_stay_in_the_column_wise_batch():
+    chat = [{"role": "user", "content": [{"type": "text", "text": "q"}]}]
+    summaries = [
+        {"id": 1, "epoch": 1, "input": chat,
+         "model_usage": {"a": {"input_tokens": 2}, "b": {"input_tokens": 3, "total_tokens": 9}},
+         "limit": {"type": "message", "limit": 14.0}, "retries": 2},
+        {"id": 2, "epoch": 1, "input": "plain", "total_time": 3, "error_retries": [{}, {}]},
+    ]  # fmt: skip
+    records = ["s[0]", "s[1]"]
+    facts = columnwise_facts(records, summaries, {}, {})
+    assert facts is not None  # read column-wise, not one at a time
+    assert facts == [
+        sample_facts("x", s, r, {}, {}) for r, s in zip(records, summaries, strict=True)
+    ]
+    assert facts[0].cost == (5, None, None, 9, None, None, 2, "message (14)", None)
+    assert facts[1].cost == (None, None, None, None, 3.0, None, 2, None, None)

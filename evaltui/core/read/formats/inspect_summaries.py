@@ -8,16 +8,19 @@ each column's types checked at once (`set(map(type, column))`), the ids' and epo
 `min`/`max`, the inputs' digests by a chain of C calls, the facts built by `map`.
 
 Only the common shape is read this way: every summary an object, every id an integer in range,
-every epoch an integer in range, every input a string, one model's usage with integer counts,
-times as floats, retries as integers, no limit, and so on. When any column holds anything else,
-the whole batch goes through `sample_facts` one summary at a time, which makes every check in
-its words and refuses the first bad summary, as before. The facts are equal either way
-(`tests/core/read/test_eval_fast_open.py` compares them on summaries of every shape).
+every epoch an integer in range, no error. When any of these columns holds anything else, the
+whole batch goes through `sample_facts` one summary at a time, which makes every check in its
+words and refuses the first bad summary, as before. Within that shape, the inputs' digests and
+the costs are read column-wise when they are strings and one model's integer counts, float
+times, integer retries and no limit; otherwise with `input_digest` and `cost_values` per
+summary (neither refuses anything: a chat input, two models, a limit stay in the batch). The
+facts are equal either way (`tests/core/read/test_eval_fast_open.py` compares them on
+summaries of every shape).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from hashlib import sha256
 from itertools import repeat
@@ -30,6 +33,8 @@ from evaltui.core.read.formats.inspect_common import (
     TOKEN_KEYS,
     CostValues,
     SampleFacts,
+    cost_values,
+    input_digest,
     shared_scores,
 )
 
@@ -78,24 +83,26 @@ def _columnwise(
     if not _types(errors) <= {str, NONE} or any(errors):  # no error: absent, null or ""
         return None  # (an error's words: `error_message`, one at a time)
     inputs = _column(summaries, "input")
-    if _types(inputs) != {str}:  # a chat input's digest joins its messages: one at a time
-        return None
     costs = _costs(summaries)
     if costs is None:
         return None
     keys = list(zip(map(str, ids), epochs, strict=True))
     found = list(map(members.get, keys))
     named = [r if m is None else f"{m} via {r}" for m, r in zip(found, records, strict=True)]
-    digests = map(
-        methodcaller("hexdigest"),
-        map(
-            sha256,
+    digests: Iterable[str | None]
+    if _types(inputs) == {str}:  # `input_digest` of a string, in C
+        digests = map(
+            methodcaller("hexdigest"),
             map(
-                methodcaller("encode", "utf-8", "surrogatepass"),
-                map(itemgetter(slice(None, INPUT_DIGEST_CHARS)), inputs),
+                sha256,
+                map(
+                    methodcaller("encode", "utf-8", "surrogatepass"),
+                    map(itemgetter(slice(None, INPUT_DIGEST_CHARS)), inputs),
+                ),
             ),
-        ),
-    )  # `input_digest` of a string, in C
+        )
+    else:  # chat messages (or nothing): each input's own digest (`input_digest` never raises)
+        digests = map(input_digest, inputs)
     scores = map(shared_scores, _column(summaries, "scores"), repeat(shared))
     columns = (map(itemgetter(0), keys), epochs, scores, [None] * len(keys), named, digests, costs)
     return list(map(_FACTS, zip(*columns, strict=True)))  # SampleFacts(*values), in C
@@ -105,9 +112,21 @@ _FACTS = partial(tuple.__new__, SampleFacts)
 
 
 def _costs(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | None:
-    """`cost_values(summary, with_error=False)` of each, or None when a field is of another
-    shape than: one model's usage (an object of integer counts) or none, times as floats or
-    none, retries as integers or none, no `error_retries`, no limit."""
+    """`cost_values(summary, with_error=False)` of each: column-wise when every summary has
+    one model's usage (an object of integer counts), times as floats or none, retries as
+    integers or none, no `error_retries` and no limit; otherwise one summary at a time (None
+    when that raises: a count `int` refuses, which the one-at-a-time read raises in its place)."""
+    costs = _costs_columnwise(summaries)
+    if costs is not None:
+        return costs
+    try:
+        return [cost_values(summary, with_error=False) for summary in summaries]
+    except (ValueError, OverflowError):  # int() of a NaN or an infinity read as a count
+        return None
+
+
+def _costs_columnwise(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | None:
+    """`_costs` of the common shape, or None."""
     if not _types(_column(summaries, "error_retries")) <= _NOTHING:
         return None
     if not _types(_column(summaries, "limit")) <= _NOTHING:
