@@ -507,3 +507,17 @@ def test_chat_inputs_two_models_and_limits_stay_in_the_column_wise_batch():
     ]
     assert facts[0].cost == (5, None, None, 9, None, None, 2, "message (14)", None)
     assert facts[1].cost == (None, None, None, None, 3.0, None, 2, None, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_COMMON, min_size=1, max_size=6),
+    st.lists(st.text(st.sampled_from("a7\x00\ud800\udc00\u00e9\n"), max_size=3), min_size=6),
+)
+def test_string_ids_are_read_column_wise_when_no_check_could_refuse_them(summaries, ids):
+    for summary, item_id in zip(summaries, ids, strict=False):
+        summary["id"] = item_id
+    clean = all(i != "" and "\x00" not in i for i in ids[: len(summaries)]) and not any(
+        "\ud800" <= c <= "\udfff" for i in ids[: len(summaries)] for c in i
+    )
+    assert _same_facts_either_way(summaries, {}) is clean

@@ -7,8 +7,9 @@ is read as columns: each field pulled out of every summary by C loops (`map(dict
 each column's types checked at once (`set(map(type, column))`), the ids' and epochs' range by
 `min`/`max`, the inputs' digests by a chain of C calls, the facts built by `map`.
 
-Only the common shape is read this way: every summary an object, every id an integer in range,
-every epoch an integer in range, no error. When any of these columns holds anything else, the
+Only the common shape is read this way: every summary an object, every id an integer in range
+(or every id a non-empty string with no NUL or surrogate), every epoch an integer in range, no
+error. When any of these columns holds anything else, the
 whole batch goes through `sample_facts` one summary at a time, which makes every check in its
 words and refuses the first bad summary, as before. Within that shape, the inputs' digests and
 the costs are read column-wise when they are strings and one model's integer counts, float
@@ -27,7 +28,7 @@ from itertools import repeat
 from operator import itemgetter, methodcaller
 from typing import Any
 
-from evaltui.core.read.formats.fields import INT_MAX, INT_MIN
+from evaltui.core.read.formats.fields import INT_MAX, INT_MIN, text_problem
 from evaltui.core.read.formats.inspect_common import (
     INPUT_DIGEST_CHARS,
     TOKEN_KEYS,
@@ -75,7 +76,7 @@ def _columnwise(
         return None
     ids = _column(summaries, "id")
     epochs = _column(summaries, "epoch")
-    if _types(ids) != {int} or not INT_MIN <= min(ids) <= max(ids) <= INT_MAX:
+    if not _clean_ids(ids):
         return None
     if _types(epochs) != {int} or not 1 <= min(epochs) <= max(epochs) <= INT_MAX:
         return None
@@ -109,6 +110,16 @@ def _columnwise(
 
 
 _FACTS = partial(tuple.__new__, SampleFacts)
+
+
+def _clean_ids(ids: list[Any]) -> bool:
+    """Whether `id_problem` finds nothing in any id: all integers in range, or all non-empty
+    strings with no NUL or surrogate (`text_problem` of them joined by a line break, which is
+    neither and cannot pair with one)."""
+    kinds = _types(ids)
+    if kinds == {int}:
+        return INT_MIN <= min(ids) <= max(ids) <= INT_MAX
+    return kinds == {str} and "" not in ids and text_problem("\n".join(ids)) is None
 
 
 def _costs(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | None:
