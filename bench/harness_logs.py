@@ -59,7 +59,7 @@ TEMPLATE_LM = (
     DATA / "lm_eval" / "sshleifer__tiny-gpt2" / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
 )
 BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / "harness"
-INSPECT_VENV = Path("/tmp/inspect-venv")
+INSPECT_VENV = Path(os.environ.get("INSPECT_VENV", "/tmp/inspect-venv"))  # or another venv
 EVALTUI = Path(sys.executable).parent / "evaltui"
 PY = sys.executable
 GB = 1 << 30

@@ -12,7 +12,9 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
   `transcripts.read(row)` for 5 rows spread over the run (median, max);
 - evaltui, S3: the same on `s3://` URLs of the same files in moto's S3 server on the loopback
   (started here, in this process, so its memory is not the child's), without the cache (a cold
-  open: `EVALTUI_NO_CACHE=1`), and the bytes and requests the open cost;
+  open: `EVALTUI_NO_CACHE=1`), and the bytes and requests the open cost; with `--s3rver PATH`
+  from s3rver (npm, bench only: `npm install s3rver`), whose ranged GET reads only the range
+  (moto's reads the whole object for each, about 0.4 s at this size);
 - Inspect (inspect_ai from a separate venv, never a project dependency: /work/benchenv/
   inspect-venv or $INSPECT_PYTHON): `read_eval_log(header_only=True)` and
   `read_eval_log_sample_summaries` (what its viewer reads to list the samples), locally and over
@@ -31,6 +33,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -106,26 +109,68 @@ def ensure_pair(samples: int, text_bytes: int) -> tuple[Path, Path]:
     return base, cand
 
 
-def start_s3(paths: tuple[Path, Path]) -> tuple[object, dict[str, str]]:
+def start_s3(
+    paths: tuple[Path, Path], s3rver: str | None = None, folder: Path | None = None
+) -> tuple[object, dict[str, str]]:
     import boto3
-    from moto.server import ThreadedMotoServer
 
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
+    key = "bench"
+    server: Any
+    if s3rver is not None and folder is not None:
+        server, key = S3rver(s3rver, folder), "S3RVER"  # s3rver's fixed credentials
+    else:
+        from moto.server import ThreadedMotoServer
+
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
     host, port = server.get_host_and_port()
     env = {
         "AWS_ENDPOINT_URL": f"http://{host}:{port}",
-        "AWS_ACCESS_KEY_ID": "bench",
-        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_ACCESS_KEY_ID": key,
+        "AWS_SECRET_ACCESS_KEY": key,
         "AWS_DEFAULT_REGION": "us-east-1",
         "AWS_EC2_METADATA_DISABLED": "true",
     }
     client = boto3.client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], region_name="us-east-1",
-                          aws_access_key_id="bench", aws_secret_access_key="bench")  # fmt: skip
+                          aws_access_key_id=key, aws_secret_access_key=key)  # fmt: skip
     client.create_bucket(Bucket="bench")
     for path in paths:
         client.upload_file(str(path), "bench", f"large/{path.name}")
     return server, env
+
+
+class S3rver:
+    """s3rver (npm, never a project dependency: `npm install s3rver` anywhere, then
+    `--s3rver PATH/node_modules/.bin/s3rver`) on the loopback, serving a folder it owns. Unlike
+    moto's server, it answers a ranged GET by reading only that range of the object."""
+
+    def __init__(self, executable: str, folder: Path) -> None:
+        import socket
+        import subprocess
+
+        with socket.socket() as probe:  # a free port for it
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [executable, "--directory", str(folder), "--address", "127.0.0.1",
+             "--port", str(self.port), "--silent"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError("s3rver did not start")
+
+    def get_host_and_port(self) -> tuple[str, int]:
+        return "127.0.0.1", self.port
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
 
 
 def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) -> dict:
@@ -175,6 +220,11 @@ def main() -> int:
     parser.add_argument("--skip-full", action="store_true", help="no full read_eval_log")
     parser.add_argument("--skip-local", action="store_true", help="the S3 figures only")
     parser.add_argument("--skip-s3", action="store_true", help="the local figures only")
+    parser.add_argument(
+        "--s3rver",
+        metavar="PATH",
+        help="serve the S3 figures from s3rver (npm) at PATH instead of moto's server",
+    )
     args = parser.parse_args()
     base, cand = ensure_pair(args.samples, args.text_bytes)
     size = (base.stat().st_size + cand.stat().st_size) / 1e9
@@ -189,9 +239,10 @@ def main() -> int:
         if args.skip_s3:
             print(json.dumps(results, default=str)[:20000])
             return 0
-        print("starting moto's S3 server and uploading the pair...", flush=True)
+        which = "s3rver" if args.s3rver else "moto's S3 server"
+        print(f"starting {which} and uploading the pair...", flush=True)
         t0 = time.perf_counter()
-        server, s3env = start_s3((base, cand))
+        server, s3env = start_s3((base, cand), args.s3rver, Path(state) / "s3rver")
         print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
         urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
         renv = dict(env, **s3env)

@@ -15,12 +15,15 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from evaltui.core.errors import InputError
 from evaltui.core.read import zip_directory
 from evaltui.core.read.archive_limits import LimitExceeded
 from evaltui.core.read.formats import inspect_eval, json_array, jsontext, load_run
-from evaltui.core.read.formats.inspect_common import shared_scores
+from evaltui.core.read.formats.inspect_common import TOKEN_KEYS, sample_facts, shared_scores
+from evaltui.core.read.formats.inspect_summaries import columnwise_facts
 from evaltui.core.read.formats.zip_members import checked_members
 from evaltui.core.read.zip_directory import read_directory
 
@@ -322,3 +325,199 @@ def test_the_app_defers_a_local_logs_sha256_and_confirm_hashes_the_same_bytes(tm
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))  # rewritten since
     with pytest.raises(InputError, match="changed since it was opened"):
         confirm(later.source)
+
+
+# ---------------------------------------------------------------------------------------------
+# The per-sample work done once per name or per shared object
+
+
+def test_sample_member_names_split_as_the_patterns_split_them():
+    from evaltui.core.read.formats.inspect_chunked import SHELL
+
+    names = [
+        "samples/1_epoch_1.json", "samples/x_epoch_epoch_2.json", "samples/_epoch_epoch_1.json",
+        "samples/_epoch_1.json", "samples/a/b_epoch_3.json", "samples/7_epoch_1.json\n",
+        "samples/8_epoch_\uff11.json", "samples/9_epoch_\u00b2.json", "samples/1_epoch_.json",
+        "samples/x_epoch_2/sample.json", "header.json", "samples/1_epoch_1.jsonx",
+        "samples/2_epoch_01.json", "samples/1_epoch_1_epoch_2.json", "samples/a\nb_epoch_1.json",
+        "samples/.json", "samples/y_epoch_1/sample.json\n", "summaries.json",
+    ]  # fmt: skip
+    expected = {
+        (m["id"], int(m["epoch"])): name
+        for name in names
+        if (m := inspect_eval.SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None
+    }
+    assert inspect_eval._sample_members(names) == expected
+    assert ("8", 1) in expected and ("9", 1) not in expected  # a decimal digit, not a '²'
+
+
+def test_scorers_are_listed_in_order_of_first_appearance_whether_shared_or_not():
+    from evaltui.core.read.formats.inspect_common import SampleFacts
+    from evaltui.core.read.formats.inspect_scores import available_scorers, scorer_keys
+
+    shared = {"b": {"value": "C"}}
+    facts = [
+        SampleFacts("1", 1, None, "boom", "r1"),
+        SampleFacts("2", 1, shared, None, "r2"),
+        SampleFacts("3", 1, {"a": {"value": {"k2": 1, "k1": 0}}, "b": {"value": "I"}}, None, "r3"),
+        SampleFacts("4", 1, shared, None, "r4"),
+        SampleFacts("5", 1, {"c": {"value": {"k3": 1}}, "a": {"value": {"k1": 1}}}, None, "r5"),
+    ]
+    assert available_scorers(facts) == ["b", "a", "c"]
+    assert available_scorers(iter(facts)) == ["b", "a", "c"]
+    assert scorer_keys(facts) == {"a": ["k2", "k1"], "c": ["k3"]}
+
+
+def test_an_unreadable_shared_score_value_is_refused_at_its_first_sample(tmp_path):
+    from evaltui.core.read.formats.inspect_common import SampleFacts
+    from evaltui.core.read.formats.inspect_rows import build_table
+
+    good, bad = {"match": {"value": "C"}}, {"match": {"value": "maybe"}}
+    facts = [
+        SampleFacts(str(i), 1, bad if i in (3, 5) else good, None, f"s[{i}]") for i in range(6)
+    ]
+    with pytest.raises(InputError) as refused:
+        build_table(tmp_path / "x.eval", facts, "match")
+    assert "s[3]" in str(refused.value) and "'maybe'" in str(refused.value).replace('"', "'")
+
+
+# ---------------------------------------------------------------------------------------------
+# Summaries read column-wise: the same facts as one at a time, or none (then one at a time)
+
+_ID = st.one_of(
+    st.integers(-(2**64), 2**64), st.booleans(), st.sampled_from(["", "a", "x\x00", "7"]),
+    st.none(), st.floats(allow_nan=False),
+)  # fmt: skip
+_NUMBER = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.floats(-3, 3))
+_USAGE = st.one_of(
+    st.none(),
+    st.just({}),
+    st.dictionaries(
+        st.sampled_from(["m1", "m2"]),
+        st.one_of(st.none(), st.dictionaries(st.sampled_from(list(TOKEN_KEYS)), _NUMBER)),
+        max_size=2,
+    ),
+)
+_SUMMARY = st.fixed_dictionaries(
+    {"id": _ID, "epoch": st.one_of(st.integers(-1, 3), st.booleans(), st.just(2**63))},
+    optional={
+        "input": st.one_of(
+            st.text(max_size=5), st.none(), st.just([{"role": "user", "content": "hi"}])
+        ),
+        "scores": st.one_of(
+            st.none(), st.just({}), st.just({"m": {"value": "C"}}), st.just({"m": {"value": 1}})
+        ),
+        "error": st.one_of(st.none(), st.just(""), st.just("boom"), st.just({"message": "x"})),
+        "model_usage": _USAGE,
+        "total_time": _NUMBER,
+        "working_time": _NUMBER,
+        "retries": _NUMBER,
+        "error_retries": st.one_of(st.none(), st.just([1, 2])),
+        "limit": st.one_of(st.none(), st.just({"type": "message", "limit": 3}), st.just("time")),
+    },
+)
+
+
+_COMMON = st.fixed_dictionaries(
+    {
+        "id": st.integers(-(2**63), 2**63 - 1),
+        "epoch": st.integers(1, 3),
+        "input": st.text(max_size=5),
+        "model_usage": st.dictionaries(
+            st.just("m1"),
+            st.dictionaries(st.sampled_from(list(TOKEN_KEYS)), st.one_of(st.none(), st.integers())),
+            min_size=1,
+        ),
+    },
+    optional={
+        "scores": st.sampled_from([{"m": {"value": "C"}}, {"m": {"value": "I"}}, {}, None]),
+        "error": st.sampled_from([None, ""]),
+        "total_time": st.one_of(st.none(), st.floats(0, 9)),
+        "working_time": st.one_of(st.none(), st.floats(0, 9)),
+        "retries": st.one_of(st.none(), st.integers(0, 3)),
+        "error_retries": st.none(),
+        "limit": st.none(),
+    },
+)  # the shape read column-wise; _SUMMARY: every shape
+
+
+def _same_facts_either_way(summaries: list, named: dict) -> bool:
+    """The column-wise facts equal the one-at-a-time ones, or there are none; True when the
+    batch was read column-wise."""
+    records = [f"summaries.json[{i}]" for i in range(len(summaries))]
+    columns = columnwise_facts(records, summaries, named, {})
+    try:
+        expected = [
+            sample_facts("x.eval", s, r, named, {}) for r, s in zip(records, summaries, strict=True)
+        ]
+    except InputError:
+        assert columns is None  # a refusal is always made one at a time, in its words
+        return False
+    if columns is not None:
+        assert columns == expected
+        assert [type(f) for f in columns] == [type(f) for f in expected]
+        assert [type(f.cost) for f in columns] == [type(f.cost) for f in expected]
+    return columns is not None
+
+
+_NAMED = st.sampled_from([{}, {("1", 1): "samples/1_epoch_1.json"}])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.one_of(_COMMON, _COMMON, _COMMON, _SUMMARY, st.just([]), st.just(7)), max_size=6),
+    _NAMED,
+)
+def test_summaries_of_any_shape_give_the_same_facts_column_wise(summaries, named):
+    _same_facts_either_way(summaries, named)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_COMMON, min_size=1, max_size=6), _NAMED)
+def test_summaries_of_the_common_shape_are_read_column_wise_to_the_same_facts(summaries, named):
+    summaries[0]["id"] = 1  # (a member named for it, when `named` names one)
+    assert _same_facts_either_way(summaries, named)
+
+
+def test_a_large_log_of_the_common_shape_is_read_column_wise():
+    summary = {
+        "id": 3, "epoch": 1, "input": "Question?", "scores": {"match": {"value": "C"}},
+        "model_usage": {"m": {"input_tokens": 5, "output_tokens": 7, "total_tokens": 12}},
+        "total_time": 1.5, "working_time": 1.25, "retries": 0, "error": None,
+    }  # fmt: skip
+    facts = columnwise_facts(["s[0]"], [summary], {("3", 1): "samples/3_epoch_1.json"}, {})
+    assert facts == [sample_facts("x", summary, "s[0]", {("3", 1): "samples/3_epoch_1.json"}, {})]
+    assert facts is not None and facts[0].record == "samples/3_epoch_1.json via s[0]"
+    assert facts[0].cost == (5, 7, None, 12, 1.5, 1.25, 0, None, None)
+
+
+def test_chat_inputs_two_models_and_limits_stay_in_the_column_wise_batch():
+    chat = [{"role": "user", "content": [{"type": "text", "text": "q"}]}]
+    summaries = [
+        {"id": 1, "epoch": 1, "input": chat,
+         "model_usage": {"a": {"input_tokens": 2}, "b": {"input_tokens": 3, "total_tokens": 9}},
+         "limit": {"type": "message", "limit": 14.0}, "retries": 2},
+        {"id": 2, "epoch": 1, "input": "plain", "total_time": 3, "error_retries": [{}, {}]},
+    ]  # fmt: skip
+    records = ["s[0]", "s[1]"]
+    facts = columnwise_facts(records, summaries, {}, {})
+    assert facts is not None  # read column-wise, not one at a time
+    assert facts == [
+        sample_facts("x", s, r, {}, {}) for r, s in zip(records, summaries, strict=True)
+    ]
+    assert facts[0].cost == (5, None, None, 9, None, None, 2, "message (14)", None)
+    assert facts[1].cost == (None, None, None, None, 3.0, None, 2, None, None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(_COMMON, min_size=1, max_size=6),
+    st.lists(st.text(st.sampled_from("a7\x00\ud800\udc00\u00e9\n"), max_size=3), min_size=6),
+)
+def test_string_ids_are_read_column_wise_when_no_check_could_refuse_them(summaries, ids):
+    for summary, item_id in zip(summaries, ids, strict=False):
+        summary["id"] = item_id
+    clean = all(i != "" and "\x00" not in i for i in ids[: len(summaries)]) and not any(
+        "\ud800" <= c <= "\udfff" for i in ids[: len(summaries)] for c in i
+    )
+    assert _same_facts_either_way(summaries, {}) is clean

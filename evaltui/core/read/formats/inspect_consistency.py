@@ -71,25 +71,42 @@ def facts_mean(facts: Sequence[SampleFacts], scorer: str) -> float | None:
     """The mean over items of each item's mean value across epochs (Inspect's mean reducer,
     then its mean metric); None when a value is not a number, a letter or a boolean."""
     per_item: dict[str, list[float]] = {}
+    numbers: dict[int, Any] = {}  # by scores object: a large log's samples share a few
     for fact in facts:
-        if fact.error is not None or not isinstance(fact.scores, dict):
+        if fact.error is not None:
             continue
-        score = fact.scores.get(scorer)
-        if not isinstance(score, dict) or "value" not in score:
+        if (number := numbers.get(id(fact.scores), _UNREAD)) is _UNREAD:
+            number = numbers[id(fact.scores)] = _score_number(fact.scores, scorer)
+        if number is None:
             continue
-        value = score["value"]
-        if isinstance(value, bool):
-            number = float(value)
-        elif isinstance(value, str) and value in SCORE_WORDS:
-            number = SCORE_WORDS[value]
-        elif is_finite(value):
-            number = float(value)
-        else:
+        if number is _UNCHECKED:
             return None  # a dict or a word Inspect's metrics read their own way: not checked
         per_item.setdefault(fact.item_id, []).append(number)
     if not per_item:
         return None
     return math.fsum(math.fsum(v) / len(v) for v in per_item.values()) / len(per_item)
+
+
+_UNREAD: Any = object()
+_UNCHECKED: Any = object()  # a value Inspect's metrics read their own way
+
+
+def _score_number(scores: Any, scorer: str) -> Any:
+    """The number `facts_mean` counts for one sample's scores: None when the sample has no
+    value from `scorer`, `_UNCHECKED` when the value is not one Inspect's mean reads."""
+    if not isinstance(scores, dict):
+        return None
+    score = scores.get(scorer)
+    if not isinstance(score, dict) or "value" not in score:
+        return None
+    value = score["value"]
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str) and value in SCORE_WORDS:
+        return SCORE_WORDS[value]
+    if is_finite(value):
+        return float(value)
+    return _UNCHECKED
 
 
 def mismatches(

@@ -26,11 +26,13 @@ import re
 import struct
 import threading
 import zipfile
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from functools import partial
+from itertools import repeat
+from operator import attrgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget
@@ -66,6 +68,7 @@ from evaltui.core.read.formats.inspect_rows import (
     with_prompt_hashes,
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
+from evaltui.core.read.formats.inspect_summaries import columnwise_facts
 from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.native import fingerprint
@@ -188,13 +191,15 @@ def _load_open(
     )
 
 
-@dataclass(frozen=True, slots=True)  # one per sample: 200,000 in a large log
-class _RowSource:
+class _RowSource(NamedTuple):  # one per sample: built in C (see `SampleFacts`)
     """Where a row's transcript comes from: its sample member, else the summary kept in memory."""
 
     member: str | None
     summary: dict[str, Any] | None
     record: str
+
+
+_ROW_SOURCE = partial(tuple.__new__, _RowSource)  # a row source from a 3-tuple, in C
 
 
 class EvalTranscripts:
@@ -278,22 +283,28 @@ def _eager_pass(
     budget: Budget,
 ) -> tuple[list[SampleFacts], list[_RowSource], str]:
     """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
-    sample_members = {
-        (m["id"], int(m["epoch"])): name
-        for name in members
-        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None
-    }
+    sample_members = _sample_members(members)
     facts: list[SampleFacts] = []
     rows: list[_RowSource] = []
     position: dict[tuple[str, int], int] = {}
 
+    def keep_all(batch_facts: list[SampleFacts], batch_rows: list[_RowSource]) -> None:
+        keys = dict.fromkeys(map(_KEY, batch_facts))
+        if len(keys) < len(batch_facts) or not position.keys().isdisjoint(keys):
+            for fact, row in zip(batch_facts, batch_rows, strict=True):
+                keep(fact, row)  # a sample repeated: its last summary counts
+            return
+        position.update(zip(keys, range(len(facts), len(facts) + len(keys)), strict=True))
+        facts.extend(batch_facts)
+        rows.extend(batch_rows)
+
     def keep(fact: SampleFacts, row: _RowSource) -> None:
-        key = (fact.item_id, fact.epoch)
-        if key in position:  # the journal can repeat a sample; the member holds the last one
-            facts[position[key]] = fact
-            rows[position[key]] = row
+        # the journal can repeat a sample; the member holds the last one
+        at = position.setdefault((fact.item_id, fact.epoch), len(facts))
+        if at < len(facts):
+            facts[at] = fact
+            rows[at] = row
         else:
-            position[key] = len(facts)
             facts.append(fact)
             rows.append(row)
 
@@ -302,15 +313,32 @@ def _eager_pass(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
     shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
-    for record, summary in summaries:
-        # a summary with a member names both: the value at fault is the summary's copy
-        fact = sample_facts(path, summary, record, sample_members, shared)
-        member = sample_members.get((fact.item_id, fact.epoch))
-        if member is not None and not unscored_log and fact.error is None and not has_scores(fact):
-            # an old summary has no `error` field, and a thinned one may lack the score: the
-            # member is the authority
-            fact = _facts_from_member(path, archive, members[member], fact, budget)
-        keep(fact, _RowSource(member, None if member else summary, member or fact.record))
+    for records, batch in _batches(summaries):
+        # a batch of the common shape is read column-wise (`inspect_summaries`); any other,
+        # one summary at a time, each checked in turn
+        batch_facts = columnwise_facts(records, batch, sample_members, shared)
+        if batch_facts is not None:
+            found = list(map(sample_members.get, map(_KEY, batch_facts)))
+            scores = list(map(_SCORES, batch_facts))
+            every_scored = _types(scores) == {dict} and all(map(len, scores))  # in C
+            for i, (fact, member) in enumerate(zip(batch_facts, found, strict=True)):
+                if every_scored:  # (the columns hold no error: every member decides nothing)
+                    break
+                if member is not None and _member_decides(fact, unscored_log):
+                    batch_facts[i] = _facts_from_member(
+                        path, archive, members[member], fact, budget
+                    )
+        else:
+            batch_facts, found = [], []
+            for record, summary in zip(records, batch, strict=True):
+                # a summary with a member names both: the value at fault is the summary's copy
+                fact = sample_facts(path, summary, record, sample_members, shared)
+                member = sample_members.get((fact.item_id, fact.epoch))
+                if member is not None and _member_decides(fact, unscored_log):
+                    fact = _facts_from_member(path, archive, members[member], fact, budget)
+                batch_facts.append(fact)
+                found.append(member)
+        keep_all(batch_facts, _row_sources(batch_facts, found, batch))
     unsummarised = [m for key, m in sample_members.items() if key not in position]
     for member in unsummarised:
         fact = _facts_from_member(path, archive, members[member], None, budget)
@@ -320,6 +348,63 @@ def _eager_pass(
     if unsummarised:
         return facts, rows, f"{summary_source} + {len(unsummarised)} sample members"
     return facts, rows, summary_source
+
+
+_KEY = attrgetter("item_id", "epoch")  # a fact's (id, epoch)
+
+
+def _row_sources(
+    facts: list[SampleFacts], found: list[str | None], summaries: list[Any]
+) -> list[_RowSource]:
+    """Each row's source: its member, else its summary (kept in memory) under its record."""
+    if None not in found:  # a member for every sample (a finished log): built in C
+        return list(map(_ROW_SOURCE, zip(found, repeat(None), found)))
+    return [
+        _RowSource(member, None if member else summary, member or fact.record)
+        for fact, member, summary in zip(facts, found, summaries, strict=True)
+    ]
+
+
+_SCORES = attrgetter("scores")
+
+
+def _types(values: list[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _member_decides(fact: SampleFacts, unscored_log: bool) -> bool:
+    """Whether a summarised sample's facts come from its member: an old summary has no `error`
+    field, and a thinned one may lack the score: the member is the authority."""
+    return not unscored_log and fact.error is None and not has_scores(fact)
+
+
+def _batches(summaries: Collection[tuple[str, Any]]) -> Iterator[tuple[list[str], list[Any]]]:
+    """(records, summaries) a decoded batch at a time (`Numbered.batches`), else all at once."""
+    if isinstance(summaries, Numbered):
+        yield from summaries.batches()
+    elif summaries:
+        records, values = zip(*summaries, strict=True)
+        yield list(records), list(values)
+
+
+def _sample_members(names: Iterable[str]) -> dict[tuple[str, int], str]:
+    """The sample members (`samples/{id}_epoch_{n}.json`, or a chunked sample's shell) by
+    (id, epoch). A plain member's name is split with string methods, as the pattern splits it
+    (the id up to the last `_epoch_`, the epoch's decimal digits): the two patterns tried on
+    each of a large log's 200,000 names were a twentieth of its open. Any other name (a shell,
+    a line break, no digits) is matched by the patterns as before."""
+    found: dict[tuple[str, int], str] = {}
+    for name in names:
+        if name[:8] != "samples/":
+            continue  # neither pattern matches a name outside samples/
+        if name[-5:] == ".json" and "\n" not in name:
+            item_id, cut, epoch = name[8:-5].rpartition("_epoch_")
+            if cut and item_id and epoch.isdecimal():
+                found[(item_id, int(epoch))] = name
+                continue
+        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None:
+            found[(m["id"], int(m["epoch"]))] = name
+    return found
 
 
 def _checked_against_results(

@@ -129,14 +129,21 @@ def _primary_table(
         return _keyed_table(path, facts, scorer, keys, requested)
     kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
     values: list[Any] = []
+    # A value and its kind depend on the scores object alone (a failing one raises at its
+    # first sample, as before): read once per object, and a large log's samples share a few
+    # (`inspect_common.shared_scores`). Keyed by identity: the facts keep every object alive.
+    read: dict[int, tuple[Any, str]] = {}
     for fact in facts:
         if fact.error is not None:
             kinds.append("error")
             values.append(None)
             continue
-        value = score_value(path, fact, scorer)
-        kinds.append(value_kind(path, fact, scorer, value))
-        values.append(value)
+        found = read.get(id(fact.scores))
+        if found is None:
+            value = score_value(path, fact, scorer)
+            found = read[id(fact.scores)] = (value, value_kind(path, fact, scorer, value))
+        values.append(found[0])
+        kinds.append(found[1])
     ids = [f.item_id for f in facts]
     epochs = [f.epoch for f in facts]
     statuses = ["error" if kind == "error" else "ok" for kind in kinds]

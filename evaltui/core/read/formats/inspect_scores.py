@@ -10,6 +10,7 @@ Anything else is an error naming the record and the value: no guessing.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from operator import attrgetter
 from typing import Any
 
 from evaltui.core.errors import InputError
@@ -55,12 +56,22 @@ def available_scorers(facts: Iterable[SampleFacts]) -> list[str]:
 def _distinct_scores(facts: Iterable[SampleFacts]) -> Iterator[dict[str, Any]]:
     """Each fact's scores dict once, in order of first appearance: the facts of a large log
     share a few (`inspect_common.shared_scores`), so a pass over them is a pass over those."""
-    seen: set[int] = set()  # ids of dicts alive throughout (the facts hold them)
-    for fact in facts:
-        scores = fact.scores
-        if isinstance(scores, dict) and id(scores) not in seen:
+    facts = facts if isinstance(facts, Sequence) else list(facts)
+    # How many distinct objects there are, in C: the loop below stops once it has met them
+    # all (after a few facts when they share), where a dozen Python passes a load over
+    # 200,000 facts each were a tenth of a second per open.
+    distinct = len(set(map(id, map(_SCORES, facts))))
+    seen: set[int] = set()  # ids of objects alive throughout (the facts hold them)
+    for scores in map(_SCORES, facts):
+        if id(scores) not in seen:
             seen.add(id(scores))
-            yield scores
+            if isinstance(scores, dict):
+                yield scores
+            if len(seen) == distinct:
+                return
+
+
+_SCORES = attrgetter("scores")
 
 
 def check_scored(path: LogPath, header: Mapping[str, Any], facts: Sequence[SampleFacts]) -> None:

@@ -20,6 +20,7 @@ batch is decoded); both are refusals naming the file, the record and the field.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator
+from itertools import repeat
 from typing import Any
 
 from evaltui.core.read.formats.fields import element
@@ -53,6 +54,12 @@ class ArrayElements:
         return len(self._split)
 
     def __iter__(self) -> Iterator[Any]:
+        for values in self.batches():
+            yield from values
+
+    def batches(self) -> Iterator[list[Any]]:
+        """The elements, a decoded batch (a list) at a time, in order: a reader that works
+        column-wise (`inspect_summaries`) takes a batch at once."""
         for start in range(0, len(self._split), BATCH):
             batch = b"[" + b",".join(self._split[start : start + BATCH]) + b"]"
             value = fast_loads(batch)
@@ -60,9 +67,9 @@ class ArrayElements:
                 try:
                     value = loads(batch)
                 except (ValueError, RecursionError):  # the whole document's error, its words
-                    yield from self._parse_whole()[start:]
+                    yield self._parse_whole()[start:]
                     return
-            yield from value
+            yield value
             del value
 
 
@@ -78,8 +85,16 @@ class Numbered(Collection[tuple[str, Any]]):
         return len(self._elements)
 
     def __iter__(self) -> Iterator[tuple[str, Any]]:
-        for i, item in enumerate(self._elements):
-            yield element(self._member, i), item
+        for records, values in self.batches():
+            yield from zip(records, values, strict=True)
+
+    def batches(self) -> Iterator[tuple[list[str], list[Any]]]:
+        """(records, elements) a decoded batch at a time (`ArrayElements.batches`)."""
+        start = 0
+        for values in self._elements.batches():
+            indices = range(start, start + len(values))
+            yield list(map(element, repeat(self._member), indices)), values
+            start += len(values)
 
     def __contains__(self, pair: object) -> bool:
         return any(pair == mine for mine in self)
