@@ -25,6 +25,17 @@ computes of the same answer) is installed in its own venv on first use and run t
 round, A B C A B C, its ratios printed after the floor's (evaltui / evalsig). ``--ids N|all``
 passes evaltui's bound on its lists of ids (default its own, 10,000).
 
+With ``--app`` it measures the app instead (the issue's items 3 and 4): the installed
+``evaltui BASE CAND`` started in a tmux pane (120x40, its own state folder), the screen read
+every 20 ms until the header's first line says a decision (a status word, no ``DECIDING…``),
+against the floor's whole headless run, in turn, A B A' per round: A a first open (an empty scan
+cache), B the floor, A' the same pair reopened (the scan cache and the review session A left).
+After each decision line it presses Enter and times the item screen's first transcript line.
+CPU is the app process's user + system time when the decision line was read (/proc).
+
+    .venv/bin/python bench/floor_ratio.py --app --sizes 1m --formats jsonl
+    .venv/bin/python bench/floor_ratio.py --app --sizes 1m --formats jsonl --before /tmp/old-src
+
 Tests never run this; nothing here asserts on time.
 """
 
@@ -33,6 +44,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -103,9 +116,11 @@ def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
 
 
-def evaltui_argv(tree: str | None, base: Path, cand: Path, ids: str | None = None) -> list[str]:
-    args = ["report", str(base), str(cand), "--format", "json"]
-    args += ["--ids", ids] if ids is not None else []
+def evaltui_argv(
+    tree: str | None, base: Path, cand: Path, ids: str | None = None, app: bool = False
+) -> list[str]:
+    args = [str(base), str(cand)] if app else ["report", str(base), str(cand), "--format", "json"]
+    args += ["--ids", ids] if ids is not None and not app else []
     if tree is None:
         return [str(ROOT / ".venv" / "bin" / "evaltui"), *args]
     code = (
@@ -148,6 +163,142 @@ def measure(
     }
 
 
+# -- the app in tmux (--app) -----------------------------------------------------------------
+
+STATUS_WORDS = ("READY TO APPROVE", "NEEDS REVIEW", "BLOCKED", "NOT ENOUGH DATA", "NOT COMPARABLE")
+DECIDED = re.compile(r"\s*(" + "|".join(STATUS_WORDS) + r")\b")  # never "DECIDING…"
+ITEM_OPEN = re.compile(r"\s*(Regression|Improvement) 1/")
+POLL = 0.02  # seconds between two reads of the screen
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Tmux:
+    """A private tmux server (its own socket) whose panes run the installed app."""
+
+    def __init__(self, folder: Path) -> None:
+        tmux = shutil.which("tmux")
+        if tmux is None:
+            sys.exit("floor_ratio --app: tmux is not installed")
+        self.base = [tmux, "-S", str(folder / "tmux.sock")]
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run([*self.base, *args], capture_output=True, text=True, check=False)
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "app")
+
+    def stop(self) -> None:
+        self.run("kill-server")
+
+
+def cpu_of(pid: int) -> float:
+    """User + system seconds of a live process, all its threads (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def wait_screen(tmux: Tmux, pattern: re.Pattern[str], start: float, timeout: float) -> str:
+    """The screen once its first line matches `pattern` (the app's first line is the header's
+    decision line, or an item screen's title)."""
+    while time.perf_counter() - start < timeout:
+        screen = tmux.screen()
+        if pattern.match(screen):
+            return screen
+        if not tmux.run("list-sessions", "-F", "#{session_name}").split():
+            raise RuntimeError("the app ended before the screen showed it")
+        time.sleep(POLL)
+    raise RuntimeError(f"no {pattern.pattern!r} after {timeout:.0f} s:\n{tmux.screen()}")
+
+
+def app_run(tmux: Tmux, argv: list[str], cache: Path, state: Path) -> dict[str, float]:
+    """One app session: time and CPU until the decision line, then an item's first screen."""
+    env = f"EVALTUI_CACHE_DIR={cache} EVALTUI_STATE_DIR={state}"
+    command = f"exec env {env} {shlex.join(argv)}"
+    start = time.perf_counter()
+    tmux.run("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+    pid = int(tmux.run("list-panes", "-t", "app", "-F", "#{pane_pid}").split()[0])
+    wait_screen(tmux, DECIDED, start, 600)
+    decided = time.perf_counter() - start
+    cpu = cpu_of(pid)
+    pressed = time.perf_counter()
+    tmux.run("send-keys", "-t", "app", "Enter")
+    wait_screen(tmux, ITEM_OPEN, pressed, 60)
+    item = time.perf_counter() - pressed
+    tmux.run("send-keys", "-t", "app", "Escape")  # (q on the item screen reopens it next time)
+    wait_screen(tmux, DECIDED, time.perf_counter(), 60)
+    tmux.run("send-keys", "-t", "app", "q")
+    while Path(f"/proc/{pid}").exists():  # the next run takes the review's lock
+        time.sleep(POLL)
+    tmux.run("kill-session", "-t", "app")
+    return {"wall": decided, "cpu": cpu, "item": item}
+
+
+def measure_app(
+    size: str, kind: str, fmt: str, pairs: int, trees: dict[str, str | None]
+) -> dict[str, dict]:
+    """Per round: each tree's first open, the floor, each tree's reopen (A B A' in turn; with
+    `--before`, both trees' in each round, so before and after share the machine's load)."""
+    base, cand = paths(size, kind, fmt)
+    warm((base, cand))
+    floor = [str(PY), str(BENCH / "floor_stats.py"), str(base), str(cand)]
+    runs: dict[str, list[dict[str, float]]] = {"floor": []}
+    for name in trees:
+        runs[f"{name} first"], runs[f"{name} reopen"] = [], []
+    for _ in range(pairs):
+        folder = Path(tempfile.mkdtemp(prefix="floor-ratio-app-"))
+        tmux = Tmux(folder)
+        try:
+            apps = {name: evaltui_argv(tree, base, cand, app=True) for name, tree in trees.items()}
+            for name, app in apps.items():
+                cache, state = folder / name / "cache", folder / name / "state"
+                runs[f"{name} first"].append(app_run(tmux, app, cache, state))
+            runs["floor"].append(run(floor, dict(os.environ)))
+            for name, app in apps.items():
+                cache, state = folder / name / "cache", folder / name / "state"
+                runs[f"{name} reopen"].append(app_run(tmux, app, cache, state))
+        finally:
+            tmux.stop()
+            shutil.rmtree(folder, ignore_errors=True)
+    return {
+        side: {key: statistics.median(r[key] for r in found) for key in found[0]}
+        for side, found in runs.items()
+    }
+
+
+def main_app(args: argparse.Namespace, sizes: list[str]) -> int:
+    print(
+        f"{'workload':<30} {'decision line: first open':>26} {'reopened':>18} "
+        f"{'floor wall/cpu':>16}  {'first/floor time, cpu':>22}  {'item open first/reopen':>22}",
+        flush=True,
+    )
+    trees: dict[str, str | None] = {"this": args.tree}
+    if args.before:
+        trees["before"] = args.before
+    rows = []
+    for size in sizes:
+        generate(size)
+        for fmt in args.formats.split(","):
+            for kind in args.kinds.split(","):
+                med = measure_app(size, kind, fmt, args.pairs, trees)
+                b = med["floor"]
+                for name in trees:
+                    a, r = med[f"{name} first"], med[f"{name} reopen"]
+                    label = f"{size} {fmt} {kind} ({name})"
+                    print(
+                        f"{label:<30} {a['wall']:11.2f}s {a['cpu']:7.2f}s cpu"
+                        f" {r['wall']:6.2f}s {r['cpu']:5.2f}s cpu"
+                        f" {b['wall']:7.2f}s {b['cpu']:6.2f}s"
+                        f"   {a['wall'] / b['wall']:8.2f}x {a['cpu'] / b['cpu']:6.2f}x"
+                        f"   {a['item'] * 1000:8.0f} ms {r['item'] * 1000:6.0f} ms",
+                        flush=True,
+                    )
+                rows.append({"workload": f"{size} {fmt} {kind}", **med})
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100k,1m")
@@ -167,8 +318,12 @@ def main(argv: list[str] | None = None) -> int:
         "--evalsig-max", default="1m", help="largest size evalsig runs at (its reader is slow)"
     )
     parser.add_argument("--ids", help="evaltui's --ids (default: its own, 10,000)")
+    parser.add_argument("--app", action="store_true", help="the app's decision line (tmux)")
+    parser.add_argument("--before", help="--app: also this source tree, in the same rounds")
     args = parser.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s] + (["10m"] if args.ten else [])
+    if args.app:
+        return main_app(args, sizes)
     script = evalsig_side.ensure_venv(DATA.parent) if args.evalsig else None
     rows = []
     print(

@@ -27,6 +27,7 @@ from textual.worker import get_current_worker
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.drafts import load_draft, load_place
 from evaltui.core.record.lock import LockHeld
@@ -34,6 +35,7 @@ from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.after_keys import StrayKeys
+from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.loading import (
     LOAD_STEPS,
@@ -148,6 +150,8 @@ class EvalTuiApp(
         self.hung_up = False  # the terminal went away (SIGHUP or a closed pty): ending
         self._team_timer: Any = None  # a shared review: the look at the others' journals
         self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
+        # The analysis that decides, started by the loading worker (`completion.py`).
+        self.completion: Completion | None = None
 
     # What the CLI and the tests read of the review (the state's, which the screens are given).
 
@@ -225,6 +229,10 @@ class EvalTuiApp(
         """Load, pair and analyse off the UI thread, reporting each step; when the runs turn
         out to be (or were asked to be compared as) two samples of different items, their
         design decides and reports them (`independent_view`)."""
+        with collector_paused():  # (a million list rows: no collector walks while built)
+            self._load_pair()
+
+    def _load_pair(self) -> None:
         from evaltui.core.analysis.pipeline import compare, compare_design
 
         cfg = self.config
@@ -250,6 +258,8 @@ class EvalTuiApp(
                     defer_hash_check=True,
                     complete=False,  # clusters, metric family, slices: after the first screen
                 )
+            if waiting_for(analysis) or not analysis.metrics:  # (as `adopt` asks)
+                self.completion = Completion(analysis)  # beside the session and the rows
             loaded = self._open_review(analysis)
         except LockHeld as refused:  # a live evaltui holds the pair: ask what to do
             self.post_message(LockBusy(analysis, refused))
@@ -286,7 +296,8 @@ class EvalTuiApp(
 
     def adopt(self, loaded: Loaded) -> None:
         """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
-        self.state.adopt(loaded)
+        with collector_paused():  # (the rows' views and marks: a million objects to walk)
+            self.state.adopt(loaded)
         self.tell_screens(lambda: AnalysisChanged(self.state, first=True))
         if waiting_for(loaded.analysis) or not loaded.analysis.metrics:
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
@@ -460,8 +471,13 @@ class EvalTuiApp(
         def progress(what: str, step: int, steps: int) -> None:
             self.post_message(DecidingProgress(loaded, what, step, steps))
 
+        early = self.completion
         try:
-            analysis = complete_analysis(loaded.analysis, progress)
+            if early is not None and early.analysis is loaded.analysis:  # started at load
+                analysis = early.wait(progress)
+                self.completion = None  # (taken: the headline analysis it held may go)
+            else:  # (another metric, a pair of the run set)
+                analysis = complete_analysis(loaded.analysis, progress)
             gates, decision = judge(analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))

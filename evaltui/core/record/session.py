@@ -213,7 +213,11 @@ def judge_run_set(
 def untriaged_regressions(analysis: Analysis, session: ReviewSession) -> list[str]:
     """Regressions with no tag, or with a tag that leaves them open ("needs investigation")."""
     meanings = tag_meanings(analysis)
-    return [i for i in analysis.regressions if not meanings.triaged(session.review(i).tag)]
+    items = session.items  # (an untagged item has no entry: `review` would build one per id)
+    if not items:
+        return list(analysis.regressions)
+    triaged = meanings.triaged
+    return [i for i in analysis.regressions if (r := items.get(i)) is None or not triaged(r.tag)]
 
 
 @dataclass(frozen=True)
