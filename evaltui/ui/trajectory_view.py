@@ -242,7 +242,7 @@ def trajectory_meta(rows: ItemRows, base: Transcript, cand: Transcript) -> Text:
             text.append(f" · {MARK['diverge']} diverge at {where} (D)")
         else:
             text.append(" · the same turns")
-    for label, cost in zip(("baseline  ", "candidate "), side_costs(base, cand), strict=True):
+    for label, cost in side_costs(base, cand):
         text.append("\n" if text.plain else "")
         text.append(label, style="bold")
         text.append(cost)
@@ -252,12 +252,12 @@ def trajectory_meta(rows: ItemRows, base: Transcript, cand: Transcript) -> Text:
     return text
 
 
-def side_costs(base: Transcript, cand: Transcript) -> tuple[str, ...]:
+def side_costs(base: Transcript, cand: Transcript) -> list[tuple[str, str]]:
     """Each sample's tokens (input, output, reasoning) and time (working time) in the short
     words of `core.report.turn_lines` (the ones `show` prints in full), one line per run
-    that fits 80 columns; none when neither sample records a cost."""
+    that fits 80 columns, as (label, words); none when neither sample records a cost."""
     if base.cost is None and cand.cost is None:
-        return ()
+        return []
 
     def words(t: Transcript) -> str:
         if t.cost is None:
@@ -265,7 +265,7 @@ def side_costs(base: Transcript, cand: Transcript) -> tuple[str, ...]:
         parts = (token_words(t.cost, short=True), time_words(t.cost, short=True))
         return " · ".join(p for p in parts if p is not None) or "no tokens or time recorded"
 
-    return words(base), words(cand)
+    return [("baseline  ", words(base)), ("candidate ", words(cand))]
 
 
 def compare_stops(base: Transcript, cand: Transcript) -> str:
