@@ -23,6 +23,8 @@ from evaltui.core.report.turn_lines import (
     cost_words,
     gap_lines,
     scorer_lines,
+    time_words,
+    token_words,
     turn_lines,
 )
 from evaltui.ui.styles import style_of
@@ -225,7 +227,8 @@ def _tail(base: Transcript, cand: Transcript) -> list[tuple[str, Section | None,
 
 def trajectory_meta(rows: ItemRows, base: Transcript, cand: Transcript) -> Text:
     """The item header's trajectory lines: the counts ("9 vs 7 messages, 3 vs 2 tool calls")
-    and where the runs diverge, then what each sample cost side by side."""
+    and where the runs diverge, then what each sample cost (one line per run), then what
+    stopped or retried them."""
     text = Text()
     if rows.alignment is not None:
         text.append(rows.alignment.counts.words(), style="bold")
@@ -239,37 +242,37 @@ def trajectory_meta(rows: ItemRows, base: Transcript, cand: Transcript) -> Text:
             text.append(f" · {MARK['diverge']} diverge at {where} (D)")
         else:
             text.append(" · the same turns")
-    cost = compare_costs(base, cand)
-    if cost:
-        if text.plain:
-            text.append("\n")
-        text.append("cost ", style="bold")
+    for label, cost in side_costs(base, cand):
+        text.append("\n" if text.plain else "")
+        text.append(label, style="bold")
         text.append(cost)
+    stopped = compare_stops(base, cand)
+    if stopped:
+        text.append(("\n" if text.plain else "") + stopped)
     return text
 
 
-def compare_costs(base: Transcript, cand: Transcript) -> str:
-    """Each figure of the two samples' costs as `baseline vs candidate`, only those recorded."""
+def side_costs(base: Transcript, cand: Transcript) -> list[tuple[str, str]]:
+    """Each sample's tokens (input, output, reasoning) and time (working time) in the short
+    words of `core.report.turn_lines` (the ones `show` prints in full), one line per run
+    that fits 80 columns, as (label, words); none when neither sample records a cost."""
+    if base.cost is None and cand.cost is None:
+        return []
+
+    def words(t: Transcript) -> str:
+        if t.cost is None:
+            return "cost not recorded"
+        parts = (token_words(t.cost, short=True), time_words(t.cost, short=True))
+        return " · ".join(p for p in parts if p is not None) or "no tokens or time recorded"
+
+    return [("baseline  ", words(base)), ("candidate ", words(cand))]
+
+
+def compare_stops(base: Transcript, cand: Transcript) -> str:
+    """What stopped or retried the two samples, `baseline vs candidate`: retries, the limit
+    hit, the sample error (only those either records)."""
     a, b = base.cost, cand.cost
-    if a is None and b is None:
-        return ""
-
-    def pair(name: str, fmt: str) -> str | None:
-        x = getattr(a, name, None) if a is not None else None
-        y = getattr(b, name, None) if b is not None else None
-        if x is None and y is None:
-            return None
-        return " vs ".join("—" if v is None else fmt.format(v) for v in (x, y))
-
     parts = []
-    for name, fmt, label in (
-        ("total_tokens", "{:,}", "tokens"),
-        ("total_time", "{:.2f}", "s"),
-        ("working_time", "{:.2f}", "s working"),
-    ):
-        shown = pair(name, fmt)
-        if shown is not None:
-            parts.append(f"{shown} {label}")
     retries = (a.retries if a else 0, b.retries if b else 0)
     if any(retries):
         parts.append(f"{retries[0]} vs {retries[1]} retries")

@@ -73,6 +73,36 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert cost_rows and "✗ SAMPLE ERROR: RuntimeError('mock provider rejected" in cost_rows[0]
 
 
+async def test_item_header_splits_each_runs_tokens_and_names_the_limit_hit_at_80_columns(
+    tmp_path,
+):
+    # Issue 25 item 3: per sample in the header, tokens (input, output, reasoning), time and
+    # working time, one line per run that reads without colour and does not wrap at 80x24;
+    # the figures are `show`'s (tests/data/inspect_ai/agent/show_drug-2_w100.txt).
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_drug_2(app, pilot)
+        lines = text_of(app, "#item-meta").splitlines()
+        assert lines[3:5] == [
+            "baseline  tok 4,730 (in 4,100 · out 630 · reas 420) · 0.59 s (0.59 working)",
+            "candidate tok 3,650 (in 3,200 · out 450 · reas 300) · 0.35 s (0.35 working)",
+        ]
+        assert lines[5].startswith("note:")  # nothing stopped or retried drug-2
+        assert app.screen.query_one("#item-meta").size.height == len(lines)  # none wrapped
+        await pilot.press("escape", "B")  # both runs fail drug-4: each stopped by a limit
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ItemScreen) and app.screen.row.item_id == "drug-4"
+        lines = text_of(app, "#item-meta").splitlines()
+        assert lines[3:6] == [
+            "baseline  tok 27,540 (in 27,000 · out 540 · reas 360) · 0.21 s (0.21 working)",
+            "candidate tok 4,680 (in 3,600 · out 1,080 · reas 720) · 0.65 s (0.65 working)",
+            "⛔ limit token (20000) vs message (14)",
+        ]
+        assert app.screen.query_one("#item-meta").size.height == len(lines)
+
+
 async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_path):
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(160, 48)) as pilot:

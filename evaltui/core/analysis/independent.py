@@ -23,6 +23,7 @@ import polars as pl
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.compare.choose_design import DesignChoice
 from evaltui.core.compare.direction import metric_direction
+from evaltui.core.compare.errored import errored_treatment
 from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import (
     ArmReport,
@@ -315,7 +316,10 @@ def warnings_of(analysis: IndependentAnalysis) -> tuple[str, ...]:
         if analysis.on_error == "exclude" and r.excluded_records:
             out.append(f"{r.excluded_records} errored record(s) excluded from the {name}")
         elif analysis.on_error == "fail" and r.errored_records:
-            out.append(f"errors/timeouts counted as failures in the {name}: {r.errored_records}")
+            how = errored_treatment(analysis.metric)  # the default keeps its printed words
+            default = how == "counted as failures"
+            where = f"{how} in the {name}" if default else f"in the {name} {how}"
+            out.append(f"errors/timeouts {where}: {r.errored_records}")
         if r.unequal_epochs:
             out.append(f"unequal epochs in the {name}: {r.epochs_min} to {r.epochs_max} per item")
     if analysis.options.pass_threshold is not None:

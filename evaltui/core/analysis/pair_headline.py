@@ -84,7 +84,7 @@ def warnings_of(a: Analysis) -> tuple[str, ...]:
             f"the arms ran different numbers of epochs (baseline {_epoch_range(base)}, candidate "
             f"{_epoch_range(cand)}): their per-item means carry different epoch noise"
         )
-    out.extend(a.paired.report.problems)
+    out.extend(a.paired.report.problems_for(a.metric))
     return tuple(out)
 
 

@@ -16,6 +16,7 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from evaltui.core.compare.errored import errored_treatment
 from evaltui.core.compare.item_join import side_by_side
 from evaltui.core.compare.lookalikes import lookalike_warnings
 from evaltui.core.errors import InputError, PairingError, UsageError
@@ -112,7 +113,13 @@ class PairingReport:
 
     @property
     def problems(self) -> list[str]:
-        """Plain-words pairing problems a reviewer must not miss (empty when clean)."""
+        """Plain-words pairing problems a reviewer must not miss (empty when clean), errored
+        records stated as a verdict or score counts them (failures); `problems_for` follows
+        the compared metric."""
+        return self.problems_for(None)
+
+    def problems_for(self, metric: str | None) -> list[str]:
+        """The problems with errored records stated as `metric` counts them (`errored`)."""
         out = []
         for name, arm in (("baseline", self.baseline), ("candidate", self.candidate)):
             if arm.missing_items:
@@ -130,7 +137,8 @@ class PairingReport:
             errs = (self.baseline.errored_records, self.candidate.errored_records)
             if any(errs):
                 out.append(
-                    f"errors/timeouts counted as failures: baseline {errs[0]}, candidate {errs[1]}"
+                    f"errors/timeouts {errored_treatment(metric)}: "
+                    f"baseline {errs[0]}, candidate {errs[1]}"
                 )
         for name, arm in (("baseline", self.baseline), ("candidate", self.candidate)):
             if arm.unequal_epochs:

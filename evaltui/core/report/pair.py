@@ -14,7 +14,8 @@ from evaltui.core.analysis.cost import cost_comparison
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.canonical import json_number as _num
 from evaltui.core.compare.comparability import assess
-from evaltui.core.compare.pairing import ArmReport, arm_columns
+from evaltui.core.compare.errored import ErroredAs, errored_counted_as
+from evaltui.core.compare.pairing import ArmReport, PairingReport, arm_columns
 from evaltui.core.decide.pair import decide_unreviewed
 from evaltui.core.read.describe import describe
 from evaltui.core.read.runs import Run
@@ -59,15 +60,23 @@ def pairing_dict(analysis: Analysis) -> dict[str, Any]:
             "candidate": report.candidate.excluded_records,
         },
         "excluded_items": list(report.excluded_items),
-        "errors_counted_as_failures": {
-            "baseline": report.baseline.errored_records if report.on_error == "fail" else 0,
-            "candidate": report.candidate.errored_records if report.on_error == "fail" else 0,
-        },
+        "errors_counted_as_failures": _errored(report, analysis.metric, "failures"),
+        "errors_compared_as_recorded": _errored(report, analysis.metric, "recorded"),
         "epochs": {
             "baseline": [report.baseline.epochs_min, report.baseline.epochs_max],
             "candidate": [report.candidate.epochs_min, report.candidate.epochs_max],
         },
-        "problems": report.problems,
+        "problems": report.problems_for(analysis.metric),
+    }
+
+
+def _errored(report: PairingReport, metric: str, treatment: ErroredAs) -> dict[str, int]:
+    """The errored records kept (`--on-error fail`) that `metric` treats as `treatment`:
+    failures for a verdict or score, what they recorded for a per-sample cost (`errored`)."""
+    kept = report.on_error == "fail" and errored_counted_as(metric) == treatment
+    return {
+        "baseline": report.baseline.errored_records if kept else 0,
+        "candidate": report.candidate.errored_records if kept else 0,
     }
 
 

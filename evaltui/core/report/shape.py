@@ -180,6 +180,9 @@ class Pairing(Struct, kw_only=True):
     errors_counted_as_failures: PerArmCount
     epochs: PairingEpochs
     problems: list[str]
+    # Errored records a per-sample cost metric compares on what they recorded (limit hits,
+    # retries, tokens, times), not as failures; absent from reports before it was written.
+    errors_compared_as_recorded: PerArmCount | UnsetType = UNSET
 
 
 class PairingEpochs(Struct, kw_only=True):

@@ -180,22 +180,7 @@ def cost_words(cost: SampleCost | None) -> str:
     error; `cost not recorded` when the log has none of it."""
     if cost is None:
         return "cost not recorded"
-    parts = []
-    if cost.total_tokens is not None:
-        tokens = f"{cost.total_tokens:,} tokens"
-        detail = []
-        if cost.input_tokens is not None:
-            detail.append(f"{cost.input_tokens:,} in")
-        if cost.output_tokens is not None:
-            detail.append(f"{cost.output_tokens:,} out")
-        if cost.reasoning_tokens is not None:  # a recorded 0 is said, not hidden
-            detail.append(f"{cost.reasoning_tokens:,} reasoning")
-        parts.append(tokens + (f" ({', '.join(detail)})" if detail else ""))
-    if cost.total_time is not None:
-        time = f"{cost.total_time:.2f} s"
-        if cost.working_time is not None:
-            time += f" ({cost.working_time:.2f} s working)"
-        parts.append(time)
+    parts = [part for part in (token_words(cost), time_words(cost)) if part is not None]
     if cost.retries:
         parts.append(f"{cost.retries} {'retry' if cost.retries == 1 else 'retries'}")
     if cost.limit:
@@ -203,6 +188,38 @@ def cost_words(cost: SampleCost | None) -> str:
     if cost.error:
         parts.append(f"{MARK['error']} SAMPLE ERROR: {one_line(cost.error, 80)}")
     return " · ".join(parts) or "cost not recorded"
+
+
+# The token figures' words, as `show` prints them and (short) as the app's item header fits
+# both runs' splits in 80 columns: "4,730 tokens (4,100 in, 630 out, 420 reasoning)" and
+# "tok 4,730 (in 4,100 · out 630 · reas 420)".
+_TOKEN_WORDS = {False: ("tokens", "in", "out", "reasoning"), True: ("tok", "in", "out", "reas")}
+
+
+def token_words(cost: SampleCost, short: bool = False) -> str | None:
+    """The sample's tokens, with the input, output and reasoning split it records (a recorded
+    0 is said, an unrecorded count left out); None when it records no total."""
+    if cost.total_tokens is None:
+        return None
+    total, *labels = _TOKEN_WORDS[short]
+    counts = (cost.input_tokens, cost.output_tokens, cost.reasoning_tokens)
+    known = [(label, n) for label, n in zip(labels, counts, strict=True) if n is not None]
+    if short:
+        split = " · ".join(f"{label} {n:,}" for label, n in known)
+        return f"{total} {cost.total_tokens:,}" + (f" ({split})" if split else "")
+    split = ", ".join(f"{n:,} {label}" for label, n in known)
+    return f"{cost.total_tokens:,} {total}" + (f" ({split})" if split else "")
+
+
+def time_words(cost: SampleCost, short: bool = False) -> str | None:
+    """The sample's time and working time: "0.59 s (0.59 s working)", short "0.59 s (0.59
+    working)"; None when it records no time."""
+    if cost.total_time is None:
+        return None
+    words = f"{cost.total_time:.2f} s"
+    if cost.working_time is not None:
+        words += f" ({cost.working_time:.2f}{'' if short else ' s'} working)"
+    return words
 
 
 def scorer_lines(t: Transcript) -> list[Line]:

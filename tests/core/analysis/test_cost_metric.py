@@ -3,6 +3,8 @@ times), what it refuses with what to use instead, and the policy gate on limit h
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -12,7 +14,7 @@ from evaltui.core.analysis.cost import cost_comparison
 from evaltui.core.analysis.pair import analyze
 from evaltui.core.analysis.pair_result import AnalysisOptions
 from evaltui.core.analysis.pipeline import compare_files
-from evaltui.core.compare.pairing import pair_runs
+from evaltui.core.compare.pairing import arm_columns, pair_runs
 from evaltui.core.decide.gates import evaluate_gates
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.policy import loads_policy
@@ -169,3 +171,69 @@ def test_metric_limit_hits_on_a_log_that_records_no_costs_is_one_error_naming_th
         with_cost_metric("x.eval", table, "limit_hits")
     assert "limit" in str(exc.value) and "\n" not in str(exc.value)
     assert with_cost_metric("x.eval", table, "includes") is table  # not a cost: unchanged
+
+
+ERRORED_WORDS = {
+    "limit_hits": "errors/timeouts counted as not stopped by a limit "
+    "(only a recorded limit is a hit): baseline 0, candidate 2",
+    "retries": "errors/timeouts compared on the retries they recorded, not as failures: "
+    "baseline 0, candidate 2",
+    "working_time": "errors/timeouts compared on the working time they recorded, not as "
+    "failures: baseline 0, candidate 2",
+}
+
+
+@pytest.mark.parametrize("metric", sorted(ERRORED_WORDS))
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_report_says_what_a_cost_metric_does_with_errored_samples(capsys, metric, fmt):
+    # The candidate's two errored samples are compared on what they recorded under a cost
+    # metric: "counted as failures" would misstate it in every form of the report.
+    from evaltui.cli.main import main
+
+    main(["report", str(BASE), str(CAND), "--metric", metric, "--format", fmt])
+    out, _ = capsys.readouterr()
+    assert "counted as failures" not in out
+    if fmt == "json":
+        pairing = json.loads(out)["pairing"]
+        assert ERRORED_WORDS[metric] in pairing["problems"]
+        assert pairing["errors_counted_as_failures"] == {"baseline": 0, "candidate": 0}
+        assert pairing["errors_compared_as_recorded"] == {"baseline": 0, "candidate": 2}
+    else:
+        assert ERRORED_WORDS[metric] in " ".join(out.split())
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_report_on_the_verdicts_still_counts_errored_samples_as_failures(capsys, fmt):
+    from evaltui.cli.main import main
+
+    main(["report", str(BASE), str(CAND), "--format", fmt])
+    out, _ = capsys.readouterr()
+    assert "errors/timeouts counted as failures: baseline 0, candidate 2" in out
+    if fmt == "json":
+        pairing = json.loads(out)["pairing"]
+        assert pairing["errors_counted_as_failures"] == {"baseline": 0, "candidate": 2}
+        assert pairing["errors_compared_as_recorded"] == {"baseline": 0, "candidate": 0}
+
+
+def test_limit_hits_passes_an_errored_sample_no_limit_stopped():
+    # What the words claim: the candidate's errored samples fail `passed` but pass
+    # `no_limit_hit` unless a limit stopped them (no errored sample here hit one).
+    analysis = compare_files(BASE, CAND, metric="limit_hits", complete=False)
+    items = analysis.paired.items
+    errored = items.filter(pl.col("candidate_status") != "ok")  # its two epochs errored
+    assert errored.height == 1 and errored["candidate_epochs"].to_list() == [2]
+    verdict = arm_columns(LIMIT_VERDICT)[1]
+    assert errored[verdict].to_list() == [1.0]
+    assert errored["candidate_pass"].to_list() == [0.0]
+
+
+def test_independent_design_says_what_retries_do_with_errored_samples(capsys):
+    from evaltui.cli.main import main
+
+    main(["report", str(BASE), str(CAND), "--design", "independent", "--metric", "retries"])
+    out, _ = capsys.readouterr()
+    assert "counted as failures" not in out
+    assert (
+        "errors/timeouts in the candidate compared on the retries they recorded, not as "
+        "failures: 2" in " ".join(out.split())
+    )

@@ -11,6 +11,8 @@ from evaltui.core.report.turn_lines import (
     FOLDED_RESULT_LINES,
     LONG_VALUE,
     cost_words,
+    time_words,
+    token_words,
     turn_lines,
 )
 
@@ -135,3 +137,18 @@ def test_a_recorded_zero_of_reasoning_tokens_is_shown_and_an_unrecorded_count_is
     assert cost_words(zero) == "15 tokens (10 in, 5 out, 0 reasoning)"
     unknown = SampleCost(input_tokens=10, output_tokens=5, total_tokens=15)
     assert cost_words(unknown) == "15 tokens (10 in, 5 out)"
+
+
+def test_short_token_and_time_words_carry_the_same_split_as_show():
+    # The app's item header uses the short words; `show` (cost_words) the full ones: one
+    # formatter, so a recorded 0 is said and an unrecorded count left out in both.
+    zero = SampleCost(input_tokens=10, output_tokens=5, reasoning_tokens=0, total_tokens=15)
+    assert token_words(zero, short=True) == "tok 15 (in 10 · out 5 · reas 0)"
+    unknown = SampleCost(input_tokens=4800, output_tokens=290, total_tokens=5090)
+    assert token_words(unknown, short=True) == "tok 5,090 (in 4,800 · out 290)"
+    assert token_words(SampleCost(total_tokens=7), short=True) == "tok 7"
+    assert token_words(SampleCost(total_time=1.0)) is None
+    timed = SampleCost(total_time=12.345, working_time=10.0)
+    assert time_words(timed) == "12.35 s (10.00 s working)"
+    assert time_words(timed, short=True) == "12.35 s (10.00 working)"
+    assert time_words(SampleCost(total_tokens=7)) is None
