@@ -35,6 +35,7 @@ from evaltui.core.compare.pairing import (
 )
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.read.runs import CLUSTER, FAILURE_STATUSES, ITEM_ID, PASSED, STATUS, Run
+from evaltui.core.read.turns import LIMIT_VERDICT
 from evaltui.core.stats.independent import (
     FLAG_TEXT,
     IndependentComparison,
@@ -126,6 +127,14 @@ def resolve_metric(baseline: Run, candidate: Run, requested: str | None) -> str:
         if (requested == PASSED and verdicts) or requested in scores:
             return requested
         available = ([PASSED] if verdicts else []) + scores
+        if requested.startswith(f"{PASSED}:"):
+            # Another scorer's verdicts, or limit hits (`passed:no_limit_hit`): the arms here
+            # are the runs' own verdicts or a score, so say what the paired design offers.
+            what = "limit hits" if requested == LIMIT_VERDICT else f"the verdicts {requested!r}"
+            raise UsageError(
+                f"--design independent compares {' or '.join(map(repr, available)) or 'nothing'}"
+                f", not {what}: compare {what} with the paired design (drop --design independent)"
+            )
         raise UsageError(f"no metric {requested!r} in both runs; available: {', '.join(available)}")
     if verdicts:
         return PASSED

@@ -82,6 +82,16 @@ def test_pass_threshold_on_a_cost_is_refused_saying_what_to_use(capsys, metric, 
     assert code == 2 and err.count("\n") == 1 and instead in err and "Traceback" not in err
 
 
+def test_metric_limit_hits_in_the_independent_design_is_one_line_naming_the_paired_design(capsys):
+    from evaltui.cli.main import main
+
+    argv = ["report", str(BASE), str(CAND), "--design", "independent", "--metric", "limit_hits"]
+    code = main(argv)
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    assert "compares 'passed', not limit hits" in err and "drop --design independent" in err
+
+
 def test_metric_limit_hits_is_refused_for_a_format_that_records_no_costs():
     from tests.conftest import ROOT
 
