@@ -40,6 +40,7 @@ from evaltui.core.policy import Policy, load_policy
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.runs import PASSED, SLICE, Run, size_or_zero
+from evaltui.core.stats import special
 
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
 Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
@@ -303,6 +304,7 @@ def _load_both(
     """
     box: dict[str, object] = {}
     counter = _ByteProgress(progress, (baseline, candidate))
+    special.prefetch()  # the statistics' scipy import, beside the reading rather than after it
 
     def read_candidate() -> None:
         try:

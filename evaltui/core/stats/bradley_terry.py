@@ -22,9 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 from evaltui.core.stats.interval import Interval, two_sided_z
 from evaltui.core.stats.preference_matrix import PairTally, check_tallies, systems_of
 

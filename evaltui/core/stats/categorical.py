@@ -44,9 +44,8 @@ from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 from evaltui.core.stats.categorical_table import CategoricalTable, labels_array
 from evaltui.core.stats.interval import Interval
 from evaltui.core.stats.multiplicity import ADJUST_METHODS, adjust_pvalues

@@ -26,7 +26,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import fft as sp_fft
 
 __all__ = ["MAX_POINTS", "TAIL_MASS", "ExactPlan", "Lattice", "find_lattice", "plan", "sum_cdf"]
 
@@ -95,6 +94,8 @@ def find_lattice(values: np.ndarray) -> Lattice | None:
 def plan(values: np.ndarray, counts: np.ndarray) -> ExactPlan | None:
     """The exact route for these distinct values and counts, or None when it does not apply
     (no lattice, or an FFT longer than ``MAX_POINTS``)."""
+    from scipy import fft as sp_fft  # (at first use: see stats/special.py)
+
     lattice = find_lattice(values)
     if lattice is None:
         return None
@@ -122,6 +123,8 @@ def sum_cdf(exact: ExactPlan, counts: np.ndarray) -> np.ndarray:
     which loses at most ``TAIL_MASS``). Round-off leaves tiny negative probabilities (of the
     order 1e-16 each); they are clipped before summing.
     """
+    from scipy import fft as sp_fft  # (at first use: see stats/special.py)
+
     n = int(counts.sum())
     size = exact.points
     one = np.zeros(size, dtype=np.float64)

@@ -24,9 +24,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import exact_bootstrap, validate
+from evaltui.core.stats import exact_bootstrap, special, validate
 from evaltui.core.stats.graded_reference import (
     paired_t_interval,
     paired_t_p,

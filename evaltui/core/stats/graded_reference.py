@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 
 __all__ = ["paired_t_interval", "paired_t_p", "wilcoxon_signed_rank_p"]
 

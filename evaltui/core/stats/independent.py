@@ -35,9 +35,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 from evaltui.core.stats.interval import Interval, wilson_interval
 from evaltui.core.stats.mean_check import check_mean
 from evaltui.core.stats.permutation import PERMUTATIONS, permutation_welch_p

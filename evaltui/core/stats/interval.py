@@ -14,9 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import special
-
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 
 __all__ = ["Interval", "two_sided_z", "wilson_bounds", "wilson_interval"]
 

@@ -40,9 +40,8 @@ import math
 from dataclasses import dataclass, replace
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 from evaltui.core.stats.paired_delta import DEFAULT_CI_METHOD, paired_delta_interval, tango_parts
 from evaltui.core.stats.paired_table import PairedTable
 

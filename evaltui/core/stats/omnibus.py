@@ -31,7 +31,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
+
+from evaltui.core.stats import special
 
 __all__ = [
     "COCHRAN_MIN_CELLS",

@@ -20,9 +20,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 
 __all__ = ["McNemarResult", "PairedTable", "mcnemar"]
 

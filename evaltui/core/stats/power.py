@@ -33,9 +33,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import special
-
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 
 __all__ = [
     "PLAN_FORMULAS",

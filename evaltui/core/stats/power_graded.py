@@ -31,9 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import special
-
-from evaltui.core.stats import validate
+from evaltui.core.stats import special, validate
 from evaltui.core.stats.graded import SMALL_N
 from evaltui.core.stats.power import _ceil, _power, _z_alpha, _z_beta
 

@@ -7,6 +7,7 @@ files are edited copies written to tmp_path.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -551,3 +552,33 @@ def test_the_one_pass_polars_read_gives_what_the_line_by_line_reader_gives(path,
     assert dict(fast.metadata) == dict(slow.metadata)
     assert fast.source == slow.source
     assert fast.transcripts.read(7) == slow.transcripts.read(7)
+
+
+# --- one field of many rows (the previews and the search index) ------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", [TINY, OLD_TINY, REPEATED_TINY, MAE_TINY], ids=lambda p: p.parent.name
+)
+def test_read_field_gives_each_rows_field_as_its_transcript_does(path):
+    run = load_run(path)
+    reader = run.transcripts
+    n = run.table.height
+    rows = [n - 1, 0, *range(n), 0]  # out of file order, and a row asked for twice
+    for name in ("input", "output", "target", "explanation"):
+        assert reader.read_field(rows, name) == [getattr(reader.read(r), name) for r in rows]
+    assert reader.read_field([], "input") == []
+
+
+def test_read_field_refuses_a_file_changed_after_loading(tmp_path):
+    path = tmp_path / TINY.name
+    shutil.copyfile(TINY, path)
+    run = load_run(path)
+    path.write_text(path.read_text()[:-200])
+    with pytest.raises(InputError, match="changed on disk"):
+        run.transcripts.read_field([0, 1], "input")
+
+
+@pytest.mark.parametrize("path", [TINY, OLD_TINY, REPEATED_TINY], ids=lambda p: p.parent.name)
+def test_the_source_hash_is_the_files_sha256_on_the_fast_and_the_line_by_line_path(path):
+    assert load_run(path).source.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -46,7 +46,7 @@ from evaltui.core.read.formats.fields import (
     require_str,
 )
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
-from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys
+from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, parse_json_object_line
 from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
@@ -63,7 +63,11 @@ from evaltui.core.read.formats.lm_eval_results import (
     metric_direction,
     results_metadata,
 )
-from evaltui.core.read.formats.lm_eval_transcript import LineTable, sample_transcript
+from evaltui.core.read.formats.lm_eval_transcript import (
+    LineTable,
+    sample_field,
+    sample_transcript,
+)
 from evaltui.core.read.formats.native import POLARS_FAILURES, fingerprint
 from evaltui.core.read.formats.refusals import explain
 from evaltui.core.read.run_entry import RunEntry
@@ -137,7 +141,6 @@ class _Line:
 
 
 def load(path: Path, options: LoadOptions, own: Options) -> Run:
-    source = RunSource.of(path, NAME)
     stamp = fingerprint(path)
     chosen_filter = own.filter
     metric = options.metric
@@ -154,6 +157,9 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         fast = _fast_load(path, head, options, own, stamp)
         if fast is not None:
             return fast
+    # The fast path hashes the file in its own pass; here it is hashed in a helper thread
+    # while the lines are parsed (hashing it first read 188 MB twice before the parse began).
+    source, pending_source = RunSource.begin(path, NAME)
     layout, sample_records = read_records(path, head)
     for sample in sample_records:
         record, number = sample.record, sample.number
@@ -241,6 +247,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         )
     return Run(
         source=source,
+        pending_source=pending_source,
         table=table,
         transcripts=LmEvalTranscripts(path, [(k.offset, k.length, k.number) for k in kept], stamp),
         metadata=metadata,
@@ -450,8 +457,28 @@ class LmEvalTranscripts:
         return sample_transcript(record, number)
 
     def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
+        """The field of each row as `read(row)` gives it, in one pass: the file checked and
+        opened once, the lines read in file order, only `name` rendered (a chunk of 2,000
+        previews was 2,000 stats, opens and whole transcripts, the first screen's GIL)."""
         check_text_field(name)
-        return [getattr(self.read(row), name) for row in rows]
+        for row in rows:
+            check_row(row, len(self._lines))
+        wanted = [self._lines[row] for row in rows]
+        raws: dict[int, bytes] = {}
+        with self._lock:
+            if wanted:
+                ensure_same_file(self._path, self._stamp, line=wanted[0][2])
+            try:
+                with self._path.open("rb") as handle:
+                    for offset, length, _ in sorted(set(wanted)):
+                        handle.seek(offset)
+                        raws[offset] = handle.read(length)
+            except OSError as exc:
+                raise InputError(self._path, f"cannot read the file: {exc}") from None
+        return [
+            sample_field(parse_json_object_line(self._path, raws[offset], number), name)
+            for offset, _, number in wanted
+        ]
 
 
 def recognise(path: Path) -> Recognised | None:

@@ -38,10 +38,6 @@ class LineTable(Sequence[tuple[int, int, int]]):
 def sample_transcript(record: dict[str, Any], number: int) -> Transcript:
     """Render one sample line (line `number`) for drill-down. Never raises on content."""
     requests = _requests(record.get("arguments"))
-    prompt = requests[0][0] if requests and requests[0] else None
-    responses = record.get("filtered_resps")
-    if responses is None:
-        responses = record.get("resps")
     metadata: dict[str, str] = {"line": str(number), "doc_id": str(record.get("doc_id"))}
     for key in ("filter", "doc_hash", "prompt_hash", "target_hash"):
         if record.get(key) is not None:
@@ -51,11 +47,36 @@ def sample_transcript(record: dict[str, Any], number: int) -> Transcript:
     if "doc" in record:
         metadata["doc"] = as_text(record["doc"])[:MAX_METADATA_CHARS]
     return Transcript(
-        input=None if prompt is None else as_text(prompt),
-        output=_render_responses(responses, requests),
+        input=_input_text(requests),
+        output=_output_text(record, requests),
         target=_target_text(record.get("target")),
         metadata=metadata,
     )
+
+
+def sample_field(record: dict[str, Any], name: str) -> str | None:
+    """One text field of `sample_transcript(record, ...)` without rendering the rest (the
+    document, the metrics): the previews and the search index read one field of every
+    regression, where the whole transcript cost the first screen its GIL."""
+    if name == "input":
+        return _input_text(_requests(record.get("arguments")))
+    if name == "output":
+        return _output_text(record, _requests(record.get("arguments")))
+    if name == "target":
+        return _target_text(record.get("target"))
+    return None  # (explanation: lm-eval records none; Transcript's default)
+
+
+def _input_text(requests: list[list[Any]]) -> str | None:
+    prompt = requests[0][0] if requests and requests[0] else None
+    return None if prompt is None else as_text(prompt)
+
+
+def _output_text(record: dict[str, Any], requests: list[list[Any]]) -> str | None:
+    responses = record.get("filtered_resps")
+    if responses is None:
+        responses = record.get("resps")
+    return _render_responses(responses, requests)
 
 
 def _requests(arguments: Any) -> list[list[Any]]:
