@@ -52,7 +52,6 @@ META = "meta.json"
 # undefined behaviour rather than an error that costs a fresh parse). Entries written lz4 by
 # an earlier build read back the same, so the version stays.
 FRAME = "frame.parquet"
-FRAME_COMPRESSION = "uncompressed"
 LINES = "lines.npz"
 STAGING = ".incoming-"
 
@@ -162,7 +161,7 @@ def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
         root.mkdir(parents=True, exist_ok=True)
         entry = root / entry_key(path, schema)
         staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=root))
-        scan.frame.write_parquet(staging / FRAME, compression=FRAME_COMPRESSION)
+        scan.frame.write_parquet(staging / FRAME, compression="uncompressed")
         np.savez(staging / LINES, starts=scan.lines.starts, line_numbers=scan.lines.line_numbers)
         meta = {"version": VERSION, "sha256": scan.sha256, "rows": scan.frame.height}
         meta["path"] = str(path.resolve())  # for a person looking in the folder
