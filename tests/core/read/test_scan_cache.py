@@ -179,3 +179,30 @@ def test_a_headless_load_always_hashes_the_bytes(tmp_path, cache):
     path = write_run(tmp_path / "b.jsonl")
     load_run(path, None, LoadOptions())
     assert load_run(path, None, LoadOptions()).source.hash_checked is True
+
+
+def test_an_entry_gives_back_every_column_type_and_null_as_scanned(tmp_path, cache):
+    import numpy as np
+    import polars as pl
+
+    from evaltui.core.read.formats.jsonl_scan import Scan
+    from evaltui.core.read.formats.line_index import LineIndex
+
+    path = write_run(tmp_path / "b.jsonl", n=4)
+    frame = pl.DataFrame(
+        {
+            "item_id": ["q0", "q1", None, "q\u00e9"],
+            "passed": [True, None, False, True],
+            "score": [0.25, float("nan"), None, 1e-300],
+            "tokens": pl.Series([1, None, 2**40, -3], dtype=pl.Int64),
+        }
+    )
+    lines = LineIndex(np.array([0, 5, 9, 14]), np.array([1, 2, 4, 5]))
+    schema = dict(frame.schema)
+    scan_cache.store(path, schema, Scan(frame=frame, sha256=sha256_of(path), lines=lines))
+    found = scan_cache.lookup(path, schema)
+    assert found is not None
+    assert found.frame.schema == frame.schema
+    assert found.frame.equals(frame, null_equal=True)
+    assert found.lines.starts.tolist() == [0, 5, 9, 14]
+    assert found.lines.line_numbers.tolist() == [1, 2, 4, 5]
