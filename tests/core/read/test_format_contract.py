@@ -107,7 +107,8 @@ def test_every_format_reads_its_transcripts_with_its_own_reader(tmp_path):
         run = load_run(path)
         assert run.source.format == name
         reader = type(run.transcripts)
-        assert reader.__module__ == f"evaltui.core.read.formats.{name}", name
+        own = f"evaltui.core.read.formats.{name}"  # the format's module, or its own part of it
+        assert reader.__module__ in (own, f"{own}_transcripts"), name
         assert callable(reader.read) and callable(reader.read_field)
         run.transcripts.read(0)
 

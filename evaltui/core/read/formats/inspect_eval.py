@@ -26,13 +26,12 @@ import re
 import struct
 import threading
 import zipfile
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import nullcontext
-from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget
@@ -42,11 +41,9 @@ from evaltui.core.read.formats.contract import (
     LoadOptions,
     NoOptions,
     Recognised,
-    check_row,
-    ensure_same_file,
 )
 from evaltui.core.read.formats.fields import element
-from evaltui.core.read.formats.inspect_chunked import SHELL, ChunkIndex, assemble, is_shell
+from evaltui.core.read.formats.inspect_chunked import SHELL, ChunkIndex
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
     as_dict,
@@ -61,6 +58,12 @@ from evaltui.core.read.formats.inspect_consistency import (
 )
 from evaltui.core.read.formats.inspect_eval_options import NAME
 from evaltui.core.read.formats.inspect_eval_options import Options as Options
+from evaltui.core.read.formats.inspect_eval_transcripts import (
+    ROW_SOURCE,
+    EvalTranscripts,
+    RowSource,
+    Source,
+)
 from evaltui.core.read.formats.inspect_rows import (
     build_table,
     cost_direction,
@@ -69,18 +72,14 @@ from evaltui.core.read.formats.inspect_rows import (
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
 from evaltui.core.read.formats.inspect_summaries import columnwise_facts
-from evaltui.core.read.formats.inspect_transcript import sample_transcript, transcript_field
 from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import checked_members, read_member
 from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
-from evaltui.core.read.runs import Run, RunSource, Transcript
+from evaltui.core.read.runs import Run, RunSource
 from evaltui.core.read.turns import cost_metric
 from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
-
-Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
-
 
 ZIP_MAGIC = b"PK\x03\x04"
 HEADER_JSON = "header.json"
@@ -191,86 +190,6 @@ def _load_open(
     )
 
 
-class _RowSource(NamedTuple):  # one per sample: built in C (see `SampleFacts`)
-    """Where a row's transcript comes from: its sample member, else the summary kept in memory."""
-
-    member: str | None
-    summary: dict[str, Any] | None
-    record: str
-
-
-_ROW_SOURCE = partial(tuple.__new__, _RowSource)  # a row source from a 3-tuple, in C
-
-
-class EvalTranscripts:
-    """Reads one sample member per opened row; the archive handle is opened once and shared."""
-
-    def __init__(
-        self,
-        path: Source,
-        rows: Sequence[_RowSource],
-        scorer: str | None,
-        stamp: tuple[int, int],
-        chunks: ChunkIndex | None = None,
-        archive: ZipDirectory | None = None,
-    ) -> None:
-        self._path = path
-        self._chunks = chunks or ChunkIndex(())
-        self._rows = list(rows)
-        self._scorer = scorer
-        self._stamp = stamp
-        self._lock = threading.Lock()
-        self._archive: ZipDirectory | None = archive  # the load's, still open
-
-    def read(self, row: int) -> Transcript:
-        check_row(row, len(self._rows))
-        source = self._rows[row]
-        if source.member is None:
-            return sample_transcript(source.summary or {}, self._scorer, source.record)
-        sample = self._read_member(source.member)
-        chunked = is_shell(source.member)
-        if chunked:  # a chunked sample: its conversation from its chunks (never its events)
-            sample = assemble(self._path, sample, source.member, self._chunks, self._read_any)
-        return sample_transcript(sample, self._scorer, source.member, events_read=not chunked)
-
-    def read_field(self, rows: Sequence[int], name: str) -> list[str | None]:
-        return [transcript_field(self.read(row), name) for row in rows]
-
-    def close(self) -> None:
-        with self._lock:
-            self.close_archive()
-
-    def close_archive(self) -> None:
-        """Close the shared archive handle; the caller holds the lock."""
-        if self._archive is not None:
-            self._archive.close()
-            self._archive = None
-
-    def _read_member(self, member: str) -> dict[str, Any]:
-        return as_dict(self._path, self._read_any(member), "sample", record=member)
-
-    def _read_any(self, member: str) -> Any:
-        with self._lock:
-            try:
-                if not isinstance(self._path, RemoteBlob):  # a remote read is ETag-pinned
-                    ensure_same_file(self._path, self._stamp, record=member)
-            except InputError:
-                self.close_archive()  # its central directory is the old file's
-                raise
-            if self._archive is None:
-                self._archive = archive_io.open_archive(self._path)
-                archive_io.members(
-                    self._path, self._archive
-                )  # the layout checked again: a new handle
-            try:
-                info = self._archive.getinfo(member)
-            except KeyError:
-                raise InputError(
-                    self._path, "the sample member is missing", record=member
-                ) from None
-            return archive_io.read_json(self._path, self._archive, info)
-
-
 # ---------------------------------------------------------------------------------------------
 # Reading the archive
 
@@ -281,14 +200,14 @@ def _eager_pass(
     members: Mapping[str, ZipEntry],
     header: dict,
     budget: Budget,
-) -> tuple[list[SampleFacts], list[_RowSource], str]:
+) -> tuple[list[SampleFacts], list[RowSource], str]:
     """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
     sample_members = _sample_members(members)
     facts: list[SampleFacts] = []
-    rows: list[_RowSource] = []
+    rows: list[RowSource] = []
     position: dict[tuple[str, int], int] = {}
 
-    def keep_all(batch_facts: list[SampleFacts], batch_rows: list[_RowSource]) -> None:
+    def keep_all(batch_facts: list[SampleFacts], batch_rows: list[RowSource]) -> None:
         keys = dict.fromkeys(map(_KEY, batch_facts))
         if len(keys) < len(batch_facts) or not position.keys().isdisjoint(keys):
             for fact, row in zip(batch_facts, batch_rows, strict=True):
@@ -298,7 +217,7 @@ def _eager_pass(
         facts.extend(batch_facts)
         rows.extend(batch_rows)
 
-    def keep(fact: SampleFacts, row: _RowSource) -> None:
+    def keep(fact: SampleFacts, row: RowSource) -> None:
         # the journal can repeat a sample; the member holds the last one
         at = position.setdefault((fact.item_id, fact.epoch), len(facts))
         if at < len(facts):
@@ -342,7 +261,7 @@ def _eager_pass(
     unsummarised = [m for key, m in sample_members.items() if key not in position]
     for member in unsummarised:
         fact = _facts_from_member(path, archive, members[member], None, budget)
-        keep(fact, _RowSource(member, None, member))
+        keep(fact, RowSource(member, None, member))
     if not summaries:
         return facts, rows, "samples"
     if unsummarised:
@@ -355,12 +274,12 @@ _KEY = attrgetter("item_id", "epoch")  # a fact's (id, epoch)
 
 def _row_sources(
     facts: list[SampleFacts], found: list[str | None], summaries: list[Any]
-) -> list[_RowSource]:
+) -> list[RowSource]:
     """Each row's source: its member, else its summary (kept in memory) under its record."""
     if None not in found:  # a member for every sample (a finished log): built in C
-        return list(map(_ROW_SOURCE, zip(found, repeat(None), found)))
+        return list(map(ROW_SOURCE, zip(found, repeat(None), found)))
     return [
-        _RowSource(member, None if member else summary, member or fact.record)
+        RowSource(member, None if member else summary, member or fact.record)
         for fact, member, summary in zip(facts, found, summaries, strict=True)
     ]
 
@@ -413,9 +332,9 @@ def _checked_against_results(
     members: Mapping[str, ZipEntry],
     header: dict[str, Any],
     facts: list[SampleFacts],
-    rows: list[_RowSource],
+    rows: list[RowSource],
     budget: Budget,
-) -> tuple[list[SampleFacts], list[_RowSource], str]:
+) -> tuple[list[SampleFacts], list[RowSource], str]:
     """The facts, checked against the header's results (`inspect_consistency`): when the
     summaries' means do not reproduce them, every sample member is read and used instead, and
     the third value says so in words (empty when they agree, or nothing could be checked); a
@@ -454,7 +373,7 @@ def _checked_against_results(
     )
     if again:
         text += " (they disagree with the results too: " + "; ".join(m.text for m in again) + ")"
-    return samples, [_RowSource(m, None, m) for m in wanted], text
+    return samples, [RowSource(m, None, m) for m in wanted], text
 
 
 def _facts_from_member(
