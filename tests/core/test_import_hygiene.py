@@ -1,5 +1,6 @@
 """The core must stay usable headless: importing it must not pull in the UI toolkit."""
 
+import os
 import subprocess
 import sys
 
@@ -58,3 +59,39 @@ def test_prefetch_imports_scipy_special_in_a_thread():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True True"
+
+
+def test_a_whole_analysis_and_decision_of_a_scored_pair_never_imports_scipy_stats(tmp_path):
+    """Not only the imports: reading a pass/score pair, pairing it, every metric's analysis, the
+    breakdowns and the report's decision use scipy.special and scipy.fft only, so a reopen that
+    skips the analysis has no scipy.stats (0.4-0.6 s) to pay either."""
+    import random
+
+    rng = random.Random(28)
+    for name, shift in (("baseline", 0.0), ("candidate", 0.05)):
+        lines = []
+        for i in range(300):
+            score = min(1.0, max(0.0, rng.random() + shift))
+            passed = "true" if score > 0.5 else "false"
+            lines.append(
+                f'{{"item_id": "i{i}", "passed": {passed}, "score": {score:.3f}, '
+                f'"slice": "s{i % 3}"}}'
+            )
+        (tmp_path / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    code = (
+        "import io, sys, contextlib\n"
+        "import evaltui.ui.app\n"
+        "from evaltui.cli.main import main\n"
+        "out = io.StringIO()\n"
+        "with contextlib.redirect_stdout(out):\n"
+        "    code = main(['report', sys.argv[1], sys.argv[2], '--format', 'json'])\n"
+        "bad = [m for m in ('scipy.stats', 'scipy.optimize') if m in sys.modules]\n"
+        "print(code, 'scipy.special' in sys.modules, '\"decision\"' in out.getvalue(), bad)\n"
+    )
+    env = {**os.environ, "EVALTUI_NO_CACHE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "baseline.jsonl"),
+         str(tmp_path / "candidate.jsonl")],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    assert done.stdout.strip().splitlines()[-1].split(" ", 3)[1:] == ["True", "True", "[]"]

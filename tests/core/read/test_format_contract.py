@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import polars as pl
@@ -258,3 +260,70 @@ def test_the_flag_parsers_turn_text_into_the_options_types():
 
     assert (parse_bool("true"), parse_bool("false")) == (True, False)
     assert parse_list("input,output") == ("input", "output") and parse_list("") is None
+
+
+HARNESS_READERS = ("inspect_eval", "inspect_json", "lm_eval", "promptfoo", "openai_evals", "helm")
+
+
+def test_naming_a_plain_jsonl_or_parquet_run_imports_no_harness_reader(tmp_path):
+    """Every harness format is asked first, through `harness_sniffs`: a native run's detection
+    no longer imports Inspect's, lm-eval's, promptfoo's, OpenAI evals' and HELM's readers."""
+    pl.DataFrame({"item_id": ["a", "b"], "passed": [True, False]}).write_parquet(
+        tmp_path / "run.parquet"
+    )
+    (tmp_path / "run.jsonl").write_text('{"item_id": "a", "passed": true}\n')
+    code = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from evaltui.core.read.formats import detect_format\n"
+        "names = [detect_format(Path(p)) for p in sys.argv[1:]]\n"
+        f"readers = [m for m in {HARNESS_READERS!r} "
+        "if 'evaltui.core.read.formats.' + m in sys.modules]\n"
+        "print(names, readers)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "run.jsonl"), str(tmp_path / "run.parquet")],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert done.stdout.strip() == "['jsonl', 'parquet'] []"
+
+
+def test_a_harness_format_this_build_does_not_ship_is_not_detected(monkeypatch):
+    """`detect_format` asks a light sniff only for a format whose reader is present, as it did
+    when it imported each reader to ask it."""
+    import importlib.util
+
+    import evaltui.core.read.formats as formats
+
+    path = DATA.joinpath(
+        "lm_eval",
+        "repeated",
+        "sshleifer__tiny-gpt2",
+        "samples_copa_2026-10-01T23-15-32.942677.jsonl",
+    )
+    assert formats.detect_format(path) == "lm_eval"
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "evaltui.core.read.formats.lm_eval" else real(name, *a),
+    )
+    assert formats.detect_format(path) != "lm_eval"
+
+
+def test_every_harness_reader_sniffs_as_its_light_sniff():
+    """The readers' `sniff` (the format contract) and `harness_sniffs.SNIFFS` are one function."""
+    from evaltui.core.read.formats.harness_sniffs import SNIFFS
+
+    assert set(SNIFFS) == set(HARNESS_READERS)
+    heads = [
+        b'{"version": 2, "eval": {}}',
+        b'{"doc_id": 0, "doc": {}, "resps": []}\n',
+        b"PK\x03\x04",
+    ]
+    heads += [b'[{"instance_id": "i", "predicted_text": "x"}]', b'{"evalId": "e"}', b"{}\n"]
+    for name, light in SNIFFS.items():
+        module = format_module(name)
+        assert module is not None
+        for head in heads:
+            assert module.sniff(Path("x"), head) == light(Path("x"), head), (name, head)

@@ -21,6 +21,7 @@ format does not take rather than ignoring it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import typing
 from dataclasses import replace
@@ -38,6 +39,7 @@ from evaltui.core.read.formats.contract import (
     option_flag,
     option_names,
 )
+from evaltui.core.read.formats.harness_sniffs import SNIFFS
 from evaltui.core.read.formats.refusals import explain
 
 if TYPE_CHECKING:  # imports polars: this package must stay light for the command line's flags
@@ -112,9 +114,8 @@ def detect_format(path: Path) -> str:
     if not head.strip():
         raise InputError(path, "the file is empty; expected an eval run")
     for name in REGISTRY:
-        module = format_module(name)
-        if module is not None and module.sniff(path, head):
-            return module.NAME
+        if _sniff(name, path, head):
+            return name
     reason = explain(path, head)  # a file we know, that holds no per-item data
     if reason is not None:
         raise InputError(path, reason)
@@ -124,6 +125,22 @@ def detect_format(path: Path) -> str:
         + ", ".join(available_formats())
         + " (use --input-format NAME to force one)",
     )
+
+
+def _sniff(name: str, path: Path, head: bytes) -> bool:
+    """Whether the format `name` (when this build ships it) takes the file. A harness format is
+    asked through `harness_sniffs`, which imports none of the readers: a plain JSONL or Parquet
+    run then imports only its own reader, not every harness's."""
+    light = SNIFFS.get(name)
+    if light is None:
+        module = format_module(name)
+        return module is not None and module.sniff(path, head)
+    return _ships(name) and light(path, head)
+
+
+def _ships(name: str) -> bool:
+    """Whether this build has the format's reader module, found without importing it."""
+    return importlib.util.find_spec(f"evaltui.core.read.formats.{name}") is not None
 
 
 def load_run(

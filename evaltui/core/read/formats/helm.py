@@ -34,6 +34,7 @@ from evaltui.core.read.formats.contract import (
     check_row,
     check_text_field,
 )
+from evaltui.core.read.formats.harness_sniffs import helm as light_sniff
 from evaltui.core.read.formats.helm_options import NAME
 from evaltui.core.read.formats.helm_options import Options as Options
 from evaltui.core.read.formats.helm_stats import (
@@ -50,10 +51,8 @@ from evaltui.core.read.formats.helm_stats import (
 )
 from evaltui.core.read.formats.helm_transcript import prediction_transcript, side_key, side_list
 from evaltui.core.read.formats.jsontext import (
-    UTF8_BOM,
     describe,
     loads,
-    object_keys,
     read_json_file,
 )
 from evaltui.core.read.run_entry import RunEntry
@@ -74,29 +73,9 @@ TRANSCRIPT_PREDICTION_KEYS = (
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """A JSON list whose first object has `instance_id` and `predicted_text` (display
-    predictions) or `instance_id` and a `stats` list (per-instance stats)."""
-    return _kind(head) is not None
-
-
-def _kind(head: bytes) -> str | None:
-    text = head.removeprefix(UTF8_BOM).lstrip()
-    if not text.startswith(b"["):
-        return None
-    keys: set[str] = set()
-    stats_list = False
-    for where, key in object_keys(text):
-        if where == (0,):
-            keys.add(key)
-        elif where[:2] == (0, "stats") and len(where) == 3 and isinstance(where[2], int):
-            stats_list = True  # stats is a list of Stat objects, not a name -> value map
-    if "instance_id" not in keys:
-        return None
-    if "predicted_text" in keys:
-        return PREDICTIONS_FILE
-    if "stats" in keys and stats_list and "request" not in keys:
-        return PER_INSTANCE_FILE
-    return None
+    """Whether the file is this format's (`harness_sniffs.helm`: detection asks it there,
+    without importing this reader)."""
+    return light_sniff(path, head)
 
 
 def run_files(path: Path) -> tuple[Path, Path | None]:

@@ -27,10 +27,10 @@ from evaltui.core.read.formats.fields import (
     require_dict,
     require_int,
 )
+from evaltui.core.read.formats.harness_sniffs import PER_INSTANCE_FILE as PER_INSTANCE_FILE
+from evaltui.core.read.formats.harness_sniffs import PREDICTIONS_FILE as PREDICTIONS_FILE
 from evaltui.core.read.runs import stats_table
 
-PREDICTIONS_FILE = "display_predictions.json"
-PER_INSTANCE_FILE = "per_instance_stats.json"
 MAX_METADATA_CHARS = 2000
 PERTURBATION_SEPARATOR = "/"
 

@@ -23,9 +23,7 @@ member (exit 2). Members may be stored, deflated or zstd-compressed (Inspect's d
 from __future__ import annotations
 
 import re
-import struct
 import threading
-import zipfile
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from itertools import repeat
@@ -43,6 +41,10 @@ from evaltui.core.read.formats.contract import (
     Recognised,
 )
 from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.harness_sniffs import FIRST_MEMBERS as FIRST_MEMBERS
+from evaltui.core.read.formats.harness_sniffs import HEADER_JSON, JOURNAL_START, LEGACY_START
+from evaltui.core.read.formats.harness_sniffs import ZIP_MAGIC as ZIP_MAGIC
+from evaltui.core.read.formats.harness_sniffs import inspect_eval as light_sniff
 from evaltui.core.read.formats.inspect_chunked import SHELL, ChunkIndex
 from evaltui.core.read.formats.inspect_common import (
     SampleFacts,
@@ -81,32 +83,19 @@ from evaltui.core.read.runs import Run, RunSource
 from evaltui.core.read.turns import cost_metric
 from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
 
-ZIP_MAGIC = b"PK\x03\x04"
-HEADER_JSON = "header.json"
-JOURNAL_START = "_journal/start.json"
 SUMMARIES_JSON = "summaries.json"
 JOURNAL_SUMMARY = re.compile(r"^_journal/summaries/(\d+)\.json$")
-LEGACY_START = "start.json"  # the first .eval layout (late 2024)
 LEGACY_RESULTS = "results.json"
 LEGACY_SUMMARY_JSON = "summary.json"
 LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
 SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 CHUNKED_SHELL = SHELL  # Inspect's chunked sample: a shell under a per-sample prefix
-FIRST_MEMBERS = (JOURNAL_START, HEADER_JSON, LEGACY_START)  # what Inspect writes first
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """A zip whose first member is Inspect's start record, or that holds Inspect's header."""
-    if not head.startswith(ZIP_MAGIC):
-        return False
-    if _first_member_name(head) in FIRST_MEMBERS:
-        return True  # decided from the head alone, so a truncated log is still recognised
-    try:
-        with zipfile.ZipFile(path) as archive:
-            names = set(archive.namelist())
-    except Exception:  # any unreadable zip is simply not recognised here
-        return False
-    return HEADER_JSON in names or JOURNAL_START in names
+    """Whether the file is an Inspect .eval log (`harness_sniffs.inspect_eval`: detection asks
+    it there, without importing this reader)."""
+    return light_sniff(path, head)
 
 
 def load(path: Source, options: LoadOptions, own: NoOptions) -> Run:
@@ -475,17 +464,6 @@ def _read_header(
         )
     as_dict(path, header.get("eval"), "eval", record=record)
     return header, default_status
-
-
-def _first_member_name(head: bytes) -> str | None:
-    """The file name in the first local file header of a zip (offset 30, length at 26)."""
-    if len(head) < 30:
-        return None
-    (name_length,) = struct.unpack("<H", head[26:28])
-    name = head[30 : 30 + name_length]
-    if len(name) < name_length:
-        return None
-    return name.decode("utf-8", errors="replace")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ The mapping of samples to rows and transcripts is shared with `.eval` (`inspect_
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from evaltui.core.read.formats.contract import (
     check_row,
 )
 from evaltui.core.read.formats.fields import element
+from evaltui.core.read.formats.harness_sniffs import inspect_json as light_sniff
 from evaltui.core.read.formats.inspect_common import as_dict, check_has_samples, sample_facts
 from evaltui.core.read.formats.inspect_json_options import NAME
 from evaltui.core.read.formats.inspect_json_options import Options as Options
@@ -37,22 +37,16 @@ from evaltui.core.read.formats.inspect_transcript import (
     sample_transcript,
     transcript_field,
 )
-from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, read_json_file
+from evaltui.core.read.formats.jsontext import UTF8_BOM, read_json_file
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource, Transcript
 from evaltui.core.read.turns import cost_metric
 
-KEYS_TO_SCAN = 8  # EvalLog serialises version, status, eval first
-
 
 def sniff(path: Path, head: bytes) -> bool:
-    """A JSON object whose first top-level keys include "version" and "eval"."""
-    text = head.removeprefix(UTF8_BOM).lstrip()
-    if not text.startswith(b"{"):
-        return False
-    top = (key for where, key in object_keys(text) if where == ())
-    keys = list(itertools.islice(top, KEYS_TO_SCAN))
-    return "version" in keys and "eval" in keys
+    """Whether the file is this format's (`harness_sniffs.inspect_json`: detection asks it there,
+    without importing this reader)."""
+    return light_sniff(path, head)
 
 
 def load(path: Path, options: LoadOptions, own: NoOptions) -> Run:

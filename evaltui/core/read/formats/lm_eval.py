@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,8 +44,9 @@ from evaltui.core.read.formats.fields import (
     metric_value,
     require_str,
 )
+from evaltui.core.read.formats.harness_sniffs import lm_eval as light_sniff
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
-from evaltui.core.read.formats.jsontext import UTF8_BOM, object_keys, parse_json_object_line
+from evaltui.core.read.formats.jsontext import UTF8_BOM, parse_json_object_line
 from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
@@ -102,29 +102,9 @@ QUOTE_CHARS = 80  # how much of a wrong value an error message quotes
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """First line: a JSON object with doc_id, doc and resps/filtered_resps; or (lm-eval 0.4.0
-    to 0.4.2) a JSON array whose first object starts with doc_id and doc."""
-    text = head.removeprefix(UTF8_BOM).lstrip()
-    if is_array(text):
-        keys = [key for where, key in object_keys(text) if where == (0,)]
-        return keys[:2] == ["doc_id", "doc"]
-    if not text.startswith(b"{"):
-        return False
-    first, newline, _ = text.partition(b"\n")
-    complete = bool(newline) or len(head) < HEAD_BYTES
-    if complete:
-        try:
-            record = json.loads(first)
-        except ValueError:
-            return False
-        return (
-            isinstance(record, dict)
-            and "doc_id" in record
-            and "doc" in record
-            and ("resps" in record or "filtered_resps" in record)
-        )
-    # A first line longer than the head (a huge document): lm-eval writes doc_id, then doc.
-    return re.match(rb'\{\s*"doc_id"\s*:\s*[^,]+,\s*"doc"\s*:', first) is not None
+    """Whether the file is this format's (`harness_sniffs.lm_eval`: detection asks it there,
+    without importing this reader)."""
+    return light_sniff(path, head)
 
 
 @dataclass(frozen=True)

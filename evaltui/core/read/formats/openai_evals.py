@@ -18,9 +18,7 @@ Every line is parsed once for the statistics; drill-down re-reads a record's eve
 
 from __future__ import annotations
 
-import json
 import math
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +29,6 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.contract import (
-    HEAD_BYTES,
     LoadOptions,
     NoOptions,
     check_row,
@@ -47,8 +44,8 @@ from evaltui.core.read.formats.fields import (
     require_dict,
     require_str,
 )
+from evaltui.core.read.formats.harness_sniffs import openai_evals as light_sniff
 from evaltui.core.read.formats.jsontext import (
-    UTF8_BOM,
     as_text,
     numbered_lines,
     object_at,
@@ -72,27 +69,12 @@ SAMPLING = "sampling"
 ERROR = "error"
 METRICS = "metrics"
 MAX_METADATA_CHARS = 2000
-SPEC_START = re.compile(rb'\{\s*"spec"\s*:\s*\{')
-EVENT_KEYS = ("run_id", "type")
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """First line: `{"spec": {...}}`, or an event with `run_id`, `type` and a sample/event id."""
-    text = head.removeprefix(UTF8_BOM).lstrip()
-    if not text.startswith(b"{"):
-        return False
-    first, newline, _ = text.partition(b"\n")
-    if not (newline or len(head) < HEAD_BYTES):
-        return SPEC_START.match(first) is not None  # a spec line longer than the head
-    try:
-        record = json.loads(first)
-    except ValueError:
-        return False
-    if not isinstance(record, dict):
-        return False
-    if isinstance(record.get("spec"), dict):
-        return True
-    return all(k in record for k in EVENT_KEYS) and ("event_id" in record or "sample_id" in record)
+    """Whether the file is this format's (`harness_sniffs.openai_evals`: detection asks it there,
+    without importing this reader)."""
+    return light_sniff(path, head)
 
 
 @dataclass(frozen=True)

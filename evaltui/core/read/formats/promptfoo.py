@@ -35,7 +35,8 @@ import polars as pl
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.contract import LoadOptions, check_row, check_text_field
 from evaltui.core.read.formats.fields import Where, element
-from evaltui.core.read.formats.jsontext import UTF8_BOM, describe, object_keys, read_json_file
+from evaltui.core.read.formats.harness_sniffs import promptfoo as light_sniff
+from evaltui.core.read.formats.jsontext import describe, read_json_file
 from evaltui.core.read.formats.promptfoo_arms import Arm, arm_of, choose_arm
 from evaltui.core.read.formats.promptfoo_options import NAME, Options
 from evaltui.core.read.formats.promptfoo_rows import Result, item_ids, read_result, result_table
@@ -49,29 +50,14 @@ HARNESS = "promptfoo"
 # Detection
 
 
-def sniff(path: Path, head: bytes) -> bool:
-    """A JSON object with promptfoo's `evalId`, or whose `results` is a summary (has `version`
-    or `results`), or a bare summary (`version`, `timestamp`, `results`); decided from the
-    first keys, so a huge file is still recognised."""
-    text = head.removeprefix(UTF8_BOM).lstrip()
-    if not text.startswith(b"{"):
-        return False
-    top: list[str] = []
-    nested: set[str] = set()  # the keys of the object under top-level "results"
-    for where, key in object_keys(text):
-        if where == ():
-            top.append(key)
-        elif where == ("results",):
-            nested.add(key)
-    if "evalId" in top:
-        return True
-    if {"version", "timestamp", "results"} <= set(top):
-        return True
-    return "results" in top and bool(nested & {"version", "results"})
-
-
 # ---------------------------------------------------------------------------------------------
 # Loading
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """Whether the file is this format's (`harness_sniffs.promptfoo`: detection asks it there,
+    without importing this reader)."""
+    return light_sniff(path, head)
 
 
 def load(path: Path, options: LoadOptions, own: Options) -> Run:
