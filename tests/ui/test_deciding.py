@@ -156,12 +156,20 @@ def clustered_app(tmp_path: Path) -> EvalTuiApp:
     return create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
 
 
-async def test_the_demo_header_says_deciding_until_the_clusters_decide_at_every_frame(tmp_path):
+async def test_the_demo_header_says_deciding_until_the_clusters_decide_at_every_frame(
+    tmp_path, monkeypatch
+):
     """The demo's item-level interval says improved and the clusters no significant
-    difference: no frame before the clusters arrive says either, or any status."""
+    difference: no frame before the clusters arrive says either, or any status. (The clusters
+    are held until a deciding frame is on screen: the analysis starts with the headline, in a
+    thread, and on a loaded machine could otherwise finish before the first paint.)"""
+    held = HeldClusters(monkeypatch)
     app = demo_app(tmp_path / "state")
     log = FrameLog(app)
     async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: deciding_shown(app), "the deciding header")
+        await settle(app, pilot, ignore=[HELD])
+        held.release()
         await settle(app, pilot)
         header = str(app.screen.query_one(HeaderPane).content)
     before, after = log.check()
