@@ -104,12 +104,7 @@ def wilcoxon_signed_rank_p(
         p_le = float(dist[: r2_plus + 1].sum()) / total
         p_ge = float(dist[r2_plus:].sum()) / total
         return min(1.0, 2.0 * min(p_le, p_ge))
-    r_plus = r2_plus / 2.0
-    mean = m * (m + 1) * 0.25
-    t = tie_sizes.astype(np.float64)
-    var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(t**3 - t)) / 2.0) / 24.0
-    z = (r_plus - mean) / math.sqrt(var)
-    return float(2.0 * special.ndtr(-abs(z)))
+    return _normal_p(r2_plus, m, tie_sizes)
 
 
 def _wilcoxon_normal_p(values: np.ndarray, counts: np.ndarray) -> float | None:
@@ -132,11 +127,16 @@ def _wilcoxon_normal_p(values: np.ndarray, counts: np.ndarray) -> float | None:
     ends = np.cumsum(sizes)
     starts = ends - sizes
     r2_plus = int(((starts + 1 + ends) * positive).sum())
-    r_plus = r2_plus / 2.0
+    return _normal_p(r2_plus, m, sizes)
+
+
+def _normal_p(r2_plus: int, m: int, tie_sizes: np.ndarray) -> float:
+    """The two-sided normal-approximation p of W+ (given doubled) over `m` non-zero deltas,
+    the variance corrected for ties (no continuity correction, as scipy's default)."""
     mean = m * (m + 1) * 0.25
-    t = sizes.astype(np.float64)
+    t = tie_sizes.astype(np.float64)
     var = (m * (m + 1.0) * (2.0 * m + 1.0) - float(np.sum(t**3 - t)) / 2.0) / 24.0
-    z = (r_plus - mean) / math.sqrt(var)
+    z = (r2_plus / 2.0 - mean) / math.sqrt(var)
     return float(2.0 * special.ndtr(-abs(z)))
 
 
