@@ -107,6 +107,19 @@ Growth = Annotated[
         extra={**_NUMBER, "expected": "a share of the baseline's mean (0.2 = 20% more)"},
     ),
 ]
+# The same bound on a count: `max_limit_hits_growth` compares items stopped by a limit, not means.
+LimitHitsGrowth = Annotated[
+    float,
+    Meta(
+        ge=-1.0,
+        le=100.0,
+        extra={
+            **_NUMBER,
+            "expected": "a share of the baseline's count of items stopped by a limit "
+            "(0 = no more than the baseline)",
+        },
+    ),
+]
 
 
 class TagLists(Struct, forbid_unknown_fields=True, kw_only=True):
@@ -175,7 +188,7 @@ class MaxLimitHitsGrowthGate(_Gate, tag="max_limit_hits_growth", kw_only=True):
     """fails when the candidate has more items stopped by a limit than growth allows"""
 
     growth: Annotated[
-        Growth,
+        LimitHitsGrowth,
         Meta(description="the largest acceptable growth in items stopped (0 = no more than)"),
     ]
 

@@ -527,6 +527,13 @@ def test_wrong_top_level_settings(tmp_path, text, field, fragment):
         ('kind = "no_tag"', "tag", "no_tag gates need 'tag'"),
         ('kind = "min_effect"', "min_effect", "need the top-level 'min_effect' setting"),
         ('kind = "all_triaged"\nrate = 0.9', "rate", "all_triaged gates take no 'rate'"),
+        ('kind = "max_cost_growth"\ngrowth = -2', "growth", "share of the baseline's mean"),
+        (
+            'kind = "max_limit_hits_growth"\ngrowth = -2',
+            "growth",
+            "share of the baseline's count of items stopped by a limit (0 = no more than the "
+            "baseline), got -2",
+        ),
     ],
 )
 def test_wrong_gates_name_the_entry_and_line(tmp_path, gate, field, fragment):
