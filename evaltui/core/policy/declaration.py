@@ -3,9 +3,9 @@
 Each key is declared once, here, with its type, its default (or none: required), its range and
 a one-line meaning (``Meta.description``); what an error says was expected is the key's
 ``Meta.extra["expected"]`` where the type alone does not say it in a reviewer's words.
-:func:`convert` checks a TOML table against a declaration with ``msgspec.convert`` (strict: no
-string is taken for a number, no boolean for a count) and turns msgspec's answer into a
-:class:`KeyProblem` naming the key and what was expected, which the reader places at the file's
+:func:`checking.convert` checks a TOML table against a declaration with ``msgspec.convert``
+(strict: no string is taken for a number, no boolean for a count) and turns msgspec's answer into
+a ``KeyProblem`` naming the key and what was expected, which the reader places at the file's
 line. A typo in a safety gate must never turn it into a gate that always passes, so unknown keys
 are refused.
 
@@ -20,15 +20,11 @@ brings pydantic-core, typing-extensions and annotated-types; pydantic's extra fe
 
 from __future__ import annotations
 
-import math
-import re
-from numbers import Real
-from typing import Annotated, Any, Literal, get_args, get_origin, get_type_hints
+from typing import Annotated, Any, Literal
 
 import msgspec
 from msgspec import Meta, Struct
 
-from evaltui.core.policy.tags import MEANINGS
 from evaltui.core.read.runs import PASSED
 from evaltui.core.read.turns import COST_FIGURES
 from evaltui.core.stats.paired_delta import CI_METHODS, DEFAULT_CI_METHOD
@@ -42,7 +38,6 @@ __all__ = [
     "MULTIPLICITY_METHODS",
     "AllTriagedGate",
     "GateDeclaration",
-    "KeyProblem",
     "Margin",
     "MinEffectGate",
     "MinPassRateGate",
@@ -54,13 +49,15 @@ __all__ = [
     "ReviewTable",
     "Settings",
     "TagLists",
+    "TAG_TABLE_EXPECTED",
     "TagNames",
     "Text",
-    "convert",
+    "declared_field",
     "declared_keys",
     "gate_declaration",
     "gate_keys",
     "meaning",
+    "struct_info",
 ]
 
 MULTIPLICITY_METHODS: tuple[str, ...] = ("holm", "bh", "bonferroni")
@@ -69,8 +66,8 @@ MARGIN_KEYS: tuple[str, ...] = ("non_inferiority_margin", "equivalence_margin")
 """The margin settings: each enters the rules' hash only when the file states it."""
 
 _PROBABILITY = "a number strictly between 0 and 1"
+TAG_TABLE_EXPECTED = "a table of tag lists (confirmed, grader_error, open)"
 MARGIN_EXPECTED = "a positive number in the metric's units (0.01 = 1 point of pass rate)"
-_TAG_TABLE = "a table of tag lists (confirmed, grader_error, open)"
 
 
 _NUMBER = {"a_number": "a number"}
@@ -366,7 +363,7 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
             TagLists,
             Meta(
                 description="what the review's tags mean: confirmed, grader errors, still open",
-                extra={"expected": _TAG_TABLE},
+                extra={"expected": TAG_TABLE_EXPECTED},
             ),
         ]
         | None
@@ -374,20 +371,11 @@ class Settings(Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 # --------------------------------------------------------------------------------------------
-# Checking a table against a declaration
+# Looking a declaration up (checking a table against one: `checking.py`)
 # --------------------------------------------------------------------------------------------
 
 
-class KeyProblem(Exception):
-    """What :func:`convert` found wrong, and with which key (the InputError's field)."""
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(problem)
-        self.key = key
-        self.problem = problem
-
-
-def _struct_info(declaration: type[Struct]) -> msgspec.inspect.StructType:
+def struct_info(declaration: type[Struct]) -> msgspec.inspect.StructType:
     """msgspec's description of a Struct class (``type_info`` is typed for any type)."""
     info = msgspec.inspect.type_info(declaration)
     if not isinstance(info, msgspec.inspect.StructType):
@@ -397,7 +385,7 @@ def _struct_info(declaration: type[Struct]) -> msgspec.inspect.StructType:
 
 def declared_keys(declaration: type[Struct]) -> tuple[str, ...]:
     """The keys a table may hold, in declared order (a gate's ``kind`` first)."""
-    info = _struct_info(declaration)
+    info = struct_info(declaration)
     names = tuple(field.encode_name for field in info.fields)
     return (info.tag_field, *names) if info.tag_field else names
 
@@ -414,7 +402,7 @@ def gate_declaration(kind: str) -> type[_Gate] | None:
 
 def meaning(declaration: type[Struct], key: str) -> str:
     """The declared one-line meaning of ``key``."""
-    field = _field(declaration, key)
+    field = declared_field(declaration, key)
     if field is None:
         return ""
     info = field.type
@@ -424,102 +412,6 @@ def meaning(declaration: type[Struct], key: str) -> str:
     return str(schema.get("description", ""))
 
 
-def _field(declaration: type[Struct], key: str) -> Any:
-    info = _struct_info(declaration)
+def declared_field(declaration: type[Struct], key: str) -> Any:
+    info = struct_info(declaration)
     return next((f for f in info.fields if f.encode_name == key), None)
-
-
-def convert(declaration: type[Struct], data: dict[str, Any], unknown: str, missing: str) -> Any:
-    """Check ``data`` against ``declaration``: unknown keys first, then missing required ones,
-    then each value's type (``msgspec.convert``, strict); return the Struct.
-
-    ``unknown`` and ``missing`` word those two problems, formatted with ``key`` (the key at
-    fault) and ``keys`` (the declared names, in order). A problem raises :class:`KeyProblem`;
-    the caller places it in the file.
-    """
-    names = declared_keys(declaration)
-    listed = ", ".join(names)
-    for key in data:
-        if key not in names:
-            raise KeyProblem(key, unknown.format(key=key, keys=listed))
-    info = _struct_info(declaration)
-    for field in info.fields:
-        if field.required and field.encode_name not in data:
-            raise KeyProblem(field.encode_name, missing.format(key=field.encode_name, keys=listed))
-    try:
-        return msgspec.convert(data, declaration, strict=True)
-    except msgspec.ValidationError as exc:
-        raise _key_problem(declaration, data, str(exc)) from None
-
-
-_AT = re.compile(r"^(?P<message>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.DOTALL)
-
-
-def _key_problem(declaration: type[Struct], data: dict[str, Any], message: str) -> KeyProblem:
-    """msgspec's answer ("Expected `float` < 1.0 - at `$.alpha`") in the declaration's words."""
-    match = _AT.match(message)
-    assert match is not None  # the pattern matches any text
-    path = match.group("path") or ""
-    key = re.split(r"[.\[]", path.lstrip("."), maxsplit=1)[0]
-    value = data.get(key)
-    if key == "tags":
-        return KeyProblem(key, f"expected {_tags_expected(value, path)}, got {_shown(value)}")
-    if key == "review" and isinstance(value, dict) and path.count(".") >= 2:
-        inner = path.split(".")[2].split("[")[0]  # a key of the table: named in its words
-        if inner in declared_keys(ReviewTable):
-            problem = _key_problem(ReviewTable, value, message.replace("$.review.", "$."))
-            return KeyProblem(key, f"review.{inner}: {problem.problem}")
-    field = _field(declaration, key)
-    expected = _expected(field.type, value)
-    choices = _choices(get_type_hints(declaration, include_extras=True)[field.name])
-    if choices:  # in declared order (msgspec.inspect sorts them)
-        quoted = [repr(choice) for choice in choices]
-        expected = " or ".join(quoted) if len(quoted) == 2 else "one of " + ", ".join(quoted)
-    return KeyProblem(key, f"expected {expected}, got {_shown(value)}")
-
-
-def _choices(annotation: Any) -> tuple[Any, ...]:
-    """The values of the ``Literal`` inside an annotation, or () when it has none."""
-    if get_origin(annotation) is Literal:
-        return get_args(annotation)
-    for inner in get_args(annotation):
-        found = _choices(inner)
-        if found:
-            return found
-    return ()
-
-
-def _tags_expected(value: object, path: str) -> str:
-    if not isinstance(value, dict):
-        return _TAG_TABLE
-    unknown = sorted(set(value) - set(MEANINGS))
-    if unknown:
-        return f"a table with the keys {', '.join(MEANINGS)} (not {', '.join(unknown)})"
-    meaning = path.split(".")[2].split("[")[0] if path.count(".") >= 2 else MEANINGS[0]
-    return f"tags.{meaning} as a list of tag names"
-
-
-def _expected(type_info: Any, value: object) -> str:
-    """What a key of this type expects, in words: its declared words, or its choices."""
-    if isinstance(type_info, msgspec.inspect.UnionType):
-        inner = [t for t in type_info.types if not isinstance(t, msgspec.inspect.NoneType)]
-        return _expected(inner[0], value)
-    if isinstance(type_info, msgspec.inspect.Metadata):
-        extra = type_info.extra or {}
-        if "a_number" in extra and _no_number(value):
-            return str(extra["a_number"])
-        if "expected" in extra:
-            return str(extra["expected"])
-        return _expected(type_info.type, value)
-    return "a value of another type"
-
-
-def _no_number(value: object) -> bool:
-    if isinstance(value, bool) or not isinstance(value, Real):
-        return True
-    return isinstance(value, float) and math.isnan(value)
-
-
-def _shown(value: object) -> str:
-    """A value as an error quotes it: its repr, or just 'list'/'dict' for a whole structure."""
-    return type(value).__name__ if isinstance(value, dict | list) else repr(value)

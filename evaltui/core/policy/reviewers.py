@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from evaltui.core.policy.declaration import KeyProblem, ReviewTable, convert
+from evaltui.core.policy.checking import KeyProblem, convert
+from evaltui.core.policy.declaration import ReviewTable
 
 _UNKNOWN = "[review]: unknown key {key!r}; expected one of {keys}"
 

@@ -28,15 +28,14 @@ from typing import Any
 
 from evaltui.core.canonical import canonical_sha256
 from evaltui.core.errors import InputError
+from evaltui.core.policy.checking import KeyProblem, convert
 from evaltui.core.policy.declaration import (
     ARMS,
     GATE_KINDS,
     MARGIN_EXPECTED,
     MARGIN_KEYS,
     MULTIPLICITY_METHODS,
-    KeyProblem,
     Settings,
-    convert,
     declared_keys,
     gate_declaration,
     gate_keys,
