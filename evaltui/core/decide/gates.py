@@ -4,34 +4,30 @@ Gates are rules, not significance tests: a safety slice of 30 items rarely reach
 when six of its answers broke, so a gate fires on counts ("no regressions in drug_interactions"),
 on a pass rate, the reviewer's tags, the delta interval against the minimum effect, or a cost.
 
-A gate's scope (one slice, or every item) is a polars filter over ``PairedRuns.items``, and its
-counts and item lists are polars expressions over that filter, so a million-item pair costs a
-few column scans per scope rather than a Python loop over rows. Gates that share a scope share
-its computation.
+A gate's scope (one slice, or every item) and its counts are `gate_scope.py`'s: a polars filter
+over ``PairedRuns.items``, computed once for every gate that shares it.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, cast
-
-import polars as pl
+from typing import TYPE_CHECKING, Protocol
 
 from evaltui.core.analysis.metric_row import metric_label
 from evaltui.core.analysis.pair import analyze, metric_names
 from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
-from evaltui.core.analysis.slices import UNSLICED, slice_names
-from evaltui.core.compare.pairing import BASE_PASS, CAND_PASS, PairedRuns
+from evaltui.core.analysis.slices import slice_names
+from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.decide.cost_gate import cost_gate_outcome, limit_gate_outcome
+from evaltui.core.decide.gate_scope import Scope, scope_of
 from evaltui.core.decide.margin import MARGIN_KINDS, evaluate_margin
 from evaltui.core.errors import InputError
 from evaltui.core.policy.schema import Gate, Policy, percent
 from evaltui.core.policy.tags import TagMeanings
-from evaltui.core.read.runs import ITEM_ID, PASSED, SCORE, SCORE_PREFIX, SLICE, VERDICT_PREFIX
+from evaltui.core.read.runs import PASSED, SCORE, SCORE_PREFIX, VERDICT_PREFIX
 from evaltui.core.stats.margins import MarginTest
 from evaltui.core.stats.paired_delta import paired_delta_interval
-from evaltui.core.stats.paired_table import PairedTable
 from evaltui.core.words import plural, points, signed
 
 if TYPE_CHECKING:  # only for hints
@@ -72,9 +68,6 @@ __all__ = [
 GATE_STATUSES: tuple[str, ...] = ("passed", "failed", "pending", "undecided")
 """'undecided' is a margin's only: the data cannot answer it (too few items or clusters)."""
 SHOW_IDS = 10  # ids a gate's detail spells out before "..."; item_ids always has all of them
-
-_BASE = pl.col(BASE_PASS) >= 1.0
-_CAND = pl.col(CAND_PASS) >= 1.0
 
 
 @dataclass(frozen=True)
@@ -137,11 +130,11 @@ def evaluate_gates(
     """
     primary = primary_analysis(policy, paired, analysis)
     _check_gates(policy, paired, session, primary)
-    scopes: dict[str | None, _Scope] = {}
+    scopes: dict[str | None, Scope] = {}
     results = []
     for gate in policy.gates:
         if gate.slice not in scopes:
-            scopes[gate.slice] = _scope(paired, gate.slice, primary)
+            scopes[gate.slice] = scope_of(paired, gate.slice, primary)
         scope = scopes[gate.slice]
         if gate.kind == "max_cost_growth":
             result = _result(gate, *cost_gate_outcome(gate, policy, paired))
@@ -281,88 +274,6 @@ def _check_gates(
     return known
 
 
-def _in_scope(slice_name: str | None) -> pl.Expr:
-    """The filter selecting a scope's items; items without a slice are in :data:`UNSLICED`."""
-    if slice_name is None:
-        return pl.lit(True)
-    return pl.col(SLICE).fill_null(UNSLICED) == slice_name
-
-
-@dataclass(frozen=True)
-class _Scope:
-    """The items one or more gates look at: their 2x2 table (None for a graded analysis, which
-    has none) and the ids each gate may list."""
-
-    label: str
-    table: PairedTable | None
-    regressions: tuple[str, ...]
-    baseline_failures: tuple[str, ...]
-    candidate_failures: tuple[str, ...]
-    n: int = 0
-    rates: tuple[float, float] | None = None  # graded pass rates: (baseline, candidate) means
-    tolerance: float = 0.0
-
-
-def _scope(paired: PairedRuns, slice_name: str | None, analysis: Analysis) -> _Scope:
-    items = paired.items.filter(_in_scope(slice_name))
-    label = f"slice {slice_name}" if slice_name is not None else "all items"
-
-    def ids(where: pl.Expr) -> tuple[str, ...]:
-        return tuple(items.filter(where)[ITEM_ID].to_list())
-
-    if analysis.binary is None:
-        return _graded_scope(items, label, slice_name, analysis)
-    cells = items.select(
-        (_BASE & _CAND).sum().alias("both_pass"),
-        (_BASE & ~_CAND).sum().alias("regressions"),
-        (~_BASE & _CAND).sum().alias("improvements"),
-        (~_BASE & ~_CAND).sum().alias("both_fail"),
-    ).row(0, named=True)
-    table = PairedTable(**cells)
-    regressions = ids(_BASE & ~_CAND)
-    if slice_name is None and analysis.paired is paired:
-        # The overall scope is exactly what the reviewer sees in the analysis (the same numbers
-        # either way for a binary pair; this keeps them the same object).
-        table, regressions = analysis.binary.table, tuple(analysis.regressions)
-    return _Scope(
-        label=label,
-        table=table,
-        regressions=regressions,
-        baseline_failures=ids(~_BASE),
-        candidate_failures=ids(~_CAND),
-        n=table.n,
-    )
-
-
-def _graded_scope(
-    items: pl.DataFrame, label: str, slice_name: str | None, analysis: Analysis
-) -> _Scope:
-    """A graded scope: the analysis's own regressions (the list the reviewer tags) that fall
-    in it, and for per-item pass rates over epochs the arms' mean pass rates."""
-    if slice_name is None:
-        regressions = tuple(analysis.regressions)
-    else:
-        wanted = pl.Series(list(analysis.regressions), dtype=pl.String).implode()
-        regressions = tuple(items.filter(pl.col(ITEM_ID).is_in(wanted))[ITEM_ID].to_list())
-    rates = None
-    base_failures = cand_failures = ()
-    if analysis.metric == PASSED and items.height:
-        base, cand = (cast(float, items[c].mean()) for c in (BASE_PASS, CAND_PASS))
-        rates = (float(base), float(cand))  # polars types a mean as any value: a float here
-        base_failures = tuple(items.filter(~_BASE)[ITEM_ID].to_list())
-        cand_failures = tuple(items.filter(~_CAND)[ITEM_ID].to_list())
-    return _Scope(
-        label=label,
-        table=None,
-        regressions=regressions,
-        baseline_failures=base_failures,
-        candidate_failures=cand_failures,
-        n=items.height,
-        rates=rates,
-        tolerance=analysis.options.tolerance,
-    )
-
-
 def _pct(value: float) -> str:
     return f"{value * 100:.1f}%"
 
@@ -377,7 +288,7 @@ def _result(gate: Gate, status: str, detail: str, ids: tuple[str, ...] = ()) -> 
     return GateResult(gate.name, gate.kind, status, detail, ids, gate.slice)
 
 
-def _no_regressions(gate: Gate, scope: _Scope) -> GateResult:
+def _no_regressions(gate: Gate, scope: Scope) -> GateResult:
     t = scope.table
     if t is not None:
         passes = f"baseline {t.baseline_passes} -> candidate {t.candidate_passes} passes of {t.n}"
@@ -390,7 +301,7 @@ def _no_regressions(gate: Gate, scope: _Scope) -> GateResult:
     return _result(gate, "passed", f"no regressions in {scope.label} ({passes})")
 
 
-def _min_pass_rate(gate: Gate, scope: _Scope) -> GateResult:
+def _min_pass_rate(gate: Gate, scope: Scope) -> GateResult:
     t = scope.table
     arm = gate.arm or "candidate"
     required = gate.rate if gate.rate is not None else 0.0
@@ -414,7 +325,7 @@ def _min_pass_rate(gate: Gate, scope: _Scope) -> GateResult:
 
 
 def _no_tag(
-    gate: Gate, scope: _Scope, session: ReviewSession | None, meanings: TagMeanings
+    gate: Gate, scope: Scope, session: ReviewSession | None, meanings: TagMeanings
 ) -> GateResult:
     regs = scope.regressions
     if session is None:
@@ -440,7 +351,7 @@ def _no_tag(
 
 
 def _all_triaged(
-    gate: Gate, scope: _Scope, session: ReviewSession | None, meanings: TagMeanings
+    gate: Gate, scope: Scope, session: ReviewSession | None, meanings: TagMeanings
 ) -> GateResult:
     regs = scope.regressions
     if not regs:
@@ -491,7 +402,7 @@ def _min_effect_overall(gate: Gate, policy: Policy, analysis: Analysis) -> GateR
     return _result(gate, "passed" if ok else "failed", detail)
 
 
-def _min_effect(gate: Gate, scope: _Scope, policy: Policy) -> GateResult:
+def _min_effect(gate: Gate, scope: Scope, policy: Policy) -> GateResult:
     minimum = policy.min_effect if policy.min_effect is not None else 0.0
     table = scope.table
     if table is None:  # _check_gates refuses a slice's min_effect on a graded analysis
