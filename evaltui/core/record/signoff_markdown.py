@@ -149,6 +149,9 @@ def _regressions(
     paths = _run_paths(inputs)
     words = " ".join(shell_word(p) for p in paths)
     in_rows = len(words) <= SHORT_PATHS
+    # Long paths: a column of quoted ids only when some id reads otherwise in a shell (a space,
+    # a quote, a `$`); when none does, the item column is already what `<id>` stands for.
+    quoted_column = not in_rows and any(shell_word(i["item_id"]) != i["item_id"] for i in items)
     if in_rows:
         lines += [
             "Each item's two transcripts, aligned: the command in its row (run where the "
@@ -157,14 +160,20 @@ def _regressions(
         ]
     else:
         command = md_cell(f"evaltui show {words} <id>", code=True)
+        where = (
+            "its row's last column gives it (quoted for a shell"
+            if quoted_column
+            else "its row's item (no id needs quoting"
+        )
         lines += [
-            f"Each item's two transcripts, aligned: `{command}`, with `<id>` as its row's "
-            "last column gives it (quoted for a shell; run where the sign-off was made).",
+            f"Each item's two transcripts, aligned: `{command}`, with `<id>` as {where}; run "
+            "where the sign-off was made).",
             "",
         ]
+    last = " show it |" if in_rows else (" `<id>` |" if quoted_column else "")
     lines += [
-        "| item | slice | tag | tagged by | note | " + ("show it" if in_rows else "`<id>`") + " |",
-        "|---|---|---|---|---|---|",
+        "| item | slice | tag | tagged by | note |" + last,
+        "|---|---|---|---|---|" + ("---|" if last else ""),
     ]
     excerpts = _excerpts(analysis, [i["item_id"] for i in items])
     rows: list[str] = []
@@ -179,7 +188,7 @@ def _regressions(
         row = (
             f"| `{md_cell(item['item_id'], code=True)}` | {md_cell(item['slice'] or '')} | "
             f"{md_cell(item['tag'] or 'untriaged')} | {md_cell(item['tagged_by'] or '')} | "
-            f"{md_cell(item['note'] or '')} | `{show}` |"
+            f"{md_cell(item['note'] or '')} |" + (f" `{show}` |" if last else "")
         )
         base, cand = excerpts.get(item["item_id"], ("", ""))
         detail = (

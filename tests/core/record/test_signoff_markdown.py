@@ -167,15 +167,21 @@ def test_the_regression_table_names_the_command_that_shows_each_item(demo_record
     assert "BASE" not in markdown.split("## Regressions")[1].split("## Results")[0]
 
 
-def test_long_paths_put_the_command_once_above_the_table_with_the_ids_in_the_rows(demo_record):
+def _long_paths(record):
     import copy
-    import shlex
 
-    record, analysis = demo_record
     record = copy.deepcopy(record)
     long_dir = "runs/" + "nested/" * 8
     for arm in ("baseline", "candidate"):
         record["inputs"][arm]["described"]["file"] = f"{long_dir}{arm} run.jsonl"
+    return record, long_dir
+
+
+def test_long_paths_put_the_command_once_above_the_table_with_the_ids_in_the_rows(demo_record):
+    import shlex
+
+    record, analysis = demo_record
+    record, long_dir = _long_paths(record)
     markdown = record_markdown(record, analysis)
     section = markdown.split("## Regressions")[1].split("## Results")[0]
     (line,) = [x for x in section.splitlines() if x.startswith("Each item's")]
@@ -183,8 +189,34 @@ def test_long_paths_put_the_command_once_above_the_table_with_the_ids_in_the_row
     assert shlex.split(command) == [
         "evaltui", "show", f"{long_dir}baseline run.jsonl", f"{long_dir}candidate run.jsonl", "<id>"
     ]  # fmt: skip
+    assert "as its row's item (no id needs quoting" in line
+    cells = [t.content for t in render(markdown) if t.type == "inline"]
+    # The demo's ids read the same in a shell: the item column is the `<id>`, not repeated.
+    assert cells[cells.index("item") : cells.index("note") + 1] == [
+        "item", "slice", "tag", "tagged by", "note"
+    ]  # fmt: skip
+    assert "`<id>`" not in cells
+    rows = [x for x in section.splitlines() if x.startswith("| `")]
+    assert [r.split("`")[1] for r in rows] == list(analysis.regressions)
+    assert all(r.count(" | ") == 4 for r in rows)  # five cells: no column repeating the id
+    assert sum(len(r) for r in rows) < 80 * len(rows)
+
+
+def test_long_paths_add_a_column_of_quoted_ids_when_an_id_needs_quoting(demo_record):
+    import shlex
+
+    record, analysis = demo_record
+    record, long_dir = _long_paths(record)
+    first = next(i for i in record["items"] if i["direction"] == "regression")
+    first["item_id"] = "it's $HOME"
+    markdown = record_markdown(record, analysis)
+    section = markdown.split("## Regressions")[1].split("## Results")[0]
+    (line,) = [x for x in section.splitlines() if x.startswith("Each item's")]
+    assert "last column gives it (quoted for a shell" in line
     cells = [t.content for t in render(markdown) if t.type == "inline"]
     assert cells[cells.index("note") + 1] == "`<id>`"  # the header, in code: not an HTML tag
     rows = [x for x in section.splitlines() if x.startswith("| `")]
-    assert [r.rsplit("| `", 1)[1].removesuffix("` |") for r in rows] == list(analysis.regressions)
-    assert sum(len(r) for r in rows) < 80 * len(rows)
+    quoted = [r.rsplit("| `", 1)[1].removesuffix("` |") for r in rows]
+    assert shlex.split(quoted[0]) == ["it's $HOME"]
+    regressions = [i["item_id"] for i in record["items"] if i["direction"] == "regression"]
+    assert [shlex.split(q)[0] for q in quoted] == regressions
