@@ -97,9 +97,19 @@ def _listed(directory: Path):
         return list_runs(directory, progress=progress)
 
 
+# OpenBLAS (numpy's and scipy's each) starts a worker thread per core when it is loaded, and
+# the workers spin before they sleep: ~0.12 s of CPU per process on this 2-core machine
+# (`python -c "import numpy, scipy.stats, polars"`: 0.90 -> 0.76 s user + sys), paid by every
+# command, for matrix products evaltui does not make (its dot products are of a few thousand
+# distinct values; a 1M report, issue 28, spent 3.6% of its CPU in `blas_thread_server`). One
+# thread, unless the user chose otherwise; read by OpenBLAS when numpy is first imported.
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "1")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE, ADJUDICATORS_VARIABLE)
+    names = ("EVALTUI_NO_CACHE", REVIEW_DIR_VARIABLE, ADJUDICATORS_VARIABLE, BLAS_THREADS[0])
     before = {name: os.environ.get(name) for name in names}
+    os.environ.setdefault(*BLAS_THREADS)
     try:
         return _main(argv)
     finally:

@@ -118,3 +118,14 @@ def test_ascii_ids_differing_only_in_case_across_the_runs_are_a_pairing_warning(
     warnings = json.loads(capsys.readouterr().out)["warnings"]
     ids = next(w for w in warnings if w.startswith("look-alike item ids"))
     assert "'Q3' and 'q3'" in ids
+
+
+def test_the_shortcut_skips_exactly_the_ascii_characters_that_are_not_capitals():
+    # lookalike_warnings skips a column none of whose values holds such a character
+    import polars as pl
+
+    from evaltui.core.compare.lookalikes import _NOT_LOWER_ASCII
+
+    chars = [chr(c) for c in range(128)] + ["\u00e9", "\u200b", "\u043e", "\U0001f600"]
+    flagged = pl.Series(chars).str.contains(_NOT_LOWER_ASCII).to_list()
+    assert flagged == [not c.isascii() or "A" <= c <= "Z" for c in chars]

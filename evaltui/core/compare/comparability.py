@@ -17,9 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import polars as pl
-
-from evaltui.core.read.runs import ITEM_ID, Run
+from evaltui.core.compare.item_join import first_per_item
+from evaltui.core.read.runs import Run
 
 DOC_HASH = "doc_hash"  # lm-eval >= 0.4.3, written in the log
 INPUT_HASH = "input_hash"  # computed at load from the item's document (lm-eval 0.4.0-0.4.2)
@@ -122,17 +121,10 @@ def _differences(baseline: Run, candidate: Run, columns: tuple[str, ...]) -> Ite
     cand_column = next((c for c in columns if c in candidate.table.columns), None)
     if base_column is None or cand_column is None:
         return None
-    base = _first_per_item(baseline, base_column, "base")
-    cand = _first_per_item(candidate, cand_column, "cand")
-    joined = base.join(cand, on=ITEM_ID).drop_nulls()
+    joined = first_per_item(baseline.table, candidate.table, base_column, cand_column)
+    joined = joined.drop_nulls()
     if joined.height == 0:
         return None
     differ = int((joined["base"] != joined["cand"]).sum())
     label = base_column if base_column == cand_column else f"{base_column}/{cand_column}"
     return ItemDifference(label, differ, joined.height)
-
-
-def _first_per_item(run: Run, column: str, name: str) -> pl.DataFrame:
-    return run.table.select(ITEM_ID, pl.col(column).alias(name)).unique(
-        ITEM_ID, keep="first", maintain_order=True
-    )

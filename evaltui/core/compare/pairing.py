@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from evaltui.core.compare.errored import errored_treatment
-from evaltui.core.compare.item_join import side_by_side
+from evaltui.core.compare.item_join import first_per_item, side_by_side
 from evaltui.core.compare.lookalikes import lookalike_warnings
 from evaltui.core.errors import InputError, PairingError, UsageError
 from evaltui.core.read.runs import (
@@ -505,17 +505,8 @@ def _check_doc_hashes(baseline: Run, candidate: Run, joined: pl.DataFrame) -> No
         return
     # In baseline file order: `unique` without maintain_order shuffles the ids between runs,
     # so the error would name different items each time it is read.
-    hashes = (
-        baseline.table.select(ITEM_ID, "doc_hash")
-        .unique(ITEM_ID, keep="first", maintain_order=True)
-        .join(
-            candidate.table.select(ITEM_ID, pl.col("doc_hash").alias("cand_hash")).unique(
-                ITEM_ID, keep="first", maintain_order=True
-            ),
-            on=ITEM_ID,
-            maintain_order="left",
-        )
-        .filter(pl.col("doc_hash") != pl.col("cand_hash"))
+    hashes = first_per_item(baseline.table, candidate.table, "doc_hash", "doc_hash").filter(
+        pl.col("base") != pl.col("cand")
     )
     if hashes.height:
         ids = tuple(hashes[ITEM_ID].to_list())

@@ -6,7 +6,7 @@ from __future__ import annotations
 import polars as pl
 import pytest
 
-from evaltui.core.compare.item_join import side_by_side
+from evaltui.core.compare.item_join import first_per_item, side_by_side
 
 
 def _join(base: pl.DataFrame, cand: pl.DataFrame) -> pl.DataFrame:
@@ -44,3 +44,44 @@ def test_a_missing_id_is_never_paired_even_in_the_same_order():
     cand = base.select("item_id", pl.col("passed") * 0)
     assert side_by_side(base, cand).equals(_join(base, cand))
     assert side_by_side(base, cand).height == 2
+
+
+def _first_joined(base: pl.DataFrame, cand: pl.DataFrame, column: str) -> pl.DataFrame:
+    """What `first_per_item` computed before it placed aligned runs side by side."""
+    return (
+        base.select("item_id", pl.col(column).alias("base"))
+        .unique("item_id", keep="first", maintain_order=True)
+        .join(
+            cand.select("item_id", pl.col(column).alias("cand")).unique(
+                "item_id", keep="first", maintain_order=True
+            ),
+            on="item_id",
+            maintain_order="left",
+        )
+    )
+
+
+def _hashes(ids: list[str], hashes: list[str | None], epochs: list[int] | None = None):
+    return pl.DataFrame(
+        {"item_id": ids, "epoch": epochs or [1] * len(ids), "doc_hash": hashes},
+        schema_overrides={"doc_hash": pl.String},
+    )
+
+
+@pytest.mark.parametrize(
+    ("base", "cand"),
+    [
+        (_hashes(["a", "b", "c"], ["1", "2", None]), _hashes(["a", "b", "c"], ["1", "9", "3"])),
+        (_hashes(["a", "b", "c"], ["1", "2", "3"]), _hashes(["c", "a", "b"], ["3", "1", "7"])),
+        (_hashes(["a", "b", "c"], ["1", "2", "3"]), _hashes(["a", "b"], ["1", "5"])),
+        (
+            _hashes(["a", "a", "b", "b"], ["1", "1", "2", "2"], [1, 2, 1, 2]),
+            _hashes(["a", "a", "b", "b"], ["1", "1", "8", "8"], [1, 2, 1, 2]),
+        ),
+    ],
+    ids=["same order", "another order", "one missing", "two epochs in the same order"],
+)
+def test_first_per_item_is_the_join_of_each_runs_first_records(base, cand):
+    got = first_per_item(base, cand, "doc_hash", "doc_hash")
+    assert got.columns == ["item_id", "base", "cand"]
+    assert got.equals(_first_joined(base, cand, "doc_hash"))
