@@ -38,7 +38,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness_logs import CHILD_CODE, PY, measured, verdicts, warm, write_eval  # noqa: E402
+from harness_logs import CHILD_CODE, PY, verdicts, warm, write_eval  # noqa: E402
 
 BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / "large"
 INSPECT = os.environ.get("INSPECT_PYTHON", "/work/benchenv/inspect-venv/bin/python")
@@ -173,9 +173,69 @@ class S3rver:
         self.process.wait(timeout=10)
 
 
+# `harness_logs.measured`, but the peak is the sum of the RSS of the child and its own children
+# (sampled every 20 ms): a pair read by two processes (`inspect_elsewhere`) holds both at once,
+# which `ru_maxrss` (the largest one process reached) would hide.
+MEASURE_TREE = """
+import json, os, resource, subprocess, sys, time
+argv = json.loads(sys.argv[1])
+def tree(pid):
+    found = [pid]
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            kids = open(f"/proc/{pid}/task/{task}/children").read().split()
+        except OSError:
+            continue
+        for kid in kids:
+            found += tree(int(kid))
+    return found
+def rss(pid):
+    try:
+        return int(open(f"/proc/{pid}/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, IndexError):
+        return 0
+t0 = time.perf_counter()
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+peak = 0
+import threading
+out = {}
+reader = threading.Thread(target=lambda: out.update(zip(("out", "err"), child.communicate())))
+reader.start()
+while child.poll() is None:
+    try:
+        peak = max(peak, sum(rss(p) for p in tree(child.pid)))
+    except OSError:
+        pass
+    time.sleep(0.02)
+reader.join()
+wall = time.perf_counter() - t0
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = max(peak, usage.ru_maxrss * 1024)
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps({"wall": wall, "peak": peak, "cpu": cpu, "code": child.returncode,
+                  "out": out.get("out", "")[-2000:], "err": out.get("err", "")[-2000:]}))
+"""
+
+
+def measured_tree(argv: list[str], env: dict | None, timeout: float) -> dict:
+    import subprocess
+
+    # from outside the repository: `python -c` puts the working directory first on sys.path,
+    # where this checkout would shadow the --before tree on PYTHONPATH
+    done = subprocess.run([PY, "-c", MEASURE_TREE, json.dumps(argv)], capture_output=True,
+                          text=True, timeout=timeout, env=env,
+                          cwd=tempfile.gettempdir())  # fmt: skip
+    result = json.loads(done.stdout)
+    try:
+        result["json"] = json.loads(result["out"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        result["json"] = None
+    return result
+
+
 def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) -> dict:
     try:
-        result = measured(argv, env=env, timeout=timeout)
+        result = measured_tree(argv, env=env, timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - a timeout is a figure too
         result = {"wall": None, "peak": None, "json": None, "err": str(exc)}
     figures = result.get("json") or {}
@@ -193,10 +253,23 @@ def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) ->
     return {"label": label, **result}
 
 
-def local_figures(base: Path, cand: Path, state: str, env: dict, has_inspect: bool) -> list:
+def trees(env: dict, before: str | None) -> list[tuple[str, dict]]:
+    """(label, environment) of this checkout and, with --before, of that source tree
+    (`PYTHONPATH`), measured one after the other in the same run."""
+    here = [("evaltui", dict(env, PYTHONPATH=str(Path(__file__).resolve().parents[1])))]
+    return here if before is None else [("before", dict(env, PYTHONPATH=before)), *here]
+
+
+def local_figures(
+    base: Path, cand: Path, state: str, env: dict, has_inspect: bool, before: str | None = None
+) -> list:
     results = [
-        run("evaltui local: first screen (app)",
-            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], env),
+        run(f"{label} local: first screen (app)",
+            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
+        for _ in range(2) for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
+        run("evaltui local: open, pair, statistics (no UI)",
+            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], env),
         run("evaltui local: item open (5 rows)",
             [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
     ]  # fmt: skip
@@ -225,6 +298,12 @@ def main() -> int:
         metavar="PATH",
         help="serve the S3 figures from s3rver (npm) at PATH instead of moto's server",
     )
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="also the first screens of this source tree (a `git archive` of main, on "
+        "PYTHONPATH), in the same run",
+    )
     args = parser.parse_args()
     base, cand = ensure_pair(args.samples, args.text_bytes)
     size = (base.stat().st_size + cand.stat().st_size) / 1e9
@@ -235,7 +314,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as state:
         has_inspect = Path(INSPECT).exists()
         if not args.skip_local:
-            results += local_figures(base, cand, state, env, has_inspect)
+            results += local_figures(base, cand, state, env, has_inspect, args.before)
         if args.skip_s3:
             print(json.dumps(results, default=str)[:20000])
             return 0
@@ -246,8 +325,9 @@ def main() -> int:
         print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
         urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
         renv = dict(env, **s3env)
-        results.append(run("evaltui s3: first screen (app)",
-                           [PY, "-c", FIRST_SCREEN, *urls, state], renv))  # fmt: skip
+        for label, tree_env in trees(renv, args.before):
+            results.append(run(f"{label} s3: first screen (app)",
+                               [PY, "-c", FIRST_SCREEN, *urls, state], tree_env))  # fmt: skip
         results.append(run("evaltui s3: open, pair, statistics (requests, bytes)",
                            [PY, "-c", REMOTE_OPEN, *urls], renv))  # fmt: skip
         results.append(run("evaltui s3: item open (5 rows)",
