@@ -1,6 +1,6 @@
 """The largest logs, local and over a loopback S3 endpoint, against Inspect's own reader.
 
-    .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500]
+    .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500] [--before TREE]
 
 Issue 27, item 5: a 200,000-sample Inspect `.eval` pair of about 1 GB (zstd members, written
 by `harness_logs.write_eval` into $EVALTUI_BENCH_DIR/large, default /tmp/evaltui-bench/large,
@@ -20,6 +20,13 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
   `read_eval_log_sample_summaries` (what its viewer reads to list the samples), locally and over
   the same S3 endpoint (s3fs installed in that venv), and the full `read_eval_log` locally
   (all 200,000 samples; stopped after --inspect-timeout seconds).
+
+`--before TREE` measures the first screens of that source tree too (a `git archive` of main,
+put first on PYTHONPATH; every child starts outside the repository, where `python -c` would
+otherwise import this checkout), alternating with this checkout's, twice each. The peak is the
+sum of the RSS of the measured process and its children (sampled every 20 ms): a pair of large
+Inspect logs is read by two processes at once (`inspect_elsewhere`), and `ru_maxrss` would show
+only the larger. CPU seconds include the children.
 
 Nothing here is a test; it prints a table and the raw JSON.
 """
