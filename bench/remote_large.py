@@ -24,7 +24,7 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
 `--before TREE` measures the first screens of that source tree too (a `git archive` of main,
 put first on PYTHONPATH; every child starts outside the repository, where `python -c` would
 otherwise import this checkout), alternating with this checkout's, twice each. The peak is the
-sum of the RSS of the measured process and its children (sampled every 20 ms): a pair of large
+sum of the PSS of the measured process and its children (sampled every 20 ms): a pair of large
 Inspect logs is read by two processes at once (`inspect_elsewhere`), and `ru_maxrss` would show
 only the larger. CPU seconds include the children.
 
@@ -180,9 +180,10 @@ class S3rver:
         self.process.wait(timeout=10)
 
 
-# `harness_logs.measured`, but the peak is the sum of the RSS of the child and its own children
-# (sampled every 20 ms): a pair read by two processes (`inspect_elsewhere`) holds both at once,
-# which `ru_maxrss` (the largest one process reached) would hide.
+# `harness_logs.measured`, but the peak is the sum over the child and its own children of their
+# proportional set size (sampled every 20 ms; at least `ru_maxrss`): a pair read by two
+# processes (`inspect_elsewhere`) holds both at once, which `ru_maxrss` (the largest one
+# process reached) would hide.
 MEASURE_TREE = """
 import json, os, resource, subprocess, sys, time
 argv = json.loads(sys.argv[1])
@@ -196,11 +197,14 @@ def tree(pid):
         for kid in kids:
             found += tree(int(kid))
     return found
-def rss(pid):
-    try:
-        return int(open(f"/proc/{pid}/statm").read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, IndexError):
-        return 0
+def rss(pid):  # proportional: a page two processes share counts once over both (a vfork
+    try:      # child, before its exec, would otherwise count its parent's memory twice)
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
 t0 = time.perf_counter()
 child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 peak = 0

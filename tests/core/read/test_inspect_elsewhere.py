@@ -93,10 +93,24 @@ def test_a_child_with_no_answer_leaves_the_log_to_be_read_here(
     assert run.table.equals(load_run(LOGS[0], None, LoadOptions(defer_hash_check=True)).table)
 
 
-def test_a_garbled_answer_leaves_the_log_to_be_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(inspect_elsewhere, "_CHILD", "import sys; sys.stdout.buffer.write(b'x'*9)")
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"x" * 9,  # a length no answer has
+        (100).to_bytes(8, "little") + b"abc",  # cut short
+        (3).to_bytes(8, "little") + b"{{{",  # not JSON
+        (2).to_bytes(8, "little") + b"{}",  # JSON, not a run
+    ],
+    ids=["length", "truncated", "not-json", "not-a-run"],
+)
+def test_a_garbled_answer_leaves_the_log_to_be_read_here(
+    answer: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    code = f"import sys; sys.stdin.buffer.read(); sys.stdout.buffer.write({answer!r})"
+    monkeypatch.setattr(inspect_elsewhere, "_CHILD", code)
     run = load_elsewhere(LOGS[0])
     assert run.source == load_run(LOGS[0]).source
+    assert run.table.equals(load_run(LOGS[0]).table)
 
 
 def test_only_two_large_local_zips_get_a_second_process(

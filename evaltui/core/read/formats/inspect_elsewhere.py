@@ -129,20 +129,47 @@ def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) 
     except OSError:
         return None
     try:
-        answer, _ = process.communicate(json.dumps(request).encode() + b"\n")
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(request).encode() + b"\n")
+        process.stdin.close()
+        frames = _read_frames(process.stdout, _bound(path))
+        process.wait()
+    except (OSError, ValueError):
+        return None
     finally:
-        if process.poll() is None:  # interrupted here: the child must not outlive the wait
+        if process.poll() is None:  # interrupted, or a garbled answer: it must not outlive this
             process.kill()
             process.wait()
     if process.returncode != 0:
         return None
     try:
         with collector_paused():  # 200,000 row sources: see `collector`
-            return _unpack(path, answer)
+            return _unpack(path, frames)
     except InputError:
         raise
     except (ValueError, KeyError, TypeError, IndexError, OSError):
         return None
+
+
+def _bound(path: str | Path) -> int:
+    """The most an answer's frame may hold: a few times the log (its table, names and row
+    sources are far smaller), so a garbled length cannot ask for terabytes."""
+    return 4 * os.stat(path).st_size + (64 << 20)
+
+
+def _read_frames(stream: Any, bound: int) -> list[bytes]:
+    """The frames `_write` wrote, read straight off the pipe (no copy of the whole answer
+    joined in memory beside them): ValueError when one is cut short or over `bound`."""
+    frames = []
+    while head := stream.read(8):
+        size = int.from_bytes(head, "little")
+        if len(head) != 8 or size > bound:
+            raise ValueError("a garbled answer")
+        frame = stream.read(size)
+        if len(frame) != size:
+            raise ValueError("a truncated answer")
+        frames.append(frame)
+    return frames
 
 
 def child_main(request: dict[str, Any]) -> None:
@@ -161,30 +188,19 @@ def child_main(request: dict[str, Any]) -> None:
     _write(out, _pack(run))
 
 
-def _write(out: Any, frames: list[bytes]) -> None:
+def _write(out: Any, frames: list[bytes | memoryview]) -> None:
     for frame in frames:
         out.write(len(frame).to_bytes(8, "little"))
         out.write(frame)
     out.flush()
 
 
-def _frames(data: bytes) -> list[memoryview]:
-    """The answer's frames, as views of it (no copy)."""
-    frames: list[memoryview] = []
-    view, at = memoryview(data), 0
-    while at < len(view):
-        size = int.from_bytes(view[at : at + 8], "little")
-        if at + 8 + size > len(view):
-            raise ValueError("a truncated answer")
-        frames.append(view[at + 8 : at + 8 + size])
-        at += 8 + size
-    return frames
-
-
-def _pack(run: Run) -> list[bytes]:
+def _pack(run: Run) -> list[bytes | memoryview]:
     """The run as frames: JSON, the table's Arrow IPC, the directory's numbers. ValueError
     (the child fails, the caller reads the log itself) when a value would not come back
     equal."""
+    import numpy as np
+
     from evaltui.core.read.formats.inspect_eval_transcripts import EvalTranscripts
 
     if not isinstance(run.transcripts, EvalTranscripts) or run.pending_source is not None:
@@ -214,11 +230,12 @@ def _pack(run: Run) -> list[bytes]:
     }
     table = io.BytesIO()
     run.table.write_ipc(table)
-    columns = archive.columns.astype("<i8", copy=False).tobytes()
-    return [json.dumps(document).encode(), table.getvalue(), columns]
+    columns = np.ascontiguousarray(archive.columns, dtype="<i8")
+    # views, not copies: the child's memory counts too while the two logs are read at once
+    return [json.dumps(document).encode(), table.getbuffer(), columns.data.cast("B")]
 
 
-def _unpack(path: str | Path, answer: bytes) -> Run:
+def _unpack(path: str | Path, frames: list[bytes]) -> Run:
     """The run `_pack` sent (or the InputError it sent, raised)."""
     import numpy as np
     import polars as pl
@@ -227,8 +244,7 @@ def _unpack(path: str | Path, answer: bytes) -> Run:
     from evaltui.core.read.formats.inspect_eval_transcripts import ROW_SOURCE, EvalTranscripts
     from evaltui.core.read.zip_directory import COLUMNS, ZipDirectory
 
-    frames = _frames(answer)
-    document = json.loads(bytes(frames[0]))
+    document = json.loads(frames[0])
     if "error" in document:
         error = document["error"]
         raise InputError(
@@ -260,7 +276,7 @@ def _unpack(path: str | Path, answer: bytes) -> Run:
     )
     return Run(
         source=RunSource(**source, opened=None if opened is None else (opened[0], opened[1])),
-        table=pl.read_ipc(io.BytesIO(table_ipc)),
+        table=pl.read_ipc(table_ipc),
         transcripts=transcripts,
         metadata=document["metadata"],
     )
