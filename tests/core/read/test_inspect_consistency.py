@@ -57,8 +57,8 @@ def test_the_header_check_mean_is_the_mean_of_item_means(
 ) -> None:
     """`facts_mean` (its one-epoch path and its loop) is the mean over items of each item's
     mean over its epochs (`statistics.fmean`, exact sums), None when a value is one Inspect's
-    metrics read their own way (null among them): on facts with shared or own scores objects, repeated items and
-    errors."""
+    metrics read their own way (null among them): on facts with shared or own scores objects,
+    repeated items and errors."""
     objects: dict[Any, Any] = {}
     facts = []
     for i, value in enumerate(values):
