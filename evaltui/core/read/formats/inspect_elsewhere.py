@@ -140,6 +140,8 @@ def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) 
         if process.poll() is None:  # interrupted, or a garbled answer: it must not outlive this
             process.kill()
             process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
     if process.returncode != 0:
         return None
     try:
