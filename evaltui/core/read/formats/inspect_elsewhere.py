@@ -7,7 +7,8 @@ interpreter while this one reads the baseline, and the pair waits for about one.
 
 When (`candidate_loader`): both logs are local zips whose end record lists at least `ENTRIES`
 (50,000) entries, and the format is detected or forced to Inspect's. A process costs about
-0.3-0.5 s (a new interpreter importing numpy, polars and the reader) and a log's parse costs
+0.35 s of CPU and 0.5 s of wall time (a new interpreter importing numpy, polars and the reader:
+82 MB) and a 200,000-sample answer 0.16 s to unpack here, while a log's parse costs
 about 11 microseconds a sample, so below ~40,000 samples a second process gains nothing; the
 count comes from the archive's last kilobytes (`zip_directory.entry_count`), not from its size
 in bytes, which says little (a 1,000-sample log of long transcripts is as large as a
