@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,8 @@ LOGS = [
 
 
 def _same_run(path: Path, options: LoadOptions) -> None:
-    there = load_elsewhere(path, None, options)
+    there = inspect_elsewhere._ask_child(path, None, options)  # the child's, never a fallback
+    assert there is not None, "the second process gave no run"
     here = load_run(path, None, options)
     assert there.table.equals(here.table) and there.table.schema == here.table.schema
     assert there.metadata == here.metadata
@@ -51,7 +53,8 @@ def test_a_log_read_by_a_second_process_is_the_run_read_here(path: Path) -> None
 
 def test_a_log_read_by_a_second_process_has_its_sha256_when_not_deferred() -> None:
     _same_run(LOGS[0], LoadOptions())
-    assert load_elsewhere(LOGS[0]).source.sha256 == load_run(LOGS[0]).source.sha256 != ""
+    there = inspect_elsewhere._ask_child(LOGS[0], None, LoadOptions())
+    assert there is not None and there.source.sha256 == load_run(LOGS[0]).source.sha256 != ""
 
 
 def test_a_summary_kept_for_a_row_without_member_comes_back_equal(tmp_path: Path) -> None:
@@ -139,7 +142,16 @@ def test_a_pair_compared_with_a_second_process_is_the_same_analysis(
     here = pipeline.compare_files(*pair, complete=False)
     monkeypatch.setattr(inspect_elsewhere, "ENTRIES", 1)
     assert candidate_loader(*pair, None) is load_elsewhere
+    asked = []
+    ask = inspect_elsewhere._ask_child
+
+    def counted(*args: Any) -> Any:
+        asked.append(run := ask(*args))
+        return run
+
+    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
     there = pipeline.compare_files(*pair, complete=False)
+    assert len(asked) == 1 and asked[0] is not None  # the candidate, by the second process
     assert (there.headline, there.warnings) == (here.headline, here.warnings)
     assert (there.regressions, there.improvements) == (here.regressions, here.improvements)
     assert (there.deltas == here.deltas).all()
