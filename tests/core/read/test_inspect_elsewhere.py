@@ -75,8 +75,8 @@ def test_the_childs_input_error_is_raised_in_its_words(tmp_path: Path) -> None:
     broken.write_bytes(LOGS[0].read_bytes()[:-200])  # the central directory cut short
     with pytest.raises(InputError) as here:
         load_run(broken, "inspect_eval")
-    with pytest.raises(InputError) as there:
-        load_elsewhere(broken, "inspect_eval")
+    with pytest.raises(InputError) as there:  # the child's, sent back (not a fallback's)
+        inspect_elsewhere._ask_child(broken, "inspect_eval", LoadOptions())
     assert str(there.value) == str(here.value)
     assert (there.value.path, there.value.record, there.value.field) == (
         here.value.path,
