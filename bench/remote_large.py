@@ -1,6 +1,6 @@
 """The largest logs, local and over a loopback S3 endpoint, against Inspect's own reader.
 
-    .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500]
+    .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500] [--before TREE]
 
 Issue 27, item 5: a 200,000-sample Inspect `.eval` pair of about 1 GB (zstd members, written
 by `harness_logs.write_eval` into $EVALTUI_BENCH_DIR/large, default /tmp/evaltui-bench/large,
@@ -21,6 +21,13 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
   the same S3 endpoint (s3fs installed in that venv), and the full `read_eval_log` locally
   (all 200,000 samples; stopped after --inspect-timeout seconds).
 
+`--before TREE` measures the first screens of that source tree too (a `git archive` of main,
+put first on PYTHONPATH; every child starts outside the repository, where `python -c` would
+otherwise import this checkout), alternating with this checkout's, twice each. The peak is the
+sum of the PSS of the measured process and its children (sampled every 20 ms): a pair of large
+Inspect logs is read by two processes at once (`inspect_elsewhere`), and `ru_maxrss` would show
+only the larger. CPU seconds include the children.
+
 Nothing here is a test; it prints a table and the raw JSON.
 """
 
@@ -38,7 +45,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness_logs import CHILD_CODE, PY, measured, verdicts, warm, write_eval  # noqa: E402
+from harness_logs import CHILD_CODE, PY, verdicts, warm, write_eval  # noqa: E402
 
 BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / "large"
 INSPECT = os.environ.get("INSPECT_PYTHON", "/work/benchenv/inspect-venv/bin/python")
@@ -60,8 +67,15 @@ print(json.dumps({"seconds": time.perf_counter() - t0, "n": analysis.n_paired
 # The app's first screen, as harness_logs measures it, but leaving at once once measured: the
 # app's background reads (list previews: one sample per discordant row) would otherwise be
 # waited for on exit, hours at moto's second per ranged request.
-FIRST_SCREEN = CHILD_CODE["first_screen"].replace(
-    "        app.exit()", "        sys.stdout.flush(); import os; os._exit(0)"
+# `own_cpu`: this process's CPU seconds (all its threads, not the second process reading a
+# large Inspect candidate): what bounds the wall time when a second core is free.
+FIRST_SCREEN = (
+    CHILD_CODE["first_screen"]
+    .replace("        app.exit()", "        sys.stdout.flush(); import os; os._exit(0)")
+    .replace(
+        'print(json.dumps({"seconds": first,',
+        'print(json.dumps({"own_cpu": time.process_time(), "seconds": first,',
+    )
 )
 
 INSPECT_CODE = {
@@ -173,9 +187,73 @@ class S3rver:
         self.process.wait(timeout=10)
 
 
+# `harness_logs.measured`, but the peak is the sum over the child and its own children of their
+# proportional set size (sampled every 20 ms; at least `ru_maxrss`): a pair read by two
+# processes (`inspect_elsewhere`) holds both at once, which `ru_maxrss` (the largest one
+# process reached) would hide.
+MEASURE_TREE = """
+import json, os, resource, subprocess, sys, time
+argv = json.loads(sys.argv[1])
+def tree(pid):
+    found = [pid]
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            kids = open(f"/proc/{pid}/task/{task}/children").read().split()
+        except OSError:
+            continue
+        for kid in kids:
+            found += tree(int(kid))
+    return found
+def rss(pid):  # proportional: a page two processes share counts once over both (a vfork
+    try:      # child, before its exec, would otherwise count its parent's memory twice)
+        for line in open(f"/proc/{pid}/smaps_rollup"):
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+t0 = time.perf_counter()
+child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+peak = 0
+import threading
+out = {}
+reader = threading.Thread(target=lambda: out.update(zip(("out", "err"), child.communicate())))
+reader.start()
+while child.poll() is None:
+    try:
+        peak = max(peak, sum(rss(p) for p in tree(child.pid)))
+    except OSError:
+        pass
+    time.sleep(0.02)
+reader.join()
+wall = time.perf_counter() - t0
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+peak = max(peak, usage.ru_maxrss * 1024)
+cpu = usage.ru_utime + usage.ru_stime
+print(json.dumps({"wall": wall, "peak": peak, "cpu": cpu, "code": child.returncode,
+                  "out": out.get("out", "")[-2000:], "err": out.get("err", "")[-2000:]}))
+"""
+
+
+def measured_tree(argv: list[str], env: dict | None, timeout: float) -> dict:
+    import subprocess
+
+    # from outside the repository: `python -c` puts the working directory first on sys.path,
+    # where this checkout would shadow the --before tree on PYTHONPATH
+    done = subprocess.run([PY, "-c", MEASURE_TREE, json.dumps(argv)], capture_output=True,
+                          text=True, timeout=timeout, env=env,
+                          cwd=tempfile.gettempdir())  # fmt: skip
+    result = json.loads(done.stdout)
+    try:
+        result["json"] = json.loads(result["out"].strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        result["json"] = None
+    return result
+
+
 def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) -> dict:
     try:
-        result = measured(argv, env=env, timeout=timeout)
+        result = measured_tree(argv, env=env, timeout=timeout)
     except Exception as exc:  # noqa: BLE001 - a timeout is a figure too
         result = {"wall": None, "peak": None, "json": None, "err": str(exc)}
     figures = result.get("json") or {}
@@ -193,10 +271,23 @@ def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) ->
     return {"label": label, **result}
 
 
-def local_figures(base: Path, cand: Path, state: str, env: dict, has_inspect: bool) -> list:
+def trees(env: dict, before: str | None) -> list[tuple[str, dict]]:
+    """(label, environment) of this checkout and, with --before, of that source tree
+    (`PYTHONPATH`), measured one after the other in the same run."""
+    here = [("evaltui", dict(env, PYTHONPATH=str(Path(__file__).resolve().parents[1])))]
+    return here if before is None else [("before", dict(env, PYTHONPATH=before)), *here]
+
+
+def local_figures(
+    base: Path, cand: Path, state: str, env: dict, has_inspect: bool, before: str | None = None
+) -> list:
     results = [
-        run("evaltui local: first screen (app)",
-            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], env),
+        run(f"{label} local: first screen (app)",
+            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
+        for _ in range(2) for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
+        run("evaltui local: open, pair, statistics (no UI)",
+            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], env),
         run("evaltui local: item open (5 rows)",
             [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
     ]  # fmt: skip
@@ -225,6 +316,12 @@ def main() -> int:
         metavar="PATH",
         help="serve the S3 figures from s3rver (npm) at PATH instead of moto's server",
     )
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="also the first screens of this source tree (a `git archive` of main, on "
+        "PYTHONPATH), in the same run",
+    )
     args = parser.parse_args()
     base, cand = ensure_pair(args.samples, args.text_bytes)
     size = (base.stat().st_size + cand.stat().st_size) / 1e9
@@ -235,7 +332,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as state:
         has_inspect = Path(INSPECT).exists()
         if not args.skip_local:
-            results += local_figures(base, cand, state, env, has_inspect)
+            results += local_figures(base, cand, state, env, has_inspect, args.before)
         if args.skip_s3:
             print(json.dumps(results, default=str)[:20000])
             return 0
@@ -246,8 +343,9 @@ def main() -> int:
         print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
         urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
         renv = dict(env, **s3env)
-        results.append(run("evaltui s3: first screen (app)",
-                           [PY, "-c", FIRST_SCREEN, *urls, state], renv))  # fmt: skip
+        for label, tree_env in trees(renv, args.before):
+            results.append(run(f"{label} s3: first screen (app)",
+                               [PY, "-c", FIRST_SCREEN, *urls, state], tree_env))  # fmt: skip
         results.append(run("evaltui s3: open, pair, statistics (requests, bytes)",
                            [PY, "-c", REMOTE_OPEN, *urls], renv))  # fmt: skip
         results.append(run("evaltui s3: item open (5 rows)",

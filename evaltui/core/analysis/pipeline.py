@@ -39,6 +39,7 @@ from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.policy import Policy, load_policy
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
+from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
 from evaltui.core.read.runs import PASSED, SLICE, Run, size_or_zero
 from evaltui.core.stats import special
 
@@ -296,7 +297,9 @@ def _load_both(
 ) -> tuple[Run, Run]:
     """Read both runs at once: a load is mostly hashing and polars parsing, which release the
     GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
-    two hashes run side by side instead of one after the other).
+    two hashes run side by side instead of one after the other). Two large Inspect logs, whose
+    parse is Python under the GIL, are read at once by reading the candidate in a second
+    process (`inspect_elsewhere.candidate_loader`).
 
     The baseline's error wins when both files are bad, as it did when they were read in turn.
     The candidate is read in a daemon thread so an error in the baseline exits at once instead
@@ -305,11 +308,13 @@ def _load_both(
     box: dict[str, object] = {}
     counter = _ByteProgress(progress, (baseline, candidate))
     special.prefetch()  # the statistics' scipy import, beside the reading rather than after it
+    # two large Inspect logs: the candidate in a second process (their parse holds the GIL)
+    load_candidate = candidate_loader(baseline, candidate, input_format)
 
     def read_candidate() -> None:
         try:
             with meter.metering(counter.add):
-                box["run"] = load_run(candidate, input_format, cand_load, wait_for_hash=False)
+                box["run"] = load_candidate(candidate, input_format, cand_load, wait_for_hash=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
             box["error"] = exc
 

@@ -199,6 +199,27 @@ def read_directory(handle: BinaryIO) -> ZipDirectory:
     return ZipDirectory(names, columns, start_dir)
 
 
+def entry_count(handle: BinaryIO) -> int:
+    """How many entries the end record (zip64's when there is one) says the archive holds,
+    from its last kilobytes alone: a cheap size for deciding how to read it (no entry is read
+    and nothing is checked; `read_directory` reads and checks the directory itself). A tail
+    with no end record is BadZipFile."""
+    handle.seek(0, 2)
+    size = handle.tell()
+    tail_size = min(size, END.size + MAX_COMMENT + END64_LOCATOR.size + END64.size)
+    handle.seek(size - tail_size)
+    tail = handle.read(tail_size)
+    at = _end_record_at(tail)
+    if at < 0:
+        raise zipfile.BadZipFile("File is not a zip file")
+    located = at - END64_LOCATOR.size
+    if located >= 0 and tail[located : located + 4] == END64_LOCATOR_MAGIC:
+        record_at = at - END64_LOCATOR.size - END64.size
+        if record_at >= 0 and tail[record_at : record_at + 4] == END64_MAGIC:
+            return int(END64.unpack_from(tail, record_at)[7])
+    return int(END.unpack_from(tail, at)[4])
+
+
 def _end_record_at(tail: bytes) -> int:
     """The offset in `tail` of the end record, searched from the end (a comment may follow)."""
     at = tail.rfind(END_MAGIC, 0, len(tail) - END.size + len(END_MAGIC))

@@ -430,7 +430,21 @@ _COMMON = st.fixed_dictionaries(
         ),
     },
     optional={
-        "scores": st.sampled_from([{"m": {"value": "C"}}, {"m": {"value": "I"}}, {}, None]),
+        "scores": st.sampled_from(
+            [
+                {"m": {"value": "C"}},
+                {"m": {"value": "I"}},
+                {},
+                None,
+                {"m": {"value": True}},
+                {"n": {"value": "C", "answer": "x"}},
+                {"m": {"value": 1}},
+                {"m": {}},
+                {"m": "C"},
+                {"m": {"value": "C"}, "n": {"value": False}},
+                {"m": {"value": None}},
+            ]
+        ),
         "error": st.sampled_from([None, ""]),
         "total_time": st.one_of(st.none(), st.floats(0, 9)),
         "working_time": st.one_of(st.none(), st.floats(0, 9)),
@@ -446,9 +460,11 @@ def _same_facts_either_way(summaries: list, named: dict) -> bool:
     batch was read column-wise."""
     records = [f"summaries.json[{i}]" for i in range(len(summaries))]
     columns = columnwise_facts(records, summaries, named, {})
+    shared: dict = {}  # one per load, as the reader keeps it
     try:
         expected = [
-            sample_facts("x.eval", s, r, named, {}) for r, s in zip(records, summaries, strict=True)
+            sample_facts("x.eval", s, r, named, shared)
+            for r, s in zip(records, summaries, strict=True)
         ]
     except InputError:
         assert columns is None  # a refusal is always made one at a time, in its words
@@ -457,6 +473,10 @@ def _same_facts_either_way(summaries: list, named: dict) -> bool:
         assert columns == expected
         assert [type(f) for f in columns] == [type(f) for f in expected]
         assert [type(f.cost) for f in columns] == [type(f.cost) for f in expected]
+        # the scores objects shared alike (one dict for the samples with the same verdicts)
+        assert [[a.scores is b.scores for b in columns] for a in columns] == [
+            [a.scores is b.scores for b in expected] for a in expected
+        ]
     return columns is not None
 
 

@@ -40,6 +40,17 @@ class ChunkIndex:
                 starts.setdefault(key, []).append(int(match["start"]))
         self._starts = {key: sorted(values) for key, values in starts.items()}
 
+    def starts(self) -> list[tuple[str, str, list[int]]]:
+        """(prefix, sequence, starts) of every chunked sequence: what `of_starts` rebuilds the
+        index from (a log read in another process, `inspect_elsewhere`)."""
+        return [(prefix, sequence, list(s)) for (prefix, sequence), s in self._starts.items()]
+
+    @classmethod
+    def of_starts(cls, starts: Iterable[tuple[str, str, list[int]]]) -> ChunkIndex:
+        index = cls(())
+        index._starts = {(prefix, sequence): sorted(s) for prefix, sequence, s in starts}
+        return index
+
     def chunk_of(self, prefix: str, sequence: str, index: int) -> int | None:
         """The start of the chunk that holds `index` (None: no such chunk)."""
         starts = self._starts.get((prefix, sequence), [])

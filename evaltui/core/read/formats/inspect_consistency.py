@@ -13,8 +13,9 @@ the two in silence.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from evaltui.core.read.formats.fields import is_finite
@@ -70,6 +71,9 @@ def header_means(header: Mapping[str, Any]) -> dict[str, tuple[str, float]]:
 def facts_mean(facts: Sequence[SampleFacts], scorer: str) -> float | None:
     """The mean over items of each item's mean value across epochs (Inspect's mean reducer,
     then its mean metric); None when a value is not a number, a letter or a boolean."""
+    found = _single_epoch_mean(facts, scorer)
+    if found is not _UNREAD:
+        return found
     per_item: dict[str, list[float]] = {}
     numbers: dict[int, Any] = {}  # by scores object: a large log's samples share a few
     for fact in facts:
@@ -89,6 +93,30 @@ def facts_mean(facts: Sequence[SampleFacts], scorer: str) -> float | None:
 
 _UNREAD: Any = object()
 _UNCHECKED: Any = object()  # a value Inspect's metrics read their own way
+_ITEM_ID, _SCORES, _ERROR = attrgetter("item_id"), attrgetter("scores"), attrgetter("error")
+
+
+def _single_epoch_mean(facts: Sequence[SampleFacts], scorer: str) -> Any:
+    """`facts_mean` without a Python step per sample, when no fact has an error and no item
+    repeats (one epoch: nearly every large log), else `_UNREAD` (the loop decides). Each
+    item's mean over its one epoch is then its number (`fsum([x]) / 1 == x`), and `fsum` is
+    exact whatever the order, so the mean is `fsum` of the numbers over their count: the same
+    float. A 200,000-sample log's loop was a twentieth of its open."""
+    if not facts or _types(map(_ERROR, facts)) != {type(None)}:
+        return _UNREAD
+    if len(set(map(_ITEM_ID, facts))) != len(facts):
+        return _UNREAD
+    scores = list(map(_SCORES, facts))
+    distinct = {id(s): s for s in scores}  # a large log's samples share a few scores objects
+    number_of = {key: _score_number(s, scorer) for key, s in distinct.items()}
+    if any(number is _UNCHECKED for number in number_of.values()):
+        return None
+    numbers = [n for n in map(number_of.__getitem__, map(id, scores)) if n is not None]
+    return math.fsum(numbers) / len(numbers) if numbers else None
+
+
+def _types(values: Iterable[Any]) -> set[type]:
+    return set(map(type, values))
 
 
 def _score_number(scores: Any, scorer: str) -> Any:

@@ -26,6 +26,7 @@ import re
 import threading
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import nullcontext
+from functools import partial
 from itertools import repeat
 from operator import attrgetter
 from pathlib import Path
@@ -287,9 +288,10 @@ def _member_decides(fact: SampleFacts, unscored_log: bool) -> bool:
 
 
 def _batches(summaries: Collection[tuple[str, Any]]) -> Iterator[tuple[list[str], list[Any]]]:
-    """(records, summaries) a decoded batch at a time (`Numbered.batches`), else all at once."""
+    """(records, summaries) a decoded batch at a time (`Numbered.batches`, each batch's
+    bytes freed once decoded: the last pass), else all at once."""
     if isinstance(summaries, Numbered):
-        yield from summaries.batches()
+        yield from summaries.batches(release=True)
     elif summaries:
         records, values = zip(*summaries, strict=True)
         yield list(records), list(values)
@@ -412,7 +414,7 @@ def _summary_list(
 ) -> Collection[tuple[str, Any]]:
     """(record, summary) pairs; a large list decoded a batch at a time (`json_array`)."""
     data = archive_io.member_bytes(path, archive, info, budget)
-    elements = ArrayElements.of(data, lambda: archive_io.parse_member(path, info, data))
+    elements = ArrayElements.of(data, partial(_parse_again, path, archive, info))
     if elements is not None:
         return Numbered(info.filename, elements)
     value = archive_io.parse_member(path, info, data)
@@ -423,6 +425,12 @@ def _summary_list(
             record=info.filename,
         )
     return [(element(info.filename, i), item) for i, item in enumerate(value)]
+
+
+def _parse_again(path: Source, archive: ZipDirectory, info: ZipEntry) -> Any:
+    """The member read and parsed whole once more, for its error in its words (the batches
+    do not keep the document: see `json_array`); it was read under the load's budget once."""
+    return archive_io.parse_member(path, info, archive_io.member_bytes(path, archive, info))
 
 
 def _header_says_unscored(header: dict[str, Any]) -> bool:

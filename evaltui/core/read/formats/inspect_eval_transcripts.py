@@ -34,6 +34,16 @@ class RowSource(NamedTuple):  # one per sample: built in C (see `SampleFacts`)
 ROW_SOURCE = partial(tuple.__new__, RowSource)  # a row source from a 3-tuple, in C
 
 
+class TranscriptParts(NamedTuple):
+    """`EvalTranscripts`' arguments but the path (`EvalTranscripts.parts`)."""
+
+    rows: list[RowSource]
+    scorer: str | None
+    stamp: tuple[int, int]
+    chunks: ChunkIndex
+    archive: ZipDirectory | None
+
+
 class EvalTranscripts:
     """Reads one sample member per opened row; the archive handle is opened once and shared."""
 
@@ -53,6 +63,11 @@ class EvalTranscripts:
         self._stamp = stamp
         self._lock = threading.Lock()
         self._archive: ZipDirectory | None = archive  # the load's, still open
+
+    def parts(self) -> TranscriptParts:
+        """What this reader holds, for a log read in another process (`inspect_elsewhere`)
+        to build the same reader in the caller's."""
+        return TranscriptParts(self._rows, self._scorer, self._stamp, self._chunks, self._archive)
 
     def read(self, row: int) -> Transcript:
         check_row(row, len(self._rows))

@@ -3,13 +3,15 @@
 Decoding the 200,000 summaries of an Inspect log at once held the whole tree of Python objects
 (about 2.5 KB a summary: 500 MB a log, a gigabyte for a pair opened side by side) while only the
 few fields the statistics keep outlive the pass. `ArrayElements` splits the array into its
-elements' raw bytes first (msgspec, in C: a view per element, no objects), then decodes
-`BATCH` elements at a time with `jsontext.fast_loads` (its byte comparison proves no duplicate
-key was dropped, see there), so at most one batch's tree is alive.
+elements' raw bytes first (msgspec, in C), copies each batch of `BATCH` elements into its own
+bytes (so the document need not be kept, and a batch's bytes go once the last pass decoded it),
+then decodes a batch at a time with `jsontext.fast_loads` (its byte comparison proves no
+duplicate key was dropped, see there), so at most one batch's tree is alive.
 
 Nothing is lost: a batch the fast path cannot prove exact (an exponent or escape written
 otherwise than msgspec writes it, a NaN, a duplicate key) is decoded by the checking decoder;
-when that refuses it, the whole document goes through the checking decoder (`parse_whole`),
+when that refuses it, the whole document (read again) goes through the checking decoder
+(`parse_whole`),
 which raises the error the document always gave (the same words, line and field). A document
 that is no plain array (`of` returns None) is parsed whole by the caller, as before. One
 difference in order only: a document with a duplicate key in a late element and a wrong field in
@@ -26,49 +28,64 @@ from typing import Any
 from evaltui.core.read.formats.fields import element
 from evaltui.core.read.formats.jsontext import fast_loads, is_exact, loads
 
-BATCH = 10_000  # elements decoded at once: ~25 MB of objects for Inspect summaries
+BATCH = 2_500  # elements decoded at once: ~6 MB of objects for Inspect summaries (10,000: a
+# 200,000-sample log's open peaked 35 MB higher, for no less CPU: a smaller batch stays in cache)
 
 
 class ArrayElements:
     """The elements of the JSON array `data`, iterable (again) and sized without decoding
-    them all; `split` is None when `data` is not a plain JSON array msgspec can split."""
+    them all. `of` splits the array (msgspec, in C) and copies each batch's elements into
+    their own bytes at once, so the document itself is not held: a batch's bytes are freed
+    when a releasing pass (`batches(release=True)`) has decoded it, and the whole document is
+    read again (`parse_whole`) only on the error path. A 200,000-sample Inspect log's
+    summaries (103 MB) were held to the end of its pass, beside every fact already built."""
 
-    def __init__(self, data: bytes, split: list[Any], parse_whole: Callable[[], Any]) -> None:
-        self._data = data
-        self._split = split
+    def __init__(self, parts: list[bytes | None], count: int, parse_whole: Callable[[], Any]):
+        self._parts = parts  # each batch as a JSON array's bytes; None once released
+        self._count = count
         self._parse_whole = parse_whole
 
     @classmethod
     def of(cls, data: bytes, parse_whole: Callable[[], Any]) -> ArrayElements | None:
         """The elements, or None when `data` is not an array the fast path can split (the
-        caller parses it whole, as before)."""
+        caller parses it whole, as before). `parse_whole` must read the document again (the
+        caller need not keep `data`)."""
         import msgspec
 
         try:
             split = msgspec.json.decode(data, type=list[msgspec.Raw])
         except (msgspec.MsgspecError, ValueError, RecursionError):
             return None
-        return cls(data, split, parse_whole)
+        parts: list[bytes | None] = [
+            b"[" + b",".join(split[start : start + BATCH]) + b"]"
+            for start in range(0, len(split), BATCH)
+        ]
+        return cls(parts, len(split), parse_whole)
 
     def __len__(self) -> int:
-        return len(self._split)
+        return self._count
 
     def __iter__(self) -> Iterator[Any]:
         for values in self.batches():
             yield from values
 
-    def batches(self) -> Iterator[list[Any]]:
+    def batches(self, *, release: bool = False) -> Iterator[list[Any]]:
         """The elements, a decoded batch (a list) at a time, in order: a reader that works
-        column-wise (`inspect_summaries`) takes a batch at once."""
-        for start in range(0, len(self._split), BATCH):
-            batch = b"[" + b",".join(self._split[start : start + BATCH]) + b"]"
+        column-wise (`inspect_summaries`) takes a batch at once. `release`: each batch's bytes
+        are freed once decoded (the last pass over them; another raises RuntimeError)."""
+        for number, batch in enumerate(self._parts):
+            if batch is None:
+                raise RuntimeError("the array's batches were released by an earlier pass")
+            if release:
+                self._parts[number] = None
             value = fast_loads(batch)
             if not is_exact(value):  # the checking decoder decides: on this batch first
                 try:
                     value = loads(batch)
                 except (ValueError, RecursionError):  # the whole document's error, its words
-                    yield self._parse_whole()[start:]
+                    yield self._parse_whole()[number * BATCH :]
                     return
+            del batch
             yield value
             del value
 
@@ -88,10 +105,10 @@ class Numbered(Collection[tuple[str, Any]]):
         for records, values in self.batches():
             yield from zip(records, values, strict=True)
 
-    def batches(self) -> Iterator[tuple[list[str], list[Any]]]:
+    def batches(self, *, release: bool = False) -> Iterator[tuple[list[str], list[Any]]]:
         """(records, elements) a decoded batch at a time (`ArrayElements.batches`)."""
         start = 0
-        for values in self._elements.batches():
+        for values in self._elements.batches(release=release):
             indices = range(start, start + len(values))
             yield list(map(element, repeat(self._member), indices)), values
             start += len(values)

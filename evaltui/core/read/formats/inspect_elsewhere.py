@@ -1,0 +1,285 @@
+"""Two large Inspect logs read at once for real: the candidate in a second process.
+
+A local `.eval` log's parse is Python and msgspec under the GIL (`inspect_eval.py`): two
+threads take as long as one after the other, so a 200,000-sample pair waited for two parses
+(about 2.3 s of CPU each) before its first screen. Here the candidate is read by a fresh
+interpreter while this one reads the baseline, and the pair waits for about one.
+
+When (`candidate_loader`): both logs are local zips whose end record lists at least `ENTRIES`
+(50,000) entries, and the format is detected or forced to Inspect's. A process costs about
+0.35 s of CPU and 0.5 s of wall time (a new interpreter importing numpy, polars and the reader:
+82 MB) and a 200,000-sample answer 0.16 s to unpack here, while a log's parse costs
+about 11 microseconds a sample, so below ~40,000 samples a second process gains nothing; the
+count comes from the archive's last kilobytes (`zip_directory.entry_count`), not from its size
+in bytes, which says little (a 1,000-sample log of long transcripts is as large as a
+200,000-sample one of short answers, and parses 200 times faster).
+
+How: `subprocess` starts `python -c` (fork and exec at once: never a bare fork of this process,
+which has threads) with the caller's `sys.path`, so the child imports this very package; the
+child runs `load_run` exactly as the caller would have and writes back three frames: a JSON
+document (the source, the metadata, the scorer, the directory's names, the row sources, the
+chunk index), the table as Arrow IPC and the directory's numbers as int64 bytes. No pickle: the
+answer is data in formats that cannot carry code, and every value the JSON carries is checked in
+the child to come back equal (a value it could not carry exactly, and the log is read here).
+
+Errors: an `InputError` in the child comes back as its fields and is raised here, in the same
+words. Anything else (the child killed, out of memory, an import failing, an answer that does
+not decode) and the log is read in this process as before, so every refusal keeps its words and
+order; a child that dies closes its pipe, so the caller never waits on a dead process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import zipfile
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from evaltui.core.errors import InputError
+from evaltui.core.read.collector import collector_paused
+from evaltui.core.read.formats.contract import LoadOptions
+from evaltui.core.read.runs import Run, RunSource
+
+ENTRIES = 50_000  # zip entries (about one a sample) from which a second process pays
+NAME = "inspect_eval"
+ZIP_MAGIC = b"PK\x03\x04"
+_CHILD = (
+    "import json, sys; request = json.loads(sys.stdin.buffer.readline()); "
+    "sys.path[:] = request['sys_path']; "
+    "from evaltui.core.read.formats.inspect_elsewhere import child_main; child_main(request)"
+)
+Loader = Callable[..., Run]  # `load_run`'s signature
+
+
+def candidate_loader(
+    baseline: str | Path, candidate: str | Path, format_name: str | None
+) -> Loader:
+    """`load_elsewhere` when both logs are large local Inspect logs (see the module), else
+    `load_run`: how the pipeline reads the candidate beside the baseline."""
+    from evaltui.core.read.formats import load_run
+
+    if format_name not in (None, NAME):
+        return load_run
+    if all(_large_local_zip(path) for path in (baseline, candidate)):
+        return load_elsewhere
+    return load_run
+
+
+def _large_local_zip(path: str | Path) -> bool:
+    """A local zip listing at least `ENTRIES` entries (its first bytes and end record only)."""
+    from evaltui.core.read.remote.urls import url_of
+    from evaltui.core.read.zip_directory import entry_count
+
+    if url_of(path) is not None:
+        return False
+    try:
+        with open(path, "rb") as handle:
+            if handle.read(len(ZIP_MAGIC)) != ZIP_MAGIC:
+                return False
+            return entry_count(handle) >= ENTRIES
+    except (OSError, zipfile.BadZipFile, struct.error, ValueError):
+        return False  # the reader says what is wrong with it, in this process
+
+
+def load_elsewhere(
+    path: str | Path,
+    format_name: str | None = None,
+    options: LoadOptions | None = None,
+    *,
+    wait_for_hash: bool = True,
+) -> Run:
+    """`load_run(path, format_name, options)` by a second process: the same run, table,
+    metadata and transcripts, the same refusal (see the module). Its sha256, when computed,
+    is computed there (`wait_for_hash` is then moot)."""
+    from evaltui.core.read.formats import load_run
+
+    options = options or LoadOptions()
+    if not options.format_options:  # (Inspect takes none: `load_run` refuses any, here)
+        run = _ask_child(path, format_name, options)
+        if run is not None:
+            return run
+    return load_run(path, format_name, options, wait_for_hash=wait_for_hash)
+
+
+def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) -> Run | None:
+    """The child's run, or None when it gave none (the caller reads the log itself); its
+    InputError raised here."""
+    request = {
+        "sys_path": list(sys.path),
+        "path": os.fspath(path),
+        "format": format_name,
+        "metric": options.metric,
+        "defer_hash_check": options.defer_hash_check,
+    }
+    if not sys.executable:
+        return None
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _CHILD],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,  # a child's traceback: the log is read here instead
+        )
+    except OSError:
+        return None
+    try:
+        assert process.stdin is not None and process.stdout is not None
+        process.stdin.write(json.dumps(request).encode() + b"\n")
+        process.stdin.close()
+        frames = _read_frames(process.stdout, _bound(path))
+        process.wait()
+    except (OSError, ValueError):
+        return None
+    finally:
+        if process.poll() is None:  # interrupted, or a garbled answer: it must not outlive this
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+    if process.returncode != 0:
+        return None
+    try:
+        with collector_paused():  # 200,000 row sources: see `collector`
+            return _unpack(path, frames)
+    except InputError:
+        raise
+    except (ValueError, KeyError, TypeError, IndexError, OSError):
+        return None
+
+
+def _bound(path: str | Path) -> int:
+    """The most an answer's frame may hold: a few times the log (its table, names and row
+    sources are far smaller), so a garbled length cannot ask for terabytes."""
+    return 4 * os.stat(path).st_size + (64 << 20)
+
+
+def _read_frames(stream: Any, bound: int) -> list[bytes]:
+    """The frames `_write` wrote, read straight off the pipe (no copy of the whole answer
+    joined in memory beside them): ValueError when one is cut short or over `bound`."""
+    frames = []
+    while head := stream.read(8):
+        size = int.from_bytes(head, "little")
+        if len(head) != 8 or size > bound:
+            raise ValueError("a garbled answer")
+        frame = stream.read(size)
+        if len(frame) != size:
+            raise ValueError("a truncated answer")
+        frames.append(frame)
+    return frames
+
+
+def child_main(request: dict[str, Any]) -> None:
+    """The child: the run, as frames on stdout (`_pack`), or its InputError's fields. Any
+    other failure ends it with a traceback (to nowhere) and a non-zero exit."""
+    from evaltui.core.read.formats import load_run
+
+    options = LoadOptions(metric=request["metric"], defer_hash_check=request["defer_hash_check"])
+    out = sys.stdout.buffer
+    try:
+        run = load_run(request["path"], request["format"], options, wait_for_hash=True)
+    except InputError as exc:
+        fields = {k: getattr(exc, k) for k in ("path", "problem", "line", "record", "field")}
+        _write(out, [json.dumps({"error": fields}).encode()])
+        return
+    _write(out, _pack(run))
+
+
+def _write(out: Any, frames: list[bytes | memoryview]) -> None:
+    for frame in frames:
+        out.write(len(frame).to_bytes(8, "little"))
+        out.write(frame)
+    out.flush()
+
+
+def _pack(run: Run) -> list[bytes | memoryview]:
+    """The run as frames: JSON, the table's Arrow IPC, the directory's numbers. ValueError
+    (the child fails, the caller reads the log itself) when a value would not come back
+    equal."""
+    import numpy as np
+
+    from evaltui.core.read.formats.inspect_eval_transcripts import EvalTranscripts
+
+    if not isinstance(run.transcripts, EvalTranscripts) or run.pending_source is not None:
+        raise ValueError("not an Inspect log's run")
+    rows, scorer, stamp, chunks, archive = run.transcripts.parts()
+    if archive is None:
+        raise ValueError("the archive is closed")
+    metadata = dict(run.metadata)
+    if json.loads(json.dumps(metadata)) != metadata:  # a tuple, a NaN: not carried exactly
+        raise ValueError("metadata JSON does not carry")
+    members = [row.member for row in rows]
+    document = {
+        "source": asdict(run.source),
+        "metadata": metadata,
+        "scorer": scorer,
+        "stamp": list(stamp),
+        "chunks": chunks.starts(),
+        "start_dir": archive.start_dir,
+        "names": archive.names,
+        "members": members,
+        # a row's record is its member's name for every sample of a finished log: sent once
+        "records": [
+            None if r.record == m else r.record for r, m in zip(rows, members, strict=True)
+        ],
+        # a summary kept for a row without a member, as the JSON it was read from (NaN too)
+        "summaries": [row.summary for row in rows] if any(r.summary for r in rows) else None,
+    }
+    table = io.BytesIO()
+    run.table.write_ipc(table)
+    columns = np.ascontiguousarray(archive.columns, dtype="<i8")
+    # views, not copies: the child's memory counts too while the two logs are read at once
+    return [json.dumps(document).encode(), table.getbuffer(), columns.data.cast("B")]
+
+
+def _unpack(path: str | Path, frames: list[bytes]) -> Run:
+    """The run `_pack` sent (or the InputError it sent, raised)."""
+    import numpy as np
+    import polars as pl
+
+    from evaltui.core.read.formats.inspect_chunked import ChunkIndex
+    from evaltui.core.read.formats.inspect_eval_transcripts import ROW_SOURCE, EvalTranscripts
+    from evaltui.core.read.zip_directory import COLUMNS, ZipDirectory
+
+    document = json.loads(frames[0])
+    if "error" in document:
+        error = document["error"]
+        raise InputError(
+            error["path"],
+            error["problem"],
+            line=error["line"],
+            record=error["record"],
+            field=error["field"],
+        )
+    _, table_ipc, columns = frames
+    names = document["names"]
+    numbers = np.frombuffer(columns, dtype="<i8").reshape(len(names), len(COLUMNS)).copy()
+    archive = ZipDirectory(names, numbers, document["start_dir"])
+    members = document["members"]
+    summaries = document["summaries"] or [None] * len(members)
+    records = [m if r is None else r for r, m in zip(document["records"], members, strict=True)]
+    rows = list(map(ROW_SOURCE, zip(members, summaries, records, strict=True)))
+    source = document["source"]
+    opened = source.pop("opened")
+    stamp = document["stamp"]
+    local = Path(path)
+    transcripts = EvalTranscripts(
+        local,
+        rows,
+        document["scorer"],
+        (stamp[0], stamp[1]),
+        ChunkIndex.of_starts(document["chunks"]),
+        archive,
+    )
+    return Run(
+        source=RunSource(**source, opened=None if opened is None else (opened[0], opened[1])),
+        table=pl.read_ipc(table_ipc),
+        transcripts=transcripts,
+        metadata=document["metadata"],
+    )
