@@ -33,7 +33,7 @@ from evaltui.core.compare.choose_design import (
     explain_pairing_error,
     refuse_accidental_pairing,
 )
-from evaltui.core.compare.pairing import PairedRuns, pair_runs
+from evaltui.core.compare.pairing import PairedRuns, pair_runs, paired_shapes
 from evaltui.core.compare.spec import POLICY_FIXED, CompareSpec
 from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.policy import Policy, load_policy
@@ -66,11 +66,16 @@ def compare(
     complete: bool = True,
     defer_hash_check: bool = False,
     policy: Policy | None = None,
+    cached: bool = False,
 ) -> Analysis:
     """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
     verify review. A spec whose design is independent (or `auto` on two runs that cannot be
     paired) is refused here, with the reason: `compare_design` is the entry that compares
-    independent samples (`evaltui report --design independent`)."""
+    independent samples (`evaltui report --design independent`). `cached` (the app): a
+    completed analysis kept by an earlier open of the same inputs, spec and policy is rebuilt
+    instead of pairing and analysing (`analysis_cache.py`), whatever `complete` says."""
+    if cached:
+        return _compare(spec, progress, complete, defer_hash_check, policy, cached=True)
     return _compare(spec, progress, complete, defer_hash_check, policy)
 
 
@@ -97,6 +102,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: Literal[False] = False,
+    cached: bool = False,
 ) -> Analysis: ...
 @overload
 def _compare(
@@ -107,6 +113,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: bool,
+    cached: bool = False,
 ) -> Analysis | IndependentAnalysis: ...
 def _compare(
     spec: CompareSpec,
@@ -116,6 +123,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: bool = False,
+    cached: bool = False,
 ) -> Analysis | IndependentAnalysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
@@ -140,6 +148,10 @@ def _compare(
         spec.load_options("candidate", defer_hash_check=defer_hash_check),
         progress,
     )
+    if cached:
+        found = _from_cache(spec, base_run, cand_run, policy)
+        if found is not None:
+            return found
     return compare_loaded(
         spec,
         base_run,
@@ -231,6 +243,44 @@ def compare_loaded(
         candidate=paired.candidate.resolved(),
     )
     return replace(done, paired=resolved)
+
+
+def _from_cache(
+    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
+) -> Analysis | None:
+    """The completed analysis an earlier open kept for these inputs, spec and policy, around
+    the runs read now (shaped as pairing shapes them), or None. A pass threshold reshapes the
+    runs' verdicts before pairing: such specs are not cached."""
+    from evaltui.core.analysis import analysis_cache
+
+    if spec.design != "paired" or spec.analysis.pass_threshold is not None:
+        return None
+    if analysis_cache.cache_root() is None:
+        return None
+    baseline, candidate = baseline.resolved(), candidate.resolved()
+    key = analysis_cache.entry_key(spec, policy, baseline.source, candidate.source)
+    if key is None:
+        return None
+    baseline, candidate = paired_shapes(baseline, candidate)
+    return analysis_cache.load(key, baseline, candidate, spec, policy)
+
+
+def keep_analysis(analysis: Analysis) -> None:
+    """Keep a completed analysis for the next open of the same pair (the app's `cached`
+    opens; `analysis_cache.store`). Never raises: a cache only ever costs a recomputation."""
+    from evaltui.core.analysis import analysis_cache
+
+    spec = analysis.spec
+    if spec is None or spec.design != "paired" or spec.analysis.pass_threshold is not None:
+        return
+    if analysis_cache.cache_root() is None:
+        return
+    paired = analysis.paired
+    key = analysis_cache.entry_key(
+        spec, analysis.policy, paired.baseline.source, paired.candidate.source
+    )
+    if key is not None:
+        analysis_cache.store(key, analysis)
 
 
 def _pair(spec: CompareSpec, baseline: Run, candidate: Run) -> PairedRuns:
