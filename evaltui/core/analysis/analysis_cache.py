@@ -40,7 +40,6 @@ from evaltui.core.analysis.analysis_codec import Columns, Unreadable, Unstorable
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport
 from evaltui.core.compare.spec import CompareSpec
-from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.policy import Policy
 from evaltui.core.read.formats import scan_cache
 from evaltui.core.read.remote.cache import NO_CACHE_ENV
@@ -107,7 +106,7 @@ def entry_key(
 
 def is_complete(analysis: Analysis) -> bool:
     """Only a finished analysis is kept: a partial one would be shown as if it decided."""
-    return not waiting_for(analysis) and not analysis.breakdowns_pending
+    return not analysis.clusters_pending and not analysis.breakdowns_pending
 
 
 def store(key: EntryKey, analysis: Analysis) -> None:
