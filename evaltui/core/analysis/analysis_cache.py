@@ -36,7 +36,14 @@ import polars as pl
 from polars.exceptions import PanicException
 
 from evaltui import __version__
-from evaltui.core.analysis.analysis_codec import Columns, Unreadable, Unstorable, decode, encode
+from evaltui.core.analysis.analysis_codec import (
+    ASIDE,
+    Columns,
+    Unreadable,
+    Unstorable,
+    decode,
+    encode,
+)
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport
 from evaltui.core.compare.spec import CompareSpec
@@ -49,7 +56,9 @@ VERSION = 1  # bump when what an entry holds or how it is stored changes
 FOLDER = "analyses"
 META = "analysis.json"
 ITEMS = "items.parquet"
-MAX_ENTRIES = 16  # least recently used entries beyond this are removed
+# Least recently used entries beyond this are removed: an entry is about 85 MB at a million
+# items with a score column (the paired items uncompressed, read back in 0.04-0.08 s).
+MAX_ENTRIES = 8
 STAGING = ".incoming-"
 # The Analysis fields kept as they are; `paired`, `spec` and `policy` are the open's own.
 SKIPPED = ("paired", "spec", "policy")
@@ -61,6 +70,7 @@ class EntryKey:
 
     digest: str
     paths: tuple[str, str]
+    stamps: tuple[tuple[int, int], ...] = ()  # each input's (size, mtime_ns)
 
 
 def cache_root() -> Path | None:
@@ -82,7 +92,7 @@ def entry_key(
         "spec": spec.to_dict(),
         "policy": policy.hash if policy is not None else None,
     }
-    paths = []
+    paths, stamps = [], []
     for arm, source in (("baseline", baseline), ("candidate", candidate)):
         if not source.sha256:
             return None
@@ -93,6 +103,7 @@ def entry_key(
             return None
         resolved = str(path.resolve())
         paths.append(resolved)
+        stamps.append((stat.st_size, stat.st_mtime_ns))
         identity[arm] = {
             "path": resolved,
             "format": source.format,
@@ -101,7 +112,7 @@ def entry_key(
             "sha256": source.sha256,
         }
     digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
-    return EntryKey(digest, (paths[0], paths[1]))
+    return EntryKey(digest, (paths[0], paths[1]), tuple(stamps))
 
 
 def is_complete(analysis: Analysis) -> bool:
@@ -128,6 +139,7 @@ def store(key: EntryKey, analysis: Analysis) -> None:
             "version": VERSION,
             "key": key.digest,
             "paths": list(key.paths),
+            "stamps": [list(stamp) for stamp in key.stamps],
             "analysis": kept,
             "report": encode(paired.report, columns),
             "score_columns": list(paired.score_columns),
@@ -202,6 +214,33 @@ def load(
     return analysis
 
 
+def probably_kept(baseline: str | Path, candidate: str | Path) -> bool:
+    """Whether some entry was made from these two files at their present size and time: a
+    hint read before the files are (a few small JSON reads), so a reopen likely to rebuild its
+    analysis does not start importing the statistics' scipy beside the read. Never trusted
+    for more: `load` decides, by the full key."""
+    root = cache_root()
+    if root is None or not root.is_dir():
+        return False
+    try:
+        wanted = []
+        for path in (Path(baseline), Path(candidate)):
+            stat = path.stat()
+            wanted.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns])
+        entries = list(root.iterdir())
+    except OSError:  # (a URL, or a file gone: the read says what is wrong)
+        return False
+    for entry in entries:
+        try:
+            meta = json.loads((entry / META).read_text(encoding="utf-8"))
+            found = [[p, *s] for p, s in zip(meta["paths"], meta["stamps"], strict=True)]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a staging folder or a damaged entry
+        if found == wanted:
+            return True
+    return False
+
+
 def forget(path: str | Path) -> None:
     """Drop every analysis made from `path` (its bytes are no longer what they were)."""
     root = cache_root()
@@ -228,8 +267,13 @@ def _check(analysis: Analysis) -> None:
         raise Unreadable("an analysis still pending")
     if len(analysis.deltas) != analysis.paired.items.height:
         raise Unreadable("deltas and items of different lengths")
-    if not all(isinstance(i, str) for i in (*analysis.regressions, *analysis.improvements)):
-        raise Unreadable("item ids that are not text")
+    for ids in (analysis.regressions, analysis.improvements):  # (a long list: a text column)
+        if (
+            not isinstance(ids, tuple)
+            or len(ids) <= ASIDE
+            and not all(isinstance(i, str) for i in ids)
+        ):
+            raise Unreadable("item ids that are not text")
 
 
 def _read_column(path: Path) -> pl.Series:

@@ -147,6 +147,8 @@ def _compare(
         spec.load_options("baseline", defer_hash_check=defer_hash_check),
         spec.load_options("candidate", defer_hash_check=defer_hash_check),
         progress,
+        # A kept analysis needs no statistic before the first screen: no scipy beside the read.
+        prefetch=not (cached and _probably_kept(spec)),
     )
     if cached:
         found = _from_cache(spec, base_run, cand_run, policy)
@@ -265,6 +267,14 @@ def _from_cache(
     return analysis_cache.load(key, baseline, candidate, spec, policy)
 
 
+def _probably_kept(spec: CompareSpec) -> bool:
+    """Whether an analysis of these two files (as they are now) is kept, before reading
+    them (`analysis_cache.probably_kept`; the read then confirms it or not)."""
+    from evaltui.core.analysis import analysis_cache
+
+    return spec.design == "paired" and analysis_cache.probably_kept(spec.baseline, spec.candidate)
+
+
 def keep_analysis(analysis: Analysis) -> None:
     """Keep a completed analysis for the next open of the same pair (the app's `cached`
     opens; `analysis_cache.store`). Never raises: a cache only ever costs a recomputation."""
@@ -343,6 +353,7 @@ def _load_both(
     base_load: LoadOptions,
     cand_load: LoadOptions,
     progress: Progress | None = None,
+    prefetch: bool = True,
 ) -> tuple[Run, Run]:
     """Read both runs at once: a load is mostly hashing and polars parsing, which release the
     GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
@@ -354,7 +365,8 @@ def _load_both(
     """
     box: dict[str, object] = {}
     counter = _ByteProgress(progress, (baseline, candidate))
-    special.prefetch()  # the statistics' scipy import, beside the reading rather than after it
+    if prefetch:  # the statistics' scipy import, beside the reading rather than after it
+        special.prefetch()
 
     def read_candidate() -> None:
         try:

@@ -288,3 +288,14 @@ def test_the_codec_refuses_a_class_outside_its_allowlist():
         analysis_codec.encode(object(), columns)
     with pytest.raises(analysis_codec.Unreadable):
         analysis_codec.decode({"array": "object", "values": [1]}, columns)
+
+
+def test_probably_kept_sees_an_entry_of_the_files_as_they_are_now(tmp_path):
+    base, cand = pairs(tmp_path)["graded"]
+    assert not analysis_cache.probably_kept(base, cand)
+    keep_analysis(compare(CompareSpec.create(base, cand, metric="passed"), cached=True))
+    assert analysis_cache.probably_kept(base, cand)
+    assert not analysis_cache.probably_kept(cand, base)
+    stat = cand.stat()
+    os.utime(cand, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert not analysis_cache.probably_kept(base, cand)
