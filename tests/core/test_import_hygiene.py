@@ -107,6 +107,8 @@ def test_a_reopen_from_the_analysis_cache_imports_no_scipy_stats(tmp_path):
         "from evaltui.core.analysis.pipeline import compare, keep_analysis\n"
         "from evaltui.core.compare.spec import CompareSpec\n"
         "from evaltui.core.report.pair import report_dict\n"
+        "from evaltui.core.analysis import analysis_cache\n"
+        "analysis_cache.MIN_ITEMS = 0\n"
         "spec = CompareSpec.create(sys.argv[1], sys.argv[2])\n"
         "if sys.argv[3] == 'keep':\n"
         "    keep_analysis(compare(spec, cached=True))\n"

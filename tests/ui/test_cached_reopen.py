@@ -24,6 +24,7 @@ def pair_copy(tmp_path, monkeypatch):
     monkeypatch.setenv(scan_cache.ENV, str(tmp_path / "cache"))
     monkeypatch.setattr(scan_cache, "MIN_BYTES", 0)
     monkeypatch.delenv("EVALTUI_NO_CACHE", raising=False)
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 0)  # (the demo has 200 items)
     paths = []
     for source in SAMPLE:
         paths.append(tmp_path / source.name)

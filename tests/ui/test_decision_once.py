@@ -76,7 +76,7 @@ async def test_a_pair_reopened_from_the_scan_cache_is_not_parsed_and_decides_the
         paths.append(tmp_path / source.name)
         shutil.copyfile(source, paths[-1])
     first, _ = await decided_line(*paths, tmp_path / "state")  # fills the cache
-    assert len(list((tmp_path / "cache").glob("*/meta.json"))) == 2  # (and the analysis)
+    assert len(list((tmp_path / "cache").iterdir())) == 2
 
     def no_parse(*args, **kwargs):
         raise AssertionError("a cached run was parsed again")

@@ -56,6 +56,9 @@ VERSION = 1  # bump when what an entry holds or how it is stored changes
 FOLDER = "analyses"
 META = "analysis.json"
 ITEMS = "items.parquet"
+# Smaller pairs are not kept: pairing and analysing them takes well under a second, less than
+# the bookkeeping is worth (as the scan cache's MIN_BYTES).
+MIN_ITEMS = 50_000
 # Least recently used entries beyond this are removed: an entry is about 85 MB at a million
 # items with a score column (the paired items uncompressed, read back in 0.04-0.08 s).
 MAX_ENTRIES = 8
@@ -124,7 +127,7 @@ def store(key: EntryKey, analysis: Analysis) -> None:
     """Keep a completed analysis under `key`: written aside and renamed into place, so a
     killed process leaves no half entry. A value the codec cannot store: not cached."""
     root = cache_root()
-    if root is None or not is_complete(analysis):
+    if root is None or not is_complete(analysis) or analysis.paired.n < MIN_ITEMS:
         return
     staging: Path | None = None
     try:

@@ -28,6 +28,7 @@ CATEGORICAL = DATA / "categorical"
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv(scan_cache.ENV, str(tmp_path / "cache"))
     monkeypatch.delenv("EVALTUI_NO_CACHE", raising=False)
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 0)  # (the test pairs are small)
     return tmp_path / "cache" / analysis_cache.FOLDER
 
 
@@ -299,3 +300,10 @@ def test_probably_kept_sees_an_entry_of_the_files_as_they_are_now(tmp_path):
     stat = cand.stat()
     os.utime(cand, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
     assert not analysis_cache.probably_kept(base, cand)
+
+
+def test_a_small_pair_is_not_kept(tmp_path, monkeypatch, cache_dir):
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 201)
+    base, cand = pairs(tmp_path)["demo"]  # 200 items
+    keep_analysis(compare(CompareSpec.create(base, cand), cached=True))
+    assert not cache_dir.exists()
