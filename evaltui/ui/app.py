@@ -35,7 +35,7 @@ from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.after_keys import StrayKeys
-from evaltui.ui.cached_open import ANALYSIS, INPUTS, CachedOpen
+from evaltui.ui.cached_open import INPUTS, CachedOpen
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.loading import (
@@ -492,9 +492,9 @@ class EvalTuiApp(
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        self.post_message(BreakdownsReady(loaded, analysis, gates, decision))
         if early is not None and early.analysis is loaded.analysis:  # the pair as opened
-            self.keep_when_confirmed(ANALYSIS, analysis)  # for the next open (`cached_open.py`)
+            self.pending_keep = analysis  # kept for the next open once drawn (`cached_open.py`)
+        self.post_message(BreakdownsReady(loaded, analysis, gates, decision))
 
     def on_deciding_progress(self, message: DecidingProgress) -> None:
         current = self.state.loaded
@@ -517,6 +517,7 @@ class EvalTuiApp(
             self.refresh_decision(current)  # (tags made meanwhile: judged with them again)
         if adopted:
             self.open_on_blocking_metric()  # (another scorer blocks: its list first)
+        self.keep_after_paint()
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:

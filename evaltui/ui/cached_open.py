@@ -11,11 +11,14 @@ the new one (a new journal: its inputs' sha256 differ) is shown.
 
 A pair computed in this open is kept for the next once both its analysis is complete and its
 inputs' sha256 are confirmed, whichever comes last (never an analysis of a refuted input); a
-reviewer quitting at that moment waits for the write, at most `KEEP_WAIT` seconds.
+reviewer quitting at that moment waits for the write, at most `KEEP_WAIT` seconds. The write
+starts after the decision's frame is drawn, in a thread at the lowest CPU priority.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -47,12 +50,21 @@ class CachedOpen(ReviewApp):
         self._to_keep: Analysis | None = None
         self._kept = threading.Event()
         self._kept.set()  # (nothing being written)
+        # The completed analysis of the pair as opened, until its frame is drawn.
+        self.pending_keep: Analysis | None = None
+
+    def keep_after_paint(self) -> None:
+        """The completed analysis of the pair as opened is on screen (`on_breakdowns_ready`):
+        offer it for keeping once that frame is drawn, so writing it never delays the
+        decision line."""
+        todo, self.pending_keep = self.pending_keep, None
+        if todo is not None:
+            self.call_after_refresh(self.keep_when_confirmed, ANALYSIS, todo)
 
     def keep_when_confirmed(self, part: str, analysis: Analysis | None = None) -> None:
         """`part` is done (ANALYSIS: the completed analysis of the pair as opened; INPUTS:
-        both sha256 confirmed); with both, the analysis is kept (called from workers)."""
-        from evaltui.core.analysis.pipeline import keep_analysis
-
+        both sha256 confirmed); with both, the analysis is written, in a thread of its own at
+        the lowest CPU priority (it competes with nothing the reviewer waits for)."""
         with self._keep_lock:
             if analysis is not None:
                 self._to_keep = analysis
@@ -61,10 +73,19 @@ class CachedOpen(ReviewApp):
             if todo is not None:
                 self._to_keep = None
                 self._kept.clear()
-        if todo is None:
-            return
+        if todo is not None:
+            writer = threading.Thread(
+                target=self._write, args=(todo,), name="evaltui-keep-analysis", daemon=True
+            )
+            writer.start()
+
+    def _write(self, analysis: Analysis) -> None:
+        from evaltui.core.analysis.pipeline import keep_analysis
+
         try:
-            keep_analysis(todo)
+            with contextlib.suppress(OSError, AttributeError):  # (Linux: this thread alone)
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            keep_analysis(analysis)
         finally:
             self._kept.set()
 

@@ -66,6 +66,7 @@ async def what_is_shown(paths, state) -> dict[str, object]:
         await settle(app, pilot)
         shown["improvements"] = listed_ids(app)
         await pilot.press("q")
+    app.finish_keeping()  # (written in a thread of its own, as the CLI waits for it)
     return shown
 
 
@@ -153,6 +154,7 @@ async def test_a_kept_analysis_the_re_hash_refutes_is_dropped_and_computed_again
         assert any("computing it again from the bytes on disk" in m for m in said)
         assert any("recomputed from the bytes on disk" in m for m in said)
         await pilot.press("q")
+    app.finish_keeping()
     # The stale analysis is gone; the one kept now is of the bytes on disk.
     (entry,) = kept.iterdir()
     meta = json.loads((entry / analysis_cache.META).read_text(encoding="utf-8"))
@@ -176,4 +178,5 @@ async def test_an_analysis_of_an_input_the_re_hash_refutes_is_never_kept(tmp_pat
         assert app.state.inputs_problem is not None  # (computed in this open: not reloaded)
         assert app.loaded.decision.first_line.final
         await pilot.press("q")
+    app.finish_keeping()
     assert not list((root / analysis_cache.FOLDER).glob("*/" + analysis_cache.META))
