@@ -317,6 +317,7 @@ def _run_app(args: argparse.Namespace) -> int:
     if app.load_error:
         sys.stderr.write(f"evaltui: error: {message_line(app.load_error)}\n")
     code = app.return_code or 0
+    app.finish_keeping()  # (the analysis kept for the next open, if being written)
     _leave_without_waiting_for_workers(app, code)
     return code
 

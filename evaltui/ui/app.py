@@ -35,6 +35,7 @@ from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.after_keys import StrayKeys
+from evaltui.ui.cached_open import INPUTS, CachedOpen
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.loading import (
@@ -108,7 +109,7 @@ class _QuitNowExecutor(ThreadPoolExecutor):
 
 
 class EvalTuiApp(
-    StrayKeys, UnexpectedErrors, TerminalWatch, ToastRepaint, LockChoice, ReviewActions
+    StrayKeys, UnexpectedErrors, TerminalWatch, ToastRepaint, LockChoice, ReviewActions, CachedOpen
 ):
     """evaltui: paired review of two eval runs."""
 
@@ -152,6 +153,7 @@ class EvalTuiApp(
         self.unexpected_errors: list[str] = []  # bugs the app survived (`report_unexpected`)
         # The analysis that decides, started by the loading worker (`completion.py`).
         self.completion: Completion | None = None
+        self.init_cached_open()  # (what keeping the analysis for the next open waits for)
 
     # What the CLI and the tests read of the review (the state's, which the screens are given).
 
@@ -257,7 +259,9 @@ class EvalTuiApp(
                     # seen before; `confirm_inputs` re-hashes them right after it.
                     defer_hash_check=True,
                     complete=False,  # clusters, metric family, slices: after the first screen
+                    cached=True,  # (or all of it, kept by an earlier open: `cached_open.py`)
                 )
+                self.note_cached(analysis)
             if waiting_for(analysis) or not analysis.metrics:  # (as `adopt` asks)
                 self.completion = Completion(analysis)  # beside the session and the rows
             loaded = self._open_review(analysis)
@@ -293,6 +297,7 @@ class EvalTuiApp(
 
     def on_pair_loaded(self, message: PairLoaded) -> None:
         self.adopt(message.loaded)
+        self.reopened(message.loaded)  # (after a refuted cached analysis: `cached_open.py`)
 
     def adopt(self, loaded: Loaded) -> None:
         """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
@@ -420,10 +425,15 @@ class EvalTuiApp(
                 self.state.confirmed_sources[source.path] = confirm_source(source)
                 self.state.confirmed_paths.add(source.path)
         except EvalTuiError as exc:
+            self.forget_analyses((paired.baseline.source.path, paired.candidate.source.path))
             self.post_message(InputsChanged(str(exc)))
+            return
+        self.keep_when_confirmed(INPUTS)  # (an analysis of confirmed bytes only is kept)
 
     def on_inputs_changed(self, message: InputsChanged) -> None:
         self.state.inputs_problem = message.text
+        if self.refute_cached(message.text):  # shown from the analysis cache: recomputed
+            return
         self.notify(message.text, title="Input changed", severity="error", timeout=60, markup=False)
 
     def on_worker_problem(self, message: WorkerProblem) -> None:
@@ -482,6 +492,8 @@ class EvalTuiApp(
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
+        if early is not None and early.analysis is loaded.analysis:  # the pair as opened
+            self.pending_keep = analysis  # kept for the next open once drawn (`cached_open.py`)
         self.post_message(BreakdownsReady(loaded, analysis, gates, decision))
 
     def on_deciding_progress(self, message: DecidingProgress) -> None:
@@ -505,6 +517,7 @@ class EvalTuiApp(
             self.refresh_decision(current)  # (tags made meanwhile: judged with them again)
         if adopted:
             self.open_on_blocking_metric()  # (another scorer blocks: its list first)
+        self.keep_after_paint()
 
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:

@@ -95,3 +95,37 @@ def test_a_whole_analysis_and_decision_of_a_scored_pair_never_imports_scipy_stat
         capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     assert done.stdout.strip().splitlines()[-1].split(" ", 3)[1:] == ["True", "True", "[]"]
+
+
+def test_a_reopen_from_the_analysis_cache_imports_no_scipy_stats(tmp_path):
+    """A pair reopened from the analysis cache (`core/analysis/analysis_cache.py`) rebuilds its
+    result objects from data and decides: nothing on that path imports scipy (not even the
+    read's prefetch of scipy.special: `probably_kept` saw the entry before the read)."""
+    code = (
+        "import sys\n"
+        "import evaltui.ui.app\n"
+        "from evaltui.core.analysis.pipeline import compare, keep_analysis\n"
+        "from evaltui.core.compare.spec import CompareSpec\n"
+        "from evaltui.core.report.pair import report_dict\n"
+        "from evaltui.core.analysis import analysis_cache\n"
+        "analysis_cache.MIN_ITEMS = 0\n"
+        "spec = CompareSpec.create(sys.argv[1], sys.argv[2])\n"
+        "if sys.argv[3] == 'keep':\n"
+        "    keep_analysis(compare(spec, cached=True))\n"
+        "else:\n"
+        "    again = compare(spec, cached=True, complete=False)\n"
+        "    decision = report_dict(again)['decision']['line']\n"
+        "    heavy = ('scipy.stats', 'scipy.optimize', 'scipy.special', 'scipy.fft')\n"
+        "    bad = [m for m in heavy if m in sys.modules]\n"
+        "    print(again.breakdowns_pending, bool(decision), bad)\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    pair = [os.path.join(root, "sample_runs", f"{arm}.jsonl") for arm in ("baseline", "candidate")]
+    env = {**os.environ, "EVALTUI_CACHE_DIR": str(tmp_path / "cache")}
+    env.pop("EVALTUI_NO_CACHE", None)
+    for step in ("keep", "reopen"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, *pair, step],
+            capture_output=True, text=True, check=True, env=env,
+        )  # fmt: skip
+    assert done.stdout.strip() == "False True []"

@@ -33,7 +33,7 @@ from evaltui.core.compare.choose_design import (
     explain_pairing_error,
     refuse_accidental_pairing,
 )
-from evaltui.core.compare.pairing import PairedRuns, pair_runs
+from evaltui.core.compare.pairing import PairedRuns, pair_runs, paired_shapes
 from evaltui.core.compare.spec import POLICY_FIXED, CompareSpec
 from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.policy import Policy, load_policy
@@ -67,11 +67,16 @@ def compare(
     complete: bool = True,
     defer_hash_check: bool = False,
     policy: Policy | None = None,
+    cached: bool = False,
 ) -> Analysis:
     """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
     verify review. A spec whose design is independent (or `auto` on two runs that cannot be
     paired) is refused here, with the reason: `compare_design` is the entry that compares
-    independent samples (`evaltui report --design independent`)."""
+    independent samples (`evaltui report --design independent`). `cached` (the app): a
+    completed analysis kept by an earlier open of the same inputs, spec and policy is rebuilt
+    instead of pairing and analysing (`analysis_cache.py`), whatever `complete` says."""
+    if cached:
+        return _compare(spec, progress, complete, defer_hash_check, policy, cached=True)
     return _compare(spec, progress, complete, defer_hash_check, policy)
 
 
@@ -98,6 +103,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: Literal[False] = False,
+    cached: bool = False,
 ) -> Analysis: ...
 @overload
 def _compare(
@@ -108,6 +114,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: bool,
+    cached: bool = False,
 ) -> Analysis | IndependentAnalysis: ...
 def _compare(
     spec: CompareSpec,
@@ -117,6 +124,7 @@ def _compare(
     policy: Policy | None,
     *,
     independent_ok: bool = False,
+    cached: bool = False,
 ) -> Analysis | IndependentAnalysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
@@ -140,7 +148,13 @@ def _compare(
         spec.load_options("baseline", defer_hash_check=defer_hash_check),
         spec.load_options("candidate", defer_hash_check=defer_hash_check),
         progress,
+        # A kept analysis needs no statistic before the first screen: no scipy beside the read.
+        prefetch=not (cached and _probably_kept(spec)),
     )
+    if cached:
+        found = _from_cache(spec, base_run, cand_run, policy)
+        if found is not None:
+            return found
     return compare_loaded(
         spec,
         base_run,
@@ -234,6 +248,52 @@ def compare_loaded(
     return replace(done, paired=resolved)
 
 
+def _from_cache(
+    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
+) -> Analysis | None:
+    """The completed analysis an earlier open kept for these inputs, spec and policy, around
+    the runs read now (shaped as pairing shapes them), or None. A pass threshold reshapes the
+    runs' verdicts before pairing: such specs are not cached."""
+    from evaltui.core.analysis import analysis_cache
+
+    if spec.design != "paired" or spec.analysis.pass_threshold is not None:
+        return None
+    if analysis_cache.cache_root() is None:
+        return None
+    baseline, candidate = baseline.resolved(), candidate.resolved()
+    key = analysis_cache.entry_key(spec, policy, baseline.source, candidate.source)
+    if key is None:
+        return None
+    baseline, candidate = paired_shapes(baseline, candidate)
+    return analysis_cache.load(key, baseline, candidate, spec, policy)
+
+
+def _probably_kept(spec: CompareSpec) -> bool:
+    """Whether an analysis of these two files (as they are now) is kept, before reading
+    them (`analysis_cache.probably_kept`; the read then confirms it or not)."""
+    from evaltui.core.analysis import analysis_cache
+
+    return spec.design == "paired" and analysis_cache.probably_kept(spec.baseline, spec.candidate)
+
+
+def keep_analysis(analysis: Analysis) -> None:
+    """Keep a completed analysis for the next open of the same pair (the app's `cached`
+    opens; `analysis_cache.store`). Never raises: a cache only ever costs a recomputation."""
+    from evaltui.core.analysis import analysis_cache
+
+    spec = analysis.spec
+    if spec is None or spec.design != "paired" or spec.analysis.pass_threshold is not None:
+        return
+    if analysis_cache.cache_root() is None:
+        return
+    paired = analysis.paired
+    key = analysis_cache.entry_key(
+        spec, analysis.policy, paired.baseline.source, paired.candidate.source
+    )
+    if key is not None:
+        analysis_cache.store(key, analysis)
+
+
 def _pair(spec: CompareSpec, baseline: Run, candidate: Run) -> PairedRuns:
     """The pairing, refusing ids that coincide by accident, and naming the independent design
     when the runs turn out to be two samples of different items (`compare.choose_design`)."""
@@ -294,6 +354,7 @@ def _load_both(
     base_load: LoadOptions,
     cand_load: LoadOptions,
     progress: Progress | None = None,
+    prefetch: bool = True,
 ) -> tuple[Run, Run]:
     """Read both runs at once: a load is mostly hashing and polars parsing, which release the
     GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
@@ -307,7 +368,8 @@ def _load_both(
     """
     box: dict[str, object] = {}
     counter = _ByteProgress(progress, (baseline, candidate))
-    special.prefetch()  # the statistics' scipy import, beside the reading rather than after it
+    if prefetch:  # the statistics' scipy import, beside the reading rather than after it
+        special.prefetch()
     # two large Inspect logs: the candidate in a second process (their parse holds the GIL)
     load_candidate = candidate_loader(baseline, candidate, input_format)
 

@@ -314,6 +314,12 @@ def _all_errored(run: Run) -> bool:
     return run.table.height > 0 and bool(run.table[STATUS].is_in(list(FAILURE_STATUSES)).all())
 
 
+def paired_shapes(baseline: Run, candidate: Run) -> tuple[Run, Run]:
+    """The two runs as `pair_runs` pairs them (a crashed run takes the other's columns): what
+    a cached analysis' `PairedRuns` holds when it is rebuilt without pairing."""
+    return _crashed_takes_the_others_shape(baseline, candidate)
+
+
 def _crashed_takes_the_others_shape(baseline: Run, candidate: Run) -> tuple[Run, Run]:
     """A run in which every record errored has no verdict or score of its own (its loader
     cannot know whether the scorer gives verdicts or numbers), so it takes the other run's

@@ -1,0 +1,311 @@
+"""Reopening a pair without pairing it or computing its statistics again.
+
+The scan cache (`core/read/formats/scan_cache.py`) keeps what parsing a big run found; a reopen
+still paired the runs and ran the whole analysis (about a second of CPU at a million items,
+with a score column more). What the first screen and the decision read of a completed
+analysis (every result object, the per-item deltas and table, the id lists of each metric) is
+kept here, beside the scan cache's entries, in `<scan cache>/analyses/`.
+
+An entry is found by a key over everything the analysis depends on: both inputs' identity (path,
+size, modification time and the sha256 the open has: computed, or the scan cache's word for it
+until `confirm` re-hashes), the comparison spec (metric, alpha, threshold, pairing, design...),
+the policy's rules hash (`Policy.hash`: multiplicity, monitor and secondary metrics, directions),
+and this build's version and cache schema. It keeps the analysis, never the verdict: the
+decision is judged at open from the current tags, notes and policy.
+
+What is read back is data only (`analysis_codec.py`: JSON into an allowlist of result classes,
+Parquet for columns; no pickle, no eval). A damaged, partly written or foreign entry is ignored
+(the analysis is computed afresh) and replaced. `EVALTUI_NO_CACHE=1` (`--no-cache`) and
+`EVALTUI_CACHE_DIR=off` turn it off. `forget(path)` drops every entry made from a file whose
+bytes the app's background re-hash found changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+from polars.exceptions import PanicException
+
+from evaltui import __version__
+from evaltui.core.analysis.analysis_codec import (
+    ASIDE,
+    Columns,
+    Unreadable,
+    Unstorable,
+    decode,
+    encode,
+)
+from evaltui.core.analysis.pair_result import Analysis
+from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport
+from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.policy import Policy
+from evaltui.core.read.formats import scan_cache
+from evaltui.core.read.remote.cache import NO_CACHE_ENV
+from evaltui.core.read.runs import Run, RunSource
+
+VERSION = 1  # bump when what an entry holds or how it is stored changes
+FOLDER = "analyses"
+META = "analysis.json"
+ITEMS = "items.parquet"
+# Smaller pairs are not kept: pairing and analysing them takes well under a second, less than
+# the bookkeeping is worth (as the scan cache's MIN_BYTES).
+MIN_ITEMS = 50_000
+# Least recently used entries beyond this are removed: an entry is about 85 MB at a million
+# items with a score column (the paired items uncompressed, read back in 0.04-0.08 s).
+MAX_ENTRIES = 8
+STAGING = ".incoming-"
+# The Analysis fields kept as they are; `paired`, `spec` and `policy` are the open's own.
+SKIPPED = ("paired", "spec", "policy")
+
+
+@dataclass(frozen=True)
+class EntryKey:
+    """Where an analysis is kept, and the two input paths it was made from (for `forget`)."""
+
+    digest: str
+    paths: tuple[str, str]
+    stamps: tuple[tuple[int, int], ...] = ()  # each input's (size, mtime_ns)
+
+
+def cache_root() -> Path | None:
+    """The folder of analysis entries (inside the scan cache's), or None when caching is off."""
+    if os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0"):
+        return None
+    root = scan_cache.cache_root()
+    return None if root is None else root / FOLDER
+
+
+def entry_key(
+    spec: CompareSpec, policy: Policy | None, baseline: RunSource, candidate: RunSource
+) -> EntryKey | None:
+    """The key of the analysis of these inputs under this spec and policy; None when an
+    input's sha256 is not known yet (a deferred or remote hash: nothing to key on)."""
+    identity: dict[str, Any] = {
+        "version": VERSION,
+        "evaltui": __version__,
+        "spec": spec.to_dict(),
+        "policy": policy.hash if policy is not None else None,
+    }
+    paths, stamps = [], []
+    for arm, source in (("baseline", baseline), ("candidate", candidate)):
+        if not source.sha256:
+            return None
+        path = Path(source.path)
+        try:
+            stat = path.stat()
+        except OSError:  # a URL, or gone: not cached
+            return None
+        resolved = str(path.resolve())
+        paths.append(resolved)
+        stamps.append((stat.st_size, stat.st_mtime_ns))
+        identity[arm] = {
+            "path": resolved,
+            "format": source.format,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "sha256": source.sha256,
+        }
+    digest = hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
+    return EntryKey(digest, (paths[0], paths[1]), tuple(stamps))
+
+
+def is_complete(analysis: Analysis) -> bool:
+    """Only a finished analysis is kept: a partial one would be shown as if it decided."""
+    return not analysis.clusters_pending and not analysis.breakdowns_pending
+
+
+def store(key: EntryKey, analysis: Analysis) -> None:
+    """Keep a completed analysis under `key`: written aside and renamed into place, so a
+    killed process leaves no half entry. A value the codec cannot store: not cached."""
+    root = cache_root()
+    if root is None or not is_complete(analysis) or analysis.paired.n < MIN_ITEMS:
+        return
+    staging: Path | None = None
+    try:
+        columns = Columns()
+        kept = {
+            name: encode(value, columns)
+            for name, value in vars_of(analysis).items()
+            if name not in SKIPPED
+        }
+        paired = analysis.paired
+        meta = {
+            "version": VERSION,
+            "key": key.digest,
+            "paths": list(key.paths),
+            "stamps": [list(stamp) for stamp in key.stamps],
+            "analysis": kept,
+            "report": encode(paired.report, columns),
+            "score_columns": list(paired.score_columns),
+            "verdict_columns": list(paired.verdict_columns),
+            "columns": len(columns.series),
+        }
+        root.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=root))
+        paired.items.write_parquet(staging / ITEMS, compression="uncompressed")
+        for index, series in enumerate(columns.series):
+            series.to_frame().write_parquet(staging / _column(index), compression="uncompressed")
+        (staging / META).write_text(json.dumps(meta), encoding="utf-8")
+        entry = root / key.digest
+        shutil.rmtree(entry, ignore_errors=True)
+        os.replace(staging, entry)
+        staging = None
+        _prune(root)
+    except (Unstorable, OSError, ValueError):  # nothing to keep, or a full/read-only disk
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+def load(
+    key: EntryKey,
+    baseline: Run,
+    candidate: Run,
+    spec: CompareSpec,
+    policy: Policy | None,
+) -> Analysis | None:
+    """The analysis kept under `key`, rebuilt around the runs this open read (their sources,
+    transcripts and metadata), with this open's spec and policy; None when there is none or
+    it cannot be read (it is then dropped, and the caller computes the analysis)."""
+    root = cache_root()
+    if root is None:
+        return None
+    entry = root / key.digest
+    if not (entry / META).is_file():
+        return None
+    try:
+        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        if not isinstance(meta, dict) or meta.get("version") != VERSION:
+            raise Unreadable("another version")
+        if meta.get("key") != key.digest or meta.get("paths") != list(key.paths):
+            raise Unreadable("an entry of other inputs")
+        count = meta.get("columns")
+        if not isinstance(count, int) or count < 0:
+            raise Unreadable("no column count")
+        columns = Columns([_read_column(entry / _column(i)) for i in range(count)])
+        items = pl.read_parquet(entry / ITEMS)
+        report = decode(meta.get("report"), columns)
+        if not isinstance(report, PairingReport) or not isinstance(report.baseline, ArmReport):
+            raise Unreadable("no pairing report")
+        paired = PairedRuns(
+            baseline,
+            candidate,
+            items,
+            report,
+            tuple(_strings(meta.get("score_columns"))),
+            tuple(_strings(meta.get("verdict_columns"))),
+        )
+        stored = meta.get("analysis")
+        if not isinstance(stored, dict):
+            raise Unreadable("no analysis")
+        rebuilt = {name: decode(value, columns) for name, value in stored.items()}
+        analysis = Analysis(paired=paired, spec=spec, policy=policy, **rebuilt)
+        _check(analysis)
+        os.utime(entry / META)  # recently used: pruned last
+    except (Exception, PanicException):  # noqa: BLE001
+        # Damaged, truncated or foreign: computed afresh (and written again by the caller).
+        shutil.rmtree(entry, ignore_errors=True)
+        return None
+    return analysis
+
+
+def probably_kept(baseline: str | Path, candidate: str | Path) -> bool:
+    """Whether some entry was made from these two files at their present size and time: a
+    hint read before the files are (a few small JSON reads), so a reopen likely to rebuild its
+    analysis does not start importing the statistics' scipy beside the read. Never trusted
+    for more: `load` decides, by the full key."""
+    root = cache_root()
+    if root is None or not root.is_dir():
+        return False
+    try:
+        wanted = []
+        for path in (Path(baseline), Path(candidate)):
+            stat = path.stat()
+            wanted.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns])
+        entries = list(root.iterdir())
+    except OSError:  # (a URL, or a file gone: the read says what is wrong)
+        return False
+    for entry in entries:
+        try:
+            meta = json.loads((entry / META).read_text(encoding="utf-8"))
+            found = [[p, *s] for p, s in zip(meta["paths"], meta["stamps"], strict=True)]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # a staging folder or a damaged entry
+        if found == wanted:
+            return True
+    return False
+
+
+def forget(path: str | Path) -> None:
+    """Drop every analysis made from `path` (its bytes are no longer what they were)."""
+    root = cache_root()
+    if root is None or not root.is_dir():
+        return
+    target = str(Path(path).resolve())
+    for entry in root.iterdir():
+        try:
+            meta = json.loads((entry / META).read_text(encoding="utf-8"))
+            if target in meta.get("paths", ()):
+                shutil.rmtree(entry, ignore_errors=True)
+        except (OSError, ValueError, AttributeError, TypeError):
+            continue  # a staging folder or a damaged entry: dropped by `load` or `_prune`
+
+
+def vars_of(analysis: Analysis) -> dict[str, Any]:
+    """The analysis' dataclass fields by name (what `store` keeps, less `SKIPPED`)."""
+    return {f.name: getattr(analysis, f.name) for f in fields(analysis)}
+
+
+def _check(analysis: Analysis) -> None:
+    """What a rebuilt analysis must hold for the screens not to fail on it later."""
+    if not is_complete(analysis):
+        raise Unreadable("an analysis still pending")
+    if len(analysis.deltas) != analysis.paired.items.height:
+        raise Unreadable("deltas and items of different lengths")
+    for ids in (analysis.regressions, analysis.improvements):  # (a long list: a text column)
+        if (
+            not isinstance(ids, tuple)
+            or len(ids) <= ASIDE
+            and not all(isinstance(i, str) for i in ids)
+        ):
+            raise Unreadable("item ids that are not text")
+
+
+def _read_column(path: Path) -> pl.Series:
+    frame = pl.read_parquet(path)
+    if frame.width != 1:
+        raise Unreadable(f"{path.name}: {frame.width} columns")
+    return frame.to_series()
+
+
+def _strings(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise Unreadable("expected a list of names")
+    return value
+
+
+def _column(index: int) -> str:
+    return f"column-{index}.parquet"
+
+
+def _prune(root: Path) -> None:
+    """Drop the least recently used entries beyond MAX_ENTRIES, and staging folders a killed
+    process left (older than an hour, so a concurrent writer's is spared)."""
+    entries, cutoff = [], time.time() - 3600
+    for child in root.iterdir():
+        if child.name.startswith(STAGING):
+            if child.stat().st_mtime < cutoff:
+                shutil.rmtree(child, ignore_errors=True)
+        elif (child / META).is_file():
+            entries.append(child)
+    entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
+    for old in entries[MAX_ENTRIES:]:
+        shutil.rmtree(old, ignore_errors=True)
