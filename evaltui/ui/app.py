@@ -299,7 +299,8 @@ class EvalTuiApp(
         with collector_paused():  # (the rows' views and marks: a million objects to walk)
             self.state.adopt(loaded)
         self.tell_screens(lambda: AnalysisChanged(self.state, first=True))
-        if waiting_for(loaded.analysis) or not loaded.analysis.metrics:
+        completing = waiting_for(loaded.analysis) or not loaded.analysis.metrics
+        if completing:
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
@@ -321,6 +322,8 @@ class EvalTuiApp(
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.reopen_item()  # the item screen open when the last session ended
         self.offer_draft(loaded)
+        if not completing:  # (decided already, by the loading worker: as `BreakdownsReady`)
+            self.open_on_blocking_metric()
 
     def refresh_team(self) -> None:
         """A shared review: the other reviewers' new tags (their journals only grow; a look
