@@ -243,6 +243,7 @@ class EvalTuiApp(
                     progress=lambda what, step, total: self._progress(what, step),
                     defer_hash_check=True,  # as below: `confirm_inputs` re-hashes right after
                     complete=False,  # a paired outcome completes after the first screen
+                    reading=cfg.reading,  # (the read the CLI started, if any)
                 )
                 design = design_of(found)
                 if design is not PAIR:
@@ -257,6 +258,7 @@ class EvalTuiApp(
                     # seen before; `confirm_inputs` re-hashes them right after it.
                     defer_hash_check=True,
                     complete=False,  # clusters, metric family, slices: after the first screen
+                    reading=cfg.reading,
                 )
             if waiting_for(analysis) or not analysis.metrics:  # (as `adopt` asks)
                 self.completion = Completion(analysis)  # beside the session and the rows
