@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats import LoadOptions
 
 if TYPE_CHECKING:
@@ -53,14 +54,15 @@ class EarlyRead:
     def _run(self) -> None:
         spec, defer = self.spec, self.defer_hash_check
         try:
-            self._runs = self._load_both(
-                spec.baseline,
-                spec.candidate,
-                spec.input_format,
-                spec.load_options("baseline", defer_hash_check=defer),
-                spec.load_options("candidate", defer_hash_check=defer),
-                self._progress,
-            )
+            with collector_paused():  # (as in the app's loading worker, which read them before)
+                self._runs = self._load_both(
+                    spec.baseline,
+                    spec.candidate,
+                    spec.input_format,
+                    spec.load_options("baseline", defer_hash_check=defer),
+                    spec.load_options("candidate", defer_hash_check=defer),
+                    self._progress,
+                )
         except BaseException as exc:  # noqa: BLE001 - raised again in the thread that takes it
             self._error = exc
         finally:
