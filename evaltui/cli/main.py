@@ -279,10 +279,15 @@ def _run_app(args: argparse.Namespace) -> int:
             "the review app needs a terminal (stdin is not one); for scripts and CI use "
             "`evaltui report BASE CAND` or `evaltui signoff ...`"
         )
+    spec = spec_from_args(args)
+    reading = None
+    if not args.more and directory is None:  # two runs named: read them while the UI imports
+        from evaltui.core.analysis.pipeline import start_reading
+
+        reading = start_reading(spec)
     from evaltui.ui.app import AppConfig, create_app
     from evaltui.ui.terminal import TERMINATED_CODE
 
-    spec = spec_from_args(args)
     run_set = None
     if args.more:  # three or more runs: the app opens on the matrix of every pair
         from evaltui.core.analysis.run_set import RunSetSpec, refuse_lookalike_run_names
@@ -298,6 +303,7 @@ def _run_app(args: argparse.Namespace) -> int:
             reviewer=args.reviewer,
             run_set=run_set,
             team=team,
+            reading=reading,
         )
     )
     app.quit_without_waiting = True

@@ -245,6 +245,7 @@ class EvalTuiApp(
                     progress=lambda what, step, total: self._progress(what, step),
                     defer_hash_check=True,  # as below: `confirm_inputs` re-hashes right after
                     complete=False,  # a paired outcome completes after the first screen
+                    reading=cfg.reading,  # (the read the CLI started, if any)
                 )
                 design = design_of(found)
                 if design is not PAIR:
@@ -260,6 +261,7 @@ class EvalTuiApp(
                     defer_hash_check=True,
                     complete=False,  # clusters, metric family, slices: after the first screen
                     cached=True,  # (or all of it, kept by an earlier open: `cached_open.py`)
+                    reading=cfg.reading,  # (the read the CLI started, if any)
                 )
                 self.note_cached(analysis)
             if waiting_for(analysis) or not analysis.metrics:  # (as `adopt` asks)
@@ -303,16 +305,20 @@ class EvalTuiApp(
         """Show a pair: its lists, then the slower parts (breakdowns, previews, hashes)."""
         with collector_paused():  # (the rows' views and marks: a million objects to walk)
             self.state.adopt(loaded)
+            # A million long-lived rows would be walked by every full collection (a 100-300 ms
+            # stall on a keypress); they live as long as the pair is open, so park them, and
+            # before the collector is back: its first collection would walk every object the
+            # paused load made (0.14 s in-process at 1M, 0.56 s in the app under load, on the
+            # UI thread just before the first paint; the load leaves no cyclic garbage).
+            gc.freeze()
         self.tell_screens(lambda: AnalysisChanged(self.state, first=True))
-        if waiting_for(loaded.analysis) or not loaded.analysis.metrics:
+        completing = waiting_for(loaded.analysis) or not loaded.analysis.metrics
+        if completing:
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
         if loaded.session.team is not None and self._team_timer is None:
             self._team_timer = self.set_interval(TEAM_REFRESH, self.refresh_team)
-        # A million long-lived rows would be walked by every full collection (a 100-300 ms
-        # stall on a keypress); they live as long as the pair is open, so park them.
-        gc.freeze()
         if loaded.session.took_over:
             self.notify(loaded.session.took_over, severity="warning", timeout=10, markup=False)
         if self.state.read_only_reason and loaded.session.read_only:
@@ -326,6 +332,8 @@ class EvalTuiApp(
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.reopen_item()  # the item screen open when the last session ended
         self.offer_draft(loaded)
+        if not completing:  # (decided already, by the loading worker: as `BreakdownsReady`)
+            self.open_on_blocking_metric()
 
     def refresh_team(self) -> None:
         """A shared review: the other reviewers' new tags (their journals only grow; a look

@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 
 from evaltui.core.designs import Design
+from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.modes import mode_of
 from evaltui.ui.state import Loaded, ReviewState
@@ -28,6 +29,7 @@ class ReviewApp(App[int]):
     load_error: str | None
     unexpected_errors: list[str]
     hung_up: bool = False  # the terminal went away (SIGHUP or a closed pty): ending
+    completion: Completion | None  # the analysis that decides, started by the loading worker
 
     def tell_screens(self, make: Callable[[], Message]) -> None:
         """Post a fresh message to every screen on the stack; those that care handle it."""

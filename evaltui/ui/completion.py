@@ -7,8 +7,9 @@ at a million items) before they began. So the loading worker starts them here, i
 their own, the moment the headline analysis exists, and the app's `complete_pair` takes the
 result: the same `complete_analysis` the headless report runs in `compare(complete=True)`, once.
 
-Until it is taken every surface says DECIDING… (`core/decide/deciding.py`): nothing here shows
-anything, it only computes earlier.
+When it is done before the first screen is (`ready`), the loading worker takes it and the
+first screen shows the decision. Until it is taken every surface says DECIDING…
+(`core/decide/deciding.py`): nothing here shows anything, it only computes earlier.
 """
 
 from __future__ import annotations
@@ -53,6 +54,17 @@ class Completion:
             listener = self._listener
         if listener is not None:
             listener(what, step, steps)
+
+    def ready(self) -> Analysis | None:
+        """The completed analysis if it is already there (and raised nothing), else None.
+
+        With pass/fail only, and often with a score column, it finishes while the loading
+        worker still builds the list rows: the worker then judges it and the first screen
+        shows the decision at once, without a DECIDING… frame and a second trip through the
+        UI thread (`complete_pair`) to replace it."""
+        if self._done.is_set() and self._error is None:
+            return self._result
+        return None
 
     def wait(self, progress: Progress) -> Analysis:
         """The completed analysis (or its error, raised here); `progress` hears the part now

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from evaltui.core.compare.spec import CompareSpec
 
 if TYPE_CHECKING:
+    from evaltui.core.analysis.early_read import EarlyRead
     from evaltui.core.analysis.run_set import RunSetSpec
 
 
@@ -31,6 +32,9 @@ class AppConfig:
     run_set: RunSetSpec | None = None
     # `--reviewers A,B,C` and `--reviews-per-item K` (None: the policy's [review], if any)
     team: tuple[str | None, int | None] = (None, None)
+    # The two runs' read, started by the CLI before the app was imported (`early_read.py`);
+    # the loading worker takes it for `spec` (not for a pair picked later).
+    reading: EarlyRead | None = None
 
     @classmethod
     def for_pair(

@@ -13,9 +13,12 @@ SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
 UNTAGGED = "(untagged)"
 
 
-@dataclass
+@dataclass(slots=True)
 class ListRow:
-    """One item as a list shows it (a regression, an improvement, or an unchanged item)."""
+    """One item as a list shows it (a regression, an improvement, or an unchanged item).
+
+    `loading._rows` makes a quarter of a million of these at a million items, positionally:
+    keep the fields' order in step with it (slots: smaller and quicker to make)."""
 
     index: int  # position in file order
     item_id: str
@@ -62,6 +65,9 @@ class ListView:
 
     def refresh(self) -> None:
         needle = self.search.lower().strip()
+        if not needle and self.unfiltered():  # (every row: no predicate per row at 1M)
+            self._ordered(list(self.rows))
+            return
         texts = self.text_hits(needle) if needle and self.text_hits else frozenset()
         notes = self.note_hits(needle) if needle and self.note_hits else set()
         out = [
@@ -83,6 +89,20 @@ class ListView:
                 or (r.tag is not None and needle in r.tag.lower())
             )
         ]
+        self._ordered(out)
+
+    def unfiltered(self) -> bool:
+        """No filter set (a search aside): every row passes the filters."""
+        return (
+            self.slice_filter is None
+            and self.id_filter is None
+            and not self.assigned_only
+            and not self.untriaged_only
+            and self.tag_filter is None
+        )
+
+    def _ordered(self, out: list[ListRow]) -> None:
+        """`visible`: the rows that passed, in the order chosen."""
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
             if self.reverse:
                 out.reverse()

@@ -38,7 +38,8 @@ class LockChoice(ReviewApp):
         self, analysis: Any, *, read_only: bool = False, end_holder: Holder | None = None
     ) -> Loaded:
         """The pair's review session (locked, unless `read_only`; taken from `end_holder` when
-        the reviewer chose to), its list rows and its first decision (in a worker)."""
+        the reviewer chose to), its list rows and its first decision (in a worker): the
+        completed analysis's when it is already there (`Completion.ready`)."""
         cfg = self.config
         self._progress(LOAD_STEPS[3], 3)
         session = start_review(
@@ -52,6 +53,11 @@ class LockChoice(ReviewApp):
         )
         self._progress(LOAD_STEPS[4], 4)
         rows = list_rows(analysis, session)
+        early = self.completion
+        completed = early.ready() if early is not None and early.analysis is analysis else None
+        if completed is not None:  # (done while the rows were built: shown with them)
+            self.completion = None
+            analysis = completed
         gates, decision = judge(analysis, session)
         dealt = team_assignment(cfg.team, analysis)
         agreement = team_agreement_line(analysis, session)

@@ -10,10 +10,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from evaltui.core.analysis.categories import outcome_comparison
+from evaltui.core.analysis.early_read import EarlyRead
 from evaltui.core.analysis.family import metric_family
 from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
 from evaltui.core.analysis.pair import (
@@ -68,16 +70,29 @@ def compare(
     defer_hash_check: bool = False,
     policy: Policy | None = None,
     cached: bool = False,
+    reading: EarlyRead | None = None,
 ) -> Analysis:
     """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
     verify review. A spec whose design is independent (or `auto` on two runs that cannot be
     paired) is refused here, with the reason: `compare_design` is the entry that compares
     independent samples (`evaltui report --design independent`). `cached` (the app): a
     completed analysis kept by an earlier open of the same inputs, spec and policy is rebuilt
-    instead of pairing and analysing (`analysis_cache.py`), whatever `complete` says."""
-    if cached:
-        return _compare(spec, progress, complete, defer_hash_check, policy, cached=True)
-    return _compare(spec, progress, complete, defer_hash_check, policy)
+    instead of pairing and analysing (`analysis_cache.py`), whatever `complete` says.
+    `reading`: the two runs' read, already started (the app's CLI: `early_read.py`), taken if
+    it is this spec's."""
+    return _compare(
+        spec, progress, complete, defer_hash_check, policy, cached=cached, reading=reading
+    )
+
+
+def start_reading(spec: CompareSpec) -> EarlyRead:
+    """Start reading the spec's two runs as the app's `compare` will (`defer_hash_check`: the
+    app re-hashes inputs the scan cache vouched for after its first screen), for the CLI to
+    start before it imports the app (`early_read.py`). A pair whose analysis is likely kept
+    (the app opens with `cached=True`) needs no statistic before its first screen: no scipy
+    beside that read."""
+    prefetch = not _probably_kept(spec)
+    return EarlyRead(spec, partial(load_both, prefetch=prefetch), defer_hash_check=True)
 
 
 def compare_design(
@@ -87,11 +102,14 @@ def compare_design(
     policy: Policy | None = None,
     complete: bool = True,
     defer_hash_check: bool = False,
+    reading: EarlyRead | None = None,
 ) -> Analysis | IndependentAnalysis:
     """`compare`, or the independent comparison when the spec's design is independent, or is
-    `auto` and the runs cannot be paired (see `evaltui.core.compare.choose_design`). `complete` and
-    `defer_hash_check` are `compare`'s, for the paired outcome (the app's first screen)."""
-    return _compare(spec, progress, complete, defer_hash_check, policy, independent_ok=True)
+    `auto` and the runs cannot be paired (see `evaltui.core.compare.choose_design`). `complete`,
+    `defer_hash_check` and `reading` are `compare`'s (the app's first screen)."""
+    return _compare(
+        spec, progress, complete, defer_hash_check, policy, independent_ok=True, reading=reading
+    )
 
 
 @overload
@@ -104,6 +122,7 @@ def _compare(
     *,
     independent_ok: Literal[False] = False,
     cached: bool = False,
+    reading: EarlyRead | None = None,
 ) -> Analysis: ...
 @overload
 def _compare(
@@ -115,6 +134,7 @@ def _compare(
     *,
     independent_ok: bool,
     cached: bool = False,
+    reading: EarlyRead | None = None,
 ) -> Analysis | IndependentAnalysis: ...
 def _compare(
     spec: CompareSpec,
@@ -125,6 +145,7 @@ def _compare(
     *,
     independent_ok: bool = False,
     cached: bool = False,
+    reading: EarlyRead | None = None,
 ) -> Analysis | IndependentAnalysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
@@ -141,16 +162,19 @@ def _compare(
         _check_policy_options(spec, policy)
     if progress is not None:
         progress(STEPS[0], 0, len(STEPS))
-    base_run, cand_run = _load_both(
-        spec.baseline,
-        spec.candidate,
-        spec.input_format,
-        spec.load_options("baseline", defer_hash_check=defer_hash_check),
-        spec.load_options("candidate", defer_hash_check=defer_hash_check),
-        progress,
-        # A kept analysis needs no statistic before the first screen: no scipy beside the read.
-        prefetch=not (cached and _probably_kept(spec)),
-    )
+    if reading is not None and reading.serves(spec, defer_hash_check):
+        base_run, cand_run = reading.take(progress)  # (started by the CLI: `early_read.py`)
+    else:
+        base_run, cand_run = load_both(
+            spec.baseline,
+            spec.candidate,
+            spec.input_format,
+            spec.load_options("baseline", defer_hash_check=defer_hash_check),
+            spec.load_options("candidate", defer_hash_check=defer_hash_check),
+            progress,
+            # A kept analysis needs no statistic before the first screen: no scipy beside the read.
+            prefetch=not (cached and _probably_kept(spec)),
+        )
     if cached:
         found = _from_cache(spec, base_run, cand_run, policy)
         if found is not None:
@@ -347,7 +371,7 @@ def _check_policy_options(spec: CompareSpec, policy: Policy) -> None:
         )
 
 
-def _load_both(
+def load_both(
     baseline: str | Path,
     candidate: str | Path,
     input_format: str | None,

@@ -1,0 +1,99 @@
+"""The two runs' read started before the app exists (`early_read.py`): `compare` takes it for
+its own spec (read once, the same analysis), passes its progress on, raises its error as its
+own read would, and reads for itself for any other spec."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+import evaltui.core.analysis.pipeline as pipeline
+from evaltui.core.analysis.early_read import EarlyRead
+from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.errors import EvalTuiError
+from tests.conftest import SAMPLE_RUNS
+
+SAMPLE = (SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl")
+
+
+class CountedReads:
+    """`pipeline.load_both`, counted (the early read calls it through the module)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = pipeline.load_both
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(pipeline, "load_both", counted)
+
+
+def numbers(analysis) -> tuple:
+    return (analysis.headline, analysis.regressions, analysis.improvements, analysis.binary)
+
+
+def test_compare_takes_the_started_read_of_its_spec_once_with_the_same_analysis(monkeypatch):
+    reads = CountedReads(monkeypatch)
+    spec = CompareSpec.create(*SAMPLE)
+    reading = pipeline.start_reading(spec)
+    early = pipeline.compare(spec, defer_hash_check=True, reading=reading, complete=False)
+    assert reads.calls == 1
+    assert numbers(early) == numbers(pipeline.compare(spec, defer_hash_check=True, complete=False))
+    assert reads.calls == 2  # (the second compare had no read started: its own)
+    assert not reading.serves(spec, True)  # taken once
+
+
+def test_a_read_started_for_another_spec_or_hash_choice_is_not_taken(monkeypatch):
+    reads = CountedReads(monkeypatch)
+    spec = CompareSpec.create(*SAMPLE)
+    reading = pipeline.start_reading(spec)
+    other = CompareSpec.create(*SAMPLE)  # (a pair picked later: another spec)
+    pipeline.compare(other, defer_hash_check=True, reading=reading)
+    pipeline.compare(spec, defer_hash_check=False, reading=reading)  # (headless: hashes)
+    assert reads.calls == 3 and reading.serves(spec, True)
+
+
+def test_the_reads_progress_reaches_the_listener_last_report_first(monkeypatch):
+    """The read reports while nobody listens: the listener hears the last report when it
+    takes the read (held until then), then every later one, in the reader's words."""
+    started, go_on = threading.Event(), threading.Event()
+    real = pipeline.load_both
+
+    def slow(baseline, candidate, input_format, base_load, cand_load, progress=None):
+        assert progress is not None
+        progress("reading the baseline and the candidate (0.1 of 0.2 MB)", 0.5, 3)
+        started.set()
+        go_on.wait(30)  # (bounded: a failing test never hangs)
+        progress("reading the baseline and the candidate (0.2 of 0.2 MB)", 1.0, 3)
+        return real(baseline, candidate, input_format, base_load, cand_load)
+
+    monkeypatch.setattr(pipeline, "load_both", slow)
+    spec = CompareSpec.create(*SAMPLE)
+    reading = EarlyRead(spec, pipeline.load_both, defer_hash_check=True)
+    assert started.wait(30)
+    heard: list[tuple[str, float, int]] = []
+
+    def listen(what: str, step: float, steps: int) -> None:
+        heard.append((what, step, steps))
+        if len(heard) == 1:
+            go_on.set()
+
+    pipeline.compare(spec, defer_hash_check=True, reading=reading, progress=listen)
+    fractions = [step for what, step, _ in heard if what.startswith("reading")]
+    assert fractions[:3] == [0, 0.5, 1.0]  # the step's start, the held report, the next
+
+
+def test_the_reads_error_is_raised_by_compare_as_its_own_read_raises_it(tmp_path: Path):
+    bad = tmp_path / "candidate.jsonl"
+    bad.write_text('{"item_id": "a", "passed": true}\n{"item_id": "b", "passed": \n')
+    spec = CompareSpec.create(SAMPLE[0], bad)
+    with pytest.raises(EvalTuiError) as own:
+        pipeline.compare(spec, defer_hash_check=True)
+    reading = pipeline.start_reading(spec)
+    with pytest.raises(EvalTuiError) as early:
+        pipeline.compare(spec, defer_hash_check=True, reading=reading)
+    assert str(early.value) == str(own.value) and "candidate.jsonl" in str(own.value)
