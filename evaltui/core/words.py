@@ -46,13 +46,30 @@ def interval_digits(lo: float, hi: float, in_points: bool) -> int:
     return min(base + 4, max(base, 1 - math.floor(math.log10(width))))
 
 
+P_FLOOR = 1e-300
+"""The smallest p-value printed as a number. Below it a p-value is an underflow, not a
+measurement: scipy's t and normal tails reach 0.0 at a million items, and "p = 0.0e+00" would
+say the difference is certain. It is printed as "<1e-300", which is true whatever the exact
+value (the JSON keeps the float as computed)."""
+
+
 def format_p(p: float | None) -> str:
-    """p-values the way a reader expects: three decimals, small ones in scientific notation."""
+    """p-values the way a reader expects: three decimals, small ones in scientific notation,
+    an underflow as "<1e-300" (`P_FLOOR`)."""
     if p is None:
         return "undefined"
+    if p < P_FLOOR:
+        return "<1e-300"
     if p < 0.001:
         return f"{p:.1e}"
     return f"{p:.3f}"
+
+
+def p_is(p: float | None) -> str:
+    """ "= 0.043", "= 3.5e-12" or "< 1e-300": what follows "p" in a sentence."""
+    if p is not None and p < P_FLOOR:
+        return "< 1e-300"
+    return f"= {format_p(p)}"
 
 
 def estimate_and_interval(

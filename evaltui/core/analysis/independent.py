@@ -42,7 +42,7 @@ from evaltui.core.stats.independent import (
     compare_proportions,
     compare_scores,
 )
-from evaltui.core.words import estimate_and_interval, format_p, percent
+from evaltui.core.words import estimate_and_interval, p_is, percent
 
 LABEL = "independent (unpaired) comparison"
 ARMS = ("baseline", "candidate")
@@ -278,13 +278,13 @@ def tests_text(c: IndependentComparison) -> str:
         if t.name == "permutation_welch_t" and c.other_test is not None:
             w = c.other_test
             return (
-                f"permutation test of Welch t = {t.statistic:.2f}, p = {format_p(_p(t.p))} "
-                f"(Welch's own p = {format_p(_p(w.p))}, df {w.df:.1f}: an arm is too skewed for it)"
+                f"permutation test of Welch t = {t.statistic:.2f}, p {p_is(_p(t.p))} "
+                f"(Welch's own p {p_is(_p(w.p))}, df {w.df:.1f}: an arm is too skewed for it)"
             )
-        return f"Welch t = {t.statistic:.2f}, df {t.df:.1f}, p = {format_p(_p(t.p))}"
-    lead = f"{c.test.label} p = {format_p(_p(c.test.p))}"
+        return f"Welch t = {t.statistic:.2f}, df {t.df:.1f}, p {p_is(_p(t.p))}"
+    lead = f"{c.test.label} p {p_is(_p(c.test.p))}"
     other = c.other_test
-    return lead + (f" ({other.label} p = {format_p(_p(other.p))})" if other is not None else "")
+    return lead + (f" ({other.label} p {p_is(_p(other.p))})" if other is not None else "")
 
 
 def _p(p: float) -> float | None:

@@ -14,7 +14,7 @@ from evaltui.core.analysis.pair_result import CI_METHOD_LABELS
 from evaltui.core.stats.binary import FLAG_TEXT, BinaryComparison
 from evaltui.core.stats.clusters import FEW_CLUSTERS, MIN_CLUSTERS, ClusteredComparison
 from evaltui.core.stats.epochs import EpochSummary
-from evaltui.core.words import format_p, interval_digits, plural, points, signed
+from evaltui.core.words import format_p, interval_digits, p_is, plural, points, signed
 
 if TYPE_CHECKING:  # the Analysis is built in pair.py, which writes its headline with these
     from evaltui.core.analysis.pair_result import Analysis
@@ -128,7 +128,7 @@ def headline(a: Analysis) -> str:
     if not a.direction.known:  # no item is called either until the user says which way
         counts = f"{int((abs(a.deltas) > a.options.tolerance).sum()):,} changed, direction unknown"
     if "all_zero" in g.flags:
-        return f"No item changed {what} across {g.n} items: nothing to weigh."
+        return f"No item changed {what} across {g.n:,} items: nothing to weigh."
     if "small_n" in g.flags:
         return f"Only {g.n} paired items ({counts}): counts only, no verdict."
     level = f"{g.confidence * 100:g}%"
@@ -140,14 +140,14 @@ def headline(a: Analysis) -> str:
     check = a.mean_check
     if a.too_skewed and check is not None:
         return (
-            f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} in {what} over {g.n} "
+            f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} in {what} over {g.n:,} "
             f"items ({counts}): the changes are too skewed (skewness {check.skewness:+.2f}) for "
             f"any test of the mean at this size, no verdict. {sign_test_text(a)}."
         )
     return (
         f"Candidate mean Δ {signed(g.mean_delta, a.in_points)}{unit} "
         f"[{signed(g.t_ci[0], a.in_points)}, {signed(g.t_ci[1], a.in_points)}] "
-        f"(paired t {level}, p = {format_p(g.t_p)}) in {what} over {g.n} items ({counts}); "
+        f"(paired t {level}, p {p_is(g.t_p)}) in {what} over {g.n:,} items ({counts}); "
         f"{reference}."
     )
 
@@ -160,7 +160,7 @@ def sign_test_text(a: Analysis) -> str:
     s = a.mean_check.sign
     return (
         f"A different question, whether more items went up than down: sign test {s.up:,} up, "
-        f"{s.down:,} down ({s.zero:,} unchanged), p = {format_p(s.p)}"
+        f"{s.down:,} down ({s.zero:,} unchanged), p {p_is(s.p)}"
     )
 
 
@@ -186,7 +186,7 @@ def clustered_headline(a: Analysis, c: ClusteredComparison) -> str:
         t = b.table
         own = (
             f"{CI_METHOD_LABELS[b.ci_method]} [{points(b.delta_ci.lower)}, "
-            f"{points(b.delta_ci.upper)}] and exact McNemar p = {format_p(b.mcnemar.exact_p)}"
+            f"{points(b.delta_ci.upper)}] and exact McNemar p {p_is(b.mcnemar.exact_p)}"
         )
         counts = f"{plural(t.discordant, 'discordant item')} ({plural(t.regressions, 'regression')}"
         counts += f", {plural(t.improvements, 'improvement')})"
@@ -214,6 +214,6 @@ def binary_headline(c: BinaryComparison) -> str:
     ci = f"[{points(c.delta_ci.lower, k)}, {points(c.delta_ci.upper, k)}]"
     return (
         f"Candidate {points(c.delta, k)} pts {ci} ({label} {level}), exact McNemar "
-        f"p = {format_p(c.mcnemar.exact_p)} on {plural(t.discordant, 'discordant item')} "
+        f"p {p_is(c.mcnemar.exact_p)} on {plural(t.discordant, 'discordant item')} "
         f"({counts})."
     )

@@ -34,7 +34,7 @@ from evaltui.core.stats.margins import (
     decide_margin,
     paired_t_one_sided,
 )
-from evaltui.core.words import signed
+from evaltui.core.words import p_is, signed
 
 if TYPE_CHECKING:
     from evaltui.core.analysis.pair_result import Analysis
@@ -148,7 +148,7 @@ def evaluate_margin(
             sign = "≥" if test.lower_is_better else "≤"
             summary = f"not shown {word}: {side} limit {v(limit)}{unit} {sign} {v(bound)}{unit}"
         tested = (
-            f"one-sided {test.test} p = {_p(test.p)} against Δ = {v(bound)}{unit} "
+            f"one-sided {test.test} p {p_is(test.p)} against Δ = {v(bound)}{unit} "
             f"at alpha {test.alpha:g}"
         )
     else:
@@ -157,7 +157,7 @@ def evaluate_margin(
         inside = "inside" if test.shown else "not inside"
         summary = f"{'' if test.shown else 'not shown '}{word}: {interval} {inside} {band}"
         tested = (
-            f"TOST p = {_p(test.p)} (one-sided {test.test} p {_p(test.p_below)} against "
+            f"TOST p {p_is(test.p)} (one-sided {test.test} p {_p(test.p_below)} against "
             f"Δ = {v(-margin)}{unit}, {_p(test.p_above)} against {v(margin)}{unit}) "
             f"at alpha {test.alpha:g}"
         )

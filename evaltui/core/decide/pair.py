@@ -54,7 +54,7 @@ from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, 
 from evaltui.core.read.runs import ITEM_ID
 from evaltui.core.stats.margins import MARGIN_KINDS
 from evaltui.core.textsafe import one_line
-from evaltui.core.words import format_p, percent, plural, points
+from evaltui.core.words import format_p, p_is, percent, plural, points
 
 SHOWN_SLICES = 2
 SHOWN_GATES = 2  # failed gates named on the first line
@@ -426,7 +426,7 @@ def _outcome_mix(analysis: Analysis) -> list[Reason]:
     details = "; ".join(
         f"{one_line(m.level, 60)} {percent(m.baseline_share)} → {percent(m.candidate_share)} "
         f"({points(m.delta)} pts [{points(m.ci.lower)}, {points(m.ci.upper)}], "
-        f"adjusted p = {format_p(m.p_adjusted)})"
+        f"adjusted p {p_is(m.p_adjusted)})"
         for m in moved
     )
     if c.family_label:  # one pair of several runs: the p that decided is the adjusted one

@@ -33,7 +33,7 @@ from evaltui.core.decide.vocabulary import (
     FirstLine,
     worst_status,
 )
-from evaltui.core.words import format_p
+from evaltui.core.words import p_is
 
 
 @dataclass(frozen=True)
@@ -200,4 +200,4 @@ def omnibus_short(run_set: RunSetAnalysis, scorer: str = "") -> str:
     on = f" on {scorer}" if scorer else ""
     if o is None or o.p is None:
         return f"omnibus test{on} undefined"
-    return f"{o.label}{on} p = {format_p(o.p)}"
+    return f"{o.label}{on} p {p_is(o.p)}"

@@ -24,7 +24,7 @@ from evaltui.core.stats.independent import (
     TwoSampleTest,
 )
 from evaltui.core.textsafe import md_cell, one_line
-from evaltui.core.words import format_p, percent, signed
+from evaltui.core.words import p_is, percent, signed
 
 SMALL_ARM_RULE = (
     f"Fisher's exact test is the test when an arm has fewer than {SMALL_ARM} items or an "
@@ -147,7 +147,7 @@ def _test_line(test: dict[str, Any] | None) -> str:
         parts.append(f"{symbol} = {test['statistic']:.3f}")
     if test["df"] is not None:
         parts.append(f"df {test['df']:.1f}")
-    parts.append(f"p = {format_p(test['p'])}")
+    parts.append(f"p {p_is(test['p'])}")
     return ", ".join(parts)
 
 

@@ -24,6 +24,7 @@ from evaltui.core.words import (
     delta_histogram_line,
     format_p,
     interval_digits,
+    p_is,
     percent,
     points,
     signed,
@@ -107,8 +108,8 @@ def _binary_markdown(d: dict[str, Any]) -> list[str]:
         f"- Delta (candidate − baseline): **{points(delta['estimate'])} pts**, "
         f"{delta['confidence'] * 100:g}% CI [{points(delta['ci'][0])}, {points(delta['ci'][1])}] "
         f"({delta['method']})",
-        f"- McNemar on {mc['discordant']} discordant items: exact p = {format_p(mc['exact_p'])}, "
-        f"mid-p = {format_p(mc['mid_p'])}, chi² p = {format_p(mc['chi2_p'])} "
+        f"- McNemar on {mc['discordant']} discordant items: exact p {p_is(mc['exact_p'])}, "
+        f"mid-p {p_is(mc['mid_p'])}, chi² p {p_is(mc['chi2_p'])} "
         f"(continuity-corrected {format_p(mc['chi2_cc_p'])})",
         f"- Unpaired contrast (wrong test, for comparison only): SE {un['se'] * 100:.2f} pts, "
         f"CI [{points(un['ci'][0])}, {points(un['ci'][1])}]",
@@ -152,7 +153,7 @@ def graded_lines(analysis: Analysis, d: dict[str, Any], md: bool = True) -> list
         f"- Percentile CI [{_fmt(g['percentile_ci'][0], p)}, {_fmt(g['percentile_ci'][1], p)}], "
         f"BCa CI [{_fmt(g['bca_ci'][0], p)}, {_fmt(g['bca_ci'][1], p)}]",
         f"- For reference: paired t CI [{_fmt(g['t_ci'][0], p)}, {_fmt(g['t_ci'][1], p)}], "
-        f"Wilcoxon signed-rank p = {format_p(g['wilcoxon_p'])}",
+        f"Wilcoxon signed-rank p {p_is(g['wilcoxon_p'])}",
         f"- Per-item deltas: {delta_histogram_line(analysis.deltas)}",
         "",
     ]
@@ -274,7 +275,7 @@ def category_test_line(c: dict[str, Any]) -> str:
         return "Stuart-Maxwell: undefined, no item changed category"
     moved = "the mix of outcomes changed" if c["rejects"] else "no significant change in the mix"
     line = (
-        f"Stuart-Maxwell chi² = {t['statistic']:.2f} on {t['df']} df, p = {format_p(t['p'])}: "
+        f"Stuart-Maxwell chi² = {t['statistic']:.2f} on {t['df']} df, p {p_is(t['p'])}: "
         f"{moved} (alpha {c['alpha']:g}); {c['moved']:,} of {c['n']:,} items changed category"
     )
     return line + (f"; {t['note']}" if t["note"] else "")

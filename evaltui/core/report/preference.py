@@ -21,7 +21,7 @@ from evaltui.core.stats.multiplicity import ADJUST_LABELS
 from evaltui.core.stats.preference import FLAG_TEXT, TIE_RULE_TEXT, WinRate
 from evaltui.core.stats.preference_matrix import PairResult
 from evaltui.core.textsafe import md_cell, one_line
-from evaltui.core.words import format_p, percent_interval
+from evaltui.core.words import format_p, p_is, percent_interval
 
 PREFERENCE_REPORT_SCHEMA = "evaltui.prefer/1"
 NAME = 30  # a system's name in a table column
@@ -178,7 +178,7 @@ def _method_text(rate: WinRate) -> str:
 
 
 def _p_text(result: PairResult, family: int, multiplicity: str) -> str:
-    p = f"exact sign test p = {format_p(result.comparison.sign_test_p)}"
+    p = f"exact sign test p {p_is(result.comparison.sign_test_p)}"
     if family >= 2 and multiplicity != "none" and result.comparison.sign_test_p is not None:
         p += f" ({ADJUST_LABELS[multiplicity]} over {family} pairs: {format_p(result.p_adjusted)})"
     return p

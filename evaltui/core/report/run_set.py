@@ -20,7 +20,7 @@ from evaltui.core.read.runs import PASSED
 from evaltui.core.report.compared import run_text, runs_markdown
 from evaltui.core.report.pair import metrics_list, report_dict
 from evaltui.core.textsafe import md_cell, one_line
-from evaltui.core.words import format_p, plural
+from evaltui.core.words import format_p, p_is, plural
 
 RUN_SET_REPORT_SCHEMA = "evaltui.report-runset/1"
 
@@ -246,7 +246,7 @@ def omnibus_lines(run_set: RunSetAnalysis, md: bool) -> list[str]:
     else:
         text = (
             f"{label} ({what}, {o.n:,} items every run scored): "
-            f"statistic {o.statistic:.3f} on {o.df} df, p = {format_p(o.p)}"
+            f"statistic {o.statistic:.3f} on {o.df} df, p {p_is(o.p)}"
         )
     lines = [f"**{text}**" if md else text]
     alpha = run_set.pairs[0].analysis.options.alpha

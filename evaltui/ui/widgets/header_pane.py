@@ -22,6 +22,7 @@ from evaltui.core.words import (
     format_p,
     histogram_line,
     interval_digits,
+    p_is,
     percent,
     plural,
     points,
@@ -341,7 +342,7 @@ def _category_line(text: Text, analysis: Analysis) -> None:
     if t.p_value is None:
         text.append("no item changed category (Stuart-Maxwell undefined)\n")
         return
-    text.append(f"Stuart-Maxwell χ² {t.statistic:.2f} on {t.df} df, p = {format_p(t.p_value)}")
+    text.append(f"Stuart-Maxwell χ² {t.statistic:.2f} on {t.df} df, p {p_is(t.p_value)}")
     if not c.rejects:
         text.append(", no significant change in the mix\n")
         return

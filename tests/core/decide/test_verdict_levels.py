@@ -18,6 +18,7 @@ from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.decide.pair import decide_unreviewed
 from evaltui.core.stats.independent import compare_scores, welch_t
 from evaltui.core.stats.preference import PreferenceCounts, compare_preferences
+from evaltui.core.words import format_p, p_is
 from tests.cli.test_prefer_cli import two_systems
 
 
@@ -47,6 +48,19 @@ def test_t3_deltas_at_30_items_are_judged_by_the_paired_t_not_the_bca_interval(w
     decision = decide_unreviewed(analysis)
     assert decision.status != "blocked"
     assert "no significant difference" in decision.line
+
+
+def test_a_p_value_that_underflows_is_printed_as_below_1e_300_not_as_zero(write_jsonl):
+    """2,000 items that all gained 0.5 give or take 0.001: scipy's t tail is 0.0 (an underflow,
+    not a certainty); the headline says "p < 1e-300" and counts the items with separators."""
+    deltas = 0.5 + np.random.default_rng(7).normal(0.0, 0.001, 2_000)
+    analysis = compare_files(*_score_runs(write_jsonl, deltas), resamples=200)
+    assert stats.ttest_1samp(deltas, 0.0).pvalue == 0.0  # (the reference underflows too)
+    assert analysis.graded_comparison.t_p == 0.0
+    assert "(paired t 95%, p < 1e-300) in score over 2,000 items" in analysis.headline
+    assert "p = 0" not in analysis.headline and "e+00" not in analysis.headline
+    assert (format_p(0.0), format_p(1e-301), format_p(1e-299)) == ("<1e-300", "<1e-300", "1.0e-299")
+    assert (p_is(0.0), p_is(0.0432), p_is(None)) == ("< 1e-300", "= 0.043", "= undefined")
 
 
 def test_epochs_5_against_2_at_30_items_read_the_paired_t(write_jsonl):
