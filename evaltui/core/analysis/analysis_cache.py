@@ -27,7 +27,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -62,7 +61,7 @@ MIN_ITEMS = 50_000
 # Least recently used entries beyond this are removed: an entry is about 85 MB at a million
 # items with a score column (the paired items uncompressed, read back in 0.04-0.08 s).
 MAX_ENTRIES = 8
-STAGING = ".incoming-"
+STAGING = scan_cache.STAGING  # (the same prefix: `scan_cache.prune` spares it alike)
 # The Analysis fields kept as they are; `paired`, `spec` and `policy` are the open's own.
 SKIPPED = ("paired", "spec", "policy")
 
@@ -297,15 +296,6 @@ def _column(index: int) -> str:
 
 
 def _prune(root: Path) -> None:
-    """Drop the least recently used entries beyond MAX_ENTRIES, and staging folders a killed
-    process left (older than an hour, so a concurrent writer's is spared)."""
-    entries, cutoff = [], time.time() - 3600
-    for child in root.iterdir():
-        if child.name.startswith(STAGING):
-            if child.stat().st_mtime < cutoff:
-                shutil.rmtree(child, ignore_errors=True)
-        elif (child / META).is_file():
-            entries.append(child)
-    entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
-    for old in entries[MAX_ENTRIES:]:
-        shutil.rmtree(old, ignore_errors=True)
+    """Least recently used entries beyond MAX_ENTRIES and stale staging folders dropped, as
+    the scan cache drops its own."""
+    scan_cache.prune(root, META, MAX_ENTRIES)

@@ -168,21 +168,14 @@ class Members(Mapping[str, ZipEntry]):
 
 def read_directory(handle: BinaryIO) -> ZipDirectory:
     """The central directory of the seekable zip `handle` (BadZipFile when there is none)."""
-    handle.seek(0, 2)
-    size = handle.tell()
-    tail_size = min(size, END.size + MAX_COMMENT + END64_LOCATOR.size + END64.size)
-    handle.seek(size - tail_size)
-    tail = handle.read(tail_size)
-    at = _end_record_at(tail)
-    if at < 0:
-        raise zipfile.BadZipFile("File is not a zip file")
-    end_offset = size - tail_size + at  # where the end record sits in the file
+    size, tail_start, tail, at = _tail(handle)
+    end_offset = tail_start + at  # where the end record sits in the file
     fields = END.unpack_from(tail, at)
     disk, directory_size, directory_offset = fields[1], fields[5], fields[6]
     located = at - END64_LOCATOR.size
     if located >= 0 and tail[located : located + 4] == END64_LOCATOR_MAGIC:
         directory_size, directory_offset, end_offset = _zip64_end(
-            handle, tail, located, end_offset, size - tail_size
+            handle, tail, located, end_offset, tail_start
         )
     elif disk != 0:
         raise zipfile.BadZipFile("zipfiles that span multiple disks are not supported")
@@ -204,20 +197,28 @@ def entry_count(handle: BinaryIO) -> int:
     from its last kilobytes alone: a cheap size for deciding how to read it (no entry is read
     and nothing is checked; `read_directory` reads and checks the directory itself). A tail
     with no end record is BadZipFile."""
-    handle.seek(0, 2)
-    size = handle.tell()
-    tail_size = min(size, END.size + MAX_COMMENT + END64_LOCATOR.size + END64.size)
-    handle.seek(size - tail_size)
-    tail = handle.read(tail_size)
-    at = _end_record_at(tail)
-    if at < 0:
-        raise zipfile.BadZipFile("File is not a zip file")
+    _, _, tail, at = _tail(handle)
     located = at - END64_LOCATOR.size
     if located >= 0 and tail[located : located + 4] == END64_LOCATOR_MAGIC:
         record_at = at - END64_LOCATOR.size - END64.size
         if record_at >= 0 and tail[record_at : record_at + 4] == END64_MAGIC:
             return int(END64.unpack_from(tail, record_at)[7])
     return int(END.unpack_from(tail, at)[4])
+
+
+def _tail(handle: BinaryIO) -> tuple[int, int, bytes, int]:
+    """(the file's size, where its tail starts, the tail, the end record's offset in it): the
+    last bytes that can hold the end record, its longest comment and zip64's locator and
+    record. BadZipFile when they hold no end record."""
+    handle.seek(0, 2)
+    size = handle.tell()
+    tail_start = size - min(size, END.size + MAX_COMMENT + END64_LOCATOR.size + END64.size)
+    handle.seek(tail_start)
+    tail = handle.read(size - tail_start)
+    at = _end_record_at(tail)
+    if at < 0:
+        raise zipfile.BadZipFile("File is not a zip file")
+    return size, tail_start, tail, at
 
 
 def _end_record_at(tail: bytes) -> int:

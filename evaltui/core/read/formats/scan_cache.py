@@ -190,17 +190,22 @@ def forget(path: Path) -> None:
 
 
 def _prune(root: Path) -> None:
-    """Drop the least recently used entries beyond MAX_ENTRIES, and staging folders a killed
-    process left (older than an hour, so a concurrent writer's is spared)."""
+    prune(root, META, MAX_ENTRIES)
+
+
+def prune(root: Path, meta: str, keep: int) -> None:
+    """Drop the least recently used entries of `root` (folders holding a `meta` file) beyond
+    `keep`, and staging folders a killed process left (older than an hour, so a concurrent
+    writer's is spared). The analysis cache prunes its folder the same way."""
     entries, cutoff = [], time.time() - 3600
     for child in root.iterdir():
         if child.name.startswith(STAGING):
             if child.stat().st_mtime < cutoff:
                 shutil.rmtree(child, ignore_errors=True)
-        elif (child / META).is_file():
+        elif (child / meta).is_file():
             entries.append(child)
-    entries.sort(key=lambda p: (p / META).stat().st_mtime_ns, reverse=True)
-    for old in entries[MAX_ENTRIES:]:
+    entries.sort(key=lambda p: (p / meta).stat().st_mtime_ns, reverse=True)
+    for old in entries[keep:]:
         shutil.rmtree(old, ignore_errors=True)
 
 
