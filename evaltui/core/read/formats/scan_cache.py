@@ -32,9 +32,11 @@ import numpy as np
 import polars as pl
 from polars.exceptions import PanicException
 
+from evaltui import __version__
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.jsonl_scan import Scan
 from evaltui.core.read.formats.line_index import LineIndex
+from evaltui.core.read.formats.native import CHECKS
 from evaltui.core.read.runs import RunSource, sha256_of, size_or_zero
 
 # bump when what a scan holds, how it is stored, or what a scan checks changes (2: entries
@@ -88,6 +90,22 @@ def entry_key(path: Path, schema: dict[str, pl.DataType]) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:32]
 
 
+def checked_under(reads: list[tuple[str, str]], loose_verdicts: bool) -> str:
+    """What a reader's checks of a scan are a function of, besides the frame itself: which file
+    column is read as which canonical column (`StatsPlan.reads`), how verdicts are parsed
+    (`--pass-col`), and the checks' own code (`native.CHECKS`, evaltui's version). An entry
+    records it when it is kept, after the checks passed on its frame; a reopen whose plan gives
+    the same words may skip them (`canonical_stats(checked=True)`): they would pass again on
+    the same values. Any other plan (another `--slice-col`, say) runs them all."""
+    words = {
+        "reads": [list(pair) for pair in reads],
+        "loose_verdicts": loose_verdicts,
+        "checks": CHECKS,
+        "evaltui": __version__,
+    }
+    return hashlib.sha256(json.dumps(words, sort_keys=True).encode()).hexdigest()[:32]
+
+
 def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) -> Scan | None:
     """The cached scan of `path`, if one exists and the file's bytes still hash to it.
 
@@ -110,10 +128,17 @@ def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) 
             lines = LineIndex(arrays["starts"], arrays["line_numbers"])
         if frame.height != len(lines) or frame.height != meta.get("rows"):
             return None
+        checked = meta.get("checked")
         os.utime(entry / META)  # recently used: pruned last
     except (Exception, PanicException):  # noqa: BLE001 - missing, partly written or damaged: parse
         return None
-    return Scan(frame=frame, sha256=digest, lines=lines, hash_checked=check_hash)
+    return Scan(
+        frame=frame,
+        sha256=digest,
+        lines=lines,
+        hash_checked=check_hash,
+        checked=checked if isinstance(checked, str) else None,
+    )
 
 
 def confirm(source: RunSource) -> RunSource:
@@ -150,9 +175,12 @@ def confirm(source: RunSource) -> RunSource:
     return replace(source, hash_checked=True)
 
 
-def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
+def store(
+    path: Path, schema: dict[str, pl.DataType], scan: Scan, checked: str | None = None
+) -> None:
     """Keep `scan` for the next open of `path`; written aside and renamed into place, so a
-    killed process leaves no half entry behind."""
+    killed process leaves no half entry behind. `checked`: `checked_under` of the plan whose
+    checks the scan's frame has just passed (the caller stores only then)."""
     root = cache_root()
     if root is None or size_or_zero(path) < MIN_BYTES:
         return
@@ -163,7 +191,13 @@ def store(path: Path, schema: dict[str, pl.DataType], scan: Scan) -> None:
         staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=root))
         scan.frame.write_parquet(staging / FRAME, compression="uncompressed")
         np.savez(staging / LINES, starts=scan.lines.starts, line_numbers=scan.lines.line_numbers)
-        meta = {"version": VERSION, "sha256": scan.sha256, "rows": scan.frame.height}
+        meta: dict[str, object] = {
+            "version": VERSION,
+            "sha256": scan.sha256,
+            "rows": scan.frame.height,
+        }
+        if checked is not None:
+            meta["checked"] = checked
         meta["path"] = str(path.resolve())  # for a person looking in the folder
         (staging / META).write_text(json.dumps(meta), encoding="utf-8")
         shutil.rmtree(entry, ignore_errors=True)
