@@ -307,3 +307,15 @@ def test_a_changed_file_with_a_bad_record_is_refused_though_its_old_entry_was_ch
     for defer in (False, True):
         with pytest.raises(InputError, match=":121: field 'item_id'"):
             load_run(path, None, LoadOptions(defer_hash_check=defer))
+
+
+def test_an_entry_with_a_line_index_of_another_length_is_not_used(tmp_path, cache):
+    import numpy as np
+
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+    (entry,) = entries(cache)
+    np.save(entry / scan_cache.LINE_NUMBERS, np.arange(1, 50, dtype=np.int64))
+    again = load_run(path, None, LoadOptions(defer_hash_check=True))
+    assert again.table.equals(first.table)
+    assert again.source.hash_checked  # parsed afresh, not taken from the entry

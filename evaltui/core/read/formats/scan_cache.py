@@ -40,8 +40,9 @@ from evaltui.core.read.formats.native import CHECKS
 from evaltui.core.read.runs import RunSource, sha256_of, size_or_zero
 
 # bump when what a scan holds, how it is stored, or what a scan checks changes (2: entries
-# are kept only for files whose lines passed the duplicate-key and typed-text checks)
-VERSION = 2
+# are kept only for files whose lines passed the duplicate-key and typed-text checks; 3: the
+# line index as two .npy files instead of one .npz)
+VERSION = 3
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
 MAX_ENTRIES = 16  # least recently used entries beyond this are removed
 ENV = "EVALTUI_CACHE_DIR"
@@ -54,7 +55,11 @@ META = "meta.json"
 # undefined behaviour rather than an error that costs a fresh parse). Entries written lz4 by
 # an earlier build read back the same, so the version stays.
 FRAME = "frame.parquet"
-LINES = "lines.npz"
+# The line index: two plain .npy arrays, read straight into memory (0.006-0.009 s of CPU a
+# million lines against 0.019-0.027 s from one .npz, whose zip member is copied and CRC-checked
+# in Python); never memory-mapped or unpickled, so a damaged file is an error, not a fault.
+STARTS = "starts.npy"
+LINE_NUMBERS = "line_numbers.npy"
 STAGING = ".incoming-"
 
 
@@ -124,9 +129,11 @@ def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) 
             shutil.rmtree(entry, ignore_errors=True)  # the bytes moved under the same identity
             return None
         frame = pl.read_parquet(entry / FRAME)
-        with np.load(entry / LINES) as arrays:
-            lines = LineIndex(arrays["starts"], arrays["line_numbers"])
-        if frame.height != len(lines) or frame.height != meta.get("rows"):
+        lines = LineIndex(np.load(entry / STARTS), np.load(entry / LINE_NUMBERS))
+        rows = meta.get("rows")
+        if not frame.height == len(lines) == lines.line_numbers.shape[0] == rows:
+            return None
+        if lines.starts.dtype != np.int64 or lines.line_numbers.dtype != np.int64:
             return None
         checked = meta.get("checked")
         os.utime(entry / META)  # recently used: pruned last
@@ -190,7 +197,8 @@ def store(
         entry = root / entry_key(path, schema)
         staging = Path(tempfile.mkdtemp(prefix=STAGING, dir=root))
         scan.frame.write_parquet(staging / FRAME, compression="uncompressed")
-        np.savez(staging / LINES, starts=scan.lines.starts, line_numbers=scan.lines.line_numbers)
+        np.save(staging / STARTS, scan.lines.starts)
+        np.save(staging / LINE_NUMBERS, scan.lines.line_numbers)
         meta: dict[str, object] = {
             "version": VERSION,
             "sha256": scan.sha256,
