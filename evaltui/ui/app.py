@@ -317,6 +317,8 @@ class EvalTuiApp(
         completing = waiting_for(loaded.analysis) or not loaded.analysis.metrics
         if completing:
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
+        else:  # decided at load: an analysis completed beside the rows is kept once drawn
+            self.keep_after_paint()
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
         if loaded.session.team is not None and self._team_timer is None:

@@ -58,6 +58,9 @@ class LockChoice(ReviewApp):
         if completed is not None:  # (done while the rows were built: shown with them)
             self.completion = None
             analysis = completed
+            # kept for the next open once its first frame is drawn, as `complete_pair` keeps
+            # one completed after the first screen (`cached_open.py`)
+            self.pending_keep = completed
         gates, decision = judge(analysis, session)
         dealt = team_assignment(cfg.team, analysis)
         agreement = team_agreement_line(analysis, session)

@@ -93,6 +93,25 @@ async def test_a_reopened_pair_shows_the_kept_analysis_as_a_fresh_open_does(
     assert first["regressions"] and first["improvements"]  # (lists to compare)
 
 
+@pytest.mark.parametrize("decided", ["at load", "after the first screen"])
+async def test_the_first_open_keeps_its_analysis_whenever_it_was_decided(
+    tmp_path, pair_copy, monkeypatch, decided
+):
+    # The analysis that decides is done either while the list rows are built (the first
+    # screen shows the decision: `Completion.ready`) or after the first screen (DECIDING…
+    # first): both are kept for the next open.
+    from evaltui.ui.completion import Completion
+
+    def at_load(self):
+        self._done.wait()
+        return self._result
+
+    monkeypatch.setattr(Completion, "ready", at_load if decided == "at load" else lambda s: None)
+    shown = await what_is_shown(pair_copy, tmp_path / "state")
+    assert shown["cached"] is False
+    assert len(list((tmp_path / "cache" / analysis_cache.FOLDER).iterdir())) == 1
+
+
 async def test_no_cache_opens_compute_the_analysis(tmp_path, pair_copy, monkeypatch):
     await what_is_shown(pair_copy, tmp_path / "state")
     monkeypatch.setenv("EVALTUI_NO_CACHE", "1")

@@ -82,10 +82,34 @@ class Columns:
 
     def __init__(self, frames: list[pl.Series] | None = None) -> None:
         self.series: list[pl.Series] = frames if frames is not None else []
+        self._written: list[tuple[tuple[str, ...], int]] = []  # id tuples and their column
+        self._read: dict[int, tuple[str, ...]] = {}  # id columns already made tuples
 
     def add(self, series: pl.Series) -> int:
         self.series.append(series)
         return len(self.series) - 1
+
+    def add_ids(self, ids: tuple[str, ...]) -> int:
+        """The column of an id tuple: the one written for an equal tuple if there is one (the
+        primary metric's row lists the analysis' own regressions), so a reopen reads and turns
+        into Python strings each list once."""
+        for kept, index in self._written:
+            if kept is ids or (len(kept) == len(ids) and kept == ids):
+                return index
+        index = self.add(pl.Series("ids", ids, dtype=pl.String))
+        self._written.append((ids, index))
+        return index
+
+    def ids(self, index: Any) -> tuple[str, ...]:
+        """An id column as a tuple of text, made once per column (equal lists share it)."""
+        if isinstance(index, int) and index in self._read:
+            return self._read[index]
+        series = self.get(index)
+        if series.dtype != pl.String or series.null_count():
+            raise Unreadable("an id column that is not text")
+        ids = tuple(series.to_list())
+        self._read[index] = ids
+        return ids
 
     def get(self, index: Any) -> pl.Series:
         if not isinstance(index, int) or not 0 <= index < len(self.series):
@@ -107,7 +131,7 @@ def encode(value: Any, columns: Columns) -> Any:
         return _encode_array(value, columns)
     if isinstance(value, tuple):
         if len(value) > ASIDE and all(isinstance(v, str) for v in value):
-            return {"ids": columns.add(pl.Series("ids", value, dtype=pl.String))}
+            return {"ids": columns.add_ids(value)}
         return {"tuple": [encode(v, columns) for v in value]}
     if isinstance(value, list):
         return [encode(v, columns) for v in value]
@@ -147,10 +171,7 @@ def _tuple(data: dict[str, Any], columns: Columns) -> tuple[Any, ...]:
 
 
 def _ids(data: dict[str, Any], columns: Columns) -> tuple[str, ...]:
-    series = columns.get(data["ids"])
-    if series.dtype != pl.String or series.null_count():
-        raise Unreadable("an id column that is not text")
-    return tuple(series.to_list())
+    return columns.ids(data["ids"])
 
 
 def _dict(data: dict[str, Any], columns: Columns) -> dict[Any, Any]:

@@ -307,3 +307,16 @@ def test_a_small_pair_is_not_kept(tmp_path, monkeypatch, cache_dir):
     base, cand = pairs(tmp_path)["demo"]  # 200 items
     keep_analysis(compare(CompareSpec.create(base, cand), cached=True))
     assert not cache_dir.exists()
+
+
+def test_equal_id_lists_are_kept_once_and_read_back_as_one_tuple():
+    n = analysis_codec.ASIDE + 1
+    regressions = tuple(f"r{i}" for i in range(n))
+    same = tuple(f"r{i}" for i in range(n))  # equal, not the same object
+    other = (*regressions[:-1], "elsewhere")  # same length, one id differs
+    columns = analysis_codec.Columns()
+    stored = analysis_codec.encode([regressions, same, other, regressions], columns)
+    assert len(columns.series) == 2
+    back = analysis_codec.decode(stored, analysis_codec.Columns(list(columns.series)))
+    assert back == [regressions, same, other, regressions]
+    assert back[0] is back[1] is back[3] and back[2][-1] == "elsewhere"

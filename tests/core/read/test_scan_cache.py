@@ -206,3 +206,116 @@ def test_an_entry_gives_back_every_column_type_and_null_as_scanned(tmp_path, cac
     assert found.frame.equals(frame, null_equal=True)
     assert found.lines.starts.tolist() == [0, 5, 9, 14]
     assert found.lines.line_numbers.tolist() == [1, 2, 4, 5]
+
+
+def write_full_run(path, n=150):
+    """Every statistics column the checks look at: int ids, epochs, status, outcome, a score."""
+    rows = []
+    for i in range(n):
+        status = "error" if i % 37 == 5 else "ok"
+        rows.append(
+            {
+                "item_id": i // 2,
+                "epoch": i % 2 + 1,
+                "passed": None if status == "error" else i % 3 != 0,
+                "score:judge": None if status == "error" else (i % 11) / 10,
+                "status": status,
+                "outcome": None if status == "error" else f"o{i % 3}",
+                "slice": f"s{i % 4}",
+                "cluster": None if i % 9 == 0 else f"doc{i // 6}",
+                "output": "z" * 200,
+            }
+        )
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_a_reopened_run_whose_checks_are_skipped_has_the_table_of_a_fresh_read(
+    tmp_path, cache, monkeypatch
+):
+    path = write_full_run(tmp_path / "b.jsonl")
+    monkeypatch.setenv(scan_cache.ENV, "off")
+    parsed = load_run(path, None, LoadOptions())
+    monkeypatch.setenv(scan_cache.ENV, str(cache))
+    first = load_run(path, None, LoadOptions())  # parsed, checked, kept with its plan's word
+    forbid_parsing(monkeypatch)
+    checked_again = []
+    monkeypatch.setattr(jsonl, "_check_suspects", lambda *a: checked_again.append(a))
+    again = load_run(path, None, LoadOptions(defer_hash_check=True))
+    assert checked_again == []  # the entry's word was taken
+    for run in (first, again):
+        assert run.table.schema == parsed.table.schema
+        assert run.table.equals(parsed.table, null_equal=True)
+
+
+def write_two_labels(path, empty_tag_row=40, n=120):
+    rows = [
+        {"uid": f"q{i}", "tag": "" if i == empty_tag_row else f"t{i % 5}", "passed": i % 2 == 0}
+        for i in range(n)
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_an_entry_read_by_another_plan_is_checked_again_and_refused_in_the_same_words(
+    tmp_path, cache, monkeypatch
+):
+    # Both plans read the same columns with the same types (one entry), but as other fields:
+    # an empty `tag` is a slice under the first and a missing id under the second.
+    path = write_two_labels(tmp_path / "b.jsonl")
+    as_slice = LoadOptions.of(id_col="uid", slice_col="tag")
+    as_id = LoadOptions.of(id_col="tag", slice_col="uid")
+    monkeypatch.setenv(scan_cache.ENV, "off")
+    with pytest.raises(InputError) as fresh:
+        load_run(path, None, as_id)
+    monkeypatch.setenv(scan_cache.ENV, str(cache))
+    load_run(path, None, as_slice)
+    assert len(entries(cache)) == 1
+    forbid_parsing(monkeypatch)
+    for defer in (False, True):
+        with pytest.raises(InputError) as cached:
+            load_run(path, None, replace(as_id, defer_hash_check=defer))
+        assert str(cached.value) == str(fresh.value)
+        assert ":41: field 'tag'" in str(cached.value)
+
+
+def test_an_entry_kept_under_other_checks_is_checked_again(tmp_path, cache, monkeypatch):
+    import polars as pl
+
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    (entry,) = entries(cache)
+    # what a check refuses, put into the entry as if it had been kept so
+    frame = pl.read_parquet(entry / scan_cache.FRAME)
+    frame = frame.with_columns(
+        pl.when(pl.int_range(pl.len()) == 7).then(None).otherwise(pl.col("passed")).alias("passed")
+    )
+    frame.write_parquet(entry / scan_cache.FRAME)
+    monkeypatch.setattr(scan_cache, "CHECKS", scan_cache.CHECKS + 1)  # the checks changed
+    forbid_parsing(monkeypatch)
+    with pytest.raises(InputError, match=":8: field 'passed': missing"):
+        load_run(path, None, LoadOptions(defer_hash_check=True))
+
+
+def test_a_changed_file_with_a_bad_record_is_refused_though_its_old_entry_was_checked(
+    tmp_path, cache
+):
+    path = write_run(tmp_path / "b.jsonl")
+    load_run(path, None, LoadOptions())
+    with path.open("a") as handle:
+        handle.write(json.dumps({"item_id": "", "passed": True}) + "\n")
+    for defer in (False, True):
+        with pytest.raises(InputError, match=":121: field 'item_id'"):
+            load_run(path, None, LoadOptions(defer_hash_check=defer))
+
+
+def test_an_entry_with_a_line_index_of_another_length_is_not_used(tmp_path, cache):
+    import numpy as np
+
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+    (entry,) = entries(cache)
+    np.save(entry / scan_cache.LINE_NUMBERS, np.arange(1, 50, dtype=np.int64))
+    again = load_run(path, None, LoadOptions(defer_hash_check=True))
+    assert again.table.equals(first.table)
+    assert again.source.hash_checked  # parsed afresh, not taken from the entry

@@ -85,14 +85,19 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         raise _diagnose(path, plan.wanted, None, plan.mapping)
     if len(lines) == 0:
         raise InputError(path, "holds no records; expected one JSON object per line")
-    _check_suspects(path, scan, plan)
+    # An entry kept after this plan's checks passed on its frame need not run them again
+    # (`scan_cache.checked_under` says what they depend on); a fresh parse runs them all.
+    plan_words = scan_cache.checked_under(plan.reads, plan.loose_verdicts)
+    checked = not fresh and scan.checked == plan_words
+    if not checked:
+        _check_suspects(path, scan, plan)
 
     def locate(row: int) -> tuple[int | None, str | None]:
         return int(lines.line_numbers[row]), None
 
     def accepted() -> None:
         if fresh:  # only a scan whose records all passed the checks is kept
-            scan_cache.store(path, file_schema, scan)
+            scan_cache.store(path, file_schema, scan, checked=plan_words)
 
     source = RunSource(
         path=str(path),
@@ -107,6 +112,7 @@ def _read_stats(path: Path, plan: StatsPlan, options: LoadOptions) -> StatsRead:
         transcripts=JsonlTranscripts(path, lines, plan.mapping),
         source=source,
         accepted=accepted,
+        checked=checked,
     )
 
 

@@ -56,6 +56,9 @@ class Scan:
     # 1-based numbers of the lines the caller must read again in Python before trusting the
     # frame (see the module docstring); empty for a file written the usual way
     suspects: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    # A scan cache entry's word (`scan_cache.checked_under`): the read plan under which this
+    # frame passed every check when it was kept; None for a fresh parse (nothing checked yet)
+    checked: str | None = None
 
 
 def scan_jsonl(

@@ -45,6 +45,11 @@ Locator = Callable[[int], tuple[int | None, str | None]]
 # derives from BaseException: `except Exception` lets it through as a traceback and exit 1)
 POLARS_FAILURES = (Exception, PanicException)
 
+# Bump when a check of `canonical_stats`, `check_record` or a reader's own line checks changes
+# what it refuses: a scan cache entry made under other checks is then checked again on reopen
+# (`canonical_stats(checked=...)`).
+CHECKS = 1
+
 OPTIONAL_STAT_COLUMNS = (EPOCH, STATUS, SLICE, CLUSTER, OUTCOME)
 EXPECTED_COLUMNS = "item_id plus passed (true/false) and/or score"
 
@@ -106,10 +111,22 @@ def check_columns(path: Path, columns: list[str]) -> None:
         )
 
 
-def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFrame:
+def canonical_stats(
+    df: pl.DataFrame, path: Path, locate: Locator, *, checked: bool = False
+) -> pl.DataFrame:
     """Check a freshly read statistics frame and return it in canonical types, with a `row` index.
 
     `locate(i)` turns a 0-based record index into (line, record) for the error message.
+
+    `checked=True`: `df` is a frame every check below was run on and passed before, so the
+    scans over its values (`first_row`) are skipped and only the conversions run. The caller
+    vouches for that: the scan cache says so of an entry only when it was written after this
+    function passed on the same frame (the entry's Parquet holds it value for value) read by
+    the same plan (the same columns under the same names, the same verdict parsing) by checks
+    of the same `CHECKS` and evaltui version (`scan_cache.checked_under`). Every check here is
+    a function of those alone, so it would pass again; what depends only on the frame's types
+    (a column of the wrong type) still runs, and costs nothing. Without that word, every
+    check runs.
     """
     check_columns(path, df.columns)
     if df.height == 0:
@@ -121,6 +138,8 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
         return InputError(path, problem, line=line, record=record, field=field)
 
     def first_row(mask: pl.Expr) -> int | None:
+        if checked:  # (it found none when the frame was checked: see the docstring)
+            return None
         hit = df.select(mask.arg_true().first()).item()
         return None if hit is None else int(hit)
 
@@ -189,11 +208,11 @@ def canonical_stats(df: pl.DataFrame, path: Path, locate: Locator) -> pl.DataFra
         if col in df.columns:
             df = df.with_columns(pl.col(col).cast(pl.String))
     if OUTCOME in df.columns:
-        df = _check_outcome(df, fail)
+        df = _check_outcome(df, fail, checked)
     return df
 
 
-def _check_outcome(df: pl.DataFrame, fail: Callable) -> pl.DataFrame:
+def _check_outcome(df: pl.DataFrame, fail: Callable, checked: bool = False) -> pl.DataFrame:
     """Once a file has outcomes every record needs one: the categorical comparison counts
     every item, and a missing one would be dropped or invented. An errored record without
     one takes its status (`error`, `timeout`), the outcome it had."""
@@ -202,12 +221,14 @@ def _check_outcome(df: pl.DataFrame, fail: Callable) -> pl.DataFrame:
     filled = pl.when(outcome.is_null() & errored).then(pl.col(STATUS)).otherwise(outcome)
     df = df.with_columns(filled.alias(OUTCOME))
     bad = pl.col(OUTCOME).is_null() | (pl.col(OUTCOME).str.strip_chars() == "")
-    hit = df.select(bad.arg_true().first()).item()
+    # (the filled frame's rows: `first_row` would scan the frame before the fill)
+    found_row = None if checked else df.select(bad.arg_true().first()).item()
+    hit = None if found_row is None else int(found_row)
     if hit is not None:
-        value = df[OUTCOME][int(hit)]
+        value = df[OUTCOME][hit]
         found = "missing (null)" if value is None else f"empty ({_quoted(value)})"
         raise fail(
-            int(hit),
+            hit,
             OUTCOME,
             f"{found}; expected the item's outcome category as text (once a file has "
             "outcomes, every record that did not error needs one)",

@@ -83,6 +83,9 @@ class StatsRead:
     source: RunSource | None = None
     # Called once every record passed the checks (JSONL keeps its scan in the cache then).
     accepted: Callable[[], None] | None = field(default=None)
+    # True: `frame` passed every check of `canonical_stats` under this plan before (a scan
+    # cache entry kept after they passed: `scan_cache.checked_under`); they are not run again.
+    checked: bool = False
 
 
 @dataclass(frozen=True)
@@ -119,7 +122,7 @@ def load_native(path: Path, options: LoadOptions, own: ColumnOptions, file: Nati
         quote = describe if file.name == "jsonl" else repr
         frame = loose_verdicts(frame, path, read.locate, mapping.user_name(PASSED), quote)
     try:
-        table = canonical_stats(frame, path, read.locate)
+        table = canonical_stats(frame, path, read.locate, checked=read.checked)
     except InputError as exc:
         raise mapping.translate(exc) from None
     if read.accepted is not None:
