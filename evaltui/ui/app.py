@@ -267,8 +267,6 @@ class EvalTuiApp(
             if waiting_for(analysis) or not analysis.metrics:  # (as `adopt` asks)
                 self.completion = Completion(analysis)  # beside the session and the rows
             loaded = self._open_review(analysis)
-            if loaded.analysis is not analysis:  # completed with the rows (`Completion.ready`)
-                self.pending_keep = loaded.analysis  # kept once drawn, as `BreakdownsReady`'s
         except LockHeld as refused:  # a live evaltui holds the pair: ask what to do
             self.post_message(LockBusy(analysis, refused))
             return
@@ -338,7 +336,6 @@ class EvalTuiApp(
         self.offer_draft(loaded)
         if not completing:  # (decided already, by the loading worker: as `BreakdownsReady`)
             self.open_on_blocking_metric()
-            self.keep_after_paint()  # (nothing to keep when it came from the analysis cache)
 
     def refresh_team(self) -> None:
         """A shared review: the other reviewers' new tags (their journals only grow; a look

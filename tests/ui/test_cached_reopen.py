@@ -16,7 +16,6 @@ from evaltui.core.compare import pairing
 from evaltui.core.read.formats import scan_cache
 from evaltui.ui.app import AppConfig, create_app
 from tests.ui.helpers import SAMPLE, listed_ids, settle, text_of
-from tests.ui.test_decided_with_the_rows import RowsAfterTheDecision
 
 
 @pytest.fixture
@@ -71,17 +70,10 @@ async def what_is_shown(paths, state) -> dict[str, object]:
     return shown
 
 
-@pytest.mark.parametrize("decided", ["after the rows", "with the rows"])
 async def test_a_reopened_pair_shows_the_kept_analysis_as_a_fresh_open_does(
-    tmp_path, pair_copy, monkeypatch, decided
+    tmp_path, pair_copy, monkeypatch
 ):
-    """Kept whichever way the first open was decided: the analysis that decides arriving after
-    the first screen (`BreakdownsReady`), or done while the rows were built and shown with them
-    (`Completion.ready`: at a million pass/fail items, always)."""
-    with monkeypatch.context() as patched:
-        if decided == "with the rows":
-            RowsAfterTheDecision(patched)
-        first = await what_is_shown(pair_copy, tmp_path / "state")
+    first = await what_is_shown(pair_copy, tmp_path / "state")
     assert first.pop("cached") is False
     assert list((tmp_path / "cache" / analysis_cache.FOLDER).iterdir())  # kept
     with monkeypatch.context() as patched:
