@@ -533,7 +533,9 @@ class EvalTuiApp(
         rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
         self.state.previews_ready = False
         try:
-            fill_previews(loaded.analysis, rows, self._previews_grew)
+            fill_previews(
+                loaded.analysis, rows, self._previews_grew, self.state.background.pass_through
+            )
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(f"previews: {exc}", severity="warning"))
         self.state.previews_ready = True
