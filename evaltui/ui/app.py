@@ -38,6 +38,7 @@ from evaltui.ui.after_keys import StrayKeys
 from evaltui.ui.cached_open import INPUTS, CachedOpen
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
+from evaltui.ui.keys_first import KeysFirst
 from evaltui.ui.loading import (
     LOAD_STEPS,
     fill_previews,
@@ -109,7 +110,14 @@ class _QuitNowExecutor(ThreadPoolExecutor):
 
 
 class EvalTuiApp(
-    StrayKeys, UnexpectedErrors, TerminalWatch, ToastRepaint, LockChoice, ReviewActions, CachedOpen
+    KeysFirst,
+    StrayKeys,
+    UnexpectedErrors,
+    TerminalWatch,
+    ToastRepaint,
+    LockChoice,
+    ReviewActions,
+    CachedOpen,
 ):
     """evaltui: paired review of two eval runs."""
 

@@ -130,25 +130,42 @@ async def test_an_item_opened_while_the_previews_wait_is_shown_then_the_previews
     gate = app.state.background
     gate.limit = None  # (held until released, however slow the machine)
     release = gate.hold()  # the previews' reader finds the gate held at its first read
-    async with app.run_test(size=(120, 40)) as pilot:
-        await until(pilot, lambda: app.loaded is not None, "the pair on screen")
-        assert await asyncio.to_thread(gate.wait_for_waiters, 1, BARRIER_TIMEOUT)
-        await settle(app, pilot, ignore=["previews"])
-        assert not app.state.previews_ready
-        rows = app.loaded.rows["regressions"]
-        assert rows and all(r.preview == "" for r in rows)  # none read yet
-        await pilot.press("enter")
-        await settle(app, pilot, ignore=["previews"])
-        screen = app.screen
-        assert isinstance(screen, ItemScreen) and screen.row.item_id == rows[0].item_id
-        assert screen.transcripts is not None  # the item is drawn while the previews wait
-        assert gate.holds == 2 and not app.state.previews_ready
-        release()
-        await settle(app, pilot)
-        assert not gate.held  # the item screen, still open, let go once it was drawn
-        assert app.screen is screen
-        assert app.state.previews_ready
-        assert all(r.preview for r in rows)
-        index = app.main_screen.search_index
-        assert index.complete and index.covered == index.total
-        assert gate.waits >= 1
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.loaded is not None, "the pair on screen")
+            assert await asyncio.to_thread(gate.wait_for_waiters, 1, BARRIER_TIMEOUT)
+            await settle(app, pilot, ignore=["previews"])
+            assert not app.state.previews_ready
+            rows = app.loaded.rows["regressions"]
+            assert rows and all(r.preview == "" for r in rows)  # none read yet
+            await pilot.press("enter")
+            await settle(app, pilot, ignore=["previews"])
+            screen = app.screen
+            assert isinstance(screen, ItemScreen) and screen.row.item_id == rows[0].item_id
+            assert screen.transcripts is not None  # the item is drawn while the previews wait
+            assert gate.holds >= 2 and not app.state.previews_ready
+            release()
+            await settle(app, pilot)
+            assert not gate.held  # the item screen, still open, let go once it was drawn
+            assert app.screen is screen
+            assert app.state.previews_ready
+            assert all(r.preview for r in rows)
+            index = app.main_screen.search_index
+            assert index.complete and index.covered == index.total
+            assert gate.waits >= 1
+    finally:
+        release()  # (a failed assertion must not leave the app's readers waiting)
+
+
+def test_a_lists_slices_are_those_of_its_rows_as_they_are_now():
+    from evaltui.ui.listmodel import ListView
+
+    rows = [ListRow(i, f"item-{i}", s, "", f"item-{i}") for i, s in enumerate("bab")]
+    view = ListView(rows)
+    assert view.slices() == ["a", "b"]
+    view.slices().append("z")  # (a copy: the kept answer is not changed by its caller)
+    assert view.slices() == ["a", "b"]
+    rows.append(ListRow(3, "item-3", "c", "", "item-3"))
+    assert view.slices() == ["a", "b", "c"]
+    view.rows = [ListRow(0, "item-0", "d", "", "item-0")]
+    assert view.slices() == ["d"]
