@@ -8,8 +8,9 @@ where it takes about 90 ms alone. The item screen holds this gate from the key u
 transcripts are drawn; the readers pass through it between chunks and wait while it is held.
 Nothing is skipped: a reader that waited goes on where it stopped.
 
-A hold that is never released (a read that failed in a way the screen did not hear of) stops
-no reader for longer than `limit` seconds at a pass: the previews and the search always finish.
+A hold that is never released (a read that failed in a way the screen did not hear of, a key
+the app dropped) stops the readers once, for `limit` seconds: then every hold taken so far is
+void (its release does nothing) and the readers go on, so the previews and search always finish.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ class BackgroundGate:
         self.limit = limit  # None: wait for the release, however long (tests)
         self._changed = threading.Condition()
         self._holders = 0
+        self._generation = 0  # bumped when a wait ran out: the holds taken before are void
         self._waiting = 0
         self.holds = 0  # holds taken since the app started
         self.waits = 0  # passes that found the gate held and waited
@@ -45,6 +47,7 @@ class BackgroundGate:
         with self._changed:
             self._holders += 1
             self.holds += 1
+            generation = self._generation
         released = threading.Event()
 
         def release() -> None:
@@ -52,8 +55,9 @@ class BackgroundGate:
                 return
             released.set()
             with self._changed:
-                self._holders -= 1
-                self._changed.notify_all()
+                if generation == self._generation:  # (else voided by a wait that ran out)
+                    self._holders -= 1
+                    self._changed.notify_all()
 
         return release
 
@@ -66,7 +70,10 @@ class BackgroundGate:
             self._waiting += 1
             self._changed.notify_all()
             try:
-                self._changed.wait_for(lambda: not self._holders, timeout=self.limit)
+                if not self._changed.wait_for(lambda: not self._holders, timeout=self.limit):
+                    self._generation += 1  # held too long: a hold leaked; void them all
+                    self._holders = 0
+                    self._changed.notify_all()
             finally:
                 self._waiting -= 1
                 self._changed.notify_all()

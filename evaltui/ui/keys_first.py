@@ -29,10 +29,20 @@ class KeysFirst(App[int]):
     _key_holds: deque[Callable[[], None]]
 
     def post_message(self, message: Message) -> bool:
-        if isinstance(message, events.Key) and hasattr(self, "state"):
-            holds = self.__dict__.setdefault("_key_holds", deque())  # (thread-safe appends)
-            holds.append(self.state.background.hold())
-        return super().post_message(message)
+        if (
+            not isinstance(message, events.Key)
+            or message.is_forwarded
+            or not hasattr(self, "state")
+        ):
+            # (a forwarded key is one bubbling back from the focused widget: held already)
+            return super().post_message(message)
+        release = self.state.background.hold()
+        holds = self.__dict__.setdefault("_key_holds", deque())  # (thread-safe appends)
+        holds.append(release)
+        posted = super().post_message(message)
+        if not posted:  # (closing, or keys not taken now: never dispatched)
+            release()
+        return posted
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key):

@@ -62,13 +62,18 @@ def test_a_free_gate_stops_nothing_and_a_release_counts_once():
     other()
 
 
-def test_a_hold_never_released_stops_a_reader_for_its_limit_only():
+def test_a_hold_never_released_stops_the_readers_once_for_its_limit_then_is_void():
     gate = BackgroundGate(limit=0)  # (the app's is a second: the readers always finish)
-    gate.hold()
-    rows = rows_of(5)
+    leaked = gate.hold()
+    rows = rows_of(2 * Reader.batch_size)  # many passes through the gate
     fill_previews(analysis_over(Reader()), rows, lambda: None, gate.pass_through)
-    assert [r.preview for r in rows] == [f"input of {i}" for i in range(5)]
-    assert gate.waits >= 1 and gate.held
+    assert [r.preview for r in rows] == [f"input of {r.index}" for r in rows]
+    assert gate.waits == 1 and not gate.held  # waited out once; the hold no longer counts
+    later = gate.hold()
+    leaked()  # (a void hold's release does not undo a newer one)
+    assert gate.held
+    later()
+    assert not gate.held
 
 
 def test_the_previews_wait_while_the_gate_is_held_and_then_read_every_row():
@@ -138,12 +143,14 @@ async def test_an_item_opened_while_the_previews_wait_is_shown_then_the_previews
             assert not app.state.previews_ready
             rows = app.loaded.rows["regressions"]
             assert rows and all(r.preview == "" for r in rows)  # none read yet
+            before = gate.holds
             await pilot.press("enter")
             await settle(app, pilot, ignore=["previews"])
             screen = app.screen
             assert isinstance(screen, ItemScreen) and screen.row.item_id == rows[0].item_id
             assert screen.transcripts is not None  # the item is drawn while the previews wait
-            assert gate.holds >= 2 and not app.state.previews_ready
+            assert gate.holds == before + 2  # the key's, from its post, and the item screen's
+            assert not app.state.previews_ready
             release()
             await settle(app, pilot)
             assert not gate.held  # the item screen, still open, let go once it was drawn
