@@ -38,6 +38,7 @@ from evaltui.ui.after_keys import StrayKeys
 from evaltui.ui.cached_open import INPUTS, CachedOpen
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
+from evaltui.ui.keys_first import KeysFirst
 from evaltui.ui.loading import (
     LOAD_STEPS,
     fill_previews,
@@ -109,7 +110,14 @@ class _QuitNowExecutor(ThreadPoolExecutor):
 
 
 class EvalTuiApp(
-    StrayKeys, UnexpectedErrors, TerminalWatch, ToastRepaint, LockChoice, ReviewActions, CachedOpen
+    KeysFirst,
+    StrayKeys,
+    UnexpectedErrors,
+    TerminalWatch,
+    ToastRepaint,
+    LockChoice,
+    ReviewActions,
+    CachedOpen,
 ):
     """evaltui: paired review of two eval runs."""
 
@@ -535,7 +543,9 @@ class EvalTuiApp(
         rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
         self.state.previews_ready = False
         try:
-            fill_previews(loaded.analysis, rows, self._previews_grew)
+            fill_previews(
+                loaded.analysis, rows, self._previews_grew, self.state.background.pass_through
+            )
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(f"previews: {exc}", severity="warning"))
         self.state.previews_ready = True

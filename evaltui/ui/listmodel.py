@@ -59,6 +59,9 @@ class ListView:
     # indices whose text holds the needle) and the notes (item ids); set by the screen.
     text_hits: Callable[[str], frozenset[int]] | None = None
     note_hits: Callable[[str], set[str]] | None = None
+    # `slices()` as last computed, for the rows list it was computed over (id and length): the
+    # footer asks on every refresh, a walk over a quarter of a million rows on the UI thread.
+    _slices: tuple[int, int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.refresh()
@@ -125,7 +128,11 @@ class ListView:
         return sorted(rows, key=lambda r: not r.assigned)
 
     def slices(self) -> list[str]:
-        return sorted({r.slice for r in self.rows if r.slice})
+        """The slices the list's rows belong to (a row's slice never changes)."""
+        key = (id(self.rows), len(self.rows))
+        if self._slices is None or self._slices[:2] != key:
+            self._slices = (*key, sorted({r.slice for r in self.rows if r.slice}))
+        return list(self._slices[2])
 
     def describe_filters(self) -> str:
         parts = []

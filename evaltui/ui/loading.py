@@ -114,24 +114,37 @@ def _rows(analysis: Analysis, session: ReviewSession, wanted: list[str]) -> dict
     return dict(zip(ids, made, strict=True))
 
 
-PREVIEW_CHUNK = 2000
+PREVIEW_CHUNK = 2000  # rows per chunk for a reader without its own batch size; rows between
+# two passes through the background gate in the per-row loop
 
 
-def fill_previews(analysis: Analysis, rows: list[ListRow], done: Callable[[], None]) -> None:
+def fill_previews(
+    analysis: Analysis,
+    rows: list[ListRow],
+    done: Callable[[], None],
+    pause: Callable[[], None] = lambda: None,
+) -> None:
     """Read each row's input (baseline, else candidate) in chunks and make it searchable.
 
     Runs in a worker thread; `done` is called (from the thread) after every chunk so the list
     can redraw. Assigning a str attribute is atomic, so the UI thread never sees a torn row.
+    `pause` is called before every read and every `PREVIEW_CHUNK` rows: it waits while an item
+    is opening (`background_gate.py`), so this loop does not take the GIL's turns from it.
     """
     base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
     step = getattr(base, "batch_size", PREVIEW_CHUNK)
     for start in range(0, len(rows), step):
         chunk = rows[start : start + step]
+        pause()
         texts = base.read_field([r.rows[0] for r in chunk], "input")
         if all(t is None for t in texts):
+            pause()
             texts = cand.read_field([r.rows[1] for r in chunk], "input")
-        for row, text in zip(chunk, texts, strict=True):
-            text = (text or "")[:PREVIEW_CHARS]
-            row.preview = " ".join(text.split())[:300]
-            row.search_text = f"{row.item_id}\n{text}".lower()
+        for at in range(0, len(chunk), PREVIEW_CHUNK):
+            pause()
+            part = zip(chunk[at : at + PREVIEW_CHUNK], texts[at : at + PREVIEW_CHUNK], strict=True)
+            for row, text in part:
+                text = (text or "")[:PREVIEW_CHARS]
+                row.preview = " ".join(text.split())[:300]
+                row.search_text = f"{row.item_id}\n{text}".lower()
         done()

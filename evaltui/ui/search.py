@@ -140,9 +140,12 @@ def fill(
     done: Callable[[], None],
     cancelled: Callable[[], bool] = lambda: False,
     chunk_size: int = 5000,
+    pause: Callable[[], None] = lambda: None,
 ) -> None:
     """Read both outputs and the target of every row in chunks (a worker thread); `done` after
-    each chunk so the list can say how far the search reaches."""
+    each chunk so the list can say how far the search reaches. `pause` is called between
+    reads (and every `PAUSE_EVERY` records read one at a time): it waits while an item is
+    opening (`background_gate.py`)."""
     index.total = len(rows)
     step = min(getattr(baseline, "batch_size", chunk_size), chunk_size)
     for start in range(0, len(rows), step):
@@ -152,20 +155,30 @@ def fill(
         base_rows = [r.rows[0] for r in chunk]
         cand_rows = [r.rows[1] for r in chunk]
         texts = {
-            "baseline output": _field(baseline, base_rows, "output"),
-            "candidate output": _field(candidate, cand_rows, "output"),
-            "target": _field(baseline, base_rows, "target"),
+            "baseline output": _field(baseline, base_rows, "output", pause),
+            "candidate output": _field(candidate, cand_rows, "output", pause),
+            "target": _field(baseline, base_rows, "target", pause),
         }
         if all(t is None for t in texts["target"]):
-            texts["target"] = _field(candidate, cand_rows, "target")
+            texts["target"] = _field(candidate, cand_rows, "target", pause)
         index.add([r.index for r in chunk], texts)
         done()
 
 
-def _field(reader, rows: list[int], name: str) -> list[str | None]:
+PAUSE_EVERY = 500  # records read one at a time between two passes through `pause`
+
+
+def _field(
+    reader, rows: list[int], name: str, pause: Callable[[], None] = lambda: None
+) -> list[str | None]:
     """One text field of many records; an output the run keeps only as the last assistant
-    message (no output field) is read from the messages."""
+    message (no output field) is read from the messages, record by record: a Python loop
+    (about 12 us a JSONL record), so it passes through `pause` every `PAUSE_EVERY` records."""
+    pause()
     values = reader.read_field(rows, name)
     if name == "output" and all(v is None for v in values):
-        values = [_answer(reader.read(row)) for row in rows]
+        values = []
+        for at in range(0, len(rows), PAUSE_EVERY):
+            pause()
+            values.extend(_answer(reader.read(row)) for row in rows[at : at + PAUSE_EVERY])
     return values

@@ -25,6 +25,7 @@ from evaltui.core.record.assignment import Assignment
 from evaltui.core.record.review_item import ItemReview
 from evaltui.core.record.session import untriaged_regressions
 from evaltui.core.record.team_view import shown_review
+from evaltui.ui.background_gate import BackgroundGate
 from evaltui.ui.config import AppConfig
 from evaltui.ui.listmodel import ListRow, ListView
 from evaltui.ui.triage import Triage, tag_name
@@ -115,6 +116,8 @@ class ReviewState:
     triage: Triage = field(default_factory=Triage)  # what z undoes, newest last
     closing: bool = False  # set on quit, so keys typed after q open nothing new
     previews_ready: bool = False  # input texts still being read: search sees ids only
+    # Held while an item opens: the previews' and the search index's readers wait meanwhile.
+    background: BackgroundGate = field(default_factory=BackgroundGate)
     last_signoff: tuple[Any, ...] | None = None  # the paths the last sign-off wrote
     # Inputs whose sha256 came from the scan cache are re-hashed after the first screen;
     # the sign-off waits for that (see `check_inputs_confirmed`).

@@ -137,6 +137,9 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         self.epoch = 0
         self._read_gen = 0  # bumped per read started: an older read's text is not shown
         self._pending_match: str | None = None  # "first"/"last": scroll there once drawn
+        # From the key that opened it until its transcripts are drawn, the background readers
+        # (previews, search index) wait: they would take the GIL's turns from this screen.
+        self.release_background = state.background.hold()
 
     def compose(self) -> ComposeResult:
         yield Static(id="item-meta")
@@ -150,6 +153,9 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
     def on_mount(self) -> None:
         self.query_one("#diff-pane").display = False
         self.show_item()
+
+    def on_unmount(self) -> None:
+        self.release_background()  # (left before its transcripts were drawn)
 
     @property
     def row(self) -> ListRow:
@@ -213,6 +219,7 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         self.match_rows = matching_rows(pairs, needle)
         self._update_meta()
         self.query_one("#sides-text", Static).update(self.sides)
+        self.call_after_refresh(self.release_background)  # drawn: the readers go on
         if needle and self._pending_match is None:
             self._pending_match = "first"  # opened from a search: show where it matched
         if self._pending_match is not None and base.complete and cand.complete:

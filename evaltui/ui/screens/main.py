@@ -203,6 +203,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
                 paired.candidate.transcripts,
                 done=lambda: self.post_message(SearchGrew()),
                 cancelled=lambda: worker.is_cancelled,
+                pause=self.state.background.pass_through,  # (an item opening goes first)
             )
         except (EvalTuiError, OSError) as exc:  # search then covers ids and inputs only
             problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")

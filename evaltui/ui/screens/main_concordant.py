@@ -154,13 +154,19 @@ class MainConcordant(Screen):
             return
         paired = loaded.analysis.paired
         try:
-            fill_previews(loaded.analysis, rows, lambda: self.post_message(SearchGrew()))
+            fill_previews(
+                loaded.analysis,
+                rows,
+                lambda: self.post_message(SearchGrew()),
+                self.state.background.pass_through,
+            )
             fill(
                 index,
                 rows,
                 paired.baseline.transcripts,
                 paired.candidate.transcripts,
                 done=lambda: self.post_message(SearchGrew()),
+                pause=self.state.background.pass_through,
             )
         except (EvalTuiError, OSError) as exc:
             self.app.post_message(WorkerProblem(f"unchanged items: {exc}", severity="warning"))
