@@ -137,7 +137,7 @@ def test_the_ui_imports_one_way_app_then_screens_then_widgets_then_state():
     order = {"app": 0, "screens": 1, "widgets": 2, "state": 3}
     app_side = {
         "app", "actions", "base", "modes", "run_set_mode", "terminal", "toasts", "unexpected",
-        "lock_choice", "cached_open",
+        "lock_choice", "cached_open", "deciding_updates", "keys_first",
     }  # fmt: skip
 
     def rank(module: str) -> int | None:
