@@ -340,6 +340,7 @@ async def test_the_independent_screen_reads_without_colour(tmp_path, no_color, s
 # -- the installed command in a real terminal ------------------------------------------------
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_installed_command_shows_the_independent_comparison_in_tmux(tmp_path):
     tmux = _tmux()
     script = Path(sys.executable).parent / "evaltui"

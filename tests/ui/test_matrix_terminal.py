@@ -8,11 +8,14 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.journal import ReviewSession
 from tests.ui.test_real_terminal import ROOT, _stop, _tmux, _wait_for
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_installed_command_opens_the_matrix_reviews_a_pair_and_comes_back(tmp_path):
     tmux = _tmux()
     script = Path(sys.executable).parent / "evaltui"

@@ -13,6 +13,7 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
 from textual.widgets import DataTable, Static
 
 from evaltui.core.compare.spec import CompareSpec
@@ -79,6 +80,7 @@ async def test_the_same_run_twice_is_refused_in_place(tmp_path):
         assert isinstance(app.screen, PickerScreen)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_the_installed_command_lists_a_log_directory_and_opens_the_pair_picked(tmp_path):
     from tests.ui.test_real_terminal import _capture, _stop, _tmux, _wait_for
 

@@ -208,6 +208,7 @@ def test_sigkill_at_random_moments_loses_no_tag_shown_as_saved(tmp_path):
     assert lost == 0
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_sigkill_right_after_a_bulk_tag_loses_none_of_its_tags(tmp_path):
     """Bulk-tag a slice's regressions, kill -9 the moment the screen says saved, reopen: every
     one of them carries the tag."""
