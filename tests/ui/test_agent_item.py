@@ -147,6 +147,7 @@ def test_agent_item_final_answers_snapshot(snap_compare, tmp_path):
     )
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_f_unfolds_the_one_block_at_the_top_not_the_whole_turn(tmp_path, monkeypatch):
     # Arguments over 12 characters count as long here, so the retry turn (#5 vs #3) holds
     # three blocks that fold on each side: its reasoning, "drug_a" and "drug_b".

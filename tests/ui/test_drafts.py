@@ -5,6 +5,7 @@ kill -9 version through a real terminal is tests/ui/test_burst_terminal.py (slow
 
 from __future__ import annotations
 
+import pytest
 from textual.widgets import TextArea
 
 from evaltui.core.record.drafts import Place, load_draft, load_place
@@ -54,6 +55,7 @@ async def test_an_unsaved_note_and_the_place_come_back_when_the_review_reopens(t
         assert load_draft(app.state.draft_folder()) is None
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_item_screen_open_when_the_session_ended_reopens_scrolled_where_it_was(tmp_path):
     state = tmp_path / "state"
     app = demo_app(state)
@@ -83,6 +85,7 @@ async def test_the_item_screen_open_when_the_session_ended_reopens_scrolled_wher
         assert not load_place(app.state.draft_folder()).item_open  # closed: the list next time
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_reopened_item_screen_stays_the_kept_place_after_its_recovered_note_is_saved(
     tmp_path,
 ):
