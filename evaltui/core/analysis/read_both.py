@@ -1,0 +1,99 @@
+"""Both runs of a pair read at once, with the reading step's progress in bytes.
+
+A load is mostly hashing and polars parsing, which release the GIL, so the candidate is read in a
+thread beside the baseline; two large Inspect logs, whose parse holds the GIL, read the
+candidate in a second process (`inspect_elsewhere.candidate_loader`). Kept apart from
+`pipeline.py` (which calls it as `load_both`, the name tests and the early read patch there).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from evaltui.core.read import meter
+from evaltui.core.read.formats import LoadOptions, load_run
+from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
+from evaltui.core.read.runs import Run, size_or_zero
+from evaltui.core.stats import special
+
+Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
+# The comparison's steps (`pipeline.STEPS`), of which reading both runs is the first.
+STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
+
+
+def load_both(
+    baseline: str | Path,
+    candidate: str | Path,
+    input_format: str | None,
+    base_load: LoadOptions,
+    cand_load: LoadOptions,
+    progress: Progress | None = None,
+    prefetch: bool = True,
+) -> tuple[Run, Run]:
+    """Read both runs at once: a load is mostly hashing and polars parsing, which release the
+    GIL, so the second file's work fills the cores the first leaves idle (a 1M Parquet pair's
+    two hashes run side by side instead of one after the other). Two large Inspect logs, whose
+    parse is Python under the GIL, are read at once by reading the candidate in a second
+    process (`inspect_elsewhere.candidate_loader`).
+
+    The baseline's error wins when both files are bad, as it did when they were read in turn.
+    The candidate is read in a daemon thread so an error in the baseline exits at once instead
+    of waiting for a big candidate to finish.
+    """
+    box: dict[str, object] = {}
+    counter = _ByteProgress(progress, (baseline, candidate))
+    if prefetch:  # the statistics' scipy import, beside the reading rather than after it
+        special.prefetch()
+    # two large Inspect logs: the candidate in a second process (their parse holds the GIL)
+    load_candidate = candidate_loader(baseline, candidate, input_format)
+
+    def read_candidate() -> None:
+        try:
+            with meter.metering(counter.add):
+                box["run"] = load_candidate(candidate, input_format, cand_load, wait_for_hash=False)
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
+    worker.start()
+    with meter.metering(counter.add):
+        base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
+    worker.join()
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return base_run, box["run"]  # type: ignore[return-value]
+
+
+class _ByteProgress:
+    """Turns the loaders' byte counts into the reading step's progress ("1.2 of 4.8 GB"),
+    at most ten times a second (the app's progress call waits for the UI thread)."""
+
+    INTERVAL = 0.1  # seconds between reports
+
+    def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
+        self._progress = progress
+        self._total = sum(size_or_zero(Path(p)) for p in paths)
+        self._done = 0
+        self._last = 0.0
+        self._lock = threading.Lock()
+
+    def add(self, n_bytes: int) -> None:
+        if self._progress is None or self._total <= 0:
+            return
+        with self._lock:
+            self._done += n_bytes
+            now = time.monotonic()
+            if now - self._last < self.INTERVAL:
+                return
+            self._last = now
+            fraction = min(self._done / self._total, 1.0)
+            what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
+            self._progress(what, fraction, len(STEPS))
+
+
+def _gigabytes(done: int, total: int) -> str:
+    unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
+    return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"
