@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import is_hypothesis_test
+from hypothesis import settings as hypothesis_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNS = ROOT / "sample_runs"
@@ -248,15 +250,36 @@ def _reports_and_records_match_their_schemas(monkeypatch: pytest.MonkeyPatch) ->
         pytest.fail("\n".join(found), pytrace=False)
 
 
+# Property tests (hypothesis) draw a fifth of their examples in the default run, the README's
+# quick check that must stay under 3 CPU-minutes, and every one of them in .ci/run's second
+# stage, which sets EVALTUI_ALL_EXAMPLES=1 and selects `slow or properties`. A test states the
+# count CI draws (`max_examples=examples(300)`); one without a count draws hypothesis' 100.
+ALL_EXAMPLES = os.environ.get("EVALTUI_ALL_EXAMPLES") == "1"
+
+
+def examples(count: int) -> int:
+    """How many examples a property test draws in this run: `count` in CI's thorough stage, a
+    fifth of it (at least 20, at most `count`) in the default run."""
+    return count if ALL_EXAMPLES else min(count, max(20, count // 5))
+
+
+hypothesis_settings.register_profile("evaltui", max_examples=examples(100))
+hypothesis_settings.load_profile("evaltui")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Refuse a snapshot test whose parameters are part slow, part default.
+    """Mark every property test `properties` (the marker .ci/run's thorough stage selects), and
+    refuse a snapshot test whose parameters are part slow, part default.
 
     The snapshot plugin matches a snapshot file to a test by function name, parameters stripped:
     when `-m 'not slow'` deselects one parameter of a function whose other parameter runs, the
     deselected one's snapshot counts as unused and the plugin fails the run (exit 1 after every
     test passed, which is how CI failed once). A slow size is a function of its own instead.
     """
+    for item in items:
+        if is_hypothesis_test(getattr(item, "obj", None)):
+            item.add_marker(pytest.mark.properties)
     speeds: dict[tuple[str, str], set[bool]] = {}
     for item in items:
         if "snap_compare" in getattr(item, "fixturenames", ()):

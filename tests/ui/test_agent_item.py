@@ -187,6 +187,7 @@ async def test_f_unfolds_the_one_block_at_the_top_not_the_whole_turn(tmp_path, m
         assert "f unfolds" not in app.screen.sides.plain(0)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_f_unfolds_a_long_tool_result_and_F_every_one(tmp_path, monkeypatch):
     # Results over 20 characters count as long here: drug-2's "check_interaction" result
     # ("major: CYP3A4 inhibition raises simvastatin levels") folds on both sides.

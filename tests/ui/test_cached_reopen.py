@@ -104,6 +104,7 @@ async def test_the_first_open_keeps_its_analysis_whenever_it_was_decided(
     assert len(list((tmp_path / "cache" / analysis_cache.FOLDER).iterdir())) == 1
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_no_cache_opens_compute_the_analysis(tmp_path, pair_copy, monkeypatch):
     await what_is_shown(pair_copy, tmp_path / "state")
     monkeypatch.setenv("EVALTUI_NO_CACHE", "1")

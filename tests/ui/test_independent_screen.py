@@ -218,6 +218,7 @@ async def test_a_path_with_markup_prints_as_written(tmp_path):
 # -- keys ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_q_exits_zero_and_nothing_is_written_to_the_state_folder(tmp_path):
     state = tmp_path / "state"
     app = independent_app(state)
@@ -273,6 +274,7 @@ async def test_help_lists_this_screens_keys_first(tmp_path):
         assert isinstance(app.screen, IndependentScreen)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_j_and_k_scroll_to_the_inputs_at_80x24(tmp_path):
     app = independent_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -278,6 +278,7 @@ async def test_fresh_starts_each_pair_anew_once_not_each_time_it_is_opened(state
         assert app.loaded.session.review("pharm-0020").tag == "acceptable"
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_sign_off_in_a_pair_names_the_run_set_command_and_writes_nothing(state, tmp_path):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:

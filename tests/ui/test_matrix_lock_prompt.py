@@ -88,6 +88,7 @@ async def test_a_held_pair_from_the_matrix_opens_read_only_and_the_next_pair_wri
     assert app.unexpected_errors == []
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_q_at_a_held_pairs_prompt_goes_back_to_the_matrix_leaving_the_holder(
     state,  # noqa: F811
     holder,

@@ -278,6 +278,7 @@ async def test_command_palette_lists_every_action(tmp_path):
         assert {"Next item", "Previous item", "Toggle diff", "Back to the list"} <= titles
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_app_works_in_a_no_color_terminal(tmp_path, monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     app = demo_app(tmp_path / "state")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from rich.console import Console
 from rich.segment import ControlType
 from textual.widgets._toast import Toast
@@ -84,6 +85,7 @@ async def scroll(app: Any, pilot: Any) -> None:
     await until(pilot, lambda: pane.scroll_y == start + 4, "the scroll")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_toast_that_expires_on_the_scrolled_item_screen_leaves_the_terminal(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=SIZE, notifications=True) as pilot:

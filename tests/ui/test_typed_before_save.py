@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from textual import events
 from textual.widgets import Input, RadioButton, TextArea
 
@@ -74,6 +75,7 @@ async def test_a_note_and_a_rationale_typed_in_one_burst_with_ctrl_s_are_saved_w
     assert [p.name for p in folder.glob("*.json")][0].startswith("signoff-baseline-vs-candidate-")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_run_set_rationale_typed_in_one_burst_with_ctrl_s_is_the_records_whole(
     tmp_path, monkeypatch
 ):
@@ -129,6 +131,7 @@ async def test_text_typed_after_tab_in_the_same_burst_goes_to_the_next_field(tmp
         assert app.loaded.session.review(item).note == "abcdef"
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_text_typed_after_tab_from_the_choice_in_the_same_burst_reaches_the_next_field(
     tmp_path,
 ):

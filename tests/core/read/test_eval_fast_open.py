@@ -26,6 +26,7 @@ from evaltui.core.read.formats.inspect_common import TOKEN_KEYS, sample_facts, s
 from evaltui.core.read.formats.inspect_summaries import columnwise_facts
 from evaltui.core.read.formats.zip_members import checked_members
 from evaltui.core.read.zip_directory import read_directory
+from tests.conftest import examples
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 GPT5 = DATA / "inspect_ai" / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
@@ -483,7 +484,7 @@ def _same_facts_either_way(summaries: list, named: dict) -> bool:
 _NAMED = st.sampled_from([{}, {("1", 1): "samples/1_epoch_1.json"}])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.lists(st.one_of(_COMMON, _COMMON, _COMMON, _SUMMARY, st.just([]), st.just(7)), max_size=6),
     _NAMED,
@@ -492,7 +493,7 @@ def test_summaries_of_any_shape_give_the_same_facts_column_wise(summaries, named
     _same_facts_either_way(summaries, named)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_COMMON, min_size=1, max_size=6), _NAMED)
 def test_summaries_of_the_common_shape_are_read_column_wise_to_the_same_facts(summaries, named):
     summaries[0]["id"] = 1  # (a member named for it, when `named` names one)
@@ -529,7 +530,7 @@ def test_chat_inputs_two_models_and_limits_stay_in_the_column_wise_batch():
     assert facts[1].cost == (None, None, None, None, 3.0, None, 2, None, None)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(_COMMON, min_size=1, max_size=6),
     st.lists(st.text(st.sampled_from("a7\x00\ud800\udc00\u00e9\n"), max_size=3), min_size=6),

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.formats import REGISTRY, load_run
 from evaltui.core.read.runs import Run
+from tests.conftest import examples
 
 
 def test_deeply_nested_json_line_is_an_error_not_a_crash(tmp_path):
@@ -70,8 +71,11 @@ def _check(path) -> None:
         assert run.table["item_id"].null_count() == 0
 
 
-FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                HealthCheck.function_scoped_fixture])  # fmt: skip
+FUZZ = settings(
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @FUZZ

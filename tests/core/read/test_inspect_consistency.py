@@ -14,7 +14,7 @@ from evaltui.core.read.formats import load_run
 from evaltui.core.read.formats.inspect_common import SampleFacts
 from evaltui.core.read.formats.inspect_consistency import facts_mean
 from evaltui.core.read.formats.inspect_scores import SCORE_WORDS
-from tests.conftest import DATA
+from tests.conftest import DATA, examples
 
 
 def test_an_inspect_log_whose_summaries_disagree_is_read_from_its_samples():
@@ -51,7 +51,7 @@ _VALUES = st.one_of(
     repeat=st.booleans(),
     error=st.booleans(),
 )
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_the_header_check_mean_is_the_mean_of_item_means(
     values: list[Any], shared: bool, repeat: bool, error: bool
 ) -> None:

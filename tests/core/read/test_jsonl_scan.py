@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
+from tests.conftest import examples
 
 SCHEMA = {"item_id": pl.String, "passed": pl.Boolean}
 
@@ -42,7 +43,7 @@ def reference(data: bytes):
 
 @pytest.mark.parametrize("mode", ["whole", "blocks"])
 @given(rows=records, block=st.sampled_from([64, 257, 4096]), final_newline=st.booleans())
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_the_scan_matches_a_plain_reading_of_the_file(
     tmp_path_factory, mode, rows, block, final_newline
 ):
@@ -74,7 +75,7 @@ def test_a_line_longer_than_the_block_is_read_whole(tmp_path):
     assert scan.lines.starts.tolist() == [0, len(json.dumps(rows[0])) + 1]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     lengths=st.lists(st.integers(0, 1_200), max_size=60),
     tail=st.binary(max_size=5).filter(lambda b: b"\n" not in b),

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from evaltui.core.read.formats import HEAD_BYTES, detect_format
 from evaltui.core.read.formats.jsontext import object_at, object_keys
+from tests.conftest import examples
 
 
 def test_object_at_gives_the_object_under_a_key_or_an_empty_one_for_anything_else():
@@ -180,7 +181,7 @@ def reference_keys(value, ensure_ascii: bool, where: tuple = ()):
             yield from reference_keys(inner, ensure_ascii, (*where, index))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     document=documents,
     indent=st.sampled_from([None, 0, 2]),

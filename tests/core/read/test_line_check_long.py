@@ -12,11 +12,11 @@ import json
 
 import numpy as np
 import polars as pl
-import pytest
-from hypothesis import given, seed, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltui.core.read.formats.jsonl_scan import LONG_LINE, _line_check, suspect_lines
+from tests.conftest import examples
 
 KEYS = ["item_id", "passed", "score", "slice", "scöre", "ключ", "a.b*c", "x-y", "🙂k"]
 TEXTS = ["slice", "ключ", "x-y"]
@@ -112,19 +112,11 @@ def _long_check_covers_the_walking_check(lines: list[str], size: int) -> None:
     assert _suspects(check.flagged, lines) <= _suspects(check.flagged_long, lines)
 
 
-# The default run draws 60 sets of lines (about a second); the slow run 300 more, from a seed of
-# their own, so CI sees 360 different sets.
-@settings(max_examples=60, deadline=None)
+# The default run draws 60 sets of lines (about a second), CI's thorough stage 300
+# (`tests.conftest.examples`).
+@settings(max_examples=examples(300), deadline=None)
 @given(lines=_LINES, size=st.integers(2, len(KEYS)))
 def test_the_long_line_check_flags_every_line_the_walking_check_flags(lines, size):
-    _long_check_covers_the_walking_check(lines, size)
-
-
-@pytest.mark.slow
-@seed(20261203)
-@settings(max_examples=300, deadline=None)
-@given(lines=_LINES, size=st.integers(2, len(KEYS)))
-def test_the_long_line_check_flags_every_line_the_walking_check_flags_many_more(lines, size):
     _long_check_covers_the_walking_check(lines, size)
 
 

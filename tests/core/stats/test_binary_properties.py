@@ -27,6 +27,7 @@ from evaltui.core.stats.binary import (
 from evaltui.core.stats.interval import wilson_interval
 from evaltui.core.stats.paired_delta import CI_METHODS, paired_delta_interval
 from evaltui.core.stats.paired_table import PairedTable, mcnemar
+from tests.conftest import examples
 
 COUNT = st.integers(min_value=0, max_value=200)
 CONFIDENCE = st.sampled_from([0.5, 0.8, 0.9, 0.95, 0.99, 0.999])
@@ -48,7 +49,7 @@ def _z(confidence: float) -> float:
 # ============================================================================================
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables())
 def test_exact_p_equals_scipy_binomtest(table):
     b, c = table.regressions, table.improvements
@@ -61,7 +62,7 @@ def test_exact_p_equals_scipy_binomtest(table):
     assert result.exact_p == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables())
 def test_mid_p_is_half_weight_on_the_observed_outcome(table):
     b, c = table.regressions, table.improvements
@@ -75,7 +76,7 @@ def test_mid_p_is_half_weight_on_the_observed_outcome(table):
     assert result.mid_p <= result.exact_p
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables())
 def test_chi_square_p_values_equal_scipy_chi2_sf(table):
     b, c = table.regressions, table.improvements
@@ -90,7 +91,7 @@ def test_chi_square_p_values_equal_scipy_chi2_sf(table):
     assert result.chi2_cc_p == pytest.approx(stats.chi2.sf(result.chi2_cc, 1), rel=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables())
 def test_mcnemar_is_undefined_exactly_when_there_are_no_disagreements(table):
     result = mcnemar(table)
@@ -116,7 +117,7 @@ def test_mcnemar_with_a_million_items_is_finite_and_matches_scipy():
 # ============================================================================================
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.integers(1, 800).flatmap(lambda n: st.tuples(st.integers(0, n), st.just(n))), CONFIDENCE)
 def test_wilson_equals_scipy_binomtest_wilson(counts, confidence):
     k, n = counts
@@ -150,7 +151,7 @@ def _newcombe_by_hand(table: PairedTable, confidence: float) -> tuple[float, flo
     return max(-1.0, theta - math.sqrt(max(dl2, 0))), min(1.0, theta + math.sqrt(max(du2, 0)))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables(), CONFIDENCE)
 def test_newcombe_equals_independent_recomputation_from_scipy_wilson(table, confidence):
     ours = paired_delta_interval(table, "newcombe", confidence)
@@ -183,7 +184,7 @@ def _tango_statistic(delta0: float, x12: int, x21: int, n: int) -> float:
     return numerator / math.sqrt(variance)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tables(), CONFIDENCE)
 def test_tango_bounds_satisfy_the_score_equation(table, confidence):
     z = _z(confidence)
@@ -214,7 +215,7 @@ def test_tango_bounds_satisfy_the_score_equation(table, confidence):
 # ============================================================================================
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), CONFIDENCE, st.sampled_from(CI_METHODS))
 def test_every_interval_is_ordered_and_inside_minus_one_to_one(table, confidence, method):
     interval = paired_delta_interval(table, method, confidence)
@@ -222,7 +223,7 @@ def test_every_interval_is_ordered_and_inside_minus_one_to_one(table, confidence
     assert interval.method == method and interval.confidence == confidence
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), CONFIDENCE, st.sampled_from(["newcombe", "tango", "wald", "wald-cc"]))
 def test_intervals_centred_on_delta_contain_the_point_estimate(table, confidence, method):
     # Newcombe and Tango are built around delta itself, the two Walds are symmetric about it.
@@ -232,7 +233,7 @@ def test_intervals_centred_on_delta_contain_the_point_estimate(table, confidence
     assert interval.lower - 1e-12 <= table.delta <= interval.upper + 1e-12
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), CONFIDENCE)
 def test_adjusted_wald_intervals_are_centred_on_their_shrunken_estimates(table, confidence):
     n, b, c = table.n, table.regressions, table.improvements
@@ -256,7 +257,7 @@ def test_agresti_min_need_not_contain_delta():
     assert paired_delta_interval(table, "agresti-min", 0.5).upper < table.delta
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables())
 def test_wald_family_matches_the_formulas(table):
     n, b, c = table.n, table.regressions, table.improvements
@@ -272,7 +273,7 @@ def test_wald_family_matches_the_formulas(table):
     assert wald_cc.upper == pytest.approx(min(1, table.delta + z * se_cc), abs=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     tables(),
     st.sampled_from(CI_METHODS),
@@ -285,7 +286,7 @@ def test_intervals_widen_with_confidence(table, method, levels):
     assert wide.upper >= narrow.upper - 1e-12
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), CONFIDENCE, st.sampled_from(CI_METHODS))
 def test_swapping_baseline_and_candidate_mirrors_every_interval(table, confidence, method):
     forward = paired_delta_interval(table, method, confidence)
@@ -294,7 +295,7 @@ def test_swapping_baseline_and_candidate_mirrors_every_interval(table, confidenc
     assert backward.upper == pytest.approx(-forward.lower, abs=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables())
 def test_swapping_baseline_and_candidate_leaves_p_values_unchanged(table):
     forward, backward = mcnemar(table), mcnemar(table.swapped())
@@ -306,7 +307,7 @@ def test_swapping_baseline_and_candidate_leaves_p_values_unchanged(table):
     )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables())
 def test_swapping_mirrors_the_comparison_verdict_and_keeps_the_flags(table):
     forward, backward = compare_binary(table), compare_binary(table.swapped())
@@ -316,7 +317,7 @@ def test_swapping_mirrors_the_comparison_verdict_and_keeps_the_flags(table):
     assert backward.unpaired.se == pytest.approx(forward.unpaired.se, rel=1e-12)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), CONFIDENCE)
 def test_unpaired_contrast_is_the_independent_two_proportion_wald(table, confidence):
     n = table.n
@@ -328,7 +329,7 @@ def test_unpaired_contrast_is_the_independent_two_proportion_wald(table, confide
     assert contrast.ci.method == "unpaired-wald"
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(st.booleans(), st.booleans()), max_size=300))
 def test_from_verdicts_counts_each_cell(pairs):
     base = np.array([p[0] for p in pairs], dtype=bool)
@@ -341,7 +342,7 @@ def test_from_verdicts_counts_each_cell(pairs):
     assert table.baseline_passes == int(base.sum()) and table.candidate_passes == int(cand.sum())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tables(), st.sampled_from(CI_METHODS))
 def test_compare_binary_echoes_inputs_and_uses_known_flags_in_order(table, method):
     result = compare_binary(table, method)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.stats.clusters import ClusteredComparison, _dense_codes, clustered_delta
+from tests.conftest import examples
 
 
 def miller_eq4_se(x: np.ndarray, clusters: np.ndarray) -> float:
@@ -217,7 +218,7 @@ def test_invalid_cluster_arguments_raise_value_error_naming_the_value(
     st.lists(st.integers(min_value=-5, max_value=10**9), min_size=1, max_size=60),
     st.booleans(),
 )
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_cluster_codes_are_numbered_as_numpy_unique_numbers_them(labels, small):
     codes = np.array([abs(v) % 50 for v in labels] if small else labels, dtype=np.int64)
     expected = np.unique(codes, return_inverse=True)[1].reshape(-1)

@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from evaltui.core.stats.multiplicity import ADJUST_METHODS, adjust_pvalues
+from tests.conftest import examples
 
 # ============================================================================================
 # 1. R multtest (mt.rawp2adjp) outputs, as recorded in statsmodels' test_multi.py
@@ -304,13 +305,13 @@ tied_pvalue = st.sampled_from([0.0, 1e-6, 0.01, 0.03125, 0.05, 0.5, 1.0])
 family = st.lists(st.one_of(pvalue, tied_pvalue), min_size=0, max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(family, st.sampled_from(ADJUST_METHODS))
 def test_matches_r_arithmetic_bit_for_bit(p, method):
     assert list(adjust_pvalues(p, method)) == _r_p_adjust(p, method)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.one_of(pvalue, tied_pvalue), min_size=1, max_size=40))
 def test_bh_matches_scipy_false_discovery_control(p):
     from scipy.stats import false_discovery_control
@@ -319,7 +320,7 @@ def test_bh_matches_scipy_false_discovery_control(p):
     np.testing.assert_allclose(adjust_pvalues(p, "bh"), expected, rtol=1e-12, atol=1e-15)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.one_of(pvalue, tied_pvalue, st.none()), max_size=30),
     st.sampled_from(ADJUST_METHODS),
@@ -331,7 +332,7 @@ def test_none_positions_are_kept_and_the_rest_adjusted_as_a_family(p, method):
     assert [x for x in out if x is not None] == list(adjust_pvalues(defined, method))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.one_of(pvalue, tied_pvalue), min_size=1, max_size=40))
 def test_orderings_between_methods_and_with_raw(p):
     holm = adjust_pvalues(p, "holm")

@@ -24,6 +24,7 @@ from scipy import optimize, special
 from evaltui.core.stats.bradley_terry import BT_STATUS_TEXT, BT_STATUSES, bradley_terry
 from evaltui.core.stats.preference import PreferenceCounts
 from evaltui.core.stats.preference_matrix import PairTally
+from tests.conftest import examples
 
 # citations[cited, citing]: a citation of journal1 by journal2 is a win for journal1
 # (countsToBinomial(citations), self-citations ignored).
@@ -255,7 +256,7 @@ def _negative_log_likelihood(free: np.ndarray, tallies: list[PairTally]) -> floa
     return -total
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(strongly_connected_tallies())
 def test_bradley_terry_maximum_agrees_with_scipy_optimize(tallies):
     fit = bradley_terry(tallies, "s0")
@@ -268,7 +269,7 @@ def test_bradley_terry_maximum_agrees_with_scipy_optimize(tallies):
     assert fit.log_likelihood == pytest.approx(-_negative_log_likelihood(ours, tallies))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(strongly_connected_tallies(), st.sampled_from(SYSTEMS[1:]))
 def test_changing_the_baseline_shifts_the_strengths_and_keeps_the_contrasts(tallies, other):
     first = bradley_terry(tallies, "s0")

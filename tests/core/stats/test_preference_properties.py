@@ -16,6 +16,7 @@ from scipy import stats
 from evaltui.core.stats.bradley_terry import bradley_terry
 from evaltui.core.stats.preference import MIRRORED_VERDICT, PreferenceCounts, compare_preferences
 from evaltui.core.stats.preference_matrix import PairTally, win_rate_matrix
+from tests.conftest import examples
 
 COUNT = st.integers(min_value=0, max_value=400)
 CONFIDENCE = st.sampled_from([0.8, 0.9, 0.95, 0.99])
@@ -32,7 +33,7 @@ def _mirrored(interval):
     return (1.0 - interval.upper, 1.0 - interval.lower)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(counts(), st.sampled_from(["split", "drop"]), CONFIDENCE)
 def test_swapping_a_and_b_mirrors_the_win_rates_intervals_test_flags_and_verdict(c, ties, level):
     forward = compare_preferences(c, ties, level)
@@ -53,7 +54,7 @@ def test_swapping_a_and_b_mirrors_the_win_rates_intervals_test_flags_and_verdict
     assert backward.verdict == MIRRORED_VERDICT[forward.verdict]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(counts(), CONFIDENCE)
 def test_the_two_tie_rules_agree_on_whether_the_win_rate_differs_from_one_half(c, level):
     # Both intervals invert the score statistic (b - a) / sqrt(a + b) at the null.
@@ -67,7 +68,7 @@ def test_the_two_tie_rules_agree_on_whether_the_win_rate_differs_from_one_half(c
     assert split.verdict == drop.verdict
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(counts(), CONFIDENCE)
 def test_intervals_hold_their_estimate_and_stay_in_the_unit_interval(c, level):
     result = compare_preferences(c, confidence=level)
@@ -77,7 +78,7 @@ def test_intervals_hold_their_estimate_and_stay_in_the_unit_interval(c, level):
         assert 0.0 <= rate.ci.lower <= rate.estimate <= rate.ci.upper <= 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(counts())
 def test_sign_test_and_wilson_agree_with_scipy_stats(c):
     assume(c.decisive > 0)
@@ -89,7 +90,7 @@ def test_sign_test_and_wilson_agree_with_scipy_stats(c):
     assert result.drop.ci.upper == pytest.approx(wilson.high, abs=1e-12)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(counts(), min_size=3, max_size=3))
 def test_swapping_a_pair_in_the_matrix_mirrors_its_cells(cells):
     tallies = [
@@ -107,7 +108,7 @@ def test_swapping_a_pair_in_the_matrix_mirrors_its_cells(cells):
     assert flipped.pair("x", "y").verdict == matrix.pair("x", "y").verdict
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(1, 50), st.integers(1, 50), st.integers(0, 20)),
