@@ -54,7 +54,19 @@ def columnwise_facts(
     """`sample_facts(path, summary, record, members, shared)` of each summary, in order, or
     None when any summary is not of the common shape (see the module): the caller then reads
     the batch one summary at a time, which refuses a bad one in its words. Never raises."""
-    return _columnwise(records, summaries, members, shared) if summaries else []
+    found = columnwise_facts_and_members(records, summaries, members, shared)
+    return None if found is None else found[0]
+
+
+def columnwise_facts_and_members(
+    records: Sequence[str],
+    summaries: Sequence[Any],
+    members: Mapping[tuple[str, int], str],
+    shared: dict[Any, Any],
+) -> tuple[list[SampleFacts], list[str | None]] | None:
+    """`columnwise_facts`, with each summary's sample member (`members` of its (id, epoch),
+    None when it has none), which the reader needs next: looked up once, not twice."""
+    return _columnwise(records, summaries, members, shared) if summaries else ([], [])
 
 
 def _column(summaries: Sequence[dict[str, Any]], key: str) -> list[Any]:
@@ -70,8 +82,9 @@ def _columnwise(
     summaries: Sequence[Any],
     members: Mapping[tuple[str, int], str],
     shared: dict[Any, Any],
-) -> list[SampleFacts] | None:
-    """The facts, or None when a column is not of the common shape (see the module)."""
+) -> tuple[list[SampleFacts], list[str | None]] | None:
+    """The facts and their members, or None when a column is not of the common shape (see
+    the module)."""
     if _types(summaries) != {dict}:
         return None
     ids = _column(summaries, "id")
@@ -106,7 +119,7 @@ def _columnwise(
         digests = map(input_digest, inputs)
     scores = shared_column(_column(summaries, "scores"), shared)
     columns = (map(itemgetter(0), keys), epochs, scores, [None] * len(keys), named, digests, costs)
-    return list(map(_FACTS, zip(*columns, strict=True)))  # SampleFacts(*values), in C
+    return list(map(_FACTS, zip(*columns, strict=True))), found  # SampleFacts(*values), in C
 
 
 _FACTS = partial(tuple.__new__, SampleFacts)
