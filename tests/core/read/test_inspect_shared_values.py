@@ -129,3 +129,46 @@ def test_the_table_reads_each_shared_scores_object_once_to_the_same_table(rows):
     assert_frame_equal(got, expected)
     for column in got.columns:  # -0.0 stays itself, 1 and 1.0 and True each read as written
         assert got[column].to_list().__repr__() == expected[column].to_list().__repr__()
+
+
+def _reference_costs(table: pl.DataFrame, facts: list[SampleFacts]) -> pl.DataFrame:
+    """`with_costs` as it was written before its columns were taken by C loops."""
+    from evaltui.core.read.formats.inspect_rows import COST_FIELDS
+    from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
+
+    nothing = (None,) * len(COST_FIELDS)
+    costs = [f.cost or nothing for f in facts]
+    if all(c is nothing for c in costs):
+        return table
+    by_field = dict(zip(COST_FIELDS, zip(*costs, strict=True), strict=True))
+    columns = [
+        pl.Series(cost_column(name), by_field[name], dtype=pl.Float64) for name in NUMERIC_COSTS
+    ]
+    limits = [limit.split(" (")[0] if limit else None for limit in by_field["limit"]]
+    columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
+    return table.with_columns(columns)
+
+
+_COST = st.one_of(
+    st.none(),
+    st.tuples(
+        *[st.one_of(st.none(), st.integers(0, 9))] * 4,
+        *[st.one_of(st.none(), st.floats(0, 9))] * 2,
+        st.integers(0, 3),
+        st.sampled_from([None, "", "message (3)", "time", "token (10) (x)"]),
+        st.none(),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_COST, max_size=8))
+def test_the_cost_columns_are_the_ones_built_sample_by_sample(costs):
+    from evaltui.core.read.formats.inspect_rows import with_costs
+
+    facts = [
+        SampleFacts(str(i), 1, {"m": {"value": "C"}}, None, f"s[{i}]", None, cost)
+        for i, cost in enumerate(costs)
+    ]
+    table = stats_table([f.item_id for f in facts], [1] * len(facts), ["ok"] * len(facts))
+    assert_frame_equal(with_costs(table, facts), _reference_costs(table, facts))

@@ -94,20 +94,29 @@ def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFram
     """`cost:<name>` columns (COST_COLUMNS): tokens, time, working time, retries as numbers,
     the limit that stopped a sample as its type (null: none). Not scores: they are compared
     beside the metric (`analysis.cost`), never as part of its family."""
-    nothing = (None,) * len(COST_FIELDS)
-    costs = [f.cost or nothing for f in facts]
-    if all(c is nothing for c in costs):
+    costs: list[Any] = list(map(_COST, facts))
+    missing = costs.count(None)  # (in C: a large log's samples nearly all record one)
+    if missing == len(costs):
         return table
+    if missing:
+        nothing = (None,) * len(COST_FIELDS)
+        costs = [c or nothing for c in costs]
     by_field = dict(zip(COST_FIELDS, zip(*costs, strict=True), strict=True))
     columns = [
         pl.Series(cost_column(name), by_field[name], dtype=pl.Float64) for name in NUMERIC_COSTS
     ]
-    limits = [limit.split(" (")[0] if limit else None for limit in by_field["limit"]]
+    stopped = by_field["limit"]
+    limits = (
+        [limit.split(" (")[0] if limit else None for limit in stopped]
+        if any(stopped)
+        else [None] * len(stopped)  # no sample stopped by a limit
+    )
     columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
     return table.with_columns(columns)
 
 
 COST_FIELDS = tuple(f.name for f in fields(SampleCost))  # `SampleFacts.cost`'s order
+_COST = attrgetter("cost")
 
 
 def scored_table(
