@@ -28,6 +28,10 @@ sum of the PSS of the measured process and its children (sampled every 20 ms): a
 Inspect logs is read by two processes at once (`inspect_elsewhere`), and `ru_maxrss` would show
 only the larger. CPU seconds include the children.
 
+`--reader-runs N` (with `--before`) opens the baseline log alone (`load_run`, no UI, the hash
+deferred as the app defers it) N times in each tree, alternating, and prints each open's CPU
+seconds and peak: the reader's own cost, steadier on a shared box than a first screen's.
+
 Nothing here is a test; it prints a table and the raw JSON.
 """
 
@@ -77,6 +81,16 @@ FIRST_SCREEN = (
         'print(json.dumps({"own_cpu": time.process_time(), "seconds": first,',
     )
 )
+
+# One log's open, no UI, the sha256 deferred as the app defers it: the reader's own CPU.
+READER_OPEN = """
+import json, sys, time
+from evaltui.core.read.formats import load_run
+from evaltui.core.read.formats.contract import LoadOptions
+c0 = time.process_time()
+run = load_run(sys.argv[1], options=LoadOptions(defer_hash_check=True), wait_for_hash=False)
+print(json.dumps({"seconds": time.process_time() - c0, "rows": run.table.height}))
+"""
 
 INSPECT_CODE = {
     "headers": """
@@ -310,6 +324,13 @@ def main() -> int:
     parser.add_argument("--inspect-timeout", type=float, default=900)
     parser.add_argument("--skip-full", action="store_true", help="no full read_eval_log")
     parser.add_argument("--skip-local", action="store_true", help="the S3 figures only")
+    parser.add_argument(
+        "--reader-runs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also one log's open (no UI) N times per tree, alternating (CPU seconds)",
+    )
     parser.add_argument("--skip-s3", action="store_true", help="the local figures only")
     parser.add_argument(
         "--s3rver",
@@ -331,6 +352,10 @@ def main() -> int:
     results = []
     with tempfile.TemporaryDirectory() as state:
         has_inspect = Path(INSPECT).exists()
+        for _ in range(args.reader_runs):
+            for label, tree_env in trees(env, args.before):
+                results.append(run(f"{label} local: one log's open, CPU (no UI)",
+                                   [PY, "-c", READER_OPEN, str(base)], tree_env))  # fmt: skip
         if not args.skip_local:
             results += local_figures(base, cand, state, env, has_inspect, args.before)
         if args.skip_s3:

@@ -126,11 +126,13 @@ class ZipDirectory:
             return True
         if not self.names:
             return False
-        name_bytes = np.fromiter(
-            (len(n.encode("utf-8", "surrogateescape")) for n in self.names),
-            dtype=np.int64,
-            count=len(self.names),
+        # (an ASCII name's UTF-8 length is its length: counted in C, the common case)
+        lengths = (
+            map(len, self.names)
+            if "".join(self.names).isascii()
+            else (len(n.encode("utf-8", "surrogateescape")) for n in self.names)
         )
+        name_bytes = np.fromiter(lengths, dtype=np.int64, count=len(self.names))
         starts = self.columns[:, 0]
         ends = starts + LOCAL_HEADER_SIZE + name_bytes + self.columns[:, 1]
         order = np.argsort(starts, kind="stable")

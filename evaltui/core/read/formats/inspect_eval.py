@@ -74,7 +74,7 @@ from evaltui.core.read.formats.inspect_rows import (
     with_prompt_hashes,
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
-from evaltui.core.read.formats.inspect_summaries import columnwise_facts
+from evaltui.core.read.formats.inspect_summaries import columnwise_facts_and_members
 from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import checked_members, read_member
@@ -225,9 +225,9 @@ def _eager_pass(
     for records, batch in _batches(summaries):
         # a batch of the common shape is read column-wise (`inspect_summaries`); any other,
         # one summary at a time, each checked in turn
-        batch_facts = columnwise_facts(records, batch, sample_members, shared)
-        if batch_facts is not None:
-            found = list(map(sample_members.get, map(_KEY, batch_facts)))
+        columns = columnwise_facts_and_members(records, batch, sample_members, shared)
+        if columns is not None:
+            batch_facts, found = columns
             scores = list(map(_SCORES, batch_facts))
             every_scored = _types(scores) == {dict} and all(map(len, scores))  # in C
             for i, (fact, member) in enumerate(zip(batch_facts, found, strict=True)):
@@ -248,7 +248,11 @@ def _eager_pass(
                 batch_facts.append(fact)
                 found.append(member)
         keep_all(batch_facts, _row_sources(batch_facts, found, batch))
-    unsummarised = [m for key, m in sample_members.items() if key not in position]
+    unsummarised = (
+        []  # every member summarised (a finished log): decided by one C comparison
+        if sample_members.keys() <= position.keys()
+        else [m for key, m in sample_members.items() if key not in position]
+    )
     for member in unsummarised:
         fact = _facts_from_member(path, archive, members[member], None, budget)
         keep(fact, RowSource(member, None, member))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 import polars as pl
@@ -93,20 +94,29 @@ def with_costs(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFram
     """`cost:<name>` columns (COST_COLUMNS): tokens, time, working time, retries as numbers,
     the limit that stopped a sample as its type (null: none). Not scores: they are compared
     beside the metric (`analysis.cost`), never as part of its family."""
-    nothing = (None,) * len(COST_FIELDS)
-    costs = [f.cost or nothing for f in facts]
-    if all(c is nothing for c in costs):
+    costs: list[Any] = list(map(_COST, facts))
+    missing = costs.count(None)  # (in C: a large log's samples nearly all record one)
+    if missing == len(costs):
         return table
+    if missing:
+        nothing = (None,) * len(COST_FIELDS)
+        costs = [c or nothing for c in costs]
     by_field = dict(zip(COST_FIELDS, zip(*costs, strict=True), strict=True))
     columns = [
         pl.Series(cost_column(name), by_field[name], dtype=pl.Float64) for name in NUMERIC_COSTS
     ]
-    limits = [limit.split(" (")[0] if limit else None for limit in by_field["limit"]]
+    stopped = by_field["limit"]
+    limits = (
+        [limit.split(" (")[0] if limit else None for limit in stopped]
+        if any(stopped)
+        else [None] * len(stopped)  # no sample stopped by a limit
+    )
     columns.append(pl.Series(cost_column("limit"), limits, dtype=pl.String))
     return table.with_columns(columns)
 
 
 COST_FIELDS = tuple(f.name for f in fields(SampleCost))  # `SampleFacts.cost`'s order
+_COST = attrgetter("cost")
 
 
 def scored_table(
@@ -127,34 +137,52 @@ def _primary_table(
     keys = scorer_keys(facts).get(scorer) if scorer is not None else None
     if scorer is not None and keys:
         return _keyed_table(path, facts, scorer, keys, requested)
-    kinds: list[str] = []  # per row: "verdict", "partial", "number", or "error"
-    values: list[Any] = []
-    # A value and its kind depend on the scores object alone (a failing one raises at its
-    # first sample, as before): read once per object, and a large log's samples share a few
-    # (`inspect_common.shared_scores`). Keyed by identity: the facts keep every object alive.
-    read: dict[int, tuple[Any, str]] = {}
-    for fact in facts:
-        if fact.error is not None:
-            kinds.append("error")
-            values.append(None)
-            continue
-        found = read.get(id(fact.scores))
-        if found is None:
-            value = score_value(path, fact, scorer)
-            found = read[id(fact.scores)] = (value, value_kind(path, fact, scorer, value))
-        values.append(found[0])
-        kinds.append(found[1])
-    ids = [f.item_id for f in facts]
-    epochs = [f.epoch for f in facts]
-    statuses = ["error" if kind == "error" else "ok" for kind in kinds]
-    pairs = list(zip(kinds, values, strict=True))
-    if any(kind in ("partial", "number") for kind in kinds):  # graded: C=1, I=0, P=0.5, N=0
-        scores = [None if kind == "error" else score_as_float(value) for kind, value in pairs]
-        table = stats_table(ids, epochs, statuses, score=scores)
+    keys, read = _read_values(path, facts, scorer)
+    ids = list(map(_ITEM_ID, facts))
+    epochs = list(map(_EPOCH, facts))
+    statuses = list(map({k: _STATUS[kind] for k, (kind, _) in read.items()}.__getitem__, keys))
+    if any(kind in ("partial", "number") for kind, _ in read.values()):  # graded: C=1, I=0, P=.5
+        floats = {k: None if p[0] == "error" else score_as_float(p[1]) for k, p in read.items()}
+        table = stats_table(ids, epochs, statuses, score=list(map(floats.__getitem__, keys)))
     else:
-        passed = [False if kind == "error" else score_as_verdict(value) for kind, value in pairs]
-        table = stats_table(ids, epochs, statuses, passed=passed)
-    return _with_outcomes(table, pairs)
+        verdicts = {
+            k: False if p[0] == "error" else score_as_verdict(p[1]) for k, p in read.items()
+        }
+        table = stats_table(ids, epochs, statuses, passed=list(map(verdicts.__getitem__, keys)))
+    return _with_outcomes(table, keys, read)
+
+
+_ITEM_ID, _EPOCH = attrgetter("item_id"), attrgetter("epoch")
+_SCORES, _ERROR = attrgetter("scores"), attrgetter("error")
+_STATUS = {"error": "error", "verdict": "ok", "partial": "ok", "number": "ok"}
+_ERRORED: Any = object()  # the key of an errored sample's row
+
+
+def _read_values(
+    path: LogPath, facts: Sequence[SampleFacts], scorer: str | None
+) -> tuple[list[Any], dict[Any, tuple[str, Any]]]:
+    """Each row's key, and each key's (kind, value): "verdict", "partial" or "number"
+    (`value_kind`), or ("error", None) for an errored sample's key. A value and its kind depend
+    on the scores object alone, and a large log's samples share a few
+    (`inspect_common.shared_scores`): a row's key is its scores object's identity (the facts
+    keep every object alive), and each object is read once, at its first unerrored sample, in
+    row order, so a failing one raises at the first sample that holds it, as a loop over the
+    rows did. The rows then take their values by C loops: the loop per row was a quarter of
+    building a 200,000-sample log's table."""
+    if set(map(_ERROR, facts)) <= {None}:
+        keys: list[Any] = list(map(id, map(_SCORES, facts)))
+    else:
+        keys = [id(f.scores) if f.error is None else _ERRORED for f in facts]
+    first = dict(zip(reversed(keys), reversed(facts), strict=True))  # each key's first fact
+    read: dict[Any, tuple[str, Any]] = {}
+    for key in dict.fromkeys(keys):
+        if key is _ERRORED:
+            read[key] = ("error", None)
+            continue
+        fact = first[key]
+        value = score_value(path, fact, scorer)
+        read[key] = (value_kind(path, fact, scorer, value), value)
+    return keys, read
 
 
 def _other_scorers(
@@ -202,13 +230,17 @@ def _other_scorers(
     return out
 
 
-def _with_outcomes(table: pl.DataFrame, pairs: list[tuple[str, Any]]) -> pl.DataFrame:
+def _with_outcomes(
+    table: pl.DataFrame, keys: list[Any], read: dict[Any, tuple[str, Any]]
+) -> pl.DataFrame:
     """The raw letter as the item's outcome category (C, I, P, N; an errored sample's is
     "error"), when every scored sample's value is a letter: the mix of outcomes is compared
-    beside the verdict (a P or N the score mapping folds into 0.5 or a failure stays itself)."""
-    if not all(kind == "error" or value in SCORE_WORDS for kind, value in pairs):
+    beside the verdict (a P or N the score mapping folds into 0.5 or a failure stays itself).
+    `keys`, `read`: each row's key and each key's (kind, value) (`_read_values`)."""
+    if not all(kind == "error" or value in SCORE_WORDS for kind, value in read.values()):
         return table  # numbers or booleans: no categories to keep
-    outcomes = ["error" if kind == "error" else value for kind, value in pairs]
+    outcome = {k: "error" if kind == "error" else value for k, (kind, value) in read.items()}
+    outcomes = list(map(outcome.__getitem__, keys))
     return table.with_columns(pl.Series(OUTCOME, outcomes, dtype=pl.String))
 
 
