@@ -3,6 +3,8 @@ stage, which finds them by the `properties` marker the suite's conftest puts on 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, is_hypothesis_test
 from hypothesis import strategies as st
@@ -31,3 +33,15 @@ def test_every_property_test_carries_the_marker_ci_selects(request: pytest.Fixtu
 def test_ci_runs_every_property_test_with_all_its_examples():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert 'EVALTUI_ALL_EXAMPLES=1 .venv/bin/python -m pytest -q -m "slow or properties"' in ci
+
+
+def test_no_property_test_states_a_bare_example_count():
+    """A count written as a number would be drawn in full by the default run too: every
+    `max_examples` goes through `examples` (the random key sessions count their own)."""
+    bare = re.compile(r"max_examples=\d")
+    found = [
+        path.relative_to(ROOT).as_posix()
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if bare.search(path.read_text(encoding="utf-8"))
+    ]
+    assert not found

@@ -30,6 +30,7 @@ from evaltui.core.read.formats.inspect_scores import (
 )
 from evaltui.core.read.formats.inspect_summaries import shared_column
 from evaltui.core.read.runs import OUTCOME, stats_table
+from tests.conftest import examples
 
 _VALUE = st.sampled_from(["C", "I", "P", "N", True, False, 1, 0.5, None, "maybe", [1]])
 _SCORE = st.one_of(
@@ -47,7 +48,7 @@ _COMMON = st.builds(lambda v: {"m": {"value": v, "answer": "a"}}, st.sampled_fro
 _COLUMN = st.lists(st.one_of(_COMMON, _COMMON, _COMMON, _SCORES), max_size=8)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(_COLUMN, _COLUMN)
 def test_scores_shared_by_columns_are_the_objects_shared_one_at_a_time(first, second):
     ours: dict = {}  # one per load, kept across the batches
@@ -104,7 +105,7 @@ _ROW = st.tuples(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_ROW, min_size=1, max_size=10))
 def test_the_table_reads_each_shared_scores_object_once_to_the_same_table(rows):
     path = Path("x.eval")
@@ -161,7 +162,7 @@ _COST = st.one_of(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(_COST, max_size=8))
 def test_the_cost_columns_are_the_ones_built_sample_by_sample(costs):
     from evaltui.core.read.formats.inspect_rows import with_costs
