@@ -87,6 +87,16 @@ def edited(how: str) -> bytes:
         rows.insert(30, b"")
     elif how == "a-boolean-metric":
         rows[30] = line.replace(b'"acc": 1.0', b'"acc": true')
+    elif how == "a-float-id":
+        rows[30] = line.replace(b'"doc_id": 30,', b'"doc_id": 30.0,')
+    elif how == "a-boolean-id":
+        rows[30] = line.replace(b'"doc_id": 30,', b'"doc_id": true,')
+    elif how == "a-number-as-filter":
+        rows[30] = line.replace(b'"filter": "none"', b'"filter": 1')
+    elif how == "a-list-as-doc-hash":
+        rows[30] = line.replace(b'"doc_hash": "', b'"doc_hash": ["').replace(
+            b'", "prompt_hash"', b'"], "prompt_hash"', 1
+        )
     else:
         raise AssertionError(how)
     return b"\n".join(rows) + b"\n"
@@ -101,6 +111,10 @@ CASES = [
     "an-id-beyond-64-bits",
     "a-blank-line",
     "a-boolean-metric",
+    "a-float-id",
+    "a-boolean-id",
+    "a-number-as-filter",
+    "a-list-as-doc-hash",
 ]
 
 
@@ -152,6 +166,10 @@ def test_the_refusals_of_those_lines_name_the_line_and_what_is_wrong(tmp_path):
         "an-id-beyond-64-bits",
         "a-blank-line",
         "a-boolean-metric",
+        "a-float-id",
+        "a-boolean-id",
+        "a-number-as-filter",
+        "a-list-as-doc-hash",
     ],
 )
 def test_the_msgspec_pass_refuses_those_lines_without_the_line_check(tmp_path, how, monkeypatch):
@@ -164,3 +182,17 @@ def test_the_msgspec_pass_refuses_those_lines_without_the_line_check(tmp_path, h
     path.write_bytes(edited(how))
     assert scan_samples(path, "acc", block=1 << 10) is None
     assert scan_samples(path, "acc") is None
+
+
+def test_a_19_digit_id_within_64_bits_reads_as_the_line_by_line_reader_reads_it(
+    tmp_path, monkeypatch
+):
+    path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
+    rows = lines()
+    rows[30] = rows[30].replace('"doc_id": 30,', '"doc_id": -9223372036854775808,')
+    path.write_text("\n".join(rows) + "\n")
+    assert scan_samples(path, "acc") is not None
+    fast = load_run(path).table
+    monkeypatch.setattr(lm_eval, "_fast_load", lambda *args: None)
+    assert fast.equals(load_run(path).table)
+    assert fast["item_id"][30] == "-9223372036854775808"
