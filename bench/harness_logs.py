@@ -25,6 +25,13 @@ files read once before so every timing starts from the page cache:
   inside Pilot's `run_test` (120x40); decision line: until the analysis that decides has
   arrived (nothing left `waiting_for`) and is painted. (`bench/floor_ratio.py --app` reads the
   same line off a real terminal in tmux.)
+- the app in a terminal (`--app`): the installed `evaltui BASE CAND` (through `main`, as a
+  user starts it) in a tmux pane (120x40, bench/floor_ratio.py's helpers), the screen read
+  every 20 ms: first screen when the header's first line shows (`DECIDING…` or a decision),
+  decision line when it says a decision; CPU is the app process's user + system time at that
+  moment (/proc). Each tree's `evaltui` package is byte-compiled first (`compileall`), as an
+  installed copy is. `--rounds N` repeats it (medians), `--before DIR` runs another source tree
+  (e.g. `git archive REV | tar -x -C DIR`) in the same rounds, A B A B.
 - item open: `transcripts.read(row)` on the loaded baseline for 5 rows spread over the run (the
   core read behind Enter; drawing adds a few ms).
 - reference: the harness's own reader on both files: Inspect's `read_eval_log` (all samples,
@@ -46,12 +53,19 @@ import copy
 import json
 import os
 import random
+import re
 import resource
+import shlex
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import zipfile
 from pathlib import Path
+
+import floor_ratio  # bench/: its tmux helpers and how it runs another source tree
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data"
@@ -246,15 +260,22 @@ def ensure_data(names: list[str], samples: int, lines: int) -> dict[str, tuple[P
 
 
 CHILD_CODE = {
+    # As `evaltui BASE CAND` opens a pair (cli/main.py): one OpenBLAS thread, and both runs'
+    # read started (`start_reading`) before the app and Textual are imported.
     "first_screen": """
-import asyncio, json, sys, time
+import asyncio, json, os, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+from evaltui.core.analysis.pipeline import start_reading
+from evaltui.core.compare.spec import CompareSpec
+base, cand, state = sys.argv[1:4]
+spec = CompareSpec.create(base, cand)
+reading = start_reading(spec)
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.ui.app import AppConfig, create_app
-base, cand, state = sys.argv[1:4]
 async def main():
-    app = create_app(AppConfig.for_pair(base, cand, state_root=Path(state)))
+    app = create_app(AppConfig(spec=spec, state_root=Path(state), reading=reading))
     async with app.run_test(size=(120, 40)) as pilot:
         while app.loaded is None and app.load_error is None:
             await pilot.pause(0.01)
@@ -450,6 +471,61 @@ def bench_pair(name: str, pair: tuple[Path, Path], env: dict, verdicts: Verdicts
         )
 
 
+FIRST_LINE = re.compile(r"\s*(DECIDING|" + "|".join(floor_ratio.STATUS_WORDS) + r")\b")
+
+
+def app_in_tmux(tmux: floor_ratio.Tmux, argv: list[str], folder: Path) -> dict[str, float]:
+    """One app session in a tmux pane: seconds (and the process's CPU) until the header shows,
+    and until it says a decision; then q, and wait for the process to end."""
+    env = f"EVALTUI_CACHE_DIR={folder / 'cache'} EVALTUI_STATE_DIR={folder / 'state'}"
+    start = time.perf_counter()
+    tmux.run("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", f"exec env {env} "
+             + shlex.join(argv))  # fmt: skip
+    pid = int(tmux.run("list-panes", "-t", "app", "-F", "#{pane_pid}").split()[0])
+    floor_ratio.wait_screen(tmux, FIRST_LINE, start, 600)
+    first, first_cpu = time.perf_counter() - start, floor_ratio.cpu_of(pid)
+    floor_ratio.wait_screen(tmux, floor_ratio.DECIDED, start, 600)
+    decided, decided_cpu = time.perf_counter() - start, floor_ratio.cpu_of(pid)
+    tmux.run("send-keys", "-t", "app", "q")
+    while Path(f"/proc/{pid}").exists():
+        time.sleep(floor_ratio.POLL)
+    tmux.run("kill-session", "-t", "app")
+    return {"first": first, "first_cpu": first_cpu, "decided": decided, "cpu": decided_cpu}
+
+
+def bench_app(
+    name: str, pair: tuple[Path, Path], trees: dict[str, str | None], rounds: int
+) -> None:
+    """`--app`: each tree's first open of the pair (a fresh cache and state folder each time)
+    in a real terminal, the trees in turn within each round; medians and ranges."""
+    base, cand = pair
+    print(f"\n[{name}] the app in tmux, {rounds} round(s), {size(pair)}", flush=True)
+    warm([base, cand])
+    for tree in trees.values():  # an installed copy has its bytecode: compiling evaltui's
+        # sources took ~1 s of the first screen's GIL under PYTHONDONTWRITEBYTECODE=1
+        package = Path(tree or ROOT) / "evaltui"
+        subprocess.run([PY, "-m", "compileall", "-q", str(package)], check=True)
+    found: dict[str, list[dict[str, float]]] = {tree: [] for tree in trees}
+    for _ in range(rounds):
+        for tree_name, tree in trees.items():
+            folder = Path(tempfile.mkdtemp(prefix="harness-app-"))
+            tmux = floor_ratio.Tmux(folder)
+            try:
+                argv = floor_ratio.evaltui_argv(tree, base, cand, app=True)
+                found[tree_name].append(app_in_tmux(tmux, argv, folder))
+            finally:
+                tmux.stop()
+                shutil.rmtree(folder, ignore_errors=True)
+    for tree_name, runs in found.items():
+        line = []
+        for key, label in (("first", "first screen"), ("first_cpu", "cpu"),
+                           ("decided", "decision line"), ("cpu", "cpu")):  # fmt: skip
+            values = sorted(r[key] for r in runs)
+            line.append(f"{label} {statistics.median(values):.2f} s "
+                        f"({values[0]:.2f}-{values[-1]:.2f})")  # fmt: skip
+        print(f"  {tree_name:<8} " + ", ".join(line), flush=True)
+
+
 def bench_logdir(folder: Path, env: dict, verdicts: Verdicts) -> None:
     print(f"\n[logdir] {folder} ({size((folder, folder))})", flush=True)
     warm([folder])
@@ -476,10 +552,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="inspect-zstd,inspect-deflate,lm-eval,logdir")
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--lines", type=int, default=200_000)
+    parser.add_argument("--app", action="store_true", help="only the app in tmux (see above)")
+    parser.add_argument("--rounds", type=int, default=3, help="--app: rounds (medians)")
+    parser.add_argument("--before", help="--app: another source tree, run in the same rounds")
     args = parser.parse_args(argv)
     names = args.only.split(",")
     print(f"data under {BENCH}", flush=True)
     pairs = ensure_data(names, args.samples, args.lines)
+    if args.app:
+        trees: dict[str, str | None] = {"this": None}
+        if args.before:
+            trees["before"] = args.before
+        for name in names:
+            if name != "logdir":
+                bench_app(name, pairs[name], trees, args.rounds)
+        return 0
     env = dict(
         os.environ, EVALTUI_CACHE_DIR=str(BENCH / "cache"), EVALTUI_STATE_DIR=str(BENCH / "state")
     )

@@ -45,7 +45,6 @@ from evaltui.core.read.formats.fields import (
     require_str,
 )
 from evaltui.core.read.formats.harness_sniffs import lm_eval as light_sniff
-from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 from evaltui.core.read.formats.jsontext import UTF8_BOM, parse_json_object_line
 from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
@@ -63,6 +62,7 @@ from evaltui.core.read.formats.lm_eval_results import (
     metric_direction,
     results_metadata,
 )
+from evaltui.core.read.formats.lm_eval_scan import scan_samples
 from evaltui.core.read.formats.lm_eval_transcript import (
     LineTable,
     sample_field,
@@ -237,7 +237,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
 def _fast_load(
     path: Path, head: bytes, options: LoadOptions, own: Options, stamp: tuple[int, int]
 ) -> Run | None:
-    """The common case in one polars pass (`scan_jsonl`: the statistics keys, sha256 and line
+    """The common case in one pass (`lm_eval_scan`: the statistics keys, sha256 and line
     index): finite numeric values, one line per doc_id of the chosen filter. Anything else
     (booleans, lists, a missing key, a repeat, a NaN) returns None, and the line-by-line
     reader below gives its precise answer or error."""
@@ -255,14 +255,12 @@ def _fast_load(
         return None
     if isinstance(record.get(metric), bool) or not is_finite(record.get(metric)):
         return None
-    schema = {"doc_id": pl.String(), "filter": pl.String(), metric: pl.Float64()}
-    schema[DOC_HASH] = pl.String()
-    schema[PROMPT_HASH] = pl.String()
-    try:
-        scan = scan_jsonl(path, schema, texts=["filter", DOC_HASH, PROMPT_HASH], ids=["doc_id"])
-    except POLARS_FAILURES:  # polars says what, not where: the slow path says where
+    try:  # None: a key written twice, escaped or mistyped, or a line msgspec or polars
+        # refuses: the slow path says which, where
+        scan = scan_samples(path, metric)
+    except POLARS_FAILURES:  # (an OSError too: the slow path says it in its words)
         return None
-    if scan.suspects.size:  # a key written twice, escaped or mistyped: the slow path says which
+    if scan is None:
         return None
     if scan.frame["doc_id"].str.contains("\x00", literal=True).any():  # or a lone surrogate
         return None
