@@ -58,6 +58,9 @@ from evaltui.core.record.shared import (
 from evaltui.core.record.team_session import TeamSide
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
+# A line with the inputs' sha256 that the session line left empty (`record_inputs`). Older
+# readers skip a kind they do not know, so the schema stays /1.
+INPUTS = "inputs"
 DEFAULT_TAGS: tuple[str, ...] = (
     "confirmed regression",
     "acceptable",
@@ -246,10 +249,7 @@ class ReviewSession(TeamSide):
             self._apply(entry)
         if torn and not self.read_only:
             self._write_journal(b"")  # finish the torn line: appends start on a line of their own
-        then = (self.info.baseline_sha256, self.info.candidate_sha256)
-        changed = inputs_changed_notice(then, (baseline_sha256, candidate_sha256))
-        if changed is not None:
-            self.notices.append(changed)
+        self.record_inputs(baseline_sha256, candidate_sha256)
 
     def _apply(self, entry: dict[str, Any]) -> None:
         kind = entry.get("kind")
@@ -262,6 +262,14 @@ class ReviewSession(TeamSide):
                 tags=tuple(entry.get("tags", DEFAULT_TAGS)),
                 created=str(entry.get("time", "")),
             )
+        elif kind == INPUTS:  # the sha256 a session started without (`record_inputs`)
+            known = {
+                side: entry[side]
+                for side in ("baseline_sha256", "candidate_sha256")
+                if isinstance(entry.get(side), str) and entry[side]
+                and not getattr(self.info, side)
+            }  # fmt: skip
+            self.info = replace(self.info, **known)
         elif kind == "policy" and isinstance(entry.get("hash"), str):
             self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):
@@ -315,6 +323,23 @@ class ReviewSession(TeamSide):
         self._apply(entry)
         self.refresh_team()
         return self.items[item_id]
+
+    def record_inputs(self, baseline_sha256: str, candidate_sha256: str) -> Notice | None:
+        """The inputs' sha256, computed after the session started without them (the app
+        defers a large log's hash past the first screen): journalled as an `inputs` line for
+        each side the session did not know, so the next open can tell a changed file; a side
+        it knew and that differs is the changed-input notice, added and returned."""
+        then = (self.info.baseline_sha256, self.info.candidate_sha256)
+        now = (baseline_sha256, candidate_sha256)
+        changed = inputs_changed_notice(then, now)
+        if changed is not None and not self.inputs_changed:
+            self.notices.append(changed)
+        missing = any(not old and new for old, new in zip(then, now, strict=True))
+        if missing and not self.read_only:
+            entry = {"kind": INPUTS, "baseline_sha256": now[0], "candidate_sha256": now[1]}
+            self._append(entry)
+            self._apply(entry)
+        return changed
 
     def use_policy(self, policy_hash: str, path: str = "") -> Notice | None:
         """Record the policy in force; return a warning when it differs from the first one."""

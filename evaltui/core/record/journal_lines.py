@@ -35,11 +35,15 @@ def journal_entries(path: Path, raw: bytes, notices: list[Notice]) -> Iterator[d
 
 
 def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice | None:
-    """The notice for inputs whose (baseline, candidate) sha256 differ from the tags' own."""
+    """The notice for inputs whose (baseline, candidate) sha256 differ from the tags' own.
+
+    An empty sha256 is one not known: a journal the app started while a large log's hash was
+    deferred (its `inputs` line records it once computed), or a run still being hashed. Unknown
+    is not "changed": comparing it would warn of a change on every such open."""
     changed = [
         name
         for name, old, new in zip(("baseline", "candidate"), then, now, strict=True)
-        if old != new
+        if old and new and old != new
     ]
     if not changed:
         return None

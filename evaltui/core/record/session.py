@@ -26,6 +26,7 @@ from evaltui.core.decide.pair import Decision, decide, tag_meanings
 from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
 from evaltui.core.policy.tags import CONFIRMED
+from evaltui.core.read.runs import RunSource
 from evaltui.core.record.adjudication import (
     ADJUDICATOR_RULE,
     adjudicators_from_env,
@@ -57,23 +58,48 @@ def start_review(
     """
     paired = analysis.paired
     who = reviewer_identity(reviewer)
+    shared = review_dir if review_dir is not None else review_dir_from_env()
+    sources = (paired.baseline.source, paired.candidate.source)
+    if shared is not None:  # a team's folder is named by the sha256: never by a deferred one
+        sources = tuple(_hashed(source) for source in sources)  # type: ignore[assignment]
     session = ReviewSession.open(
         Path(paired.baseline.source.path),
         Path(paired.candidate.source.path),
-        paired.baseline.source.sha256,
-        paired.candidate.source.sha256,
+        sources[0].sha256,
+        sources[1].sha256,
         tags=tags,
         root=state_root,
         fresh=fresh,
         read_only=read_only,
         end_holder=end_holder,
-        review_dir=review_dir if review_dir is not None else review_dir_from_env(),
+        review_dir=shared,
         reviewer=who,
     )
+    recorded = (session.info.baseline_sha256, session.info.candidate_sha256)
+    if any(then and not source.sha256 for then, source in zip(recorded, sources, strict=True)):
+        # Tags made on known bytes, inputs whose hash the app deferred: hashed now, so the
+        # first decision shown already says whether a file changed since the tags
+        # (a first open, or a journal without hashes, does not wait).
+        try:
+            now = tuple(_hashed(source).sha256 for source in sources)
+        except BaseException:
+            session.close()
+            raise
+        session.record_inputs(*now)
     session.reviewer = who
     settle_by_policy(analysis, session)
     add_review_notices(analysis, session)
     return session
+
+
+def _hashed(source: RunSource) -> RunSource:
+    """`source` with its sha256, computed now if it was deferred (refused, naming the file, if
+    the file changed since it was read)."""
+    if source.sha256:
+        return source
+    from evaltui.core.read.formats.scan_cache import confirm
+
+    return confirm(source)
 
 
 def settle_by_policy(analysis: Analysis, session: ReviewSession) -> None:
