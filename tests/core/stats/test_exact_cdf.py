@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy import stats
+from scipy import fft, stats
 
 from evaltui.core.stats import exact_bootstrap, exact_cdf, graded
 from evaltui.core.stats.graded import paired_bootstrap
@@ -140,3 +140,9 @@ def test_a_window_too_small_for_a_grid_reads_the_fft_array():
     exact, counts = _plan(np.repeat([0.0, 1.0], [700, 300]))
     assert exact_cdf.closed_form(exact, counts) is None
     assert isinstance(exact_cdf.reader(exact, counts), exact_cdf.ArrayCdf)
+
+
+def test_fast_length_is_scipys_next_fast_len_for_real_input():
+    targets = [*range(1, 3_000), *np.random.default_rng(2).integers(1, 1 << 25, 3_000).tolist()]
+    got = [exact_bootstrap.fast_length(int(t)) for t in targets]
+    assert got == [fft.next_fast_len(int(t), real=True) for t in targets]
