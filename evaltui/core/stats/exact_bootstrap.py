@@ -18,6 +18,10 @@ the window around the expected sum outside which Bernstein's inequality bounds t
 ``TAIL_MASS``; the folding error in any probability read off is at most that mass. Memory and
 time are O(N log N) with N ~ 15 sd(sum) / step: cheap while the lattice is coarse relative to
 the spread of the sum, and ``plan`` refuses (the caller resamples instead) beyond ``MAX_POINTS``.
+
+The intervals read the CDF through ``exact_cdf``, which usually evaluates it in closed form
+over the ~100 frequencies that do not underflow (the same distribution, without the FFTs of the
+whole window); ``sum_cdf`` is the route it falls back on, and its reference in the tests.
 """
 
 from __future__ import annotations
