@@ -127,7 +127,7 @@ def metric_family(
         else:
             options: AnalysisOptions = replace(primary.options, metric=metric)
             try:
-                analysis = analyze(paired, options)
+                analysis = analyze(paired, options, row_only=True)  # (read for its row)
             except EvalTuiError:
                 continue  # a metric with missing values in one arm: shown by its own analysis
         rows.append(metric_row(analysis, in_family=role != "monitor", role=role))

@@ -18,6 +18,10 @@ the window around the expected sum outside which Bernstein's inequality bounds t
 ``TAIL_MASS``; the folding error in any probability read off is at most that mass. Memory and
 time are O(N log N) with N ~ 15 sd(sum) / step: cheap while the lattice is coarse relative to
 the spread of the sum, and ``plan`` refuses (the caller resamples instead) beyond ``MAX_POINTS``.
+
+The intervals read the CDF through ``exact_cdf``, which usually evaluates it in closed form
+over the ~100 frequencies that do not underflow (the same distribution, without the FFTs of the
+whole window); ``sum_cdf`` is the route it falls back on, and its reference in the tests.
 """
 
 from __future__ import annotations
@@ -27,7 +31,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["MAX_POINTS", "TAIL_MASS", "ExactPlan", "Lattice", "find_lattice", "plan", "sum_cdf"]
+__all__ = [
+    "MAX_POINTS",
+    "TAIL_MASS",
+    "ExactPlan",
+    "Lattice",
+    "fast_length",
+    "find_lattice",
+    "plan",
+    "sum_cdf",
+]
 
 TAIL_MASS = 1e-12
 """Bound on the probability outside the FFT window (Bernstein), hence on any folding error."""
@@ -94,8 +107,6 @@ def find_lattice(values: np.ndarray) -> Lattice | None:
 def plan(values: np.ndarray, counts: np.ndarray) -> ExactPlan | None:
     """The exact route for these distinct values and counts, or None when it does not apply
     (no lattice, or an FFT longer than ``MAX_POINTS``)."""
-    from scipy import fft as sp_fft  # (at first use: see stats/special.py)
-
     lattice = find_lattice(values)
     if lattice is None:
         return None
@@ -109,10 +120,28 @@ def plan(values: np.ndarray, counts: np.ndarray) -> ExactPlan | None:
     c = math.log(2.0 / TAIL_MASS)
     t = c * spread / 3.0 + math.sqrt((c * spread / 3.0) ** 2 + 2.0 * c * n * var)
     half = math.ceil(t) + 1
-    points = sp_fft.next_fast_len(2 * half + 1, real=True)
+    points = fast_length(2 * half + 1)
     if points > MAX_POINTS:
         return None
     return ExactPlan(lattice=lattice, points=points, start=round(n * mu) - points // 2)
+
+
+def fast_length(target: int) -> int:
+    """The smallest 2^a 3^b 5^c >= target: ``scipy.fft.next_fast_len(target, real=True)``
+    (the same length, tested), without importing ``scipy.fft``, which only the FFT route
+    (``sum_cdf``) needs; the intervals usually read the CDF in closed form (``exact_cdf``)."""
+    best = 1 << max(0, (target - 1).bit_length())
+    p5 = 1
+    while p5 < best:
+        p35 = p5
+        while p35 < best:
+            length = p35
+            if length < target:  # the least power of two that lifts it to the target
+                length <<= (-(-target // length) - 1).bit_length()
+            best = min(best, length)
+            p35 *= 3
+        p5 *= 5
+    return best
 
 
 def sum_cdf(exact: ExactPlan, counts: np.ndarray) -> np.ndarray:

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaltui.core.stats import exact_bootstrap, special, validate
+from evaltui.core.stats import exact_bootstrap, exact_cdf, special, validate
 from evaltui.core.stats.graded_reference import (
     paired_t_interval,
     paired_t_p,
@@ -289,18 +289,18 @@ def _exact_intervals(
     an endpoint at level L is the smallest resample mean whose probability of not being
     exceeded reaches L; z0 weighs ties with the observed sum half, as ``_bca_interval`` does.
     """
-    cdf = exact_bootstrap.sum_cdf(exact, counts)
+    cdf = exact_cdf.reader(exact, counts)
     lattice = exact.lattice
     n = int(counts.sum())
 
     def at(level: float) -> float:
-        i = int(np.searchsorted(cdf, level, side="left"))
-        return lattice.origin + (exact.start + min(i, cdf.size - 1)) * lattice.step / n
+        i = cdf.first_reaching(level)
+        return lattice.origin + (exact.start + min(i, cdf.points - 1)) * lattice.step / n
 
     percentile_ci = (at(alpha / 2), at(1 - alpha / 2))
     observed = int(counts @ lattice.offsets) - exact.start
-    below = float(cdf[observed - 1]) if observed > 0 else 0.0
-    z0 = float(special.ndtri((below + float(cdf[observed])) / 2.0))
+    below = cdf.value(observed - 1) if observed > 0 else 0.0
+    z0 = float(special.ndtri((below + cdf.value(observed)) / 2.0))
     accel = jackknife_acceleration(values, counts, mean)
     levels = []
     for z_tail in (float(special.ndtri(alpha / 2)), float(special.ndtri(1 - alpha / 2))):

@@ -80,10 +80,13 @@ def sample_skewness(deltas: np.ndarray) -> float:
     constant sample, where the skewness is undefined and nothing is skewed."""
     x = validate.sample("deltas", deltas)
     e = x - float(np.mean(x))
-    m2 = float(np.mean(e * e))
-    if m2 <= 0.0 or m2 < (np.finfo(np.float64).eps * float(np.max(np.abs(x)))) ** 2:
+    power = e * e
+    m2 = float(np.mean(power))
+    largest = max(float(np.max(x)), -float(np.min(x)))  # max |x|, without an |x| array
+    if m2 <= 0.0 or m2 < (np.finfo(np.float64).eps * largest) ** 2:
         return 0.0
-    return float(np.mean(e * e * e)) / m2**1.5
+    np.multiply(power, e, out=power)  # e * e * e, in the same array: the same floats
+    return float(np.mean(power)) / m2**1.5
 
 
 def sign_test(deltas: np.ndarray) -> SignTest:

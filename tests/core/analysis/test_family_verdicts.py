@@ -100,3 +100,25 @@ def test_slice_verdicts_follow_the_adjusted_p(sample_pair):
             assert result.verdict == result.comparison.verdict
         elif result.p_adjusted is None or result.p_adjusted >= result.alpha:
             assert result.verdict not in ("improved", "regressed")
+
+
+def test_the_familys_rows_are_those_of_each_metrics_full_analysis(write_jsonl):
+    """The family analyses its other metrics for their rows only (`row_only`: the
+    improvements' ids are not listed); each row is the one a full analysis of the metric gives
+    (the metric's own regressions named), with only the family's adjustment applied."""
+    from dataclasses import replace
+
+    from evaltui.core.analysis.family import metric_row
+    from evaltui.core.analysis.pair import analyze
+
+    analysis = compare_files(*_family_pair(write_jsonl), resamples=2_000)
+    assert [r.metric for r in analysis.metrics] == ["passed", "score:a", "score:b"]
+    for row in analysis.metrics[1:]:
+        options = replace(analysis.options, metric=row.metric)
+        full = analyze(analysis.paired, options)
+        assert full.improvements and full.regressions
+        assert analyze(analysis.paired, options, row_only=True).improvements == ()
+        alone = metric_row(full, in_family=True)
+        adjusted = ("p_adjusted", "verdict")
+        assert replace(row, **{k: getattr(alone, k) for k in adjusted}) == alone
+        assert row.regressions == full.regressions
