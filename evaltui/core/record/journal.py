@@ -33,7 +33,11 @@ from evaltui.core.record.adjudication import (
     ADJUDICATOR_RULE,
     adjudication_of,
 )
-from evaltui.core.record.journal_lines import inputs_changed_notice, journal_entries
+from evaltui.core.record.journal_lines import (
+    hashes_learnt,
+    inputs_changed_notice,
+    journal_entries,
+)
 from evaltui.core.record.lock import LOCK_NAME as LOCK_NAME  # re-exported: tests/ui import it here
 from evaltui.core.record.lock import (
     LockKey,
@@ -263,13 +267,7 @@ class ReviewSession(TeamSide):
                 created=str(entry.get("time", "")),
             )
         elif kind == INPUTS:  # the sha256 a session started without (`record_inputs`)
-            known = {
-                side: entry[side]
-                for side in ("baseline_sha256", "candidate_sha256")
-                if isinstance(entry.get(side), str) and entry[side]
-                and not getattr(self.info, side)
-            }  # fmt: skip
-            self.info = replace(self.info, **known)
+            self.info = replace(self.info, **hashes_learnt(self.info, entry))
         elif kind == "policy" and isinstance(entry.get("hash"), str):
             self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):

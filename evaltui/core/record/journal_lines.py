@@ -52,3 +52,13 @@ def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice
         f"the {' and '.join(changed)} file changed since these tags were made "
         "(sha256 differs): check the tagged items before signing off",
     )
+
+
+def hashes_learnt(info: Any, entry: dict[str, Any]) -> dict[str, str]:
+    """The sha256 an `inputs` line gives for the sides `info` (the session line) left empty:
+    a hash the session already had is never replaced (it is what the tags were made on)."""
+    return {
+        side: entry[side]
+        for side in ("baseline_sha256", "candidate_sha256")
+        if isinstance(entry.get(side), str) and entry[side] and not getattr(info, side)
+    }
