@@ -30,9 +30,9 @@ from evaltui.core.compare.pairing import (
     _arm_report,
     _check_duplicates,
     _crashed_takes_the_others_shape,
-    _metadata_warnings,
     _per_item,
 )
+from evaltui.core.compare.run_metadata import metadata_warnings
 from evaltui.core.errors import InputError, UsageError
 from evaltui.core.read.runs import CLUSTER, FAILURE_STATUSES, ITEM_ID, PASSED, STATUS, Run
 from evaltui.core.read.turns import LIMIT_VERDICT
@@ -347,5 +347,5 @@ def warnings_of(analysis: IndependentAnalysis) -> tuple[str, ...]:
             "item as independent of the others, so their p-values and intervals are too "
             "optimistic"
         )
-    out.extend(_metadata_warnings(analysis.baseline.run, analysis.candidate.run))
+    out.extend(metadata_warnings(analysis.baseline.run, analysis.candidate.run))
     return tuple(out)

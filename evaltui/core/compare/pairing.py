@@ -19,6 +19,7 @@ import polars as pl
 from evaltui.core.compare.errored import errored_treatment
 from evaltui.core.compare.item_join import first_per_item, side_by_side
 from evaltui.core.compare.lookalikes import lookalike_warnings
+from evaltui.core.compare.run_metadata import metadata_warnings
 from evaltui.core.errors import InputError, PairingError, UsageError
 from evaltui.core.read.runs import (
     CLUSTER,
@@ -262,7 +263,7 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
     _check_doc_hashes(baseline, candidate, joined)
     items, conflicts = _shape_items(joined, scores + verdicts)
 
-    warnings = [*_metadata_warnings(baseline, candidate), *lookalike_warnings(baseline, candidate)]
+    warnings = [*metadata_warnings(baseline, candidate), *lookalike_warnings(baseline, candidate)]
     if conflicts:
         warnings.append(
             f"{conflicts} paired item(s) have a different slice in the two files; "
@@ -279,35 +280,6 @@ def pair_runs(baseline: Run, candidate: Run, options: PairingOptions | None = No
         warnings=tuple(warnings),
     )
     return PairedRuns(baseline, candidate, items, report, scores, verdicts)
-
-
-# Run metadata that must agree for the comparison to mean anything (the model may differ).
-SAME_EXPERIMENT_KEYS = (
-    "task", "task_version", "dataset", "dataset_samples", "dataset_hash", "scorer", "metric",
-    "filter", "eval_name", "harness",
-)  # fmt: skip
-FINISHED_STATUSES = ("success", "complete", "completed", "finished")
-LOAD_WARNING_PREFIX = "warning."  # run metadata a loader sets to warn about how it read a file
-
-
-def _metadata_warnings(baseline: Run, candidate: Run) -> list[str]:
-    """A different task, dataset or scorer means the two runs measure different things."""
-    out = []
-    for key in SAME_EXPERIMENT_KEYS:
-        a, b = baseline.metadata.get(key), candidate.metadata.get(key)
-        if a is not None and b is not None and a != b:
-            out.append(f"the runs differ in {key}: baseline {a!r}, candidate {b!r}")
-    for name, run in (("baseline", baseline), ("candidate", candidate)):
-        status = run.metadata.get("run_status")
-        if status is not None and status not in FINISHED_STATUSES:
-            out.append(f"the {name} log's run status is {status!r}: it may be incomplete")
-    for name, run in (("baseline", baseline), ("candidate", candidate)):
-        # What a loader noticed and handled (repeated lines collapsed, a metric's direction):
-        # metadata keys `warning.<topic>`, said once per run so nobody signs without reading it.
-        for key, text in run.metadata.items():
-            if key.startswith(LOAD_WARNING_PREFIX):
-                out.append(f"the {name}: {text}")
-    return out
 
 
 def _all_errored(run: Run) -> bool:

@@ -3,7 +3,7 @@ is better is known. The first of the decision's questions (`decide.pair`), apart
 the decision's module stays one job long.
 
 - Metadata that name different tasks, datasets, scorers, metrics, filters or harnesses
-  (`compare.pairing.SAME_EXPERIMENT_KEYS`): not comparable, unless `--accept-mismatch`.
+  (`compare.run_metadata.SAME_EXPERIMENT_KEYS`): not comparable, unless `--accept-mismatch`.
 - Logs that cannot show the runs are one task (no task name, no doc hashes) while the items'
   documents differ (`compare.comparability`): not comparable, unless `--accept-mismatch`.
 - Prompts that differ on some items: said on the first line, blocks nothing.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.compare.comparability import assess
-from evaltui.core.compare.pairing import SAME_EXPERIMENT_KEYS
+from evaltui.core.compare.run_metadata import SAME_EXPERIMENT_KEYS
 from evaltui.core.decide.vocabulary import Reason
 
 INCONSISTENT = "inconsistent_scores"  # a loader's word for a log whose parts disagree

@@ -10,7 +10,7 @@ from typing import Any
 
 from evaltui.core.analysis.independent import LABEL
 from evaltui.core.compare.choose_design import ITEM_SOURCE_KEYS, source_mismatch
-from evaltui.core.compare.pairing import FINISHED_STATUSES
+from evaltui.core.compare.run_metadata import FINISHED_STATUSES
 from evaltui.core.decide.effect import effect_of
 from evaltui.core.decide.pair import Decision, status_of
 from evaltui.core.decide.vocabulary import (

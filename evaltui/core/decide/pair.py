@@ -37,7 +37,7 @@ import polars as pl
 from evaltui.core.analysis.pair import analyze
 from evaltui.core.analysis.pair_headline import sign_test_text
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.compare.pairing import FINISHED_STATUSES
+from evaltui.core.compare.run_metadata import FINISHED_STATUSES
 from evaltui.core.decide.comparable import (
     comparability_reasons,
     direction_reason,

@@ -62,9 +62,7 @@ from evaltui.core.record.shared import (
 from evaltui.core.record.team_session import TeamSide
 
 JOURNAL_SCHEMA = "evaltui.journal/1"
-# A line with the inputs' sha256 that the session line left empty (`record_inputs`). Older
-# readers skip a kind they do not know, so the schema stays /1.
-INPUTS = "inputs"
+INPUTS = "inputs"  # the sha256 the session line left empty (`record_inputs`); old readers skip it
 DEFAULT_TAGS: tuple[str, ...] = (
     "confirmed regression",
     "acceptable",
@@ -267,7 +265,9 @@ class ReviewSession(TeamSide):
                 created=str(entry.get("time", "")),
             )
         elif kind == INPUTS:  # the sha256 a session started without (`record_inputs`)
-            self.info = replace(self.info, **hashes_learnt(self.info, entry))
+            then = (self.info.baseline_sha256, self.info.candidate_sha256)
+            known = hashes_learnt(then, entry)
+            self.info = replace(self.info, baseline_sha256=known[0], candidate_sha256=known[1])
         elif kind == "policy" and isinstance(entry.get("hash"), str):
             self.policy_hashes.append(entry["hash"])
         elif kind == "tags" and isinstance(entry.get("tags"), list):

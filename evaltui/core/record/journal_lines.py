@@ -54,11 +54,11 @@ def inputs_changed_notice(then: tuple[str, str], now: tuple[str, str]) -> Notice
     )
 
 
-def hashes_learnt(info: Any, entry: dict[str, Any]) -> dict[str, str]:
-    """The sha256 an `inputs` line gives for the sides `info` (the session line) left empty:
-    a hash the session already had is never replaced (it is what the tags were made on)."""
-    return {
-        side: entry[side]
-        for side in ("baseline_sha256", "candidate_sha256")
-        if isinstance(entry.get(side), str) and entry[side] and not getattr(info, side)
-    }
+def hashes_learnt(then: tuple[str, str], entry: dict[str, Any]) -> tuple[str, str]:
+    """The (baseline, candidate) sha256 after an `inputs` line: it fills the sides the session
+    line left empty; a hash the session had is never replaced (the tags were made on it)."""
+    given = (entry.get("baseline_sha256"), entry.get("candidate_sha256"))
+    return (
+        then[0] or (given[0] if isinstance(given[0], str) else ""),
+        then[1] or (given[1] if isinstance(given[1], str) else ""),
+    )
