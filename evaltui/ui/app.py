@@ -47,6 +47,7 @@ from evaltui.ui.messages import (
     AnalysisChanged,
     IndependentLoaded,
     InputsChanged,
+    InputsConfirmed,
     LoadFailed,
     LoadProgress,
     LockBusy,
@@ -431,18 +432,19 @@ class EvalTuiApp(
             return
         confirmed = self.state.confirmed_sources
         hashes = (confirmed[paired.baseline.source.path], confirmed[paired.candidate.source.path])
-        self.call_from_thread(self._record_inputs, loaded, hashes[0].sha256, hashes[1].sha256)
+        self.post_message(InputsConfirmed(loaded, hashes[0].sha256, hashes[1].sha256))
         self.keep_when_confirmed(INPUTS)  # (an analysis of confirmed bytes only is kept)
 
-    def _record_inputs(self, loaded: Loaded, baseline_sha256: str, candidate_sha256: str) -> None:
+    def on_inputs_confirmed(self, message: InputsConfirmed) -> None:
         """The inputs' sha256 are known (a deferred hash, computed after the first screen):
         the review journals them if it started without them, so its next open can tell a
         changed file. (A file changed since the tags was found before the first screen:
         `start_review` hashes deferred inputs when the journal knows theirs.)"""
-        if self.state.closing or loaded.session.read_only:
+        session = message.basis.session
+        if self.state.closing or session.read_only:
             return
         try:
-            loaded.session.record_inputs(baseline_sha256, candidate_sha256)
+            session.record_inputs(*message.hashes)
         except EvalTuiError as exc:
             self.notify(f"review journal: {exc}", severity="error", markup=False)
 

@@ -169,6 +169,16 @@ class InputsChanged(Message):
         self.text = text
 
 
+class InputsConfirmed(Message):
+    """Both inputs' sha256 recomputed from their bytes (a deferred or the scan cache's hash):
+    the review journals them if it started without them."""
+
+    def __init__(self, basis: Any, baseline_sha256: str, candidate_sha256: str) -> None:
+        super().__init__()
+        self.basis = basis  # the Loaded whose inputs these are
+        self.hashes = (baseline_sha256, candidate_sha256)
+
+
 class WorkerProblem(Message):
     """A background step failed in a way the reviewer should read (the review stays open)."""
 
