@@ -367,9 +367,9 @@ class EvalTuiApp(
         folder = self.state.draft_folder()
         place = load_place(folder) if folder is not None else None
         view = self.state.views.get(place.list_name) if place and place.item_open else None
-        rows = list(view.visible) if view is not None else []
-        index = next((i for i, row in enumerate(rows) if row.item_id == place.item_id), None)
-        if place is not None and index is not None:  # (filtered out or gone: the list)
+        rows = view.visible if view is not None else None
+        index = rows.position_of(place.item_id) if rows is not None and place else None
+        if place is not None and rows is not None and index is not None:  # (else: the list)
             screen = ItemScreen(self.state, rows, index, place.list_name)
             screen.restore_scroll = place.scroll
             self.push_screen(screen)
@@ -383,7 +383,7 @@ class EvalTuiApp(
         if draft is None:
             return
         if draft.kind == "note" and any(
-            row.item_id == draft.item_id for rows in loaded.rows.values() for row in rows
+            rows.position_of(draft.item_id) is not None for rows in loaded.rows.values()
         ):
             self.edit_note(draft.item_id, draft.text)
         elif draft.kind == "rationale":
@@ -443,7 +443,7 @@ class EvalTuiApp(
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:
         """Fill the input previews after the first screen is up; redraw as chunks arrive."""
-        rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
+        rows = [loaded.rows["regressions"], loaded.rows["improvements"]]
         self.state.previews_ready = False
         try:
             fill_previews(

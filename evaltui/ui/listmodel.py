@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
 
 SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
 UNTAGGED = "(untagged)"
@@ -37,9 +40,14 @@ class ListRow:
 
 @dataclass
 class ListView:
-    """A filtered, sorted view over the rows of one list."""
+    """A filtered, sorted view over the rows of one list.
 
-    rows: list[ListRow]
+    `rows` is the list's `RowStore` (a list of rows is taken too, and kept in one): its rows
+    are made as they are needed, so a view without a filter, in file order or sorted by a
+    column the store holds (delta, id, slice), makes none; a filter or a search tests every
+    row and so makes them all, once."""
+
+    rows: Any  # RowStore (a list of ListRow is wrapped in one)
     slice_filter: str | None = None
     tag_filter: str | None = None  # a tag, or UNTAGGED
     # `u`: the rows the decision line counts as untriaged (untagged, or tagged with a tag that
@@ -54,28 +62,29 @@ class ListView:
     # A team's review: the items assigned to the reviewer first, or (w) only those.
     assigned_first: bool = False
     assigned_only: bool = False
-    visible: list[ListRow] = field(default_factory=list)
+    visible: Any = field(default_factory=list)  # RowsAt: the rows shown, in order
     # What a search also looks in beyond the id and input: the outputs and targets (item
     # indices whose text holds the needle) and the notes (item ids); set by the screen.
     text_hits: Callable[[str], frozenset[int]] | None = None
     note_hits: Callable[[str], set[str]] | None = None
-    # `slices()` as last computed, for the rows list it was computed over (id and length): the
-    # footer asks on every refresh, a walk over a quarter of a million rows on the UI thread.
-    _slices: tuple[int, int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        from evaltui.ui.row_store import RowStore
+
+        if not isinstance(self.rows, RowStore):
+            self.rows = RowStore.of_rows(self.rows)
         self.refresh()
 
     def refresh(self) -> None:
         needle = self.search.lower().strip()
-        if not needle and self.unfiltered():  # (every row: no predicate per row at 1M)
-            self._ordered(list(self.rows))
+        if not needle and self.unfiltered():  # (every row: none made, no predicate at 1M)
+            self._ordered(None)
             return
         texts = self.text_hits(needle) if needle and self.text_hits else frozenset()
         notes = self.note_hits(needle) if needle and self.note_hits else set()
         out = [
-            r
-            for r in self.rows
+            at
+            for at, r in enumerate(self.rows)
             if (self.slice_filter is None or r.slice == self.slice_filter)
             and (self.id_filter is None or r.item_id in self.id_filter)
             and (not self.assigned_only or r.assigned)
@@ -92,7 +101,7 @@ class ListView:
                 or (r.tag is not None and needle in r.tag.lower())
             )
         ]
-        self._ordered(out)
+        self._ordered(np.array(out, dtype=np.int64))
 
     def unfiltered(self) -> bool:
         """No filter set (a search aside): every row passes the filters."""
@@ -104,35 +113,57 @@ class ListView:
             and self.tag_filter is None
         )
 
-    def _ordered(self, out: list[ListRow]) -> None:
-        """`visible`: the rows that passed, in the order chosen."""
+    def _ordered(self, passed: np.ndarray | None) -> None:
+        """`visible`: the rows that passed (None: every row), in the order chosen. Every sort
+        key ends with the file position, so the order is total: sorting by the store's columns
+        gives the order sorting the rows gives, without making them."""
+        from evaltui.ui.row_store import RowsAt
+
+        store = self.rows
+        whole = passed is None
+        at = np.arange(len(store), dtype=np.int64) if passed is None else passed
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
-            if self.reverse:
-                out.reverse()
-            self.visible = self._assigned_first(out)
-            return
-        key = {
+            order = at[::-1] if self.reverse else at
+        elif self.sort_key == "delta" and store.deltas is not None:
+            deltas = store.deltas[at]
+            if np.isnan(deltas).any():  # (NaN: the rows' own comparison, as before)
+                order = self._sorted_rows(at)
+            else:
+                order = at[np.lexsort((store.indices[at], deltas))]
+                order = order[::-1] if self.reverse else order
+        elif self.sort_key in ("item id", "slice"):
+            column = store.ids if self.sort_key == "item id" else store.slices
+            indices = store.indices
+            keyed = sorted(at.tolist(), key=lambda p: (column[p], indices[p]), reverse=self.reverse)
+            order = np.array(keyed, dtype=np.int64)
+        else:
+            order = self._sorted_rows(at)
+        self.visible = RowsAt(store, self._assigned_first(order), whole=whole)
+
+    def _sorted_rows(self, at: np.ndarray) -> np.ndarray:
+        """Positions sorted by their rows' values (tag, input: what the rows hold)."""
+        key: Callable[[ListRow], tuple] = {
             "item id": lambda r: (r.item_id, r.index),
             "slice": lambda r: (r.slice, r.index),
             "tag": lambda r: (r.tag is None, r.tag or "", r.index),
             "input": lambda r: (r.preview.lower(), r.index),
             "delta": lambda r: (r.delta if r.delta is not None else 0.0, r.index),
         }[self.sort_key]
-        out.sort(key=key, reverse=self.reverse)
-        self.visible = self._assigned_first(out)
+        row = self.rows.row
+        keyed = sorted(at.tolist(), key=lambda p: key(row(p)), reverse=self.reverse)
+        return np.array(keyed, dtype=np.int64)
 
-    def _assigned_first(self, rows: list[ListRow]) -> list[ListRow]:
+    def _assigned_first(self, order: np.ndarray) -> np.ndarray:
         """The reviewer's assigned items first, each part in the order chosen (a stable sort)."""
         if not self.assigned_first or self.assigned_only:
-            return rows
-        return sorted(rows, key=lambda r: not r.assigned)
+            return order
+        assigned = self.rows.assigned
+        mine = np.array([assigned(p) for p in order.tolist()], dtype=bool)
+        return np.concatenate((order[mine], order[~mine]))
 
     def slices(self) -> list[str]:
         """The slices the list's rows belong to (a row's slice never changes)."""
-        key = (id(self.rows), len(self.rows))
-        if self._slices is None or self._slices[:2] != key:
-            self._slices = (*key, sorted({r.slice for r in self.rows if r.slice}))
-        return list(self._slices[2])
+        return self.rows.slice_names()
 
     def describe_filters(self) -> str:
         parts = []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 from rich.text import Text
 from textual.app import ComposeResult
@@ -112,7 +114,9 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         Shown(PALETTE, "Commands"),
     )
 
-    def __init__(self, state: ReviewState, rows: list[ListRow], index: int, list_name: str) -> None:
+    def __init__(
+        self, state: ReviewState, rows: Sequence[ListRow], index: int, list_name: str
+    ) -> None:
         super().__init__(state)
         self.rows = rows
         self.index = index

@@ -1,0 +1,329 @@
+"""The rows of one list, made as the list needs them: columns, and a `ListRow` per item only
+when something asks for that item.
+
+At a million items a pair has a quarter of a million discordant items; making a `ListRow` for
+each before the first screen took 0.3-0.8 s, for a screen that shows forty. A `RowStore` holds
+the list's columns (ids, file positions, record rows, deltas; slices read on first use) and
+makes an item's row the first time it is asked for (the window drawn, an item opened, a filter
+or a search that tests every row), then keeps it: a row is one object for the life of the
+list, so a tag shown on it, or its preview, is the same wherever it is listed.
+
+The previews' and the search texts' fill (`loading.fill_previews`, a worker thread) writes into
+the store's arrays and into the rows already made, under one lock, so a row made while the
+fill runs holds either the old texts (and is then updated) or the new ones, never a mix.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import overload
+
+import numpy as np
+
+from evaltui.ui.listmodel import ListRow
+
+Dress = Callable[[ListRow], None]  # sets a new row's tag, disputed, assigned and hidden
+
+
+def _undressed(row: ListRow) -> None:
+    """Rows whose tags nobody supplies (a store made from rows already built)."""
+
+
+class RowStore(Sequence[ListRow]):
+    """One list's items, in the list's order (the analysis' order of its ids), as columns;
+    `ListRow`s made on first access and kept. `made` counts the rows made so far."""
+
+    def __init__(
+        self,
+        ids: Sequence[str],
+        indices: np.ndarray,
+        record_rows: tuple[np.ndarray, np.ndarray],
+        deltas: np.ndarray | None,
+        slices: Callable[[], list[str]],
+        dress: Dress = _undressed,
+        marked: Callable[[], Iterable[str]] = tuple,
+    ) -> None:
+        self.ids = ids
+        self.indices = np.asarray(indices, dtype=np.int64)  # position in `paired.items`
+        self.base_rows = np.asarray(record_rows[0], dtype=np.int64)
+        self.cand_rows = np.asarray(record_rows[1], dtype=np.int64)
+        self.deltas = deltas  # graded: candidate - baseline per row; None: no deltas
+        self._read_slices = slices
+        self._slices: list[str] | None = None
+        # How a new row gets its tag (the review state's view of the session), and which ids
+        # may have one at all (the session's reviewed items): the tag column's width asks.
+        self.dress = dress
+        self.marked = marked
+        self.assigned_ids: frozenset[str] | set[str] = frozenset()  # a team's: the reviewer's
+        self.made = 0
+        self._made: list[ListRow | None] = [None] * len(ids)
+        self._previews: list[str] | None = None
+        self._searched: list[str | None] | None = None
+        self._lock = threading.Lock()
+        self._where: dict[str, int] | None = None
+        self._widths: tuple[int, int] | None = None
+        self._slice_names: list[str] | None = None
+
+    @classmethod
+    def of_rows(cls, rows: Sequence[ListRow]) -> RowStore:
+        """A store over rows already made (a list built eagerly: tests, small lists)."""
+        listed = list(rows)
+        store = cls(
+            [r.item_id for r in listed],
+            np.array([r.index for r in listed], dtype=np.int64),
+            (
+                np.array([r.rows[0] for r in listed], dtype=np.int64),
+                np.array([r.rows[1] for r in listed], dtype=np.int64),
+            ),
+            None,
+            lambda: [r.slice for r in listed],
+        )
+        store._made = list(listed)
+        store.made = len(listed)
+        return store
+
+    # -- the sequence ----------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, at: int) -> ListRow: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> RowsAt: ...
+
+    def __getitem__(self, at: int | slice) -> ListRow | RowsAt:
+        if isinstance(at, slice):
+            return RowsAt(self, np.arange(len(self), dtype=np.int64)[at])
+        n = len(self)
+        if not -n <= at < n:
+            raise IndexError(at)
+        return self.row(at % n)
+
+    def __iter__(self) -> Iterator[ListRow]:
+        made = self._made
+        for position in range(len(self)):
+            yield made[position] or self.row(position)
+
+    def __repr__(self) -> str:  # (workers describe their arguments: never 100k rows)
+        return f"RowStore({len(self)} rows, {self.made} made)"
+
+    # -- one row -----------------------------------------------------------------------------
+
+    def row(self, position: int) -> ListRow:
+        """The row at `position` (0-based, in list order), made now if it was not yet."""
+        row = self._made[position]
+        if row is not None:
+            return row
+        with self._lock:
+            row = self._made[position]
+            if row is not None:
+                return row
+            item_id = self.ids[position]
+            searched = self._searched[position] if self._searched is not None else None
+            row = ListRow(
+                int(self.indices[position]),
+                item_id,
+                self.slices[position],
+                self._previews[position] if self._previews is not None else "",
+                searched if searched is not None else item_id.lower(),
+                delta=float(self.deltas[position]) if self.deltas is not None else None,
+                rows=(int(self.base_rows[position]), int(self.cand_rows[position])),
+            )
+            self.dress(row)
+            self._made[position] = row
+            self.made += 1
+        return row
+
+    def assigned(self, position: int) -> bool:
+        """Whether the row at `position` is assigned to the reviewer, without making it."""
+        row = self._made[position]
+        return row.assigned if row is not None else self.ids[position] in self.assigned_ids
+
+    def made_rows(self) -> list[ListRow]:
+        """The rows made so far (whatever their position)."""
+        return [row for row in self._made if row is not None]
+
+    def position_of(self, item_id: str) -> int | None:
+        """Where `item_id` is listed, or None (a dict of every id, made on the first ask)."""
+        if self._where is None:
+            self._where = {item_id: at for at, item_id in enumerate(self.ids)}
+        return self._where.get(item_id)
+
+    def redress(
+        self,
+        dress: Dress,
+        marked: Callable[[], Iterable[str]],
+        assigned_ids: frozenset[str] | set[str] = frozenset(),
+    ) -> None:
+        """New tags for every row: the rows made so far now, the others when they are made."""
+        with self._lock:
+            self.dress, self.marked, self.assigned_ids = dress, marked, assigned_ids
+            made = self.made_rows()
+        for row in made:
+            dress(row)
+
+    # -- columns -----------------------------------------------------------------------------
+
+    @property
+    def slices(self) -> list[str]:
+        """Each row's slice ("" for none), read from the items on first use."""
+        if self._slices is None:
+            self._slices = self._read_slices()
+        return self._slices
+
+    def slice_names(self) -> list[str]:
+        """The slices the rows belong to, sorted (a row's slice never changes)."""
+        if self._slice_names is None:
+            self._slice_names = sorted({s for s in self.slices if s})
+        return list(self._slice_names)
+
+    def id_and_slice_widths(self) -> tuple[int, int]:
+        """The longest id and the longest slice of every row (kept: neither ever changes)."""
+        if self._widths is None:
+            self._widths = (
+                max(map(len, self.ids), default=0),
+                max(map(len, self.slices), default=0),
+            )
+        return self._widths
+
+    def tag_width(self, tag_text: Callable[[ListRow], str]) -> int:
+        """The widest `tag_text` of every row, making only the rows that may have a tag (the
+        reviewed ids `marked` names, and the rows already made); the others show the one-
+        character "untagged" mark."""
+        rows = {id(row): row for row in self.made_rows()}
+        for item_id in self.marked():
+            at = self.position_of(item_id)
+            if at is not None:
+                row = self.row(at)
+                rows[id(row)] = row
+        widest = max((len(tag_text(row)) for row in rows.values()), default=0)
+        return max(widest, 1) if len(rows) < len(self) else widest
+
+    # -- the texts the previews' fill reads --------------------------------------------------
+
+    def write_texts(self, start: int, previews: list[str], searched: list[str]) -> None:
+        """Rows `start`... got their input: kept for rows made later, set on rows made."""
+        end = start + len(previews)
+        with self._lock:
+            if self._previews is None or self._searched is None:
+                self._previews = [""] * len(self)
+                self._searched = [None] * len(self)
+            self._previews[start:end] = previews
+            self._searched[start:end] = searched
+            for at, row in enumerate(self._made[start:end]):
+                if row is not None:
+                    row.preview, row.search_text = previews[at], searched[at]
+
+
+class RowsAt(Sequence[ListRow]):
+    """Some of a store's rows, in a chosen order (a filter's, a sort's): positions in the
+    store; a row is made when it is asked for. `whole`: every row of the store is here."""
+
+    def __init__(self, store: RowStore, positions: np.ndarray, whole: bool = False) -> None:
+        self.store = store
+        self.positions = positions
+        self.whole = whole
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    @overload
+    def __getitem__(self, at: int) -> ListRow: ...
+
+    @overload
+    def __getitem__(self, at: slice) -> RowsAt: ...
+
+    def __getitem__(self, at: int | slice) -> ListRow | RowsAt:
+        if isinstance(at, slice):
+            return RowsAt(self.store, self.positions[at])
+        return self.store.row(int(self.positions[at]))
+
+    def __iter__(self) -> Iterator[ListRow]:
+        row = self.store.row
+        for position in self.positions.tolist():
+            yield row(position)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RowsAt | list | tuple):
+            return len(self) == len(other) and all(
+                a is b or a == b for a, b in zip(self, other, strict=True)
+            )
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RowsAt({len(self)} of {self.store!r})"
+
+    def item_ids(self) -> list[str]:
+        """The ids listed, in order, without making a row."""
+        ids = self.store.ids
+        return [ids[at] for at in self.positions.tolist()]
+
+    def position_of(self, item_id: str) -> int | None:
+        """Where `item_id` is in this order, or None; no row is made."""
+        at = self.store.position_of(item_id)
+        if at is None:
+            return None
+        found = np.flatnonzero(self.positions == at)
+        return int(found[0]) if len(found) else None
+
+    def column_widths(self, tag_text: Callable[[ListRow], str]) -> tuple[int, int, int]:
+        """The longest id, slice and tag text listed; every row of the store: its own kept
+        widths, and only the rows that may carry a tag made."""
+        store = self.store
+        if self.whole:
+            id_width, slice_width = store.id_and_slice_widths()
+            return id_width, slice_width, store.tag_width(tag_text)
+        rows = list(self)  # (a filter made them already)
+        return (
+            max((len(r.item_id) for r in rows), default=0),
+            max((len(r.slice) for r in rows), default=0),
+            max((len(tag_text(r)) for r in rows), default=0),
+        )
+
+
+class RowsById:
+    """The rows of several stores by item id (the review state's lookup after a tag): a row
+    is made when asked for by `get` or `[]`; `made` answers without making one."""
+
+    def __init__(self, stores: Sequence[RowStore]) -> None:
+        self.stores = list(stores)
+
+    def _find(self, item_id: str) -> tuple[RowStore, int] | None:
+        for store in self.stores:
+            at = store.position_of(item_id)
+            if at is not None:
+                return store, at
+        return None
+
+    def get(self, item_id: str) -> ListRow | None:
+        found = self._find(item_id)
+        return found[0].row(found[1]) if found is not None else None
+
+    def __getitem__(self, item_id: str) -> ListRow:
+        row = self.get(item_id)
+        if row is None:
+            raise KeyError(item_id)
+        return row
+
+    def __contains__(self, item_id: object) -> bool:
+        return isinstance(item_id, str) and self._find(item_id) is not None
+
+    def made(self, item_id: str) -> ListRow | None:
+        """The item's row if it was made, else None (nothing made here)."""
+        found = self._find(item_id)
+        return found[0]._made[found[1]] if found is not None else None
+
+
+def as_stores(rows: RowStore | Sequence[RowStore] | Sequence[ListRow]) -> list[RowStore]:
+    """The stores a reader walks: the one given, those given, or one over a list of rows."""
+    if isinstance(rows, RowStore):
+        return [rows]
+    listed = list(rows)
+    if all(isinstance(r, RowStore) for r in listed) and listed:
+        return listed  # type: ignore[return-value]
+    return [RowStore.of_rows(listed)]  # type: ignore[arg-type]
