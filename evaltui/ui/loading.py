@@ -123,8 +123,19 @@ def _stores(
             partial(_slices_at, items, at),
             dress,
             reviews.keys,
+            partial(_slice_summary, items, at),
         )
     return stores
+
+
+def _slice_summary(items: pl.DataFrame, at: np.ndarray) -> tuple[list[str], int]:
+    """The slices at these positions, sorted, and the longest ("" for none): in polars."""
+    if SLICE not in items.columns or not len(at):
+        return [], 0
+    named = items[SLICE].gather(at).fill_null("")
+    longest = named.str.len_chars().max()
+    names = sorted(name for name in named.unique().to_list() if name)
+    return names, int(longest) if longest is not None else 0  # type: ignore[arg-type]
 
 
 def _slices_at(items: pl.DataFrame, at: np.ndarray) -> list[str]:

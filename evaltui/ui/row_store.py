@@ -43,6 +43,7 @@ class RowStore(Sequence[ListRow]):
         slices: Callable[[], list[str]],
         dress: Dress = _undressed,
         marked: Callable[[], Iterable[str]] = tuple,
+        slice_summary: Callable[[], tuple[list[str], int]] | None = None,
     ) -> None:
         self.ids = ids
         self.indices = np.asarray(indices, dtype=np.int64)  # position in `paired.items`
@@ -51,6 +52,9 @@ class RowStore(Sequence[ListRow]):
         self.deltas = deltas  # graded: candidate - baseline per row; None: no deltas
         self._read_slices = slices
         self._slices: list[str] | None = None
+        # The sorted slice names and the longest slice, without every row's slice as a Python
+        # string (what the footer and the list's column width ask before the first screen).
+        self._read_summary = slice_summary
         # How a new row gets its tag (the review state's view of the session), and which ids
         # may have one at all (the session's reviewed items): the tag column's width asks.
         self.dress = dress
@@ -64,6 +68,7 @@ class RowStore(Sequence[ListRow]):
         self._where: dict[str, int] | None = None
         self._widths: tuple[int, int] | None = None
         self._slice_names: list[str] | None = None
+        self._slice_width = 0
 
     @classmethod
     def of_rows(cls, rows: Sequence[ListRow]) -> RowStore:
@@ -176,17 +181,21 @@ class RowStore(Sequence[ListRow]):
 
     def slice_names(self) -> list[str]:
         """The slices the rows belong to, sorted (a row's slice never changes)."""
+        return list(self._summary()[0])
+
+    def _summary(self) -> tuple[list[str], int]:
         if self._slice_names is None:
-            self._slice_names = sorted({s for s in self.slices if s})
-        return list(self._slice_names)
+            if self._read_summary is not None and self._slices is None:
+                self._slice_names, self._slice_width = self._read_summary()
+            else:
+                self._slice_names = sorted({s for s in self.slices if s})
+                self._slice_width = max(map(len, self.slices), default=0)
+        return self._slice_names, self._slice_width
 
     def id_and_slice_widths(self) -> tuple[int, int]:
         """The longest id and the longest slice of every row (kept: neither ever changes)."""
         if self._widths is None:
-            self._widths = (
-                max(map(len, self.ids), default=0),
-                max(map(len, self.slices), default=0),
-            )
+            self._widths = (max(map(len, self.ids), default=0), self._summary()[1])
         return self._widths
 
     def tag_width(self, tag_text: Callable[[ListRow], str]) -> int:
