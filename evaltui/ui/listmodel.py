@@ -12,30 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from evaltui.ui.row_store import ListRow, RowsAt, RowStore
+
+__all__ = ["SORT_KEYS", "UNTAGGED", "ListRow", "ListView", "cycle", "singular"]
+
 SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
 UNTAGGED = "(untagged)"
-
-
-@dataclass(slots=True)
-class ListRow:
-    """One item as a list shows it (a regression, an improvement, or an unchanged item).
-
-    `loading._rows` makes a quarter of a million of these at a million items, positionally:
-    keep the fields' order in step with it (slots: smaller and quicker to make)."""
-
-    index: int  # position in file order
-    item_id: str
-    slice: str
-    preview: str  # one line of the input
-    search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
-    tag: str | None = None
-    disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
-    # A team's review (`core/record/assignment.py`): assigned to the reviewer at the keys, and
-    # how many other reviewers' reviews are hidden until they tag it (`team_view.shown_review`).
-    assigned: bool = False
-    hidden: int = 0
-    delta: float | None = None  # graded metrics: candidate - baseline
-    rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
 
 
 @dataclass
@@ -69,8 +51,6 @@ class ListView:
     note_hits: Callable[[str], set[str]] | None = None
 
     def __post_init__(self) -> None:
-        from evaltui.ui.row_store import RowStore
-
         if not isinstance(self.rows, RowStore):
             self.rows = RowStore.of_rows(self.rows)
         self.refresh()
@@ -117,8 +97,6 @@ class ListView:
         """`visible`: the rows that passed (None: every row), in the order chosen. Every sort
         key ends with the file position, so the order is total: sorting by the store's columns
         gives the order sorting the rows gives, without making them."""
-        from evaltui.ui.row_store import RowsAt
-
         store = self.rows
         whole = passed is None
         at = np.arange(len(store), dtype=np.int64) if passed is None else passed

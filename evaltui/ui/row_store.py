@@ -17,11 +17,33 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import overload
 
 import numpy as np
 
-from evaltui.ui.listmodel import ListRow
+
+@dataclass(slots=True)
+class ListRow:
+    """One item as a list shows it (a regression, an improvement, or an unchanged item).
+
+    A `RowStore` makes one when the item is first asked for, positionally: keep the
+    fields' order in step with `RowStore.row` (slots: smaller and quicker to make)."""
+
+    index: int  # position in file order
+    item_id: str
+    slice: str
+    preview: str  # one line of the input
+    search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
+    tag: str | None = None
+    disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
+    # A team's review (`core/record/assignment.py`): assigned to the reviewer at the keys, and
+    # how many other reviewers' reviews are hidden until they tag it (`team_view.shown_review`).
+    assigned: bool = False
+    hidden: int = 0
+    delta: float | None = None  # graded metrics: candidate - baseline
+    rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
+
 
 Dress = Callable[[ListRow], None]  # sets a new row's tag, disputed, assigned and hidden
 
