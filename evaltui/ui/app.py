@@ -359,8 +359,6 @@ class EvalTuiApp(
         """Push the item screen kept in place.json (screens/item_place.py), if it was open and
         its item is in its list: once per app, at the first pair shown (a pair loaded again,
         for another metric, keeps the screens the reviewer has now)."""
-        from evaltui.ui.screens.item import ItemScreen
-
         if self.item_reopen_tried:
             return
         self.item_reopen_tried = True
@@ -370,6 +368,10 @@ class EvalTuiApp(
         rows = view.visible if view is not None else None
         index = rows.position_of(place.item_id) if rows is not None and place else None
         if place is not None and rows is not None and index is not None:  # (else: the list)
+            # (imported here, not before every first screen: 20 ms of CPU, 50-165 ms of the
+            # UI thread's time at 1M beside the readers that start with the first screen)
+            from evaltui.ui.screens.item import ItemScreen
+
             screen = ItemScreen(self.state, rows, index, place.list_name)
             screen.restore_scroll = place.scroll
             self.push_screen(screen)
