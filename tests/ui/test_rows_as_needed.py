@@ -225,3 +225,30 @@ async def test_the_first_screen_of_a_large_pair_makes_a_windows_rows(tmp_path):
         await pilot.press("escape")
         await settle(app, pilot)
         assert len(table.rows) == len(stores["regressions"])
+
+
+@pytest.mark.parametrize("few", [False, True])
+def test_a_stores_rows_are_its_items_in_the_lists_order_whichever_way_they_are_found(tmp_path, few):
+    """A list of most items (joined over every item) or of a few (joined over those found
+    by `is_in`): each row at its item's file position, record rows and delta."""
+    from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
+    from evaltui.core.read.runs import ITEM_ID
+    from evaltui.ui.loading import _stores
+
+    state = opened(tmp_path, graded=True, team=False)
+    loaded = state.require_loaded()
+    analysis = loaded.analysis
+    ids = list(analysis.regressions) + list(analysis.improvements)
+    wanted = ids[::25][:12] if few else ids
+    listed = list(reversed(wanted))  # (not in file order)
+    stores = _stores(analysis, loaded.session, {"a": listed[:5], "b": listed[5:]})
+    if few:  # (the path that joins only the items `is_in` found)
+        assert 3 * len(wanted) < analysis.paired.items.height
+    positions = {item_id: at for at, item_id in enumerate(analysis.paired.items[ITEM_ID])}
+    rows = [*stores["a"], *stores["b"]]
+    assert [r.item_id for r in rows] == listed
+    for row in rows:
+        record = analysis.paired.items.row(positions[row.item_id], named=True)
+        assert row.index == positions[row.item_id]
+        assert row.rows == (record[BASE_ROW], record[CAND_ROW])
+        assert row.delta == float(analysis.deltas[row.index])
