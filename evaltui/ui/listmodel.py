@@ -25,9 +25,10 @@ class ListView:
     """A filtered, sorted view over the rows of one list.
 
     `rows` is the list's `RowStore` (a list of rows is taken too, and kept in one): its rows
-    are made as they are needed, so a view without a filter, in file order or sorted by a
-    column the store holds (delta, id, slice), makes none; a filter or a search tests every
-    row and so makes them all, once."""
+    are made as they are needed. Filters and searches test the store's columns (ids, slices,
+    search texts) and the tags of the rows that may carry one (`RowStore.tags`), and the sorts
+    by delta, id and slice order its columns, so none of them makes the other rows; the tag and
+    input sorts order the rows themselves and make them all, once."""
 
     rows: Any  # RowStore (a list of ListRow is wrapped in one)
     slice_filter: str | None = None
@@ -62,25 +63,32 @@ class ListView:
             return
         texts = self.text_hits(needle) if needle and self.text_hits else frozenset()
         notes = self.note_hits(needle) if needle and self.note_hits else set()
-        out = [
-            at
-            for at, r in enumerate(self.rows)
-            if (self.slice_filter is None or r.slice == self.slice_filter)
-            and (self.id_filter is None or r.item_id in self.id_filter)
-            and (not self.assigned_only or r.assigned)
-            and (not self.untriaged_only or not self.is_triaged(r.tag))
-            and (
-                self.tag_filter is None
-                or (r.tag is None if self.tag_filter == UNTAGGED else r.tag == self.tag_filter)
-            )
-            and (
-                not needle
-                or needle in r.search_text
-                or r.index in texts
-                or r.item_id in notes
-                or (r.tag is not None and needle in r.tag.lower())
-            )
-        ]
+        store = self.rows  # (its columns: only the rows that may carry a tag are made)
+        ids, tags = store.ids, store.tags()
+        slices = store.slices if self.slice_filter is not None else None
+        searched = store.search_texts() if needle else []
+        indices = store.indices.tolist() if texts else []
+        out = []
+        for at in range(len(store)):
+            tag = tags.get(at)
+            if (
+                (slices is None or slices[at] == self.slice_filter)
+                and (self.id_filter is None or ids[at] in self.id_filter)
+                and (not self.assigned_only or store.assigned(at))
+                and (not self.untriaged_only or not self.is_triaged(tag))
+                and (
+                    self.tag_filter is None
+                    or (tag is None if self.tag_filter == UNTAGGED else tag == self.tag_filter)
+                )
+                and (
+                    not needle
+                    or needle in searched[at]
+                    or (texts and indices[at] in texts)
+                    or ids[at] in notes
+                    or (tag is not None and needle in tag.lower())
+                )
+            ):
+                out.append(at)
         self._ordered(np.array(out, dtype=np.int64))
 
     def unfiltered(self) -> bool:
@@ -102,8 +110,8 @@ class ListView:
         at = np.arange(len(store), dtype=np.int64) if passed is None else passed
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
             order = at[::-1] if self.reverse else at
-        elif self.sort_key == "delta" and store.deltas is not None:
-            deltas = store.deltas[at]
+        elif self.sort_key == "delta":
+            deltas = store.sort_deltas[at]
             if np.isnan(deltas).any():  # (NaN: the rows' own comparison, as before)
                 order = self._sorted_rows(at)
             else:

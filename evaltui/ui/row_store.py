@@ -72,6 +72,8 @@ class RowStore(Sequence[ListRow]):
         self.base_rows = np.asarray(record_rows[0], dtype=np.int64)
         self.cand_rows = np.asarray(record_rows[1], dtype=np.int64)
         self.deltas = deltas  # graded: candidate - baseline per row; None: no deltas
+        # What the delta sort orders by (a row without a delta: 0.0, as `ListView` sorts it)
+        self.sort_deltas = deltas if deltas is not None else np.zeros(len(ids))
         self._read_slices = slices
         self._slices: list[str] | None = None
         # The sorted slice names and the longest slice, without every row's slice as a Python
@@ -85,6 +87,8 @@ class RowStore(Sequence[ListRow]):
         self.made = 0
         self._made: list[ListRow | None] = [None] * len(ids)
         self._made_order: list[ListRow] = []  # (the same rows, in the order they were made)
+        self._made_at: list[int] = []  # (and their positions)
+        self._ids_lower: list[str] | None = None
         self._previews: list[str] | None = None
         self._searched: list[str | None] | None = None
         self._lock = threading.Lock()
@@ -110,6 +114,12 @@ class RowStore(Sequence[ListRow]):
         )
         store._made = list(listed)
         store._made_order = list(listed)
+        store._made_at = list(range(len(listed)))
+        store.sort_deltas = np.array(
+            [r.delta if r.delta is not None else 0.0 for r in listed], dtype=np.float64
+        )
+        store._previews = [r.preview for r in listed]  # (the rows' own texts, for searches)
+        store._searched = [r.search_text for r in listed]
         store.made = len(listed)
         return store
 
@@ -165,6 +175,7 @@ class RowStore(Sequence[ListRow]):
             self.dress(row)
             self._made[position] = row
             self._made_order.append(row)
+            self._made_at.append(position)
             self.made += 1
         return row
 
@@ -191,6 +202,27 @@ class RowStore(Sequence[ListRow]):
                     return None
             self._where = {item_id: at for at, item_id in enumerate(self.ids)}
         return self._where.get(item_id)
+
+    def tags(self) -> dict[int, str]:
+        """The tag shown on each row that has one, by position: the rows made, and the rows
+        of the ids that may carry one (`marked`, made now); every other row is untagged."""
+        for item_id in self.marked():
+            at = self.position_of(item_id)
+            if at is not None:
+                self.row(at)
+        with self._lock:
+            made = list(zip(self._made_at, self._made_order, strict=True))
+        return {at: row.tag for at, row in made if row.tag is not None}
+
+    def search_texts(self) -> list[str]:
+        """Each row's search text (lower-cased id and input; the id alone until the previews'
+        fill reaches it), without making a row."""
+        if self._ids_lower is None:
+            self._ids_lower = [item_id.lower() for item_id in self.ids]
+        searched = self._searched
+        if searched is None:
+            return self._ids_lower
+        return [s if s is not None else i for s, i in zip(searched, self._ids_lower, strict=True)]
 
     def positions_in_slice(self, name: str) -> list[int]:
         """The positions of the rows in slice `name` (no row made)."""

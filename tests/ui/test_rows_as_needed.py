@@ -162,18 +162,24 @@ def test_every_list_feature_gives_the_rows_an_eager_build_gives(tmp_path, graded
     for name in ("regressions", "improvements"):
         eager = list(loaded.rows[name])  # (every row made, tags as shown, texts filled)
         for setting in settings:
-            view = ListView(loaded.rows[name], is_triaged=triaged)
+            fresh = list_rows(analysis, session)[name]  # (no row made yet)
+            state._dress_store(fresh)
+            fill_previews(analysis, fresh, lambda: None)
+            view = ListView(fresh, is_triaged=triaged)
             view.text_hits, view.note_hits = index.matches, notes
             view.assigned_first = state.assignment is not None
             for attribute, value in setting.items():
                 setattr(view, attribute, value)
             view.refresh()
+            made_by_refresh = fresh.made
             needle = view.search.lower().strip()
             want = eager_visible(
                 eager, view, index.matches(needle) if needle else frozenset(), notes(needle)
             )
             assert [fields(r) for r in view.visible] == [fields(r) for r in want], setting
             assert view.visible.item_ids() == [r.item_id for r in want]
+            if setting.get("sort_key") not in ("tag", "input"):  # (sorts by the rows' values)
+                assert made_by_refresh <= len(session.items), setting  # (only rows that may carry a tag)
         assert view.slices() == sorted({r.slice for r in eager if r.slice})
         widths = max(len(r.item_id) for r in eager), max(len(r.slice) for r in eager)
         assert summaries[name] == (view.slices(), widths)
