@@ -179,7 +179,8 @@ def test_every_list_feature_gives_the_rows_an_eager_build_gives(tmp_path, graded
             assert [fields(r) for r in view.visible] == [fields(r) for r in want], setting
             assert view.visible.item_ids() == [r.item_id for r in want]
             if setting.get("sort_key") not in ("tag", "input"):  # (sorts by the rows' values)
-                assert made_by_refresh <= len(session.items), setting  # (only rows that may carry a tag)
+                # (no row made but those of the reviewed items, which may carry a tag)
+                assert made_by_refresh <= len(session.items), setting
         assert view.slices() == sorted({r.slice for r in eager if r.slice})
         widths = max(len(r.item_id) for r in eager), max(len(r.slice) for r in eager)
         assert summaries[name] == (view.slices(), widths)
