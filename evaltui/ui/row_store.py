@@ -269,18 +269,20 @@ class RowStore(Sequence[ListRow]):
             self._widths = (max(map(len, self.ids), default=0), self._summary()[1])
         return self._widths
 
-    def tag_width(self, tag_text: Callable[[ListRow], str]) -> int:
-        """The widest `tag_text` of every row, making only the rows that may have a tag (the
-        reviewed ids `marked` names, and the rows already made); the others show the one-
-        character "untagged" mark."""
-        rows = {id(row): row for row in self.made_rows()}
+    def tag_width(self, tag_text: Callable[[ListRow], str], within: set[int] | None = None) -> int:
+        """The widest `tag_text` of every row (or of the rows at the positions `within`),
+        making only the rows that may have a tag (the reviewed ids `marked` names); the rows
+        not made show the one-character "untagged" mark."""
         for item_id in self.marked():
             at = self.position_of(item_id)
             if at is not None:
-                row = self.row(at)
-                rows[id(row)] = row
-        widest = max((len(tag_text(row)) for row in rows.values()), default=0)
-        return max(widest, 1) if len(rows) < len(self) else widest
+                self.row(at)
+        with self._lock:
+            made = list(zip(self._made_at, self._made_order, strict=True))
+        rows = [row for at, row in made if within is None or at in within]
+        widest = max((len(tag_text(row)) for row in rows), default=0)
+        shown = len(self) if within is None else len(within)
+        return max(widest, 1) if len(rows) < shown else widest
 
     # -- the texts the previews' fill reads --------------------------------------------------
 
@@ -352,17 +354,18 @@ class RowsAt(Sequence[ListRow]):
         return int(found[0]) if len(found) else None
 
     def column_widths(self, tag_text: Callable[[ListRow], str]) -> tuple[int, int, int]:
-        """The longest id, slice and tag text listed; every row of the store: its own kept
-        widths, and only the rows that may carry a tag made."""
+        """The longest id, slice and tag text listed, from the store's columns (every row of
+        the store: its own kept widths); only the rows that may carry a tag are made."""
         store = self.store
         if self.whole:
             id_width, slice_width = store.id_and_slice_widths()
             return id_width, slice_width, store.tag_width(tag_text)
-        rows = list(self)  # (a filter made them already)
+        at = self.positions.tolist()
+        ids, slices = store.ids, store.slices
         return (
-            max((len(r.item_id) for r in rows), default=0),
-            max((len(r.slice) for r in rows), default=0),
-            max((len(tag_text(r)) for r in rows), default=0),
+            max((len(ids[p]) for p in at), default=0),
+            max((len(slices[p]) for p in at), default=0),
+            store.tag_width(tag_text, set(at)),
         )
 
 

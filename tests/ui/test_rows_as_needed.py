@@ -208,8 +208,8 @@ def test_rows_made_later_show_the_tags_given_before(tmp_path):
 
 async def test_the_first_screen_of_a_large_pair_makes_a_windows_rows(tmp_path):
     """20,000 and more discordant items: the first screen, the previews and the search index
-    make only the rows drawn; the last page makes a window more; a search makes every row
-    once, and clearing it makes none."""
+    make only the rows drawn; the last page makes a window more; a search (whose first letter
+    matches every item) makes only its own window's, and clearing it none."""
     base, cand = write_pair(tmp_path, 30_000, graded=False)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
     async with app.run_test(size=(100, 30)) as pilot:
@@ -225,9 +225,9 @@ async def test_the_first_screen_of_a_large_pair_makes_a_windows_rows(tmp_path):
         await pilot.press("G")
         await settle(app, pilot)
         assert stores["regressions"].made <= 2 * window + 1
-        await pilot.press("slash", *"warfarin")
+        await pilot.press("slash", *"warfarin")  # ("w" matches every output: "answer")
         await settle(app, pilot)
-        assert stores["regressions"].made == len(stores["regressions"])
+        assert stores["regressions"].made <= 3 * window + 1  # (the filtered list's window)
         assert all("warfarin" in r.search_text for r in table.rows)
         await pilot.press("escape")
         await settle(app, pilot)
