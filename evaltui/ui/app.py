@@ -335,6 +335,7 @@ class EvalTuiApp(
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.reopen_item()  # the item screen open when the last session ended
+        self.call_after_refresh(self._import_item_screen)
         self.offer_draft(loaded)
         if not completing:  # (decided already, by the loading worker: as `BreakdownsReady`)
             self.open_on_blocking_metric()
@@ -360,20 +361,32 @@ class EvalTuiApp(
         """Push the item screen kept in place.json (screens/item_place.py), if it was open and
         its item is in its list: once per app, at the first pair shown (a pair loaded again,
         for another metric, keeps the screens the reviewer has now)."""
-        from evaltui.ui.screens.item import ItemScreen
-
         if self.item_reopen_tried:
             return
         self.item_reopen_tried = True
         folder = self.state.draft_folder()
         place = load_place(folder) if folder is not None else None
         view = self.state.views.get(place.list_name) if place and place.item_open else None
-        rows = list(view.visible) if view is not None else []
-        index = next((i for i, row in enumerate(rows) if row.item_id == place.item_id), None)
-        if place is not None and index is not None:  # (filtered out or gone: the list)
+        rows = view.visible if view is not None else None
+        index = rows.position_of(place.item_id) if rows is not None and place else None
+        if place is not None and rows is not None and index is not None:  # (else: the list)
+            # (imported here, not before every first screen: 20 ms of CPU, 50-165 ms of the
+            # UI thread's time at 1M beside the readers that start with the first screen)
+            from evaltui.ui.screens.item import ItemScreen
+
             screen = ItemScreen(self.state, rows, index, place.list_name)
             screen.restore_scroll = place.scroll
             self.push_screen(screen)
+
+    def _import_item_screen(self) -> None:
+        """Import the item screen once the first screen is drawn, with the background readers
+        held meanwhile (20 ms of CPU alone; 50-165 ms beside the readers): before the first
+        Enter, and neither before the decision line nor behind the readers' GIL turns."""
+        release = self.state.background.hold()
+        try:
+            import evaltui.ui.screens.item  # noqa: F401
+        finally:
+            release()
 
     def offer_draft(self, loaded: Loaded) -> None:
         """Text typed before the last session ended without Ctrl+S: a note opens in its
@@ -384,7 +397,7 @@ class EvalTuiApp(
         if draft is None:
             return
         if draft.kind == "note" and any(
-            row.item_id == draft.item_id for rows in loaded.rows.values() for row in rows
+            rows.position_of(draft.item_id) is not None for rows in loaded.rows.values()
         ):
             self.edit_note(draft.item_id, draft.text)
         elif draft.kind == "rationale":
@@ -460,7 +473,7 @@ class EvalTuiApp(
     @work(thread=True, exclusive=True, group="previews")
     def load_previews(self, loaded: Loaded) -> None:
         """Fill the input previews after the first screen is up; redraw as chunks arrive."""
-        rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
+        rows = [loaded.rows["regressions"], loaded.rows["improvements"]]
         self.state.previews_ready = False
         try:
             fill_previews(

@@ -8,38 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from evaltui.ui.row_store import ListRow, RowsAt, RowStore
+
+__all__ = ["SORT_KEYS", "UNTAGGED", "ListRow", "ListView", "cycle", "singular"]
 
 SORT_KEYS = ("file", "item id", "slice", "tag", "input", "delta")
 UNTAGGED = "(untagged)"
 
 
-@dataclass(slots=True)
-class ListRow:
-    """One item as a list shows it (a regression, an improvement, or an unchanged item).
-
-    `loading._rows` makes a quarter of a million of these at a million items, positionally:
-    keep the fields' order in step with it (slots: smaller and quicker to make)."""
-
-    index: int  # position in file order
-    item_id: str
-    slice: str
-    preview: str  # one line of the input
-    search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
-    tag: str | None = None
-    disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
-    # A team's review (`core/record/assignment.py`): assigned to the reviewer at the keys, and
-    # how many other reviewers' reviews are hidden until they tag it (`team_view.shown_review`).
-    assigned: bool = False
-    hidden: int = 0
-    delta: float | None = None  # graded metrics: candidate - baseline
-    rows: tuple[int, int] = (0, 0)  # record rows in the baseline and candidate files
-
-
 @dataclass
 class ListView:
-    """A filtered, sorted view over the rows of one list."""
+    """A filtered, sorted view over the rows of one list.
 
-    rows: list[ListRow]
+    `rows` is the list's `RowStore` (a list of rows is taken too, and kept in one): its rows
+    are made as they are needed. Filters and searches test the store's columns (ids, slices,
+    search texts) and the tags of the rows that may carry one (`RowStore.tags`), and the sorts
+    by delta, id and slice order its columns, so none of them makes the other rows; the tag and
+    input sorts order the rows themselves and make them all, once."""
+
+    rows: Any  # RowStore (a list of ListRow is wrapped in one)
     slice_filter: str | None = None
     tag_filter: str | None = None  # a tag, or UNTAGGED
     # `u`: the rows the decision line counts as untriaged (untagged, or tagged with a tag that
@@ -54,45 +45,51 @@ class ListView:
     # A team's review: the items assigned to the reviewer first, or (w) only those.
     assigned_first: bool = False
     assigned_only: bool = False
-    visible: list[ListRow] = field(default_factory=list)
+    visible: Any = field(default_factory=list)  # RowsAt: the rows shown, in order
     # What a search also looks in beyond the id and input: the outputs and targets (item
     # indices whose text holds the needle) and the notes (item ids); set by the screen.
     text_hits: Callable[[str], frozenset[int]] | None = None
     note_hits: Callable[[str], set[str]] | None = None
-    # `slices()` as last computed, for the rows list it was computed over (id and length): the
-    # footer asks on every refresh, a walk over a quarter of a million rows on the UI thread.
-    _slices: tuple[int, int, list[str]] | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.rows, RowStore):
+            self.rows = RowStore.of_rows(self.rows)
         self.refresh()
 
     def refresh(self) -> None:
         needle = self.search.lower().strip()
-        if not needle and self.unfiltered():  # (every row: no predicate per row at 1M)
-            self._ordered(list(self.rows))
+        if not needle and self.unfiltered():  # (every row: none made, no predicate at 1M)
+            self._ordered(None)
             return
         texts = self.text_hits(needle) if needle and self.text_hits else frozenset()
         notes = self.note_hits(needle) if needle and self.note_hits else set()
-        out = [
-            r
-            for r in self.rows
-            if (self.slice_filter is None or r.slice == self.slice_filter)
-            and (self.id_filter is None or r.item_id in self.id_filter)
-            and (not self.assigned_only or r.assigned)
-            and (not self.untriaged_only or not self.is_triaged(r.tag))
-            and (
-                self.tag_filter is None
-                or (r.tag is None if self.tag_filter == UNTAGGED else r.tag == self.tag_filter)
-            )
-            and (
-                not needle
-                or needle in r.search_text
-                or r.index in texts
-                or r.item_id in notes
-                or (r.tag is not None and needle in r.tag.lower())
-            )
-        ]
-        self._ordered(out)
+        store = self.rows  # (its columns: only the rows that may carry a tag are made)
+        ids, tags = store.ids, store.tags()
+        slices = store.slices if self.slice_filter is not None else None
+        searched = store.search_texts() if needle else []
+        indices = store.indices.tolist() if texts else []
+        out = []
+        for at in range(len(store)):
+            tag = tags.get(at)
+            if (
+                (slices is None or slices[at] == self.slice_filter)
+                and (self.id_filter is None or ids[at] in self.id_filter)
+                and (not self.assigned_only or store.assigned(at))
+                and (not self.untriaged_only or not self.is_triaged(tag))
+                and (
+                    self.tag_filter is None
+                    or (tag is None if self.tag_filter == UNTAGGED else tag == self.tag_filter)
+                )
+                and (
+                    not needle
+                    or needle in searched[at]
+                    or (texts and indices[at] in texts)
+                    or ids[at] in notes
+                    or (tag is not None and needle in tag.lower())
+                )
+            ):
+                out.append(at)
+        self._ordered(np.array(out, dtype=np.int64))
 
     def unfiltered(self) -> bool:
         """No filter set (a search aside): every row passes the filters."""
@@ -104,35 +101,55 @@ class ListView:
             and self.tag_filter is None
         )
 
-    def _ordered(self, out: list[ListRow]) -> None:
-        """`visible`: the rows that passed, in the order chosen."""
+    def _ordered(self, passed: np.ndarray | None) -> None:
+        """`visible`: the rows that passed (None: every row), in the order chosen. Every sort
+        key ends with the file position, so the order is total: sorting by the store's columns
+        gives the order sorting the rows gives, without making them."""
+        store = self.rows
+        whole = passed is None
+        at = np.arange(len(store), dtype=np.int64) if passed is None else passed
         if self.sort_key == "file":  # rows arrive in file order: keep it, or turn it round
-            if self.reverse:
-                out.reverse()
-            self.visible = self._assigned_first(out)
-            return
-        key = {
+            order = at[::-1] if self.reverse else at
+        elif self.sort_key == "delta":
+            deltas = store.sort_deltas[at]
+            if np.isnan(deltas).any():  # (NaN: the rows' own comparison, as before)
+                order = self._sorted_rows(at)
+            else:
+                order = at[np.lexsort((store.indices[at], deltas))]
+                order = order[::-1] if self.reverse else order
+        elif self.sort_key in ("item id", "slice"):
+            column = store.ids if self.sort_key == "item id" else store.slices
+            indices = store.indices
+            keyed = sorted(at.tolist(), key=lambda p: (column[p], indices[p]), reverse=self.reverse)
+            order = np.array(keyed, dtype=np.int64)
+        else:
+            order = self._sorted_rows(at)
+        self.visible = RowsAt(store, self._assigned_first(order), whole=whole)
+
+    def _sorted_rows(self, at: np.ndarray) -> np.ndarray:
+        """Positions sorted by their rows' values (tag, input: what the rows hold)."""
+        key: Callable[[ListRow], tuple] = {
             "item id": lambda r: (r.item_id, r.index),
             "slice": lambda r: (r.slice, r.index),
             "tag": lambda r: (r.tag is None, r.tag or "", r.index),
             "input": lambda r: (r.preview.lower(), r.index),
             "delta": lambda r: (r.delta if r.delta is not None else 0.0, r.index),
         }[self.sort_key]
-        out.sort(key=key, reverse=self.reverse)
-        self.visible = self._assigned_first(out)
+        row = self.rows.row
+        keyed = sorted(at.tolist(), key=lambda p: key(row(p)), reverse=self.reverse)
+        return np.array(keyed, dtype=np.int64)
 
-    def _assigned_first(self, rows: list[ListRow]) -> list[ListRow]:
+    def _assigned_first(self, order: np.ndarray) -> np.ndarray:
         """The reviewer's assigned items first, each part in the order chosen (a stable sort)."""
         if not self.assigned_first or self.assigned_only:
-            return rows
-        return sorted(rows, key=lambda r: not r.assigned)
+            return order
+        assigned = self.rows.assigned
+        mine = np.array([assigned(p) for p in order.tolist()], dtype=bool)
+        return np.concatenate((order[mine], order[~mine]))
 
     def slices(self) -> list[str]:
         """The slices the list's rows belong to (a row's slice never changes)."""
-        key = (id(self.rows), len(self.rows))
-        if self._slices is None or self._slices[:2] != key:
-            self._slices = (*key, sorted({r.slice for r in self.rows if r.slice}))
-        return list(self._slices[2])
+        return self.rows.slice_names()
 
     def describe_filters(self) -> str:
         parts = []

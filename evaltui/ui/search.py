@@ -19,6 +19,7 @@ import polars as pl
 from textual.message import Message
 
 from evaltui.core.read.runs import Transcript
+from evaltui.ui.row_store import as_stores
 
 SEARCH_CHARS = 8000  # characters of each field kept for search (a long output's tail is not)
 FIELDS = ("baseline output", "candidate output", "target")
@@ -134,7 +135,7 @@ def _answer(t: Transcript) -> str | None:
 
 def fill(
     index: SearchIndex,
-    rows: Sequence,  # ListRow
+    rows: Sequence,  # RowStores, or ListRows (`loading.as_stores`)
     baseline,  # TranscriptReader
     candidate,  # TranscriptReader
     done: Callable[[], None],
@@ -145,24 +146,27 @@ def fill(
     """Read both outputs and the target of every row in chunks (a worker thread); `done` after
     each chunk so the list can say how far the search reaches. `pause` is called between
     reads (and every `PAUSE_EVERY` records read one at a time): it waits while an item is
-    opening (`background_gate.py`)."""
-    index.total = len(rows)
+    opening (`background_gate.py`). The record rows come from the stores' columns: no list
+    row is made here."""
+    stores = as_stores(rows)
+    index.total = sum(len(store) for store in stores)
     step = min(getattr(baseline, "batch_size", chunk_size), chunk_size)
-    for start in range(0, len(rows), step):
-        if cancelled():
-            return
-        chunk = rows[start : start + step]
-        base_rows = [r.rows[0] for r in chunk]
-        cand_rows = [r.rows[1] for r in chunk]
-        texts = {
-            "baseline output": _field(baseline, base_rows, "output", pause),
-            "candidate output": _field(candidate, cand_rows, "output", pause),
-            "target": _field(baseline, base_rows, "target", pause),
-        }
-        if all(t is None for t in texts["target"]):
-            texts["target"] = _field(candidate, cand_rows, "target", pause)
-        index.add([r.index for r in chunk], texts)
-        done()
+    for store in stores:
+        for start in range(0, len(store), step):
+            if cancelled():
+                return
+            end = min(start + step, len(store))
+            base_rows = store.base_rows[start:end].tolist()
+            cand_rows = store.cand_rows[start:end].tolist()
+            texts = {
+                "baseline output": _field(baseline, base_rows, "output", pause),
+                "candidate output": _field(candidate, cand_rows, "output", pause),
+                "target": _field(baseline, base_rows, "target", pause),
+            }
+            if all(t is None for t in texts["target"]):
+                texts["target"] = _field(candidate, cand_rows, "target", pause)
+            index.add(store.indices[start:end].tolist(), texts)
+            done()
 
 
 PAUSE_EVERY = 500  # records read one at a time between two passes through `pause`

@@ -28,6 +28,7 @@ from evaltui.core.record.team_view import shown_review
 from evaltui.ui.background_gate import BackgroundGate
 from evaltui.ui.config import AppConfig
 from evaltui.ui.listmodel import ListRow, ListView
+from evaltui.ui.row_store import RowsById, RowStore
 from evaltui.ui.triage import Triage, tag_name
 
 if TYPE_CHECKING:
@@ -45,13 +46,14 @@ RUN_SET_DECIDING = "each pair with the tags just made"  # what the set's decidin
 class Loaded:
     """The open pair as the UI shows it: replaced, never mutated, when a worker finishes.
 
-    `rows` are the list rows; their `tag` and `preview` fields are updated in place as the
-    reviewer tags and the previews arrive (the rows are the lists' own, shared by the views).
+    `rows` are the lists' row stores; a row's `tag` and `preview` fields are updated in place
+    as the reviewer tags and the previews arrive (the rows are the lists' own, shared by the
+    views), and a row made later reads them then.
     """
 
     analysis: Analysis
     session: ReviewSession
-    rows: dict[str, list[ListRow]]
+    rows: dict[str, RowStore]  # (`loading.list_rows`: each row made when first asked for)
     gates: tuple[Any, ...] = ()
     decision: Any = None  # core.decision.Decision: what the header's first line says
     agreement: str | None = None  # a shared review: the reviewers' agreement line (core's words)
@@ -143,12 +145,13 @@ class ReviewState:
     # The reviewer chose the metric shown (m), or the app already opened on the one that
     # blocks (`ReviewActions.open_on_blocking_metric`): never switched for them again.
     metric_chosen: bool = False
-    rows_by_id: dict[str, ListRow] = field(default_factory=dict)
+    rows_by_id: RowsById = field(default_factory=lambda: RowsById([]))
     # Opened read-only at the lock prompt: what every key that would write says instead.
     read_only_reason: str = ""
     # A team's review (`--reviewers` or the policy's [review]): who reviews which regression.
     assignment: Assignment | None = None
     assigned_to_you: int = 0  # (counted once per pair: the title asks on every keystroke)
+    _mine: frozenset[str] = frozenset()  # the regressions assigned to the reviewer
 
     def __repr__(self) -> str:  # (messages carry it: never repr the app or 100k rows)
         return f"ReviewState({self.loaded!r}, open_pair={self.open_pair})"
@@ -163,7 +166,7 @@ class ReviewState:
         self.views = {
             name: ListView(rows, is_triaged=triaged) for name, rows in loaded.rows.items()
         }
-        self.rows_by_id = {row.item_id: row for rows in loaded.rows.values() for row in rows}
+        self.rows_by_id = RowsById(list(loaded.rows.values()))
         self._deal(loaded)
         if loaded.analysis.kind == "graded":
             self.views["regressions"].sort_key = "delta"
@@ -177,21 +180,24 @@ class ReviewState:
         `loading.team_assignment`), marked on the rows; the reviewer's own first in every list."""
         self.assignment = loaded.assignment
         mine = set(self.assignment.of(self.you)) if self.assignment is not None else set()
+        self._mine = frozenset(mine)
         self.assigned_to_you = len(mine)
-        if self.assignment is None:  # (`show_review`'s own, inlined: a million rows at 1M)
-            reviews = loaded.session.items
-            for row in self.rows_by_id.values():
-                found = reviews.get(row.item_id)
-                row.assigned, row.hidden = False, 0
-                row.tag = found.tag if found is not None else None
-                row.disputed = found is not None and found.disputed
-        else:
-            for row in self.rows_by_id.values():
-                row.assigned = row.item_id in mine
-                self.show_review(row)
+        for store in loaded.rows.values():  # (rows made later get the same when made)
+            self._dress_store(store)
         for view in self.views.values():
             view.assigned_first = self.assignment is not None
             view.refresh()
+
+    def _dress_store(self, store: RowStore) -> None:
+        """The store's rows show the reviewer's view of the tags and assignment, now and
+        when they are made (`dress_row`)."""
+        loaded = self.require_loaded()
+        store.redress(self.dress_row, loaded.session.items.keys, self._mine)
+
+    def dress_row(self, row: ListRow) -> None:
+        """A row's assignment and its tag as this reviewer may see it."""
+        row.assigned = row.item_id in self._mine
+        self.show_review(row)
 
     @property
     def you(self) -> str:
@@ -231,21 +237,19 @@ class ReviewState:
         verdicts = self.loaded.analysis.paired.has_verdicts
         return (BOTH_PASS, BOTH_FAIL) if verdicts else (UNCHANGED,)
 
-    def adopt_concordant(self, built: dict[str, list[ListRow]]) -> list[ListRow]:
+    def adopt_concordant(self, built: dict[str, RowStore]) -> list[RowStore]:
         """The lists of unchanged items (`loading.concordant_rows`, built on first use: a big
-        run has many); every row, for their previews and search to be read."""
+        run has many); their stores, for their previews and search to be read."""
         loaded = self.require_loaded()
-        rows = [row for listed in built.values() for row in listed]
         for name, listed in built.items():
-            for row in listed:
-                self.show_review(row)
+            self._dress_store(listed)
             view = ListView(listed, is_triaged=tag_meanings(loaded.analysis).triaged)
             if loaded.analysis.kind == "graded":
                 view.sort_key = "delta"
                 view.refresh()
             self.views[name] = view
-        self.rows_by_id.update({row.item_id: row for row in rows})
-        return rows
+        self.rows_by_id = RowsById([*self.rows_by_id.stores, *built.values()])
+        return list(built.values())
 
     def replace_loaded(self, basis: Loaded, *, same_analysis: bool = False, **changes: Any) -> bool:
         """Take a worker's result for the pair `basis` showed; drop it (False) if the pair was
@@ -433,9 +437,9 @@ class ReviewState:
         if loaded is None or not item_ids:
             return
         for item_id in item_ids:
-            row = self.rows_by_id.get(item_id)
+            row = self.rows_by_id.made(item_id)
             if row is not None:  # the lists re-filter when shown (MainScreen.on_review_changed)
-                self.show_review(row)
+                self.show_review(row)  # (a row not made yet reads the session when it is)
         self.host.reviews_changed(item_ids, many)
 
     # -- the views ---------------------------------------------------------------------------

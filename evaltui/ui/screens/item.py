@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import polars as pl
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,6 +19,7 @@ from evaltui.ui.messages import (
     ReviewChanged,
     ReviewsChanged,
 )
+from evaltui.ui.row_store import RowsAt
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
@@ -112,7 +115,9 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         Shown(PALETTE, "Commands"),
     )
 
-    def __init__(self, state: ReviewState, rows: list[ListRow], index: int, list_name: str) -> None:
+    def __init__(
+        self, state: ReviewState, rows: Sequence[ListRow], index: int, list_name: str
+    ) -> None:
         super().__init__(state)
         self.rows = rows
         self.index = index
@@ -430,11 +435,14 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
         """Undo the last tag; when it was one item of this list, show that item again."""
         restored = self.state.undo()
         if len(restored) == 1:
-            for position, row in enumerate(self.rows):
-                if row.item_id == restored[0] and position != self.index:
-                    self.index = position
-                    self.show_item()
-                    break
+            rows = self.rows  # (a list's view: found by id, without making every row)
+            if isinstance(rows, RowsAt):
+                position = rows.position_of(restored[0])
+            else:
+                position = next((i for i, r in enumerate(rows) if r.item_id == restored[0]), None)
+            if position is not None and position != self.index:
+                self.index = position
+                self.show_item()
 
 
 def _append_if_fits(text: Text, hint: str, width: int) -> None:

@@ -6,7 +6,7 @@ A mixin of `ItemScreen` (`screens/item.py`), which holds what is shown.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from textual.app import SystemCommand
 from textual.containers import VerticalScroll
@@ -28,7 +28,7 @@ class ItemNavigation(Screen):
     """The keys that move within one item and between the list's items."""
 
     state: ReviewState
-    rows: list[ListRow]
+    rows: Sequence[ListRow]
     index: int
     list_name: str
     show_diff: bool

@@ -13,6 +13,7 @@ A mixin of `ItemScreen` (`screens/item.py`), which draws what is read.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from rich.text import Text
@@ -35,7 +36,7 @@ class ItemReading(Screen):
     """The item screen's reading and aligning workers (see the module's docstring)."""
 
     state: ReviewState
-    rows: list[ListRow]
+    rows: Sequence[ListRow]
     index: int
     transcripts: tuple[Transcript, Transcript] | None
     read_ahead: tuple[str, Transcript, Transcript, Alignment | None] | None

@@ -192,7 +192,7 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
         from textual.worker import get_current_worker
 
         worker = get_current_worker()
-        rows = [*loaded.rows["regressions"], *loaded.rows["improvements"]]
+        rows = [loaded.rows["regressions"], loaded.rows["improvements"]]
         paired = loaded.analysis.paired
         index = self.search_index
         try:

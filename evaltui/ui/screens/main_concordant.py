@@ -18,9 +18,9 @@ from textual.widgets import Input
 
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.errors import EvalTuiError
-from evaltui.ui.listmodel import ListRow
 from evaltui.ui.loading import concordant_rows, fill_previews
 from evaltui.ui.messages import WorkerProblem
+from evaltui.ui.row_store import RowStore
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import Loaded, ReviewState
 from evaltui.ui.widgets.item_table import ItemTable
@@ -31,7 +31,7 @@ DISCORDANT = ("regressions", "improvements")
 class ConcordantBuilt(Message):
     """The lists of unchanged items, built by a worker for the analysis `analysis`."""
 
-    def __init__(self, analysis: Analysis, built: dict[str, list[ListRow]]) -> None:
+    def __init__(self, analysis: Analysis, built: dict[str, RowStore]) -> None:
         super().__init__()
         self.analysis, self.built = analysis, built
 
@@ -147,7 +147,7 @@ class MainConcordant(Screen):
             self.action_show_list(self.current_list)
 
     @work(thread=True, exclusive=True, group="concordant")
-    def read_concordant(self, rows: list[ListRow], index: SearchIndex) -> None:
+    def read_concordant(self, rows: list[RowStore], index: SearchIndex) -> None:
         """The unchanged items' inputs (previews, search), then their outputs and targets."""
         loaded = self.state.loaded
         if loaded is None:

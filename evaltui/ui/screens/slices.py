@@ -163,7 +163,8 @@ class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         name = event.option.id
-        ids = tuple(r.item_id for r in self.state.views["regressions"].rows if r.slice == name)
+        store = self.state.views["regressions"].rows  # (the ids only: no row made)
+        ids = tuple(store.ids[at] for at in store.positions_in_slice(name))
         self.state.show_items(ids, f"slice {name}", "regressions")
 
     def action_bulk_tag(self) -> None:
@@ -172,7 +173,8 @@ class SlicesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
         if options.highlighted is None:
             return
         name = options.get_option_at_index(options.highlighted).id
-        rows = [r for r in self.state.views["regressions"].rows if r.slice == name]
+        store = self.state.views["regressions"].rows  # (the slice's rows: made now)
+        rows = [store.row(at) for at in store.positions_in_slice(name)]
         if not rows:
             self.notify("this slice has no regressions to tag", timeout=3)
             return

@@ -1,14 +1,14 @@
 """A list of discordant items that draws only the rows on screen (Textual's Line API).
 
 A DataTable builds a row object per item; with tens of thousands of regressions that makes every
-filter keystroke a rebuild. Here the rows live in a plain list (`ListView.visible`) and
-`render_line` draws the few that fit the window, so filtering and scrolling cost the same at
-100 rows or 100,000.
+filter keystroke a rebuild. Here the rows are a sequence (`ListView.visible`, whose rows are
+made as they are asked for) and `render_line` draws the few that fit the window, so drawing
+and scrolling cost the same at 100 rows or 100,000.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from rich.segment import Segment
 from rich.style import Style
@@ -23,6 +23,7 @@ from textual.strip import Strip
 from evaltui.core.textsafe import one_line
 from evaltui.core.words import signed
 from evaltui.ui.listmodel import ListRow
+from evaltui.ui.row_store import RowsAt
 
 HEADER_LINES = 1
 MAX_ID, MAX_SLICE, MAX_TAG = 40, 24, 24  # columns never grow past these
@@ -113,7 +114,7 @@ class ItemTable(ScrollView, can_focus=True):
 
     def __init__(self, *, show_delta: bool = False, **kwargs) -> None:
         super().__init__(**kwargs)
-        self.rows: list[ListRow] = []
+        self.rows: Sequence[ListRow] = []
         self.show_delta = show_delta
         self.delta_points = False  # the deltas are pass-rate differences: shown in points
         # What an empty list says instead of rows: why it is empty, and how to clear that.
@@ -139,19 +140,28 @@ class ItemTable(ScrollView, can_focus=True):
 
     # -- data ------------------------------------------------------------------------------
 
-    def set_rows(self, rows: list[ListRow], keep_item: str | None = None) -> None:
-        """Show `rows`; keep the cursor on `keep_item` when it is still listed."""
+    def set_rows(self, rows: Sequence[ListRow], keep_item: str | None = None) -> None:
+        """Show `rows` (a list's `RowsAt`: its rows are made as they are drawn); keep the
+        cursor on `keep_item` when it is still listed."""
         self.rows = rows
         # Measured once per data change: render_line runs for every visible line of every frame.
-        self._id_width = min(max((len(r.item_id) for r in rows), default=7), MAX_ID)
-        self._slice_width = min(max((len(r.slice) for r in rows), default=0), MAX_SLICE)
-        self._tag_width = min(max((len(tag_text(r)) for r in rows), default=1), MAX_TAG)
+        id_width, slice_width, tag_width = 7, 0, 1
+        if isinstance(rows, RowsAt):  # (the store's widths: no row made for them)
+            if len(rows):
+                id_width, slice_width, tag_width = rows.column_widths(tag_text)
+        elif rows:
+            id_width = max(len(r.item_id) for r in rows)
+            slice_width = max(len(r.slice) for r in rows)
+            tag_width = max(len(tag_text(r)) for r in rows)
+        self._id_width = min(id_width, MAX_ID)
+        self._slice_width = min(slice_width, MAX_SLICE)
+        self._tag_width = min(tag_width, MAX_TAG)
         target = 0
         if keep_item is not None:
-            for i, row in enumerate(rows):
-                if row.item_id == keep_item:
-                    target = i
-                    break
+            if isinstance(rows, RowsAt):
+                target = rows.position_of(keep_item) or 0
+            else:
+                target = next((i for i, r in enumerate(rows) if r.item_id == keep_item), 0)
         self.virtual_size = Size(self.size.width, len(rows) + HEADER_LINES)
         self.cursor = min(target, max(len(rows) - 1, 0))
         self.refresh()
