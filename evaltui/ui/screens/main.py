@@ -40,25 +40,24 @@ from evaltui.ui.screens.keys import (
 from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
 from evaltui.ui.screens.main_filters import MainFilters
+from evaltui.ui.screens.main_header import MainHeader
 from evaltui.ui.screens.main_search import MainSearch
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
-from evaltui.ui.widgets.header_pane import HeaderPane, collapsed_header_text, header_text
+from evaltui.ui.widgets.header_pane import HeaderPane
 from evaltui.ui.widgets.item_table import ItemTable
 from evaltui.ui.widgets.key_footer import KeyFooter
 from evaltui.ui.widgets.list_title import ListTitle
 from evaltui.ui.widgets.preview import OutputsPreview
-from evaltui.ui.widgets.runs import runs_text
 
 LISTS = DISCORDANT  # the unchanged items' lists follow them (`list_names`)
-MIN_LIST_ROWS = 5  # the full header folds by itself rather than leave the list fewer rows
 PREVIEW_WIDTH = 150  # from this many columns the selected item's outputs show beside the list
-# Lines that are not the header or list rows: runs, list title, column names, footer, border.
-CHROME_LINES = 6
 WIDE_TITLE = 120  # from this wide a list title also names the unchanged items' lists
 
 
-class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, MainFilters):
+class MainScreen(
+    GivenState, FooterKeys, MainSearch, MainConcordant, MainHeader, MainCost, MainFilters
+):
     """Header pane + one list; keys switch lists, filter, search, sort and open items."""
 
     BINDINGS = [
@@ -213,38 +212,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
         shown = self.state.shown(item_id)[0] if self.state.loaded is not None else None
         return bool(shown is not None and shown.note)  # (another's hidden until you tag)
 
-    def refresh_header(self) -> None:
-        loaded = self.state.loaded
-        if loaded is None:
-            return
-        self.start_cost()  # (a worker: the header says the cost line is being computed)
-        args = (loaded.analysis, self.state.triaged(), loaded.session.notices, loaded.gates)
-        width = max(self.size.width - 2, 20)  # the pane's padding
-        progress = self.state.deciding_progress
-        full = header_text(
-            *args,
-            loaded.decision,
-            progress,
-            loaded.agreement,
-            metric_key=self.state.run_set is None,
-        )
-        runs = runs_text(loaded.analysis, width, folded=False)
-        spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1
-        self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek
-        pane = self.query_one(HeaderPane)
-        if self.header_is_folded:
-            folded = collapsed_header_text(*args, loaded.decision, width=width, progress=progress)
-            pane.update(folded)
-            runs = runs_text(loaded.analysis, width, folded=True)
-        else:
-            pane.update(full)
-        self.query_one("#runs", Static).update(runs)
-        view = self.view
-        if view is not None and not view.rows:  # its words name the other metrics' regressions
-            table = self.query_one(ItemTable)
-            table.empty_text = self._empty_text(self.current_list, view)
-            table.refresh()
-
     def on_resize(self) -> None:
         self.refresh_header()
         self._fit_preview()
@@ -281,21 +248,6 @@ class MainScreen(GivenState, FooterKeys, MainSearch, MainConcordant, MainCost, M
 
     def on_screen_resume(self) -> None:
         self._keep_place(self.query_one(ItemTable).current)  # back on top: where the cursor is
-
-    @property
-    def header_is_folded(self) -> bool:
-        return self.header_folded or self.header_forced
-
-    def action_toggle_header(self) -> None:
-        """Fold the header to two lines, or unfold it; the choice is remembered. On a terminal
-        too short for it the full header folds by itself, and h unfolds it anyway."""
-        if self.state.loaded is None:
-            return
-        fold = not self.header_is_folded
-        self.header_folded = fold
-        self.header_peek = not fold
-        prefs.save(self.state.config.state_root, header="folded" if fold else "full")
-        self.refresh_header()
 
     # -- the list --------------------------------------------------------------------------
 
