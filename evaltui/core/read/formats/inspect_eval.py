@@ -56,8 +56,6 @@ from evaltui.core.read.formats.inspect_common import (
 from evaltui.core.read.formats.inspect_consistency import (
     INCONSISTENT,
     WARNING,
-    differing_samples,
-    mismatches,
 )
 from evaltui.core.read.formats.inspect_eval_options import NAME
 from evaltui.core.read.formats.inspect_eval_options import Options as Options
@@ -66,6 +64,10 @@ from evaltui.core.read.formats.inspect_eval_transcripts import (
     EvalTranscripts,
     RowSource,
     Source,
+)
+from evaltui.core.read.formats.inspect_results_check import (
+    checked_against_results,
+    facts_from_member,
 )
 from evaltui.core.read.formats.inspect_rows import (
     build_table,
@@ -153,7 +155,7 @@ def _load_open(
     members = archive_io.members(path, archive)
     header, default_status = _read_header(path, archive, members, budget)
     facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
-    checked = _checked_against_results(path, archive, members, header, facts, rows, budget)
+    checked = checked_against_results(path, archive, members, header, facts, rows, budget)
     facts, rows, inconsistency = checked
     if inconsistency:
         sample_source = "samples (the summaries disagree with the log's results)"
@@ -234,9 +236,7 @@ def _eager_pass(
                 if every_scored:  # (the columns hold no error: every member decides nothing)
                     break
                 if member is not None and _member_decides(fact, unscored_log):
-                    batch_facts[i] = _facts_from_member(
-                        path, archive, members[member], fact, budget
-                    )
+                    batch_facts[i] = facts_from_member(path, archive, members[member], fact, budget)
         else:
             batch_facts, found = [], []
             for record, summary in zip(records, batch, strict=True):
@@ -244,7 +244,7 @@ def _eager_pass(
                 fact = sample_facts(path, summary, record, sample_members, shared)
                 member = sample_members.get((fact.item_id, fact.epoch))
                 if member is not None and _member_decides(fact, unscored_log):
-                    fact = _facts_from_member(path, archive, members[member], fact, budget)
+                    fact = facts_from_member(path, archive, members[member], fact, budget)
                 batch_facts.append(fact)
                 found.append(member)
         keep_all(batch_facts, _row_sources(batch_facts, found, batch))
@@ -254,7 +254,7 @@ def _eager_pass(
         else [m for key, m in sample_members.items() if key not in position]
     )
     for member in unsummarised:
-        fact = _facts_from_member(path, archive, members[member], None, budget)
+        fact = facts_from_member(path, archive, members[member], None, budget)
         keep(fact, RowSource(member, None, member))
     if not summaries:
         return facts, rows, "samples"
@@ -319,76 +319,6 @@ def _sample_members(names: Iterable[str]) -> dict[tuple[str, int], str]:
         if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None:
             found[(m["id"], int(m["epoch"]))] = name
     return found
-
-
-def _checked_against_results(
-    path: Source,
-    archive: ZipDirectory,
-    members: Mapping[str, ZipEntry],
-    header: dict[str, Any],
-    facts: list[SampleFacts],
-    rows: list[RowSource],
-    budget: Budget,
-) -> tuple[list[SampleFacts], list[RowSource], str]:
-    """The facts, checked against the header's results (`inspect_consistency`): when the
-    summaries' means do not reproduce them, every sample member is read and used instead, and
-    the third value says so in words (empty when they agree, or nothing could be checked); a
-    log without a member for every sample cannot settle it and is refused."""
-    found = mismatches(header, facts, "the summaries")
-    if not found:
-        return facts, rows, ""
-    members_of = [row.member for row in rows]
-    what = "; ".join(m.text for m in found)
-    summarised = [m is None or " via " in f.record for m, f in zip(members_of, facts, strict=True)]
-    if not any(summarised):  # every score read from its sample member already
-        what = "; ".join(m.text for m in mismatches(header, facts, "the samples"))
-        return facts, rows, (
-            f"the samples' scores disagree with the log's results ({what}): the samples are used"
-        )  # fmt: skip
-    wanted = [m for m in members_of if m is not None]
-    if len(wanted) < len(members_of):  # nothing to settle it with: neither side is taken
-        raise InputError(
-            path,
-            f"the sample summaries disagree with the log's results ({what}) and the log holds "
-            "no sample member for every sample to settle which is right; expected the "
-            "summaries to hold the samples' scores (re-score or re-write the log)",
-            record="summaries.json",
-            field="scores",
-        )
-    samples = [
-        _facts_from_member(path, archive, members[m], f, budget)
-        for m, f in zip(wanted, facts, strict=True)
-    ]
-    again = mismatches(header, samples, "the samples")
-    changed = differing_samples(facts, samples)
-    text = (
-        f"the sample summaries disagree with the log's results ({what}); "
-        f"{changed:,} of {len(facts):,} samples have other scores in their sample member, "
-        "and the sample members are used"
-    )
-    if again:
-        text += " (they disagree with the results too: " + "; ".join(m.text for m in again) + ")"
-    return samples, [RowSource(m, None, m) for m in wanted], text
-
-
-def _facts_from_member(
-    path: Source,
-    archive: ZipDirectory,
-    info: ZipEntry,
-    expected: SampleFacts | None,
-    budget: Budget,
-) -> SampleFacts:
-    sample = archive_io.read_json(path, archive, info, budget)
-    fact = sample_facts(path, sample, info.filename)
-    if expected is not None and (fact.item_id, fact.epoch) != (expected.item_id, expected.epoch):
-        raise InputError(
-            path,
-            f"the member holds sample id {fact.item_id} epoch {fact.epoch}, but its name and "
-            f"summary say id {expected.item_id} epoch {expected.epoch}",
-            record=info.filename,
-            field="id",
-        )
-    return fact
 
 
 def _read_summaries(
