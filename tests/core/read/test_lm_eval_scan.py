@@ -196,3 +196,27 @@ def test_a_19_digit_id_within_64_bits_reads_as_the_line_by_line_reader_reads_it(
     monkeypatch.setattr(lm_eval, "_fast_load", lambda *args: None)
     assert fast.equals(load_run(path).table)
     assert fast["item_id"][30] == "-9223372036854775808"
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        ('"prompt_hash"', '"prompt_hsh"'),  # one line's key damaged
+        ('"doc_hash"', '"doc_hsh"'),
+    ],
+    ids=["prompt_hash", "doc_hash"],
+)
+def test_a_line_without_its_hashes_reads_as_the_line_by_line_reader_reads_it(
+    tmp_path, edit, monkeypatch
+):
+    """The line-by-line reader computes a missing hash from the line's prompt or document;
+    the fast read leaves such a file to it, so the hashes compared across runs are the same
+    whichever reader took the file."""
+    text = lines()
+    text[5] = text[5].replace(*edit)
+    path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
+    path.write_text("\n".join(text) + "\n", encoding="utf-8")
+    fast = load_run(path).table
+    monkeypatch.setattr(lm_eval, "_fast_load", lambda *args: None)
+    slow = load_run(path).table
+    assert fast.equals(slow)

@@ -278,6 +278,9 @@ def _fast_load(
         return None
     if not values.is_finite().all() or (positions["doc_id"] == "").any():
         return None
+    if positions[DOC_HASH].null_count() or positions[PROMPT_HASH].null_count():
+        return None  # a line without its hashes: the line-by-line reader computes them from
+        # its document and prompt (lm-eval 0.4.0-0.4.2, or a damaged key), as it always did
     rows = positions["at"].to_numpy()
     starts = scan.lines.starts
     lengths = np.append(starts[1:], path.stat().st_size) - starts
@@ -291,9 +294,7 @@ def _fast_load(
         pl.lit("ok", dtype=pl.String).alias(STATUS),
         pl.int_range(pl.len(), dtype=pl.Int64).alias(ROW),
     )
-    for name in (DOC_HASH, PROMPT_HASH):
-        if positions[name].null_count() < positions.height:
-            table = table.with_columns(positions[name].alias(name))
+    table = table.with_columns(positions[DOC_HASH], positions[PROMPT_HASH])
     metadata = _metadata(path, chosen, metric, filters, table)
     metadata["layout"] = JSONL
     if "score" in table.columns:
