@@ -100,6 +100,18 @@ def test_the_scan_flags_every_line_the_line_check_flags_when_the_proof_is_tried(
     assert expected <= found
 
 
+@pytest.mark.parametrize("mutation", SHAPES + [f"id={v}" for v in NOT_STRINGS])
+def test_one_odd_line_among_plain_ones_is_a_suspect_whenever_the_line_check_flags_it(
+    mutation, tmp_path, forced_proof
+):
+    path = tmp_path / "run.jsonl"
+    lines = [_line(i, "none") for i in range(20)]
+    lines[7] = _line(7, mutation)
+    path.write_text("\n".join(lines) + "\n")
+    found, expected = _suspects_of_both(path)
+    assert expected <= found
+
+
 def test_a_missing_key_does_not_hide_a_key_written_twice(tmp_path, forced_proof):
     # the colons add up to one per key and line; the missing key's null gives it away
     path = tmp_path / "run.jsonl"
