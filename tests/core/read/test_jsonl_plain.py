@@ -73,7 +73,7 @@ MUTATIONS = ["none"] * 8 + SHAPES + [f"id={v}" for v in NOT_STRINGS]
 @pytest.fixture
 def forced_proof(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every file goes through the proof, not only those whose first 64 KiB look plain."""
-    monkeypatch.setattr(jsonl_scan, "looks_plain", lambda sample, keys: True)
+    monkeypatch.setattr(jsonl_scan, "looks_plain", lambda sample, keys, typed: True)
 
 
 def _suspects_of_both(path: Path) -> tuple[set[int], set[int]]:
@@ -151,3 +151,11 @@ def test_an_integer_id_is_left_to_the_line_check(tmp_path):
     count.add(data, len(data))
     assert count.colons == 3 and not count.vouches(frame, IDS)
     assert count.vouches(frame, [])
+
+
+def test_a_head_with_an_integer_id_has_its_lines_checked_beside_the_parse():
+    # the proof cannot vouch for an id read from a number, so the check is not left for after
+    head = b'{"item_id": "a", "passed": true}\n{"item_id" : 7, "passed": false}\n'
+    assert jsonl_plain.looks_plain(head.replace(b" : 7", b': "7"'), 2, IDS)
+    assert not jsonl_plain.looks_plain(head, 2, IDS)
+    assert jsonl_plain.looks_plain(head, 2, ())

@@ -20,6 +20,8 @@ line check beside the parse as before, so it pays nothing more.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Collection
 
 import numpy as np
@@ -32,14 +34,23 @@ _SLICE = 1 << 18  # bytes compared at once: the temporary stays in cache and is 
 _NOT_FROM_A_STRING = r"^(?:[-0-9\[{]|true$|false$)"
 
 
-def looks_plain(sample: bytes, keys: int) -> bool:
+def looks_plain(sample: bytes, keys: int, typed: Collection[str] = ()) -> bool:
     """Whether the first bytes of a file have the shape `PlainCount` can vouch for: no
-    backslash, and at most `keys` colons per line. Only a guess of whether to run the line
-    check beside the parse; the proof is `PlainCount.vouches`."""
+    backslash, at most `keys` colons per line, and no key of `typed` holding anything but a
+    string (an integer id, say, which the proof leaves to the line check). Only a guess of
+    whether to run the line check beside the parse; the proof is `PlainCount.vouches`."""
     cut = sample.rfind(b"\n") + 1
     if keys < 1 or cut == 0 or b"\\" in sample:
         return False
-    return sample.count(b":", 0, cut) <= keys * sample.count(b"\n", 0, cut)
+    if sample.count(b":", 0, cut) > keys * sample.count(b"\n", 0, cut):
+        return False
+    return not any(_other_than_a_string(key).search(sample) for key in typed)
+
+
+def _other_than_a_string(key: str) -> re.Pattern[bytes]:
+    """The key, as JSON spells it, followed by a value that does not start with a quote."""
+    token = re.escape(json.dumps(key, ensure_ascii=False).encode())
+    return re.compile(token + rb'[ \t\r]*:[ \t\r]*[^" \t\r]')
 
 
 class PlainCount:

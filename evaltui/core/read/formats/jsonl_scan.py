@@ -101,7 +101,9 @@ def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: L
     # A file that looks plain is counted as it is read, and its lines are checked only if the
     # count and the columns cannot vouch for them (`jsonl_plain`); any other file is checked
     # beside the parse.
-    plain = PlainCount() if check.flagged is not None and looks_plain(sample, len(schema)) else None
+    plain = None
+    if check.flagged is not None and looks_plain(sample, len(schema), check.typed):
+        plain = PlainCount()
     with ThreadPoolExecutor(max_workers=2) as parser:
         parsed = parser.submit(pl.read_ndjson, _without_bom(path), schema=schema)
         checked = None if plain is not None else parser.submit(check.file, path)
