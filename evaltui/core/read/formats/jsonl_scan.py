@@ -17,6 +17,11 @@ else than a string (or, for an id, an integer) is a *suspect*, and the caller re
 again in Python, which names the line, the key and the value (or finds nothing wrong). A line
 that is none of these holds each statistics key at most once, spelled as written, so the values
 polars read are the ones every JSON reader reads.
+
+A file whose first 64 KiB hold no backslash and one colon per statistics key and line is not
+put through those expressions unless it must be: its colons are counted as it is read, and
+`jsonl_plain` proves from the count and the parsed columns that no line is a suspect (0.02
+against 0.15 s of CPU per million short lines); only if the proof fails are the lines checked.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import polars as pl
 from polars.exceptions import PanicException
 
 from evaltui.core.read import meter
+from evaltui.core.read.formats.jsonl_plain import PlainCount, looks_plain
 from evaltui.core.read.formats.line_index import LineIndex
 
 # Bytes per block; grows when a single line is longer. Kept under glibc's largest mmap threshold
@@ -90,9 +96,17 @@ def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: L
     more in blocks (from the page cache) for the sha256 and the line index, while polars reads
     the lines once more, streaming, for the suspects (`LineCheck.file`). Half the CPU of the
     block-by-block parse at 240 MB (polars' per-call overhead and the copies it needs)."""
+    with path.open("rb") as handle:
+        sample = handle.read(_SAMPLE_BYTES)
+    # A file that looks plain is counted as it is read, and its lines are checked only if the
+    # count and the columns cannot vouch for them (`jsonl_plain`); any other file is checked
+    # beside the parse.
+    plain = None
+    if check.flagged is not None and looks_plain(sample, len(schema), check.typed):
+        plain = PlainCount()
     with ThreadPoolExecutor(max_workers=2) as parser:
         parsed = parser.submit(pl.read_ndjson, _without_bom(path), schema=schema)
-        checked = parser.submit(check.file, path)
+        checked = None if plain is not None else parser.submit(check.file, path)
         index = _LineIndexer()
         with ThreadPoolExecutor(max_workers=1) as hasher:
             digest = hashlib.sha256()
@@ -100,10 +114,17 @@ def _scan_whole(path: Path, schema: dict[str, pl.DataType], block: int, check: L
                 with memoryview(buf) as view, view[:cut] as lines:
                     hashed = hasher.submit(digest.update, lines)
                     index.add(buf, cut)
+                    if plain is not None:
+                        plain.add(buf, cut)
                     hashed.result()
                 meter.read(cut)
         frame = parsed.result()
-        found = checked.result()
+        if checked is not None:
+            found = checked.result()
+        elif plain is not None and plain.vouches(frame, check.typed):
+            found = np.zeros(0, np.int64)
+        else:
+            found = check.file(path)
     consistent = found is not None and (found.size == 0 or found[-1] < index.next_line)
     if found is not None and consistent:
         suspects = found
@@ -217,6 +238,8 @@ class LineCheck:
 
     flagged: pl.Expr | None
     flagged_long: pl.Expr | None = None
+    # the keys whose values must be strings (the texts and ids): what `jsonl_plain` tests
+    typed: tuple[str, ...] = ()
 
     def expression(self, mean_line_bytes: float) -> pl.Expr | None:
         """The check to run on lines of this mean length."""
@@ -300,15 +323,20 @@ def _line_check(
     line = pl.col("line")
     twice = [token + ".*" + token for token in tokens]
     flagged = line.str.contains("|".join(typed + twice))
+    typed_keys = tuple(key for key in schema if key in ids or key in texts)
     if any(set(key) & set(" \t\r:") for key in schema):
-        return LineCheck(flagged)
+        return LineCheck(flagged, typed=typed_keys)
     # For long lines: the typed patterns alone (a regex without `.*`, which polars' engine
     # finds by its literal prefixes, never walking the line), and per key a count of its
     # tokens. A key without a space or colon makes any two tokens of it disjoint (a token is
     # the quoted key, blanks, a colon: a second one cannot start inside the first), so two
     # or more tokens are exactly the lines where `key.*key` matches.
     repeated = [line.str.count_matches(token) > 1 for token in tokens]
-    return LineCheck(flagged, pl.any_horizontal(line.str.contains("|".join(typed)), *repeated))
+    return LineCheck(
+        flagged,
+        pl.any_horizontal(line.str.contains("|".join(typed)), *repeated),
+        typed=typed_keys,
+    )
 
 
 def _complete_lines(path: Path, block: int) -> Iterator[tuple[bytearray, int]]:
