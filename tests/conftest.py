@@ -250,7 +250,7 @@ def _reports_and_records_match_their_schemas(monkeypatch: pytest.MonkeyPatch) ->
         pytest.fail("\n".join(found), pytrace=False)
 
 
-# Property tests (hypothesis) draw a fifth of their examples in the default run, the README's
+# Property tests (hypothesis) draw a tenth of their examples in the default run, the README's
 # quick check that must stay under 3 CPU-minutes, and every one of them in .ci/run's second
 # stage, which sets EVALTUI_ALL_EXAMPLES=1 and selects `slow or properties`. A test states the
 # count CI draws (`max_examples=examples(300)`); one without a count draws hypothesis' 100.
@@ -259,8 +259,8 @@ ALL_EXAMPLES = os.environ.get("EVALTUI_ALL_EXAMPLES") == "1"
 
 def examples(count: int) -> int:
     """How many examples a property test draws in this run: `count` in CI's thorough stage, a
-    fifth of it (at least 20, at most `count`) in the default run."""
-    return count if ALL_EXAMPLES else min(count, max(20, count // 5))
+    tenth of it (at least 10, at most `count`) in the default run."""
+    return count if ALL_EXAMPLES else min(count, max(10, count // 10))
 
 
 hypothesis_settings.register_profile("evaltui", max_examples=examples(100))

@@ -62,6 +62,7 @@ async def test_the_matrix_header_names_the_worst_candidate_and_scorer(
         assert "BLOCKED · safe_advice regressed · 20 of 20 untriaged" in words
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_pair_of_the_set_lists_the_regressions_of_the_scorer_that_blocks(
     tmp_path: Path, monkeypatch
 ) -> None:

@@ -53,6 +53,7 @@ async def _choose_held_cell(app, pilot) -> None:
     await settle(app, pilot)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_held_pair_from_the_matrix_opens_read_only_and_the_next_pair_writes(
     state,  # noqa: F811
     holder,

@@ -127,6 +127,7 @@ def test_installed_command_shows_the_numbers_and_opens_a_transcript(tmp_path):
         _stop(tmux)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_sigkill_right_after_saved_loses_no_tag(tmp_path):
     """Kill -9 the app the moment the screen says 'saved'; the tag is in the journal."""
     import signal

@@ -43,6 +43,7 @@ async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
         assert "search: " not in text_of(app, "#list-title")  # everything is covered
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_list_says_while_search_does_not_cover_the_outputs_yet(tmp_path, monkeypatch):
     release = threading.Event()
     real_fill = main_screen.fill

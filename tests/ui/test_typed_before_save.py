@@ -105,6 +105,7 @@ def _burst(app, *parts: str) -> None:
         app._driver.send_message(event)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_text_typed_after_tab_in_the_same_burst_goes_to_the_next_field(tmp_path):
     """Before, Tab moved the focus only once the old field had handled it, so the keys after it
     in the same burst went to the old field: 'abcdef' in the rationale, nothing beside it."""

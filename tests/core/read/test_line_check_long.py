@@ -112,7 +112,7 @@ def _long_check_covers_the_walking_check(lines: list[str], size: int) -> None:
     assert _suspects(check.flagged, lines) <= _suspects(check.flagged_long, lines)
 
 
-# The default run draws 60 sets of lines (about a second), CI's thorough stage 300
+# The default run draws 30 sets of lines (about half a second), CI's thorough stage 300
 # (`tests.conftest.examples`).
 @settings(max_examples=examples(300), deadline=None)
 @given(lines=_LINES, size=st.integers(2, len(KEYS)))
