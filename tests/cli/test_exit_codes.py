@@ -56,6 +56,7 @@ def test_a_parquet_file_that_makes_polars_panic_is_bad_input_exit_2(tmp_path, ca
     assert line.startswith(f"evaltui: error: {corrupt}") and "Parquet" in line
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_the_installed_command_exits_2_on_the_corrupt_parquet(tmp_path):
     corrupt, candidate = _pair(tmp_path)
     shutil.copy(PAYLOADS / "corrupt-footer.parquet", corrupt)
@@ -69,6 +70,7 @@ def test_the_installed_command_exits_2_on_the_corrupt_parquet(tmp_path):
     assert done.stderr.rstrip().splitlines()[-1].startswith(f"evaltui: error: {corrupt}")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_a_parquet_page_that_would_make_polars_abort_the_process_is_refused_first(tmp_path):
     """Run in a child: if the check ever let it through, polars would kill the process."""
     damaged, candidate = _pair(tmp_path)

@@ -4,6 +4,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 
 def test_core_imports_neither_textual_nor_rich():
     code = (
@@ -99,6 +101,7 @@ def test_a_whole_analysis_and_decision_of_a_scored_pair_never_imports_scipy_stat
     assert done.stdout.strip().splitlines()[-1].split(" ", 3)[1:] == ["True", "True", "[]"]
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 def test_a_reopen_from_the_analysis_cache_imports_no_scipy_stats(tmp_path):
     """A pair reopened from the analysis cache (`core/analysis/analysis_cache.py`) rebuilds its
     result objects from data and decides: nothing on that path imports scipy (not even the

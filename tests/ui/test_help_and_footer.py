@@ -102,6 +102,7 @@ async def test_the_footer_follows_the_list_the_filters_and_the_search(tmp_path):
         assert footer(app).startswith("⏎ Back to the list")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_footer_refits_when_the_terminal_is_resized(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:

@@ -235,6 +235,7 @@ async def test_q_exits_zero_and_nothing_is_written_to_the_state_folder(tmp_path)
     assert not state.exists() or not any(state.rglob("*"))
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_x_explains_there_is_no_signoff_record_and_names_the_report(tmp_path):
     state = tmp_path / "state"
     app = independent_app(state)
@@ -251,6 +252,7 @@ async def test_x_explains_there_is_no_signoff_record_and_names_the_report(tmp_pa
     assert not state.exists() or not any(state.rglob("*"))
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_help_lists_this_screens_keys_first(tmp_path):
     app = independent_app(tmp_path / "state")
     async with app.run_test(size=(100, 40)) as pilot:

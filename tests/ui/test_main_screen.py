@@ -120,6 +120,7 @@ async def test_a_wide_terminal_previews_both_outputs_of_the_selected_item(tmp_pa
         assert not preview.display
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_runs_are_named_on_screen(tmp_path):
     app = create_app(AppConfig.for_pair(GPT5, CLAUDE, state_root=tmp_path / "state"))
     async with app.run_test(size=(240, 40)) as pilot:  # wide enough for the file name, last
@@ -137,6 +138,7 @@ async def test_the_runs_are_named_on_screen(tmp_path):
         assert "openai/gpt-5  →  candidate anthropic/claude-sonnet-4-20250514" in folded
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_list_title_names_the_lists_its_laid_out_width_has_room_for(
     tmp_path, monkeypatch
 ):

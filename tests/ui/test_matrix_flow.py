@@ -292,6 +292,7 @@ async def test_sign_off_in_a_pair_names_the_run_set_command_and_writes_nothing(s
         assert app.last_signoff is None
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_matrix_footer_names_its_keys_and_pair_keys_do_nothing_there(state):
     app = matrix_app(state)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -307,6 +308,7 @@ async def test_the_matrix_footer_names_its_keys_and_pair_keys_do_nothing_there(s
         assert not list((state / "sessions").glob("*/journal.jsonl"))  # nothing written
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_with_two_runs_m_is_still_the_next_metric_and_no_matrix_shows(tmp_path):
     config = AppConfig.for_pair(*SAMPLE, state_root=tmp_path / "state")
     app = create_app(config)
@@ -324,6 +326,7 @@ async def test_with_two_runs_m_is_still_the_next_metric_and_no_matrix_shows(tmp_
         assert isinstance(app.screen, MainScreen)
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_diagonal_is_no_pair(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -335,6 +338,7 @@ async def test_the_diagonal_is_no_pair(state):
         assert isinstance(app.screen, MatrixScreen) and app.loaded is None
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_help_names_the_matrix_keys(state):
     app = matrix_app(state)
     async with app.run_test(size=(120, 200)) as pilot:
@@ -362,6 +366,7 @@ async def test_a_run_that_cannot_be_read_ends_the_app_with_one_line_and_exit_2(s
 HOSTILE_NAMES = ("baseline", "\x1b[31mred", "[bold]x")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_run_names_from_file_names_are_shown_literally(state, monkeypatch):
     """The names come from file names (`multirun.run_names`): markup stays text, escapes are
     made visible. (Given here: the loaders cannot read such files yet, see below.)"""

@@ -266,6 +266,7 @@ async def test_esc_over_typed_text_asks_first_and_a_second_esc_discards_it(state
         assert app.unexpected_errors == []
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_palettes_sign_off_on_the_matrix_opens_the_sets_dialog(state):
     app = matrix_app(state)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -340,6 +341,7 @@ async def test_the_set_signoff_dialog_reads_without_colour(state, monkeypatch):
         assert_readable(app, "●▌ block")
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_the_two_run_dialog_also_asks_before_esc_throws_typed_text_away(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 30)) as pilot:

@@ -276,6 +276,7 @@ async def test_a_screen_that_fails_in_a_message_handler_is_closed_and_the_review
         app._exception = None
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_a_failing_background_task_is_reported_and_the_review_stays_open(
     tmp_path, monkeypatch
 ):
@@ -318,6 +319,7 @@ async def test_a_failure_of_the_main_screen_ends_the_app_with_one_line_and_the_l
     assert "injected fault in the main screen" in log.read_text()
 
 
+@pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
 async def test_with_evaltui_debug_a_failing_action_ends_the_app_with_its_traceback(
     tmp_path, monkeypatch
 ):

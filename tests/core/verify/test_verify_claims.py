@@ -33,7 +33,7 @@ POLICY = SAMPLE_RUNS / "policy.toml"
 PAIR = (SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl")
 
 
-def _signed(tmp_path: Path, monkeypatch, capsys, decision: str = "approve") -> Path:
+def _signed(tmp_path: Path, monkeypatch, capsys=None, decision: str = "approve") -> Path:
     """A record over the demo pair with its policy, two tags and a note, approved over what it
     overrides (with a reason) unless `decision` says otherwise."""
     state = tmp_path / "state"
@@ -50,7 +50,8 @@ def _signed(tmp_path: Path, monkeypatch, capsys, decision: str = "approve") -> P
     if decision == "approve":
         args += ["--override-reason", "the confirmed one is fixed in the next build"]
     assert main(args) == 0
-    capsys.readouterr()
+    if capsys is not None:
+        capsys.readouterr()
     return tmp_path / "rec.json"
 
 
@@ -232,6 +233,24 @@ def approved(tmp_path, monkeypatch, capsys) -> Path:
     return _signed(tmp_path, monkeypatch, capsys)
 
 
+@pytest.fixture(scope="module")
+def signed_once(tmp_path_factory) -> Path:
+    """One approved record for the tests that only read it or edit a copy (made once: a
+    signed record is a fifth of a CPU-second)."""
+    folder = tmp_path_factory.mktemp("signed")
+    with pytest.MonkeyPatch.context() as patch:
+        return _signed(folder, patch)
+
+
+@pytest.fixture
+def approved_copy(signed_once, tmp_path, monkeypatch) -> Path:
+    """A copy of `signed_once`'s record to edit, its state folder in force."""
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(signed_once.parent / "state"))
+    copy_of = tmp_path / signed_once.name
+    shutil.copy(signed_once, copy_of)
+    return copy_of
+
+
 def test_the_untouched_record_verifies_with_its_files_and_journal(approved):
     result = verify_record(read_record(approved), *PAIR)
     assert result.ok, result.reason
@@ -362,12 +381,14 @@ def test_a_record_older_than_its_journal_is_checked_against_its_own_tags(approve
         "no-verdict", "gates-text", "rules-list", "inputs-partial", "item-twice",
     ],
 )  # fmt: skip
-def test_a_malformed_record_is_not_verified_exit_1_never_an_internal_error(approved, capsys, edit):
-    record = json.loads(approved.read_text(encoding="utf-8"))
+def test_a_malformed_record_is_not_verified_exit_1_never_an_internal_error(
+    approved_copy, capsys, edit
+):
+    record = json.loads(approved_copy.read_text(encoding="utf-8"))
     edit(record)
-    approved.write_text(json.dumps(_rehashed(record)), encoding="utf-8")
+    approved_copy.write_text(json.dumps(_rehashed(record)), encoding="utf-8")
     for files in ((), PAIR):
-        assert main(["verify", str(approved), *map(str, files)]) == 1
+        assert main(["verify", str(approved_copy), *map(str, files)]) == 1
         err = capsys.readouterr().err
         assert err.startswith("evaltui: NOT verified: ") and err.count("\n") == 1, err
 
