@@ -14,43 +14,27 @@ again in the worker, where it becomes the same one line and exit code as before.
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evaltui.core.analysis.handoff import Handoff
 from evaltui.core.compare.spec import CompareSpec
-from evaltui.core.read.formats import LoadOptions
 
 if TYPE_CHECKING:
     from evaltui.core.read.runs import Run
 
 Progress = Callable[[str, float, int], None]  # as `pipeline.Progress`
-# `pipeline.load_both`: the two paths, their format, their load options, the progress.
-LoadBoth = Callable[
-    [str | Path, str | Path, str | None, LoadOptions, LoadOptions, Progress | None],
-    "tuple[Run, Run]",
-]
+# `pipeline.read_spec` of the spec, given the progress: both runs.
+Read = Callable[[Progress], "tuple[Run, Run]"]
 
 
 class EarlyRead(Handoff["tuple[Run, Run]"]):
-    """`load_both` (`pipeline.load_both`) of a spec's two runs, in a daemon thread (quitting
+    """`read` (`pipeline.read_spec`) of a spec's two runs, in a daemon thread (quitting
     never waits for it), taken once by the `compare` of that same spec."""
 
-    def __init__(self, spec: CompareSpec, load_both: LoadBoth, *, defer_hash_check: bool) -> None:
+    def __init__(self, spec: CompareSpec, read: Read, *, defer_hash_check: bool) -> None:
         self.spec = spec
         self.defer_hash_check = defer_hash_check
         self._taken = False
-
-        def read(progress: Progress) -> tuple[Run, Run]:
-            return load_both(
-                spec.baseline,
-                spec.candidate,
-                spec.input_format,
-                spec.load_options("baseline", defer_hash_check=defer_hash_check),
-                spec.load_options("candidate", defer_hash_check=defer_hash_check),
-                progress,
-            )
-
         super().__init__(read, "evaltui-early-read")
 
     def serves(self, spec: CompareSpec, defer_hash_check: bool) -> bool:

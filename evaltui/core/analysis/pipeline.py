@@ -86,7 +86,24 @@ def start_reading(spec: CompareSpec) -> EarlyRead:
     (the app opens with `cached=True`) needs no statistic before its first screen: no scipy
     beside that read."""
     prefetch = not _probably_kept(spec)
-    return EarlyRead(spec, partial(load_both, prefetch=prefetch), defer_hash_check=True)
+    return EarlyRead(spec, partial(read_spec, spec, True, prefetch=prefetch), defer_hash_check=True)
+
+
+def read_spec(
+    spec: CompareSpec, defer_hash_check: bool, progress: Progress | None, prefetch: bool = True
+) -> tuple[Run, Run]:
+    """The spec's two runs, read at once (`load_both`): the one place a spec becomes its
+    read's arguments, so the CLI's early read and `compare` read alike (`EarlyRead.serves`
+    matches them on the spec and `defer_hash_check` alone)."""
+    return load_both(
+        spec.baseline,
+        spec.candidate,
+        spec.input_format,
+        spec.load_options("baseline", defer_hash_check=defer_hash_check),
+        spec.load_options("candidate", defer_hash_check=defer_hash_check),
+        progress,
+        prefetch=prefetch,
+    )
 
 
 def compare_design(
@@ -159,16 +176,9 @@ def _compare(
     if reading is not None and reading.serves(spec, defer_hash_check):
         base_run, cand_run = reading.take(progress)  # (started by the CLI: `early_read.py`)
     else:
-        base_run, cand_run = load_both(
-            spec.baseline,
-            spec.candidate,
-            spec.input_format,
-            spec.load_options("baseline", defer_hash_check=defer_hash_check),
-            spec.load_options("candidate", defer_hash_check=defer_hash_check),
-            progress,
-            # A kept analysis needs no statistic before the first screen: no scipy beside the read.
-            prefetch=not (cached and _probably_kept(spec)),
-        )
+        # A kept analysis needs no statistic before the first screen: no scipy beside the read.
+        prefetch = not (cached and _probably_kept(spec))
+        base_run, cand_run = read_spec(spec, defer_hash_check, progress, prefetch=prefetch)
     if cached:
         found = _from_cache(spec, base_run, cand_run, policy)
         if found is not None:

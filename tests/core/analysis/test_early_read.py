@@ -63,7 +63,7 @@ def test_the_reads_progress_reaches_the_listener_last_report_first(monkeypatch):
     started, go_on = threading.Event(), threading.Event()
     real = pipeline.load_both
 
-    def slow(baseline, candidate, input_format, base_load, cand_load, progress=None):
+    def slow(baseline, candidate, input_format, base_load, cand_load, progress=None, **how):
         assert progress is not None
         progress("reading the baseline and the candidate (0.1 of 0.2 MB)", 0.5, 3)
         started.set()
@@ -73,7 +73,9 @@ def test_the_reads_progress_reaches_the_listener_last_report_first(monkeypatch):
 
     monkeypatch.setattr(pipeline, "load_both", slow)
     spec = CompareSpec.create(*SAMPLE)
-    reading = EarlyRead(spec, pipeline.load_both, defer_hash_check=True)
+    reading = EarlyRead(
+        spec, lambda progress: pipeline.read_spec(spec, True, progress), defer_hash_check=True
+    )
     assert started.wait(30)
     heard: list[tuple[str, float, int]] = []
 
