@@ -74,6 +74,25 @@ class Layout:
             return (None,) * count
         return tuple(n if opened.count(n) == 1 else None for n in opened)
 
+    def gate_key_line(self, gate_line: int | None, key: str) -> int | None:
+        """The line of ``key = ...`` in the ``[[gates]]`` table whose header is ``gate_line``.
+
+        A gate of several keys is fixed at the key at fault, so an error names that key's line.
+        None when the gate is written inline (its keys share the line its ``{`` opens on) or the
+        key is not written in the table (a missing key is placed at the header).
+        """
+        if gate_line is None or not self._is_header(gate_line):
+            return None
+        assignment = re.compile(rf"\s*{_key_pattern(key)}\s*[=.]")
+        for number in self.statements:
+            if number <= gate_line:
+                continue
+            if self._is_header(number):
+                return None
+            if assignment.match(self.lines[number - 1]):
+                return number
+        return None
+
     def _inline_gate_lines(self) -> list[int]:
         """The line each table of ``gates = [{...}, ...]`` opens on, in order."""
         assignment = re.compile(rf"\s*{_key_pattern('gates')}\s*=")

@@ -300,7 +300,7 @@ def _parse(data: dict[str, Any], path: str, layout: Layout, sha256: str) -> Poli
     directions = tuple(sorted((name, m.direction) for name, m in settings.metrics.items()))
     lines = layout.gate_lines(len(entries))
     gates = tuple(
-        _parse_gate(path, index, entry, lines[index - 1], settings.min_effect)
+        _parse_gate(path, index, entry, lines[index - 1], layout, settings.min_effect)
         for index, entry in enumerate(entries, start=1)
     )
     rules = _canonical(
@@ -432,12 +432,19 @@ def _check_margins(path: str, layout: Layout, settings: Settings) -> None:
 
 
 def _parse_gate(
-    path: str, index: int, entry: dict[str, Any], line: int | None, min_effect: float | None
+    path: str,
+    index: int,
+    entry: dict[str, Any],
+    line: int | None,
+    layout: Layout,
+    min_effect: float | None,
 ) -> Gate:
     where = f"[[gates]] entry {index}"
 
     def fail(key: str, problem: str) -> InputError:
-        return InputError(path, f"{where}: {problem}", line=line, field=key)
+        # The key's own line when the gate's table writes it, else the gate's header.
+        at = layout.gate_key_line(line, key) or line
+        return InputError(path, f"{where}: {problem}", line=at, field=key)
 
     kinds = ", ".join(GATE_KINDS)
     if "kind" not in entry:

@@ -512,38 +512,48 @@ def test_wrong_top_level_settings(tmp_path, text, field, fragment):
 
 
 @pytest.mark.parametrize(
-    "gate, field, fragment",
+    "gate, field, line, fragment",
     [
-        ('kind = "no_regression"', "kind", "unknown gate kind 'no_regression'; expected one of"),
-        ('slice = "x"', "kind", "has no 'kind'"),
-        ("kind = 3", "kind", "unknown gate kind 3"),
-        ('kind = "no_regressions"\nslise = "x"', "slise", "no_regressions gates take no 'slise'"),
-        ('kind = "no_regressions"\nslice = 3', "slice", "expected a non-empty string, got 3"),
-        ('kind = "no_regressions"\nname = ""', "name", "expected a non-empty string"),
-        ('kind = "min_pass_rate"\nslice = "x"', "rate", "min_pass_rate gates need 'rate'"),
-        ('kind = "min_pass_rate"\nrate = 1.5', "rate", "between 0 and 1 (0.9 = 90%), got 1.5"),
-        ('kind = "min_pass_rate"\nrate = "90%"', "rate", "got '90%'"),
-        ('kind = "min_pass_rate"\nrate = 0.9\narm = "v2"', "arm", "'candidate' or 'baseline'"),
-        ('kind = "no_tag"', "tag", "no_tag gates need 'tag'"),
-        ('kind = "min_effect"', "min_effect", "need the top-level 'min_effect' setting"),
-        ('kind = "all_triaged"\nrate = 0.9', "rate", "all_triaged gates take no 'rate'"),
-        ('kind = "max_cost_growth"\ngrowth = -2', "growth", "share of the baseline's mean"),
+        ('kind = "no_regression"', "kind", 6, "unknown gate kind 'no_regression'; expected one of"),
+        ('slice = "x"', "kind", 5, "has no 'kind'"),
+        ("kind = 3", "kind", 6, "unknown gate kind 3"),
+        (
+            'kind = "no_regressions"\nslise = "x"',
+            "slise",
+            7,
+            "no_regressions gates take no 'slise'",
+        ),
+        ('kind = "no_regressions"\nslice = 3', "slice", 7, "expected a non-empty string, got 3"),
+        ('kind = "no_regressions"\nname = ""', "name", 7, "expected a non-empty string"),
+        ('kind = "min_pass_rate"\nslice = "x"', "rate", 5, "min_pass_rate gates need 'rate'"),
+        ('kind = "min_pass_rate"\nrate = 1.5', "rate", 7, "between 0 and 1 (0.9 = 90%), got 1.5"),
+        ('kind = "min_pass_rate"\nrate = "90%"', "rate", 7, "got '90%'"),
+        ('kind = "min_pass_rate"\nrate = 0.9\narm = "v2"', "arm", 8, "'candidate' or 'baseline'"),
+        ('kind = "no_tag"', "tag", 5, "no_tag gates need 'tag'"),
+        ('kind = "min_effect"', "min_effect", 5, "need the top-level 'min_effect' setting"),
+        ('kind = "all_triaged"\nrate = 0.9', "rate", 7, "all_triaged gates take no 'rate'"),
+        ('kind = "max_cost_growth"\ngrowth = -2', "growth", 7, "share of the baseline's mean"),
         (
             'kind = "max_limit_hits_growth"\ngrowth = -2',
             "growth",
+            7,
             "share of the baseline's count of items stopped by a limit (0 = no more than the "
             "baseline), got -2",
         ),
     ],
 )
-def test_wrong_gates_name_the_entry_and_line(tmp_path, gate, field, fragment):
+def test_wrong_gates_name_the_entry_and_the_line_of_the_key_at_fault(
+    tmp_path, gate, field, line, fragment
+):
+    # The gate's header is line 5; a key written in its table is placed at its own line, a
+    # missing one (or one the gate cannot hold a line for) at the header.
     text = '# policy\n[[gates]]\nkind = "all_triaged"\n\n[[gates]]\n' + gate + "\n"
     path = write(tmp_path, text)
     with pytest.raises(InputError) as err:
         load_policy(path)
     message = str(err.value)
     assert err.value.field == field
-    assert err.value.line == 5
+    assert err.value.line == line
     assert "[[gates]] entry 2" in message
     assert fragment in message
 
@@ -555,7 +565,7 @@ def test_an_integer_too_large_for_a_float_is_out_of_range_not_a_crash():
     assert (err.value.line, err.value.field) == (1, "alpha")
     with pytest.raises(InputError, match=r"between 0 and 1 \(0.9 = 90%\)") as err:
         loads_policy(f'[[gates]]\nkind = "min_pass_rate"\nrate = {huge}\n', "p.toml")
-    assert (err.value.line, err.value.field) == (1, "rate")
+    assert (err.value.line, err.value.field) == (3, "rate")
 
 
 def test_inline_gates_have_no_line_but_still_an_entry(tmp_path):
@@ -607,7 +617,7 @@ def test_unknown_gate_key_message_names_file_line_gate_and_the_keys_it_takes(tmp
     with pytest.raises(InputError) as err:
         load_policy(path)
     assert str(err.value) == (
-        f"{path}:4: field 'slcie': [[gates]] entry 2: no_regressions gates take no 'slcie'; "
+        f"{path}:6: field 'slcie': [[gates]] entry 2: no_regressions gates take no 'slcie'; "
         "expected one of kind, name, slice"
     )
 
@@ -649,7 +659,7 @@ def test_gate_headers_inside_strings_and_comments_do_not_shift_the_gate_lines(tm
     )
     with pytest.raises(InputError, match=r"\[\[gates\]\] entry 2: unknown gate kind") as err:
         load_policy(write(tmp_path, text))
-    assert err.value.line == 7
+    assert err.value.line == 8  # the kind of the gate whose header is line 7
 
 
 def test_one_inline_gate_on_its_own_line_has_that_line(tmp_path):
@@ -748,3 +758,19 @@ def test_runs_with_epochs_count_the_analysis_regressions(write_jsonl):
     policy = loads_policy('[[gates]]\nkind = "no_regressions"\n')
     (result,) = evaluate_gates(policy, paired, analysis, None)
     assert result.status == "failed" and result.item_ids == ("q0",)
+
+
+def test_a_gate_key_is_placed_in_its_own_table_not_a_later_gates(tmp_path):
+    text = (
+        "[[gates]]\n"  # 1
+        'kind = "min_pass_rate"\n'  # 2
+        "# rate = 0.5 (a comment is no key)\n"  # 3
+        'name = """\nrate = 0.5\n"""\n'  # 4-6: a string is no key either
+        "\n"  # 7
+        "[[gates]]\n"  # 8
+        'kind = "min_pass_rate"\n'  # 9
+        "rate = 0.9\n"  # 10
+    )
+    with pytest.raises(InputError, match="min_pass_rate gates need 'rate'") as err:
+        load_policy(write(tmp_path, text))
+    assert (err.value.line, err.value.field) == (1, "rate")
