@@ -311,8 +311,8 @@ def test_real_logs_read_the_same_run_typed_or_as_dicts(path, monkeypatch):
     assert typed.metadata == dicts.metadata
     rows = range(typed.n_records)
     assert [typed.transcripts.read(r) for r in rows] == [dicts.transcripts.read(r) for r in rows]
-    if path == GPT5:
-        assert seen and all(seen)  # Inspect's own compact summaries: every batch typed
+    if path == GPT5 or path.parent.name == "agent":  # written by Inspect itself (indented
+        assert seen and all(seen)  # in 2025-09, compact by 0.3.285): every batch typed
 
 
 def _rewritten(tmp_path: Path, change) -> Path:

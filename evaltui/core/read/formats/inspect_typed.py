@@ -7,12 +7,15 @@ msgspec into `Summary` Structs (the summary, each score and each model's usage a
 dict, no key strings), and the column-wise reader takes each field by `attrgetter`.
 
 Why nothing is lost (`decode_batch`): every Struct declares the fields Inspect writes, in the
-order its `EvalSampleSummary`, `Score` and `ModelUsage` declare them (unchanged in relative order
-in every version from 0.3.5x to 0.3.2xx: later versions insert fields, `choices`, `role_usage`,
-`model_fallbacks`, `started_at`, `token_limit`..., or append them, `total_cost`, `history`),
-each field `Any` with the default None, omitted when None (`omit_defaults`). Re-encoding the
-Structs (`msgspec.json.encode`) and comparing the bytes with the batch's own (stripped of
-whitespace when it has any, `msgspec.json.format(indent=-1)`) proves that the batch holds
+order its `EvalSampleSummary`, `Score` and `ModelUsage` declare them: the union of every version
+in Inspect's git history and of the 0.3.285 release (`pip install inspect_ai`), which never
+reorder, only insert fields (`choices`, `description`, `role_usage`, `started_at`,
+`limit_reason`, a score's `reason`...) or append them (`token_limit`, `message_limit`,
+`time_limit`, `total_cost`, `history`); the oldest `.eval` summaries, which wrote `completed`
+before `scores`, are read as dicts. Every field is `Any` with the default None, omitted when
+None (`omit_defaults`). Re-encoding the Structs (`msgspec.json.encode`) and comparing the bytes
+with the batch's own (stripped of whitespace when it has any, `msgspec.json.format(indent=-1)`:
+Inspect wrote `summaries.json` indented before, compact in 0.3.285) proves that the batch holds
 exactly the tokens of these Structs: no key twice (a Struct encodes each field once), no key
 the Structs do not declare (dropped on decode), no field written as null (omitted on encode),
 the fields in Inspect's order, every number and escape as msgspec writes it. So any JSON reader
@@ -37,6 +40,7 @@ class Score(msgspec.Struct, omit_defaults=True, gc=False):
     value: Any
     answer: Any = None
     explanation: Any = None
+    reason: Any = None
     metadata: Any = None
     history: Any = None
 
@@ -63,6 +67,7 @@ class Summary(msgspec.Struct, omit_defaults=True, gc=False):
     input: Any = None
     choices: Any = None
     target: Any = None
+    description: Any = None
     metadata: Any = None
     scores: dict[str, Score] | None = None
     model_usage: dict[str, Usage] | None = None
@@ -75,6 +80,7 @@ class Summary(msgspec.Struct, omit_defaults=True, gc=False):
     uuid: Any = None
     error: Any = None
     limit: Any = None
+    limit_reason: Any = None
     retries: Any = None
     completed: Any = None
     message_count: Any = None
@@ -82,6 +88,8 @@ class Summary(msgspec.Struct, omit_defaults=True, gc=False):
     token_limit: Any = None
     token_limit_type: Any = None
     token_limit_usage: Any = None
+    message_limit: Any = None
+    time_limit: Any = None
 
 
 _DECODER = msgspec.json.Decoder(list[Summary])
