@@ -93,7 +93,7 @@ class ZipDirectory:
         self.names = names
         self.columns = columns  # one row per entry: COLUMNS
         self.start_dir = start_dir
-        self._index = {name: i for i, name in enumerate(names)}
+        self._index = dict(zip(names, range(len(names)), strict=True))  # twice: its last
 
     def __len__(self) -> int:
         return len(self.names)

@@ -33,6 +33,10 @@ class ChunkIndex:
 
     def __init__(self, names: Iterable[str]) -> None:
         starts: dict[tuple[str, str], list[int]] = {}
+        names = list(names)
+        joined = "\n".join(names)  # a chunk's name holds one of the two, as the pattern says:
+        if "/messages/" not in joined and "/attachments/" not in joined:  # a log without any
+            names = []  # chunk is listed in C, not by 200,000 matches (a twentieth of its open)
         for name in names:
             match = CHUNK.match(name)
             if match is not None:

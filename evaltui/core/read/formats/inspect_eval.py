@@ -76,7 +76,12 @@ from evaltui.core.read.formats.inspect_rows import (
     with_prompt_hashes,
 )
 from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
-from evaltui.core.read.formats.inspect_summaries import columnwise_facts_and_members
+from evaltui.core.read.formats.inspect_summaries import (
+    Columns,
+    columnwise_facts_and_members,
+    typed_facts_and_members,
+)
+from evaltui.core.read.formats.inspect_typed import decode_batch
 from evaltui.core.read.formats.json_array import ArrayElements, Numbered
 from evaltui.core.read.formats.native import fingerprint
 from evaltui.core.read.formats.zip_members import checked_members, read_member
@@ -224,10 +229,11 @@ def _eager_pass(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
     shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
-    for records, batch in _batches(summaries):
-        # a batch of the common shape is read column-wise (`inspect_summaries`); any other,
-        # one summary at a time, each checked in turn
-        columns = columnwise_facts_and_members(records, batch, sample_members, shared)
+    for records, batch, typed in _batches(summaries, sample_members, shared):
+        # a batch of the common shape is read column-wise (`inspect_summaries`: from Structs
+        # when `inspect_typed` decoded it, else from dicts); any other, one summary at a
+        # time, each checked in turn
+        columns = typed or columnwise_facts_and_members(records, batch, sample_members, shared)
         if columns is not None:
             batch_facts, found = columns
             scores = list(map(_SCORES, batch_facts))
@@ -291,14 +297,31 @@ def _member_decides(fact: SampleFacts, unscored_log: bool) -> bool:
     return not unscored_log and fact.error is None and not has_scores(fact)
 
 
-def _batches(summaries: Collection[tuple[str, Any]]) -> Iterator[tuple[list[str], list[Any]]]:
-    """(records, summaries) a decoded batch at a time (`Numbered.batches`, each batch's
-    bytes freed once decoded: the last pass), else all at once."""
+def _batches(
+    summaries: Collection[tuple[str, Any]],
+    sample_members: Mapping[tuple[str, int], str],
+    shared: dict[Any, Any],
+) -> Iterator[tuple[list[str], list[Any], Columns | None]]:
+    """(records, summaries, None) a decoded batch at a time (`Numbered.raw_batches`, each
+    batch's bytes freed once decoded: the last pass), else all at once; or (records, [],
+    facts and members) for a batch `inspect_typed` decoded and `typed_facts_and_members` read
+    (the summaries themselves are then not needed: every one has its sample member)."""
     if isinstance(summaries, Numbered):
-        yield from summaries.batches(release=True)
+        for batch in summaries.raw_batches(release=True):
+            typed = None if batch.raw is None else decode_batch(batch.raw)
+            if typed is not None:
+                records = summaries.records(batch.start, len(typed))
+                columns = typed_facts_and_members(records, typed, sample_members, shared)
+                del typed
+                if columns is not None:
+                    yield records, [], columns
+                    continue
+            values = batch.values()
+            yield summaries.records(batch.start, len(values)), values, None
+            del batch, values
     elif summaries:
-        records, values = zip(*summaries, strict=True)
-        yield list(records), list(values)
+        names, elements = zip(*summaries, strict=True)
+        yield list(names), list(elements), None
 
 
 def _sample_members(names: Iterable[str]) -> dict[tuple[str, int], str]:

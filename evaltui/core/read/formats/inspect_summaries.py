@@ -17,16 +17,21 @@ times, integer retries and no limit; otherwise with `input_digest` and `cost_val
 summary (neither refuses anything: a chat input, two models, a limit stay in the batch). The
 facts are equal either way (`tests/core/read/test_eval_fast_open.py` compares them on
 summaries of every shape).
+
+The same columns are read from `inspect_typed`'s Structs (`typed_facts_and_members`: each field
+by `attrgetter`, an absent one None as `dict.get` gives it), for a batch whose decode into
+Structs was proved exact; a Struct batch that any column would read one summary at a time is
+handed back instead, and decoded as dicts (`tests/core/read/test_inspect_typed.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from hashlib import sha256
 from itertools import repeat
-from operator import itemgetter, methodcaller
-from typing import Any
+from operator import attrgetter, itemgetter, methodcaller
+from typing import Any, NamedTuple
 
 from evaltui.core.read.formats.fields import INT_MAX, INT_MIN, text_problem
 from evaltui.core.read.formats.inspect_common import (
@@ -38,8 +43,10 @@ from evaltui.core.read.formats.inspect_common import (
     input_digest,
     shared_scores,
 )
+from evaltui.core.read.formats.inspect_typed import Score, Summary, Usage
 
 NONE = type(None)
+Columns = tuple[list[SampleFacts], list[str | None]]  # a batch's facts and sample members
 _NOTHING: frozenset[type] = frozenset({NONE})
 _COUNTS: frozenset[type] = frozenset({int, NONE})  # token counts as `cost_values` sums them
 _TIMES: frozenset[type] = frozenset({float, NONE})  # seconds as `cost_values` keeps them
@@ -63,14 +70,51 @@ def columnwise_facts_and_members(
     summaries: Sequence[Any],
     members: Mapping[tuple[str, int], str],
     shared: dict[Any, Any],
-) -> tuple[list[SampleFacts], list[str | None]] | None:
+) -> Columns | None:
     """`columnwise_facts`, with each summary's sample member (`members` of its (id, epoch),
     None when it has none), which the reader needs next: looked up once, not twice."""
-    return _columnwise(records, summaries, members, shared) if summaries else ([], [])
+    return _columnwise(records, summaries, members, shared, _DICTS) if summaries else ([], [])
+
+
+def typed_facts_and_members(
+    records: Sequence[str],
+    summaries: Sequence[Summary],
+    members: Mapping[tuple[str, int], str],
+    shared: dict[Any, Any],
+) -> Columns | None:
+    """`columnwise_facts_and_members` of the summaries `inspect_typed.decode_batch` decoded
+    (Structs whose attributes are the dicts' `get`, see there), or None when the batch is not
+    of the common shape, reads a column one summary at a time (a scores value or a cost
+    `sample_facts` would read from a dict), or has a summary without a sample member (its row
+    keeps the summary as a dict): the caller then decodes the batch as dicts. `shared` gains
+    nothing when it returns None."""
+    if not summaries:
+        return [], []
+    return _columnwise(records, summaries, members, shared, _STRUCTS)
+
+
+class _Shape(NamedTuple):
+    """How a batch's summaries hold their fields: dicts (`dict.get`) or `inspect_typed`'s
+    Structs (`attrgetter`, an absent field None as `dict.get` gives it)."""
+
+    column: Callable[[Sequence[Any], str], list[Any]]
+    summary: type
+    score: type
+    usage: type
+    one_at_a_time: bool  # whether a column may fall back to a per-summary read (dicts only)
+    every_member: bool  # whether every summary must have its sample member
 
 
 def _column(summaries: Sequence[dict[str, Any]], key: str) -> list[Any]:
     return list(map(dict.get, summaries, repeat(key)))
+
+
+def _attributes(summaries: Sequence[Any], key: str) -> list[Any]:
+    return list(map(attrgetter(key), summaries))
+
+
+_DICTS = _Shape(_column, dict, dict, dict, one_at_a_time=True, every_member=False)
+_STRUCTS = _Shape(_attributes, Summary, Score, Usage, one_at_a_time=False, every_member=True)
 
 
 def _types(column: Sequence[Any]) -> set[type]:
@@ -82,26 +126,33 @@ def _columnwise(
     summaries: Sequence[Any],
     members: Mapping[tuple[str, int], str],
     shared: dict[Any, Any],
-) -> tuple[list[SampleFacts], list[str | None]] | None:
+    shape: _Shape,
+) -> Columns | None:
     """The facts and their members, or None when a column is not of the common shape (see
     the module)."""
-    if _types(summaries) != {dict}:
+    column = shape.column
+    if _types(summaries) != {shape.summary}:
         return None
-    ids = _column(summaries, "id")
-    epochs = _column(summaries, "epoch")
+    ids = column(summaries, "id")
+    epochs = column(summaries, "epoch")
     if not _clean_ids(ids):
         return None
     if _types(epochs) != {int} or not 1 <= min(epochs) <= max(epochs) <= INT_MAX:
         return None
-    errors = _column(summaries, "error")
+    errors = column(summaries, "error")
     if not _types(errors) <= {str, NONE} or any(errors):  # no error: absent, null or ""
         return None  # (an error's words: `error_message`, one at a time)
-    inputs = _column(summaries, "input")
-    costs = _costs(summaries)
+    inputs = column(summaries, "input")
+    costs = _costs(summaries, shape)
     if costs is None:
         return None
     keys = list(zip(map(str, ids), epochs, strict=True))
     found = list(map(members.get, keys))
+    if shape.every_member and None in found:
+        return None
+    scores = shared_column(column(summaries, "scores"), shared, shape)
+    if scores is None:
+        return None
     named = [r if m is None else f"{m} via {r}" for m, r in zip(found, records, strict=True)]
     digests: Iterable[str | None]
     if _types(inputs) == {str}:  # `input_digest` of a string, in C
@@ -117,7 +168,6 @@ def _columnwise(
         )
     else:  # chat messages (or nothing): each input's own digest (`input_digest` never raises)
         digests = map(input_digest, inputs)
-    scores = shared_column(_column(summaries, "scores"), shared)
     columns = (map(itemgetter(0), keys), epochs, scores, [None] * len(keys), named, digests, costs)
     return list(map(_FACTS, zip(*columns, strict=True))), found  # SampleFacts(*values), in C
 
@@ -125,12 +175,13 @@ def _columnwise(
 _FACTS = partial(tuple.__new__, SampleFacts)
 
 
-def shared_column(column: list[Any], shared: dict[Any, Any]) -> list[Any]:
+def shared_column(column: list[Any], shared: dict[Any, Any], shape: _Shape = _DICTS) -> Any:
     """`shared_scores(scores, shared)` of each scores value in `column`, the same objects: by
     columns when every one is an object naming the same scorers in the same order, each score
     an object whose value is a word or a boolean (nearly every log), so that only each distinct
-    tuple of values costs a Python step; otherwise one at a time. A step per sample was a tenth
-    of reading a 200,000-sample log's summaries."""
+    tuple of values costs a Python step; otherwise one at a time (dicts), or None (Structs,
+    `shared` untouched). A step per sample was a tenth of reading a 200,000-sample log's
+    summaries."""
     if column and _types(column) == {dict}:
         names = set(map(tuple, column))
         order = next(iter(names))
@@ -138,9 +189,9 @@ def shared_column(column: list[Any], shared: dict[Any, Any]) -> list[Any]:
             values: list[list[Any]] = []
             for name in order:
                 scores = _column(column, name)
-                if _types(scores) != {dict}:
+                if _types(scores) != {shape.score}:
                     break
-                found = _column(scores, "value")  # absent: None, which is neither type
+                found = shape.column(scores, "value")  # absent: None, neither type
                 if not _types(found) <= _WORD_OR_BOOL:
                     break
                 values.append(found)
@@ -154,6 +205,8 @@ def shared_column(column: list[Any], shared: dict[Any, Any]) -> list[Any]:
                         found_dict = shared[frozen] = {n: {"value": v} for n, v in frozen}
                     made[key] = found_dict
                 return list(map(made.__getitem__, keys))
+    if not shape.one_at_a_time:
+        return None
     return list(map(shared_scores, column, repeat(shared)))
 
 
@@ -170,13 +223,13 @@ def _clean_ids(ids: list[Any]) -> bool:
     return kinds == {str} and "" not in ids and text_problem("\n".join(ids)) is None
 
 
-def _costs(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | None:
+def _costs(summaries: Sequence[Any], shape: _Shape) -> list[CostValues | None] | None:
     """`cost_values(summary, with_error=False)` of each: column-wise when every summary has
     one model's usage (an object of integer counts), times as floats or none, retries as
     integers or none, no `error_retries` and no limit; otherwise one summary at a time (None
     when that raises: a count `int` refuses, which the one-at-a-time read raises in its place)."""
-    costs = _costs_columnwise(summaries)
-    if costs is not None:
+    costs = _costs_columnwise(summaries, shape)
+    if costs is not None or not shape.one_at_a_time:
         return costs
     try:
         return [cost_values(summary, with_error=False) for summary in summaries]
@@ -184,29 +237,30 @@ def _costs(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | Non
         return None
 
 
-def _costs_columnwise(summaries: Sequence[dict[str, Any]]) -> list[CostValues | None] | None:
+def _costs_columnwise(summaries: Sequence[Any], shape: _Shape) -> list[CostValues | None] | None:
     """`_costs` of the common shape, or None."""
-    if not _types(_column(summaries, "error_retries")) <= _NOTHING:
+    column = shape.column
+    if shape.one_at_a_time and not _types(column(summaries, "error_retries")) <= _NOTHING:
+        return None  # (a Struct has no such field: a summary holding one is not decoded so)
+    if not _types(column(summaries, "limit")) <= _NOTHING:
         return None
-    if not _types(_column(summaries, "limit")) <= _NOTHING:
-        return None
-    usages = _column(summaries, "model_usage")
+    usages = column(summaries, "model_usage")
     if _types(usages) != {dict} or set(map(len, usages)) != {1}:
         return None
     models = list(map(next, map(iter, map(dict.values, usages))))
-    if _types(models) != {dict}:
+    if _types(models) != {shape.usage}:
         return None
     counts = []
     for key in TOKEN_KEYS:  # absent, null: no count; an integer: itself (`int` of an int)
-        column = _column(models, key)
-        if not _types(column) <= _COUNTS:
+        values = column(models, key)
+        if not _types(values) <= _COUNTS:
             return None
-        counts.append(column)
-    total_time = _column(summaries, "total_time")
-    working_time = _column(summaries, "working_time")
+        counts.append(values)
+    total_time = column(summaries, "total_time")
+    working_time = column(summaries, "working_time")
     if not _types(total_time) <= _TIMES or not _types(working_time) <= _TIMES:
         return None
-    retries = _column(summaries, "retries")
+    retries = column(summaries, "retries")
     if not _types(retries) <= {int, NONE}:
         return None
     if None in retries:

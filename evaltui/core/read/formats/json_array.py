@@ -73,21 +73,56 @@ class ArrayElements:
         """The elements, a decoded batch (a list) at a time, in order: a reader that works
         column-wise (`inspect_summaries`) takes a batch at once. `release`: each batch's bytes
         are freed once decoded (the last pass over them; another raises RuntimeError)."""
+        for batch in self.raw_batches(release=release):
+            yield batch.values()
+
+    def raw_batches(self, *, release: bool = False) -> Iterator[RawBatch]:
+        """`batches`, each batch undecoded (`RawBatch`): a reader may decode its bytes its own
+        way first (`inspect_typed`) and ask for the checked values only when that fails."""
         for number, batch in enumerate(self._parts):
             if batch is None:
                 raise RuntimeError("the array's batches were released by an earlier pass")
             if release:
                 self._parts[number] = None
-            value = fast_loads(batch)
-            if not is_exact(value):  # the checking decoder decides: on this batch first
-                try:
-                    value = loads(batch)
-                except (ValueError, RecursionError):  # the whole document's error, its words
-                    yield self._parse_whole()[number * BATCH :]
-                    return
+            raw = RawBatch(self, number, batch)
             del batch
-            yield value
-            del value
+            yield raw
+            if raw.whole:  # its values were the rest of the document (the error path)
+                return
+            del raw  # (its values freed before the next batch is decoded)
+
+    def _decode(self, number: int, batch: bytes) -> tuple[list[Any], bool]:
+        """Batch `number`'s values, checked as `loads` checks them, and whether they are the
+        rest of the whole document instead (read again for its error in its words)."""
+        value = fast_loads(batch)
+        if not is_exact(value):  # the checking decoder decides: on this batch first
+            try:
+                value = loads(batch)
+            except (ValueError, RecursionError):  # the whole document's error, its words
+                return self._parse_whole()[number * BATCH :], True
+        return value, False
+
+
+class RawBatch:
+    """One batch of an `ArrayElements`, its bytes (`raw`, a JSON array of the batch's
+    elements) and, on demand, its checked values (`values`, decoded once)."""
+
+    def __init__(self, owner: ArrayElements, number: int, raw: bytes) -> None:
+        self.raw: bytes | None = raw
+        self.start = number * BATCH  # the index of its first element in the array
+        self.whole = False  # whether `values` gave the rest of the document instead
+        self._owner = owner
+        self._number = number
+        self._values: list[Any] | None = None
+
+    def values(self) -> list[Any]:
+        """The elements, checked as `jsontext.loads` checks them (see `ArrayElements`); the
+        bytes are dropped once decoded."""
+        if self._values is None:
+            assert self.raw is not None
+            self._values, self.whole = self._owner._decode(self._number, self.raw)
+            self.raw = None
+        return self._values
 
 
 class Numbered(Collection[tuple[str, Any]]):
@@ -107,11 +142,18 @@ class Numbered(Collection[tuple[str, Any]]):
 
     def batches(self, *, release: bool = False) -> Iterator[tuple[list[str], list[Any]]]:
         """(records, elements) a decoded batch at a time (`ArrayElements.batches`)."""
-        start = 0
-        for values in self._elements.batches(release=release):
-            indices = range(start, start + len(values))
-            yield list(map(element, repeat(self._member), indices)), values
-            start += len(values)
+        for batch in self._elements.raw_batches(release=release):
+            values = batch.values()
+            yield self.records(batch.start, len(values)), values
+            del batch, values
+
+    def raw_batches(self, *, release: bool = False) -> Iterator[RawBatch]:
+        """The batches undecoded (`ArrayElements.raw_batches`); `records` names them."""
+        return self._elements.raw_batches(release=release)
+
+    def records(self, start: int, count: int) -> list[str]:
+        """The records of `count` elements from index `start` (`summaries.json[12]`)."""
+        return list(map(element, repeat(self._member), range(start, start + count)))
 
     def __contains__(self, pair: object) -> bool:
         return any(pair == mine for mine in self)
