@@ -27,7 +27,6 @@ from evaltui.ui.screens.adjudicate import AdjudicateScreen
 from evaltui.ui.screens.gates import GatesScreen
 from evaltui.ui.screens.help import HelpScreen
 from evaltui.ui.screens.note import NoteScreen
-from evaltui.ui.screens.signoff import SignoffScreen
 from evaltui.ui.screens.slices import SlicesScreen
 from evaltui.ui.state import Loaded
 
@@ -236,6 +235,9 @@ class ReviewActions(RunSetMode):
             )
             return
         writable = self.state.can_act() and not self.state.refuse_write()
+        # (imported here: the sign-off screen's module is not needed before the first screen)
+        from evaltui.ui.screens.signoff import SignoffScreen
+
         if writable and not isinstance(self.screen, SignoffScreen):
             self.push_screen(SignoffScreen(self.state))
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -319,6 +320,9 @@ class EvalTuiApp(
             self.complete_pair(loaded)  # (until it arrives, every surface says DECIDING…)
         else:  # decided at load: an analysis completed beside the rows is kept once drawn
             self.keep_after_paint()
+        # The background readers wait at their first pass until the frame showing the pair is
+        # drawn: their chunks (a Python loop over 20,000 records) would share the GIL with it.
+        first_frame = self.state.background.hold()
         self.load_previews(loaded)
         self.confirm_inputs(loaded)
         if loaded.session.team is not None and self._team_timer is None:
@@ -335,7 +339,7 @@ class EvalTuiApp(
         for notice in loaded.session.notices:
             self.notify(notice.text, severity="warning", timeout=10, markup=False)
         self.reopen_item()  # the item screen open when the last session ended
-        self.call_after_refresh(self._import_item_screen)
+        self.call_after_refresh(self._import_item_screen, first_frame)
         self.offer_draft(loaded)
         if not completing:  # (decided already, by the loading worker: as `BreakdownsReady`)
             self.open_on_blocking_metric()
@@ -378,15 +382,18 @@ class EvalTuiApp(
             screen.restore_scroll = place.scroll
             self.push_screen(screen)
 
-    def _import_item_screen(self) -> None:
+    def _import_item_screen(self, first_frame: Callable[[], None] | None = None) -> None:
         """Import the item screen once the first screen is drawn, with the background readers
         held meanwhile (20 ms of CPU alone; 50-165 ms beside the readers): before the first
-        Enter, and neither before the decision line nor behind the readers' GIL turns."""
+        Enter, and neither before the decision line nor behind the readers' GIL turns. Then
+        `first_frame` (the hold `adopt` took until that frame) is let go too."""
         release = self.state.background.hold()
         try:
             import evaltui.ui.screens.item  # noqa: F401
         finally:
             release()
+            if first_frame is not None:
+                first_frame()
 
     def offer_draft(self, loaded: Loaded) -> None:
         """Text typed before the last session ended without Ctrl+S: a note opens in its

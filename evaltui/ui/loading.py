@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from evaltui.core.analysis.analysis_cache import kept_positions
 from evaltui.core.analysis.concordant import concordant_split
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
@@ -73,6 +74,7 @@ def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, RowStore]
         analysis,
         session,
         {"regressions": analysis.regressions, "improvements": analysis.improvements},
+        kept_positions(analysis),  # (a reopen: where its entry kept them, checked below)
     )
 
 
@@ -83,23 +85,22 @@ def concordant_rows(analysis: Analysis, session: ReviewSession) -> dict[str, Row
 
 
 def _stores(
-    analysis: Analysis, session: ReviewSession, lists: Mapping[str, Sequence[str]]
+    analysis: Analysis,
+    session: ReviewSession,
+    lists: Mapping[str, Sequence[str]],
+    known: Sequence[np.ndarray] | None = None,
 ) -> dict[str, RowStore]:
     """One store per list, its rows in the list's order. The items' positions are found by a
-    join (CPU at a million items: 0.09 s for 226,354 listed, 0.22 s for 998,000); the rest are
-    numpy gathers. Slices are read on first use; a row's tags come from
-    the session when it is made (`ReviewState` gives its own view of them on adoption)."""
+    join (CPU at a million items: 0.09 s for 226,354 listed, 0.22 s for 998,000), or taken
+    from `known` (each list's, as the analysis cache kept them) once the ids there are checked
+    to be the lists' (0.01 s); the rest are numpy gathers. Slices are read on first use; a
+    row's tags come from the session when it is made (`ReviewState` gives its own view of them
+    on adoption)."""
     items = analysis.paired.items
     wanted = pl.Series(ITEM_ID, [i for ids in lists.values() for i in ids], dtype=pl.String)
-    found = items.select(ITEM_ID).with_row_index("_index")
-    if 3 * len(wanted) < items.height:  # (a few of the items: join only those; at 226,354 of
-        # a million 0.085 s against 0.125 s, at 998,000 of a million 0.5 s against 0.22 s)
-        found = found.filter(pl.col(ITEM_ID).is_in(wanted.implode()))
-    placed = wanted.to_frame().join(found, on=ITEM_ID, how="left", maintain_order="left")
-    if placed["_index"].null_count():
-        missing = placed.filter(pl.col("_index").is_null())[ITEM_ID][0]
-        raise ValueError(f"item {missing!r} of a list is not among the paired items")
-    every = placed["_index"].to_numpy().astype(np.int64)
+    every = _known_positions(items, wanted, known)
+    if every is None:
+        every = _joined_positions(items, wanted)
     base, cand = items[BASE_ROW].to_numpy(), items[CAND_ROW].to_numpy()
     graded = analysis.kind == "graded"
     reviews = session.items
@@ -125,6 +126,35 @@ def _stores(
             partial(_slice_summary, items, at),
         )
     return stores
+
+
+def _known_positions(
+    items: pl.DataFrame, wanted: pl.Series, known: Sequence[np.ndarray] | None
+) -> np.ndarray | None:
+    """`known` (each list's positions, in order) joined into one array, when the items' ids
+    there are exactly `wanted`; None otherwise (the join finds them)."""
+    if known is None:
+        return None
+    every = np.concatenate([np.asarray(at, dtype=np.int64) for at in known]) if known else None
+    if every is None or len(every) != len(wanted):
+        return None
+    if len(every) and (every.min() < 0 or every.max() >= items.height):
+        return None
+    there = items[ITEM_ID].gather(every)
+    return every if bool((there == wanted).all()) else None
+
+
+def _joined_positions(items: pl.DataFrame, wanted: pl.Series) -> np.ndarray:
+    """Where each wanted id is among the items (a join; an id not there is a bug)."""
+    found = items.select(ITEM_ID).with_row_index("_index")
+    if 3 * len(wanted) < items.height:  # (a few of the items: join only those; at 226,354 of
+        # a million 0.085 s against 0.125 s, at 998,000 of a million 0.5 s against 0.22 s)
+        found = found.filter(pl.col(ITEM_ID).is_in(wanted.implode()))
+    placed = wanted.to_frame().join(found, on=ITEM_ID, how="left", maintain_order="left")
+    if placed["_index"].null_count():
+        missing = placed.filter(pl.col("_index").is_null())[ITEM_ID][0]
+        raise ValueError(f"item {missing!r} of a list is not among the paired items")
+    return placed["_index"].to_numpy().astype(np.int64)
 
 
 def _slice_summary(items: pl.DataFrame, at: np.ndarray) -> tuple[list[str], int]:

@@ -20,8 +20,6 @@ from textual.screen import Screen
 from evaltui.core.designs import DESIGNS, Design, design_for_runs
 from evaltui.core.errors import UsageError
 from evaltui.ui.config import AppConfig
-from evaltui.ui.screens.independent import IndependentScreen
-from evaltui.ui.screens.matrix import MatrixScreen
 from evaltui.ui.state import ReviewState
 
 APP = "the review app"  # what a design with no mode refuses, in its own words
@@ -72,11 +70,26 @@ class AppMode:
         return action.split("(")[0] not in self.hidden
 
 
+def independent_screen(state: ReviewState) -> Screen:
+    """`IndependentScreen`, its module imported when one opens: not before every pair's
+    first screen (with the matrix's and the run-set sign-off's, 25 ms of CPU at start-up)."""
+    from evaltui.ui.screens.independent import IndependentScreen
+
+    return IndependentScreen(state)
+
+
+def matrix_screen(state: ReviewState) -> Screen:
+    """`MatrixScreen`, its module imported when one opens (as `independent_screen`)."""
+    from evaltui.ui.screens.matrix import MatrixScreen
+
+    return MatrixScreen(state)
+
+
 # Keyed by the registry's design names; a design missing here does not open in the app.
 UI_PARTS: dict[str, ModeParts] = {
     "pair": ModeParts("load_pair", None, frozenset({"matrix"})),
-    "independent": ModeParts("load_pair", IndependentScreen, frozenset({"matrix"})),
-    "run_set": ModeParts("load_run_set", MatrixScreen, frozenset({"next_metric"})),
+    "independent": ModeParts("load_pair", independent_screen, frozenset({"matrix"})),
+    "run_set": ModeParts("load_run_set", matrix_screen, frozenset({"next_metric"})),
 }
 
 

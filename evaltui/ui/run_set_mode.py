@@ -30,9 +30,8 @@ from evaltui.ui.messages import (
     RunSetSignoffReady,
     WorkerProblem,
 )
+from evaltui.ui.modes import matrix_screen
 from evaltui.ui.screens.main import MainScreen
-from evaltui.ui.screens.matrix import MatrixScreen
-from evaltui.ui.screens.signoff import RunSetSignoffScreen, read_overrides
 from evaltui.ui.state import Loaded
 
 if TYPE_CHECKING:
@@ -210,7 +209,7 @@ class RunSetMode(ReviewApp):
         set is decided anew with the tags just made."""
         if self.state.run_set is None or self.state.closing or self.state.opening_pair is not None:
             return
-        if any(isinstance(screen, MatrixScreen) for screen in self.screen_stack):
+        if any(_is_matrix(screen) for screen in self.screen_stack):
             return  # (already there, under a dialog)
         while len(self.screen_stack) > 2 and self.screen is not self.main_screen:
             self.pop_screen()
@@ -219,7 +218,7 @@ class RunSetMode(ReviewApp):
             self.state.loaded = None
         self.state.open_pair = None
         self.state.run_set_deciding = True  # (until `RunSetDecided`: the old line is stale)
-        self.push_screen(MatrixScreen(self.state))
+        self.push_screen(matrix_screen(self.state))
         self.redecide_run_set(self.state.run_set)
 
     @work(thread=True, exclusive=True, group="decide-set")
@@ -253,6 +252,8 @@ class RunSetMode(ReviewApp):
 
     @work(thread=True, exclusive=True, group="signoff-set")
     def _read_run_set_overrides(self, run_set: RunSetAnalysis) -> None:
+        from evaltui.ui.screens.signoff import read_overrides
+
         try:
             overrides = read_overrides(run_set, self.config.state_root)
         except EvalTuiError as exc:
@@ -261,5 +262,16 @@ class RunSetMode(ReviewApp):
         self.post_message(RunSetSignoffReady(overrides))
 
     def on_run_set_signoff_ready(self, message: RunSetSignoffReady) -> None:
-        if not self.state.closing and isinstance(self.screen, MatrixScreen):  # (not moved on)
+        if not self.state.closing and _is_matrix(self.screen):  # (not moved on)
+            from evaltui.ui.screens.signoff import RunSetSignoffScreen
+
             self.push_screen(RunSetSignoffScreen(self.state, message.overrides))
+
+
+def _is_matrix(screen: object) -> bool:
+    """Whether `screen` is the matrix (its module imported only once a run set opens one:
+    `modes.matrix_screen`; before that, no screen is)."""
+    import sys
+
+    matrix = sys.modules.get("evaltui.ui.screens.matrix")
+    return matrix is not None and isinstance(screen, matrix.MatrixScreen)

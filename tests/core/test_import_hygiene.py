@@ -34,6 +34,20 @@ def test_core_does_not_import_scipy_stats_at_import_time():
     assert out.stdout.strip() == "False"
 
 
+def test_the_app_imports_no_screen_a_pairs_first_screen_does_not_show():
+    """The item screen (imported right after the first screen is drawn), the matrix, the
+    independent samples' screen and the sign-off dialogs are imported when one opens, not
+    on every open's way to its first screen (25 ms of CPU on the main thread, before the
+    item screen's)."""
+    code = (
+        "import sys, evaltui.cli.main, evaltui.ui.app\n"
+        "later = ('item', 'matrix', 'independent', 'signoff')\n"
+        "print(sorted(m for m in later if 'evaltui.ui.screens.' + m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_the_app_and_the_pipeline_import_scipy_only_when_a_statistic_needs_it():
     """scipy.special and scipy.fft cost 0.1-0.3 s; importing them before the app could draw put
     that on the main thread. A statistic's first use (or the pipeline's prefetch) imports them."""

@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from evaltui.core.analysis.run_set import RunSetSpec
+from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.designs import DESIGNS, INDEPENDENT, PAIR, PREFERENCE, RUN_SET, design_for_runs
 from evaltui.core.errors import UsageError
 from evaltui.ui import modes
@@ -26,13 +27,16 @@ from evaltui.ui.modes import (
     UI_PARTS,
     ModeParts,
     build_modes,
+    independent_screen,
     keys_design,
+    matrix_screen,
     mode_of,
     opening_mode,
 )
 from evaltui.ui.state import ReviewState
 from tests.ui.helpers import ROOT, SAMPLE, settle
 from tests.ui.test_independent_screen import BASE, independent_app
+from tests.ui.test_review_state import Host
 
 
 @pytest.fixture(autouse=True)
@@ -63,8 +67,18 @@ def test_each_modes_loader_and_first_screen():
     assert mode_of(PAIR).loader == mode_of(INDEPENDENT).loader == "load_pair"
     assert mode_of(RUN_SET).loader == "load_run_set"
     assert mode_of(PAIR).first_screen is None  # the main screen, up while the pair loads
-    assert mode_of(INDEPENDENT).first_screen.__name__ == "IndependentScreen"
-    assert mode_of(RUN_SET).first_screen.__name__ == "MatrixScreen"
+    assert mode_of(INDEPENDENT).first_screen is independent_screen
+    assert mode_of(RUN_SET).first_screen is matrix_screen
+
+
+def test_the_first_screens_of_independent_samples_and_run_sets_are_theirs():
+    """Their modules are imported when one opens (not before every pair's first screen)."""
+    from evaltui.ui.screens.independent import IndependentScreen
+    from evaltui.ui.screens.matrix import MatrixScreen
+
+    state = ReviewState(AppConfig(spec=CompareSpec.create("a.jsonl", "b.jsonl")), host=Host())
+    assert type(independent_screen(state)) is IndependentScreen
+    assert type(matrix_screen(state)) is MatrixScreen
 
 
 def test_a_design_that_signs_nothing_off_has_none_of_the_item_pair_keys():

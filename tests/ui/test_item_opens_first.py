@@ -175,3 +175,24 @@ def test_a_lists_slices_are_those_of_its_rows_store():
     assert view.slices() == ["a", "b"]
     view.rows = RowStore.of_rows([ListRow(0, "item-0", "d", "", "item-0")])
     assert view.slices() == ["d"]  # (another list's store: its own slices)
+
+
+async def test_the_background_readers_wait_for_the_frame_that_shows_the_pair(tmp_path):
+    """`adopt` holds the gate before the previews' and re-hash workers start, and lets go
+    once the frame after it is drawn: their first chunk never shares the GIL with it."""
+    app = demo_app(tmp_path / "state")
+    gate = app.state.background
+    held_at_adoption: list[bool] = []
+    adopt = app.adopt
+
+    def adopt_and_look(loaded):
+        adopt(loaded)
+        held_at_adoption.append(gate.held)  # (the frame is not drawn yet: same UI turn)
+
+    app.adopt = adopt_and_look  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.loaded is not None, "the pair on screen")
+        await settle(app, pilot)
+        assert held_at_adoption == [True]
+        assert not gate.held  # let go after the frame
+        assert app.state.previews_ready  # and the readers went on

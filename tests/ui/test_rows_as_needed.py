@@ -259,3 +259,34 @@ def test_a_stores_rows_are_its_items_in_the_lists_order_whichever_way_they_are_f
         assert row.index == positions[row.item_id]
         assert row.rows == (record[BASE_ROW], record[CAND_ROW])
         assert row.delta == float(analysis.deltas[row.index])
+
+
+@pytest.mark.parametrize("hint", ["right", "swapped", "shifted", "outside", "short"])
+def test_kept_positions_are_taken_only_when_their_ids_are_the_lists(tmp_path, hint):
+    """Positions the analysis cache kept (`kept_positions`) place the rows only when the ids
+    there are the lists'; any other hint is ignored and the join places them, the same rows."""
+    import numpy as np
+
+    from evaltui.core.read.runs import ITEM_ID
+    from evaltui.ui.loading import _stores
+
+    state = opened(tmp_path, graded=True, team=False)
+    loaded = state.require_loaded()
+    analysis = loaded.analysis
+    ids = analysis.paired.items[ITEM_ID].to_list()
+    lists = {"regressions": analysis.regressions, "improvements": analysis.improvements}
+    right = tuple(
+        np.array([ids.index(i) for i in listed], dtype=np.int64) for listed in lists.values()
+    )
+    known = {
+        "right": right,
+        "swapped": right[::-1],
+        "shifted": tuple((at + 1) % len(ids) for at in right),
+        "outside": tuple(at + len(ids) for at in right),
+        "short": (right[0][:-1], right[1]),
+    }[hint]
+    taken = _stores(analysis, loaded.session, lists, known)
+    joined = _stores(analysis, loaded.session, lists)
+    for name in lists:
+        assert [repr(r) for r in taken[name]] == [repr(r) for r in joined[name]]
+        assert [r.item_id for r in taken[name]] == list(lists[name])

@@ -30,7 +30,9 @@ import tempfile
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+from weakref import WeakKeyDictionary
 
+import numpy as np
 import polars as pl
 from polars.exceptions import PanicException
 
@@ -49,7 +51,7 @@ from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.policy import Policy
 from evaltui.core.read.formats import scan_cache
 from evaltui.core.read.remote.cache import NO_CACHE_ENV
-from evaltui.core.read.runs import Run, RunSource
+from evaltui.core.read.runs import ITEM_ID, Run, RunSource
 
 VERSION = 1  # bump when what an entry holds or how it is stored changes
 FOLDER = "analyses"
@@ -64,6 +66,11 @@ MAX_ENTRIES = 8
 STAGING = scan_cache.STAGING  # (the same prefix: `scan_cache.prune` spares it alike)
 # The Analysis fields kept as they are; `paired`, `spec` and `policy` are the open's own.
 SKIPPED = ("paired", "spec", "policy")
+
+# Where a rebuilt analysis' regressions and improvements sit in its paired items, as its entry
+# kept them (`kept_positions`): the app's list rows need them, and finding them again is a
+# join over the ids (0.1-0.15 s at a million items, on the reopen's way to its first screen).
+_POSITIONS: WeakKeyDictionary[Analysis, tuple[np.ndarray, np.ndarray]] = WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -146,6 +153,10 @@ def store(key: EntryKey, analysis: Analysis) -> None:
             "report": encode(paired.report, columns),
             "score_columns": list(paired.score_columns),
             "verdict_columns": list(paired.verdict_columns),
+            "positions": [
+                columns.add(pl.Series("positions", at, dtype=pl.Int64))
+                for at in _positions(paired.items, (analysis.regressions, analysis.improvements))
+            ],
             "columns": len(columns.series),
         }
         root.mkdir(parents=True, exist_ok=True)
@@ -208,12 +219,52 @@ def load(
         rebuilt = {name: decode(value, columns) for name, value in stored.items()}
         analysis = Analysis(paired=paired, spec=spec, policy=policy, **rebuilt)
         _check(analysis)
+        if "positions" in meta:  # (an entry written before they were kept has none)
+            _POSITIONS[analysis] = _read_positions(meta["positions"], columns, analysis)
         os.utime(entry / META)  # recently used: pruned last
     except (Exception, PanicException):  # noqa: BLE001
         # Damaged, truncated or foreign: computed afresh (and written again by the caller).
         shutil.rmtree(entry, ignore_errors=True)
         return None
     return analysis
+
+
+def kept_positions(analysis: Analysis) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where `analysis`' regressions and improvements are in `analysis.paired.items` (int64
+    positions, in the lists' order), when it was rebuilt from an entry that kept them; None
+    otherwise (an analysis computed in this process, or an older entry). A hint its user checks
+    (the ids at these positions are the lists'), never trusted blind."""
+    return _POSITIONS.get(analysis)
+
+
+def _positions(items: pl.DataFrame, lists: tuple[tuple[str, ...], ...]) -> list[np.ndarray]:
+    """Each list's positions in `items` (the paired items, one row per id)."""
+    index = items.select(ITEM_ID).with_row_index("_at")
+    found = []
+    for ids in lists:
+        wanted = pl.Series(ITEM_ID, ids, dtype=pl.String).to_frame()
+        placed = wanted.join(index, on=ITEM_ID, how="left", maintain_order="left")["_at"]
+        if placed.null_count():  # (an id not among the items: nothing to keep of it)
+            raise Unstorable("a listed item that is not among the paired items")
+        found.append(placed.to_numpy().astype(np.int64))
+    return found
+
+
+def _read_positions(
+    stored: Any, columns: Columns, analysis: Analysis
+) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(stored, list) or len(stored) != 2:
+        raise Unreadable("positions that are not two columns")
+    read = []
+    for index, ids in zip(stored, (analysis.regressions, analysis.improvements), strict=True):
+        series = columns.get(index)
+        if series.dtype != pl.Int64 or series.null_count() or len(series) != len(ids):
+            raise Unreadable("positions that do not fit their list")
+        at = series.to_numpy()
+        if len(at) and (at.min() < 0 or at.max() >= analysis.paired.items.height):
+            raise Unreadable("positions outside the paired items")
+        read.append(at)
+    return read[0], read[1]
 
 
 def probably_kept(baseline: str | Path, candidate: str | Path) -> bool:

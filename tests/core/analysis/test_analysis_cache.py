@@ -9,6 +9,7 @@ import os
 import shutil
 
 import numpy as np
+import polars as pl
 import pytest
 
 from evaltui.core.analysis import analysis_cache, analysis_codec, pair, pipeline
@@ -320,3 +321,72 @@ def test_equal_id_lists_are_kept_once_and_read_back_as_one_tuple():
     back = analysis_codec.decode(stored, analysis_codec.Columns(list(columns.series)))
     assert back == [regressions, same, other, regressions]
     assert back[0] is back[1] is back[3] and back[2][-1] == "elsewhere"
+
+
+@pytest.mark.parametrize(
+    ("name", "metric"), [("demo", None), ("graded", "score"), ("epochs", None)]
+)
+def test_a_reopen_knows_where_its_lists_are_among_the_paired_items(
+    tmp_path, monkeypatch, name, metric
+):
+    base, cand = pairs(tmp_path)[name]
+    first, again = open_twice(CompareSpec.create(base, cand, metric=metric), monkeypatch)
+    assert analysis_cache.kept_positions(first) is None  # (computed: nothing kept to say)
+    known = analysis_cache.kept_positions(again)
+    assert known is not None
+    ids = again.paired.items["item_id"]
+    for at, listed in zip(known, (again.regressions, again.improvements), strict=True):
+        assert at.dtype == np.int64
+        assert tuple(ids.gather(at).to_list()) == listed
+
+
+def _rewrite_positions(entry, change):
+    meta = entry / analysis_cache.META
+    data = json.loads(meta.read_text(encoding="utf-8"))
+    change(data)
+    meta.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _swap_positions(data):
+    data["positions"] = data["positions"][::-1]
+
+
+def _positions_of_deltas(data):  # (a column that is not int64 positions)
+    data["positions"][0] = data["analysis"]["deltas"]["column"]
+
+
+def _out_of_range(entry):
+    meta = json.loads((entry / analysis_cache.META).read_text(encoding="utf-8"))
+    path = entry / f"column-{meta['positions'][0]}.parquet"
+    at = pl.read_parquet(path).to_series()
+    (at + 10_000).to_frame().write_parquet(path)
+
+
+@pytest.mark.parametrize("damage", ["swapped", "deltas", "out_of_range"])
+def test_positions_that_do_not_fit_their_list_are_a_damaged_entry(tmp_path, cache_dir, damage):
+    base, cand = pairs(tmp_path)["graded"]
+    spec = CompareSpec.create(base, cand, metric="score")
+    keep_analysis(compare(spec, cached=True))
+    (entry,) = cache_dir.iterdir()
+    if damage == "swapped":
+        _rewrite_positions(entry, _swap_positions)
+    elif damage == "deltas":
+        _rewrite_positions(entry, _positions_of_deltas)
+    else:
+        _out_of_range(entry)
+    again = compare(spec, cached=True, complete=False)
+    assert again.breakdowns_pending  # computed afresh, no traceback
+    assert not entry.exists()
+
+
+def test_an_entry_kept_without_positions_still_rebuilds_without_them(tmp_path, monkeypatch):
+    base, cand = pairs(tmp_path)["graded"]
+    spec = CompareSpec.create(base, cand, metric="score")
+    keep_analysis(compare(spec, cached=True))
+    (entry,) = (tmp_path / "cache" / analysis_cache.FOLDER).iterdir()
+    _rewrite_positions(entry, lambda data: data.pop("positions"))
+    with monkeypatch.context() as patched:
+        no_recomputation(patched)
+        again = compare(spec, cached=True, complete=False)
+    assert not again.breakdowns_pending
+    assert analysis_cache.kept_positions(again) is None

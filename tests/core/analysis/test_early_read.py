@@ -99,3 +99,43 @@ def test_the_reads_error_is_raised_by_compare_as_its_own_read_raises_it(tmp_path
     with pytest.raises(EvalTuiError) as early:
         pipeline.compare(spec, defer_hash_check=True, reading=reading)
     assert str(early.value) == str(own.value) and "candidate.jsonl" in str(own.value)
+
+
+def test_the_early_read_of_a_kept_pair_rebuilds_its_analysis_for_compare_to_take(
+    tmp_path, monkeypatch
+):
+    from evaltui.core.analysis import analysis_cache
+    from evaltui.core.read.formats import scan_cache
+    from evaltui.core.report.pair import report_dict
+
+    monkeypatch.setenv(scan_cache.ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv("EVALTUI_NO_CACHE", raising=False)
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 0)
+    spec = CompareSpec.create(*SAMPLE)
+    first = pipeline.compare(spec, cached=True)
+    pipeline.keep_analysis(first)
+    loads: list[str] = []
+    real = analysis_cache.load
+
+    def counted(*args, **kwargs):
+        loads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis_cache, "load", counted)
+    again_spec = CompareSpec.create(*SAMPLE)
+    reading = pipeline.start_reading(again_spec)
+    again = pipeline.compare(
+        again_spec, defer_hash_check=True, reading=reading, complete=False, cached=True
+    )
+    assert loads == ["evaltui-early-read"]  # rebuilt once, in the read's thread
+    assert not again.breakdowns_pending
+    assert report_dict(again) == report_dict(first)
+    assert analysis_cache.kept_positions(again) is not None
+    # a read taken by another spec's compare: what it rebuilt is not used, the entry is read
+    third_spec = CompareSpec.create(*SAMPLE)
+    reading = pipeline.start_reading(third_spec)
+    reading._done.wait()  # (the read and its rebuild finished)
+    other = CompareSpec.create(*SAMPLE)
+    pipeline.compare(other, defer_hash_check=True, reading=reading, cached=True)
+    assert loads[1:] == ["evaltui-early-read", threading.current_thread().name]
+    assert not pipeline._rebuilt  # (nothing left behind)
