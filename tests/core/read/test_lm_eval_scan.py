@@ -52,7 +52,9 @@ def polars_scan(path: Path):
     ],
     ids=["lf", "no-final-newline", "crlf", "bom", "a-text-id"],
 )
-@pytest.mark.parametrize("block", [1 << 10, 1 << 20], ids=["many-blocks", "one-block"])
+@pytest.mark.parametrize(
+    "block", [1 << 6, 1 << 10, 1 << 20], ids=["a-line-fills-the-block", "many-blocks", "one-block"]
+)
 def test_the_msgspec_pass_gives_polars_columns_sha256_and_line_starts(tmp_path, text, block):
     path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
     path.write_bytes(text.encode("utf-8"))
