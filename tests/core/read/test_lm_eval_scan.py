@@ -49,10 +49,15 @@ def polars_scan(path: Path):
         "\r\n".join(lines()) + "\r\n",
         "\ufeff" + "\n".join(lines()) + "\n",  # a byte order mark
         "\n".join(line.replace('"doc_id": 7,', '"doc_id": "seven",') for line in lines()) + "\n",
+        # lines that do not start with `{` and end with `}`: read as one JSON array
+        "\n".join(" " + line for line in lines()) + "\n",
+        "\n".join(line + " \t" for line in lines()) + "\n",
     ],
-    ids=["lf", "no-final-newline", "crlf", "bom", "a-text-id"],
+    ids=["lf", "no-final-newline", "crlf", "bom", "a-text-id", "lead-blank", "trail-blank"],
 )
-@pytest.mark.parametrize("block", [1 << 10, 1 << 20], ids=["many-blocks", "one-block"])
+@pytest.mark.parametrize(
+    "block", [1 << 6, 1 << 10, 1 << 20], ids=["a-line-fills-the-block", "many-blocks", "one-block"]
+)
 def test_the_msgspec_pass_gives_polars_columns_sha256_and_line_starts(tmp_path, text, block):
     path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
     path.write_bytes(text.encode("utf-8"))
@@ -74,6 +79,10 @@ def edited(how: str) -> bytes:
     elif how == "two-records-on-one-line":
         rows[30] = line + b", " + line.replace(b'"doc_id": 30,', b'"doc_id": 999,')
         del rows[31]
+    elif how == "two-records-on-one-line-balanced":  # no comma, and as many values as lines:
+        # the line after a `}` starts with `,`, not `{`, so the lines are read as one array
+        rows[30] = line + b" " + line.replace(b'"doc_id": 30,', b'"doc_id": 999,')
+        rows[40] = rows[40].replace(b'}, "target"', b'}\n, "target"')
     elif how == "one-record-over-two-lines":
         rows[30] = line.replace(b'"filter":', b'\n"filter":')
         del rows[31]  # (as many values as lines)
@@ -105,6 +114,7 @@ def edited(how: str) -> bytes:
 CASES = [
     "not-utf8-in-a-skipped-text",
     "two-records-on-one-line",
+    "two-records-on-one-line-balanced",
     "one-record-over-two-lines",
     "the-metric-written-twice",
     "the-metric-twice-once-escaped",
@@ -162,6 +172,7 @@ def test_the_refusals_of_those_lines_name_the_line_and_what_is_wrong(tmp_path):
     [
         "not-utf8-in-a-skipped-text",
         "two-records-on-one-line",
+        "two-records-on-one-line-balanced",
         "one-record-over-two-lines",
         "an-id-beyond-64-bits",
         "a-blank-line",
