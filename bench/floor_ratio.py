@@ -9,7 +9,8 @@ with ``--10m``), in JSONL and Parquet, and for each workload runs
   B  the floor (bench/floor_stats.py): polars reads the columns and joins them, scipy's
      ``binomtest`` on the discordant counts, plus ``ttest_rel`` when there is a score column,
 
-alternating A B A B (three pairs by default), each in its own process, and prints the medians
+alternating A B A B (three pairs by default), each in its own process (each evaltui tree
+byte-compiled first, as an installed copy is), and prints the medians
 of wall time, CPU time (user + system, from wait4) and peak RSS, and the ratios A / B. The
 issue's targets: time and CPU <= 1.5x at 100k and 1M, 10M Parquet <= 2x time and <= 1.5x memory.
 
@@ -114,6 +115,15 @@ def run(argv: list[str], env: dict[str, str]) -> dict[str, float]:
     if code not in (0, 1):  # evaltui exits 1 on a regression: still a report
         raise RuntimeError(f"{argv[:4]} exited {code}: {err[-2000:]}")
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+def byte_compile(trees: list[str | None]) -> None:
+    """Write each tree's `evaltui` bytecode before timing it, as an installed copy has it: this
+    machine sets PYTHONDONTWRITEBYTECODE=1, so otherwise every run compiles evaltui's sources
+    again (~1 s of a first screen's GIL) and the figures are not what a user gets."""
+    for tree in trees:
+        package = Path(tree or ROOT) / "evaltui"
+        subprocess.run([PY, "-m", "compileall", "-q", str(package)], check=True)
 
 
 def evaltui_argv(
@@ -275,6 +285,7 @@ def main_app(args: argparse.Namespace, sizes: list[str]) -> int:
     trees: dict[str, str | None] = {"this": args.tree}
     if args.before:
         trees["before"] = args.before
+    byte_compile(list(trees.values()))
     rows = []
     for size in sizes:
         generate(size)
@@ -325,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.app:
         return main_app(args, sizes)
     script = evalsig_side.ensure_venv(DATA.parent) if args.evalsig else None
+    byte_compile([args.tree])
     rows = []
     print(
         f"{'workload':<22} {'evaltui wall/cpu/rss':>28} {'floor wall/cpu/rss':>28}"

@@ -501,10 +501,7 @@ def bench_app(
     base, cand = pair
     print(f"\n[{name}] the app in tmux, {rounds} round(s), {size(pair)}", flush=True)
     warm([base, cand])
-    for tree in trees.values():  # an installed copy has its bytecode: compiling evaltui's
-        # sources took ~1 s of the first screen's GIL under PYTHONDONTWRITEBYTECODE=1
-        package = Path(tree or ROOT) / "evaltui"
-        subprocess.run([PY, "-m", "compileall", "-q", str(package)], check=True)
+    floor_ratio.byte_compile(list(trees.values()))  # as an installed copy has it
     found: dict[str, list[dict[str, float]]] = {tree: [] for tree in trees}
     for _ in range(rounds):
         for tree_name, tree in trees.items():

@@ -282,7 +282,7 @@ def _run_app(args: argparse.Namespace) -> int:
     spec = spec_from_args(args)
     reading = None
     if not args.more and directory is None:  # two runs named: read them while the UI imports
-        from evaltui.core.analysis.pipeline import start_reading
+        from evaltui.core.analysis.early_read import start_reading  # (not the pipeline yet)
 
         reading = start_reading(spec)
     from evaltui.ui.app import AppConfig, create_app

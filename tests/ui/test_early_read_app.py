@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import evaltui.core.analysis.early_read as early_read
 import evaltui.core.analysis.pipeline as pipeline
 from evaltui.ui.app import AppConfig, EvalTuiApp, create_app
 from tests.ui.helpers import SAMPLE, settle
@@ -18,13 +19,13 @@ def started(config: AppConfig) -> AppConfig:
 
 async def test_the_app_takes_the_read_the_cli_started_and_shows_its_progress(tmp_path, monkeypatch):
     calls: list[str] = []
-    real = pipeline.load_both
+    real = early_read.load_both
 
     def counted(*args, **kwargs):
         calls.append("read")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "load_both", counted)
+    monkeypatch.setattr(early_read, "load_both", counted)
     told: list[str] = []  # what the worker tells the screen (a burst of messages is drawn once)
     tell = EvalTuiApp._progress
 

@@ -45,17 +45,17 @@ from evaltui.core.analysis.analysis_codec import (
     decode,
     encode,
 )
+from evaltui.core.analysis.kept_hint import FOLDER as FOLDER
+from evaltui.core.analysis.kept_hint import META, cache_root
+from evaltui.core.analysis.kept_hint import probably_kept as probably_kept
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport
+from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport, paired_shapes
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.policy import Policy
 from evaltui.core.read.formats import scan_cache
-from evaltui.core.read.remote.cache import NO_CACHE_ENV
 from evaltui.core.read.runs import ITEM_ID, Run, RunSource
 
 VERSION = 1  # bump when what an entry holds or how it is stored changes
-FOLDER = "analyses"
-META = "analysis.json"
 ITEMS = "items.parquet"
 # Smaller pairs are not kept: pairing and analysing them takes well under a second, less than
 # the bookkeeping is worth (as the scan cache's MIN_BYTES).
@@ -82,12 +82,23 @@ class EntryKey:
     stamps: tuple[tuple[int, int], ...] = ()  # each input's (size, mtime_ns)
 
 
-def cache_root() -> Path | None:
-    """The folder of analysis entries (inside the scan cache's), or None when caching is off."""
-    if os.environ.get(NO_CACHE_ENV, "").strip() not in ("", "0"):
+def rebuild(
+    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
+) -> Analysis | None:
+    """The completed analysis an earlier open kept for these inputs, spec and policy, around
+    the runs read now (shaped as pairing shapes them), or None. A pass threshold reshapes the
+    runs' verdicts before pairing: such specs are not cached. (`compare`'s, and the early
+    read's for a pair `probably_kept` sees.)"""
+    if spec.design != "paired" or spec.analysis.pass_threshold is not None:
         return None
-    root = scan_cache.cache_root()
-    return None if root is None else root / FOLDER
+    if cache_root() is None:
+        return None
+    baseline, candidate = baseline.resolved(), candidate.resolved()
+    key = entry_key(spec, policy, baseline.source, candidate.source)
+    if key is None:
+        return None
+    baseline, candidate = paired_shapes(baseline, candidate)
+    return load(key, baseline, candidate, spec, policy)
 
 
 def entry_key(
@@ -265,33 +276,6 @@ def _read_positions(
             raise Unreadable("positions outside the paired items")
         read.append(at)
     return read[0], read[1]
-
-
-def probably_kept(baseline: str | Path, candidate: str | Path) -> bool:
-    """Whether some entry was made from these two files at their present size and time: a
-    hint read before the files are (a few small JSON reads), so a reopen likely to rebuild its
-    analysis does not start importing the statistics' scipy beside the read. Never trusted
-    for more: `load` decides, by the full key."""
-    root = cache_root()
-    if root is None or not root.is_dir():
-        return False
-    try:
-        wanted = []
-        for path in (Path(baseline), Path(candidate)):
-            stat = path.stat()
-            wanted.append([str(path.resolve()), stat.st_size, stat.st_mtime_ns])
-        entries = list(root.iterdir())
-    except OSError:  # (a URL, or a file gone: the read says what is wrong)
-        return False
-    for entry in entries:
-        try:
-            meta = json.loads((entry / META).read_text(encoding="utf-8"))
-            found = [[p, *s] for p, s in zip(meta["paths"], meta["stamps"], strict=True)]
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a staging folder or a damaged entry
-        if found == wanted:
-            return True
-    return False
 
 
 def forget(path: str | Path) -> None:

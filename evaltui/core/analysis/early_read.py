@@ -3,8 +3,10 @@
 Opening a pair in the app imports Textual and every screen (about half a second at start-up)
 before its loading worker can begin to read. The read is mostly polars parsing and hashing,
 which release the GIL, so the CLI starts it here, in a thread, the moment the arguments are
-parsed (`pipeline.start_reading`), and the worker's `compare` takes its result (`EarlyRead.take`)
-instead of reading again: the imports and the read overlap.
+parsed (`start_reading`), and the worker's `compare` takes its result (`EarlyRead.take`)
+instead of reading again: the imports and the read overlap. This module imports what the read
+needs and no more (not the analysis modules `pipeline` imports, ~50 of evaltui's own beyond
+polars and numpy): the CLI starts the read, then imports the rest while it runs.
 
 Nothing changes for the reviewer: the progress the read reports is held until the worker
 listens and then passed on (the last report first), and an error the read raises is raised
@@ -13,22 +15,28 @@ again in the worker, where it becomes the same one line and exit code as before.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
 from evaltui.core.analysis.handoff import Handoff
+from evaltui.core.analysis.kept_hint import probably_kept
+from evaltui.core.analysis.read_both import load_both
 from evaltui.core.compare.spec import CompareSpec
 
 if TYPE_CHECKING:
+    from evaltui.core.analysis.pair_result import Analysis
+    from evaltui.core.policy import Policy
     from evaltui.core.read.runs import Run
 
 Progress = Callable[[str, float, int], None]  # as `pipeline.Progress`
-# `pipeline.read_spec` of the spec, given the progress: both runs.
+# `read_spec` of the spec, given the progress: both runs.
 Read = Callable[[Progress], "tuple[Run, Run]"]
 
 
 class EarlyRead(Handoff["tuple[Run, Run]"]):
-    """`read` (`pipeline.read_spec`) of a spec's two runs, in a daemon thread (quitting
+    """`read` (`read_spec`) of a spec's two runs, in a daemon thread (quitting
     never waits for it), taken once by the `compare` of that same spec."""
 
     def __init__(self, spec: CompareSpec, read: Read, *, defer_hash_check: bool) -> None:
@@ -50,3 +58,71 @@ class EarlyRead(Handoff["tuple[Run, Run]"]):
             return super().take(progress)
         finally:
             self._result = self._error = None
+
+
+def start_reading(spec: CompareSpec) -> EarlyRead:
+    """Start reading the spec's two runs as the app's `compare` will (`defer_hash_check`: the
+    app re-hashes inputs the scan cache vouched for after its first screen), for the CLI to
+    start before it imports the app (`early_read.py`). A pair whose analysis is likely kept
+    (the app opens with `cached=True`) needs no statistic before its first screen: no scipy
+    beside that read."""
+    kept = spec.design == "paired" and probably_kept(spec.baseline, spec.candidate)
+    if kept and spec.policy is None:  # (a policy is read by `compare`)
+        return EarlyRead(spec, partial(_read_and_rebuild, spec), defer_hash_check=True)
+    return EarlyRead(spec, partial(read_spec, spec, True), defer_hash_check=True)
+
+
+# The analysis the early read rebuilt from the analysis cache, for the `compare` that takes
+# that read: (spec, baseline, candidate, analysis), the runs as the read returned them.
+_rebuilt: list[tuple[CompareSpec, Run, Run, Analysis]] = []
+_rebuilt_lock = threading.Lock()
+
+
+def _read_and_rebuild(spec: CompareSpec, progress: Progress | None) -> tuple[Run, Run]:
+    """The early read of a pair whose analysis is likely kept: read (no scipy prefetch),
+    then rebuild the kept analysis in the same thread, while the app still imports (0.1-0.15 s
+    at a million items, off the first screen's path); `compare` takes it with the runs."""
+    base_run, cand_run = read_spec(spec, True, progress, prefetch=False)
+    try:
+        # (the result classes and statistics, imported once the read is under way: the app
+        # imports them meanwhile on the main thread, and an import under way is waited for)
+        from evaltui.core.analysis.analysis_cache import rebuild
+
+        found = rebuild(spec, base_run, cand_run, None)
+    except Exception:  # noqa: BLE001 - `compare` tries again and says what is wrong
+        found = None
+    if found is not None:
+        with _rebuilt_lock:
+            _rebuilt[:] = [(spec, base_run, cand_run, found)]
+    return base_run, cand_run
+
+
+def take_rebuilt(
+    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
+) -> Analysis | None:
+    """The analysis `_read_and_rebuild` made of exactly these runs (the objects the early
+    read returned) and this spec, without a policy; once."""
+    with _rebuilt_lock:
+        if not _rebuilt:
+            return None
+        early_spec, base_run, cand_run, found = _rebuilt.pop()
+    if early_spec is spec and base_run is baseline and cand_run is candidate and policy is None:
+        return found
+    return None
+
+
+def read_spec(
+    spec: CompareSpec, defer_hash_check: bool, progress: Progress | None, prefetch: bool = True
+) -> tuple[Run, Run]:
+    """The spec's two runs, read at once (`load_both`): the one place a spec becomes its
+    read's arguments, so the CLI's early read and `compare` read alike (`EarlyRead.serves`
+    matches them on the spec and `defer_hash_check` alone)."""
+    return load_both(
+        spec.baseline,
+        spec.candidate,
+        spec.input_format,
+        spec.load_options("baseline", defer_hash_check=defer_hash_check),
+        spec.load_options("candidate", defer_hash_check=defer_hash_check),
+        progress,
+        prefetch=prefetch,
+    )

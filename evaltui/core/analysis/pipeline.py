@@ -6,15 +6,14 @@ is and the headless commands stay silent.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal, overload
 
 from evaltui.core.analysis.categories import outcome_comparison
-from evaltui.core.analysis.early_read import EarlyRead
+from evaltui.core.analysis.early_read import EarlyRead, read_spec, take_rebuilt
+from evaltui.core.analysis.early_read import start_reading as start_reading
 from evaltui.core.analysis.family import metric_family
 from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
 from evaltui.core.analysis.pair import (
@@ -27,7 +26,7 @@ from evaltui.core.analysis.pair import (
 )
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.analysis.read_both import STEPS, load_both
+from evaltui.core.analysis.read_both import STEPS
 from evaltui.core.analysis.slices import slice_comparisons
 from evaltui.core.compare.choose_design import (
     DesignChoice,
@@ -35,7 +34,7 @@ from evaltui.core.compare.choose_design import (
     explain_pairing_error,
     refuse_accidental_pairing,
 )
-from evaltui.core.compare.pairing import PairedRuns, pair_runs, paired_shapes
+from evaltui.core.compare.pairing import PairedRuns, pair_runs
 from evaltui.core.compare.spec import POLICY_FIXED, CompareSpec
 from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.policy import Policy, load_policy
@@ -77,69 +76,6 @@ def compare(
     it is this spec's."""
     return _compare(
         spec, progress, complete, defer_hash_check, policy, cached=cached, reading=reading
-    )
-
-
-def start_reading(spec: CompareSpec) -> EarlyRead:
-    """Start reading the spec's two runs as the app's `compare` will (`defer_hash_check`: the
-    app re-hashes inputs the scan cache vouched for after its first screen), for the CLI to
-    start before it imports the app (`early_read.py`). A pair whose analysis is likely kept
-    (the app opens with `cached=True`) needs no statistic before its first screen: no scipy
-    beside that read."""
-    if _probably_kept(spec) and spec.policy is None:  # (a policy is read by `compare`)
-        return EarlyRead(spec, partial(_read_and_rebuild, spec), defer_hash_check=True)
-    return EarlyRead(spec, partial(read_spec, spec, True), defer_hash_check=True)
-
-
-# The analysis the early read rebuilt from the analysis cache, for the `compare` that takes
-# that read: (spec, baseline, candidate, analysis), the runs as the read returned them.
-_rebuilt: list[tuple[CompareSpec, Run, Run, Analysis]] = []
-_rebuilt_lock = threading.Lock()
-
-
-def _read_and_rebuild(spec: CompareSpec, progress: Progress | None) -> tuple[Run, Run]:
-    """The early read of a pair whose analysis is likely kept: read (no scipy prefetch),
-    then rebuild the kept analysis in the same thread, while the app still imports (0.1-0.15 s
-    at a million items, off the first screen's path); `compare` takes it with the runs."""
-    base_run, cand_run = read_spec(spec, True, progress, prefetch=False)
-    try:
-        found = _from_cache(spec, base_run, cand_run, None)
-    except Exception:  # noqa: BLE001 - `compare` tries again and says what is wrong
-        found = None
-    if found is not None:
-        with _rebuilt_lock:
-            _rebuilt[:] = [(spec, base_run, cand_run, found)]
-    return base_run, cand_run
-
-
-def _take_rebuilt(
-    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
-) -> Analysis | None:
-    """The analysis `_read_and_rebuild` made of exactly these runs (the objects the early
-    read returned) and this spec, without a policy; once."""
-    with _rebuilt_lock:
-        if not _rebuilt:
-            return None
-        early_spec, base_run, cand_run, found = _rebuilt.pop()
-    if early_spec is spec and base_run is baseline and cand_run is candidate and policy is None:
-        return found
-    return None
-
-
-def read_spec(
-    spec: CompareSpec, defer_hash_check: bool, progress: Progress | None, prefetch: bool = True
-) -> tuple[Run, Run]:
-    """The spec's two runs, read at once (`load_both`): the one place a spec becomes its
-    read's arguments, so the CLI's early read and `compare` read alike (`EarlyRead.serves`
-    matches them on the spec and `defer_hash_check` alone)."""
-    return load_both(
-        spec.baseline,
-        spec.candidate,
-        spec.input_format,
-        spec.load_options("baseline", defer_hash_check=defer_hash_check),
-        spec.load_options("candidate", defer_hash_check=defer_hash_check),
-        progress,
-        prefetch=prefetch,
     )
 
 
@@ -217,9 +153,11 @@ def _compare(
         prefetch = not (cached and _probably_kept(spec))
         base_run, cand_run = read_spec(spec, defer_hash_check, progress, prefetch=prefetch)
     if cached:
-        found = _take_rebuilt(spec, base_run, cand_run, policy)
+        found = take_rebuilt(spec, base_run, cand_run, policy)
         if found is None:
-            found = _from_cache(spec, base_run, cand_run, policy)
+            from evaltui.core.analysis.analysis_cache import rebuild
+
+            found = rebuild(spec, base_run, cand_run, policy)
         if found is not None:
             return found
     return compare_loaded(
@@ -315,32 +253,12 @@ def compare_loaded(
     return replace(done, paired=resolved)
 
 
-def _from_cache(
-    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
-) -> Analysis | None:
-    """The completed analysis an earlier open kept for these inputs, spec and policy, around
-    the runs read now (shaped as pairing shapes them), or None. A pass threshold reshapes the
-    runs' verdicts before pairing: such specs are not cached."""
-    from evaltui.core.analysis import analysis_cache
-
-    if spec.design != "paired" or spec.analysis.pass_threshold is not None:
-        return None
-    if analysis_cache.cache_root() is None:
-        return None
-    baseline, candidate = baseline.resolved(), candidate.resolved()
-    key = analysis_cache.entry_key(spec, policy, baseline.source, candidate.source)
-    if key is None:
-        return None
-    baseline, candidate = paired_shapes(baseline, candidate)
-    return analysis_cache.load(key, baseline, candidate, spec, policy)
-
-
 def _probably_kept(spec: CompareSpec) -> bool:
     """Whether an analysis of these two files (as they are now) is kept, before reading
-    them (`analysis_cache.probably_kept`; the read then confirms it or not)."""
-    from evaltui.core.analysis import analysis_cache
+    them (`kept_hint.probably_kept`; the read then confirms it or not)."""
+    from evaltui.core.analysis.kept_hint import probably_kept
 
-    return spec.design == "paired" and analysis_cache.probably_kept(spec.baseline, spec.candidate)
+    return spec.design == "paired" and probably_kept(spec.baseline, spec.candidate)
 
 
 def keep_analysis(analysis: Analysis) -> None:

@@ -27,7 +27,6 @@ or metric family yet) there is no status: the line is ``DECIDING…`` (`decide.d
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -48,7 +47,7 @@ from evaltui.core.decide.disputes import disputed_items, disputed_reason
 from evaltui.core.decide.effect import pair_effect
 from evaltui.core.decide.notices import INPUTS_CHANGED, POLICY_CHANGED, STALE_TAGS, Notice
 from evaltui.core.decide.other_metrics import other_metrics_regressed
-from evaltui.core.decide.tag_lists import count_by_slice, ids_tagged_as
+from evaltui.core.decide.tag_lists import RegressionTags, count_by_slice
 from evaltui.core.decide.vocabulary import DECIDING, ComposedLine, FirstLine, Reason, shown_reasons
 from evaltui.core.policy.tags import CONFIRMED, DEFAULT_MEANINGS, GRADER_ERROR, OPEN, TagMeanings
 from evaltui.core.read.runs import ITEM_ID
@@ -206,8 +205,8 @@ def decide(
                 item_ids=tuple(i for g in failed for i in g.item_ids),
             )
         )
-    tags = _regression_tags(analysis, session)
-    confirmed = ids_tagged_as(tags, lambda tag: meanings.meaning(tag) == CONFIRMED)
+    tags = RegressionTags(analysis.regressions, session.items if session is not None else {})
+    confirmed = tags.ids(lambda tag: meanings.meaning(tag) == CONFIRMED)
     by_slice = count_by_slice(analysis.paired.items, confirmed)
     if confirmed:
         where = ", ".join(f"{name} {count}" for name, count in list(by_slice.items()))
@@ -270,11 +269,8 @@ def decide(
                 short = "no verdict" if subject == "overall" else ""
             reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
     reasons += _outcome_mix(analysis)
-    untriaged = ids_tagged_as(tags, lambda tag: not meanings.triaged(tag))
-    still_open = ids_tagged_as(
-        {i: tags[i] for i in untriaged} if len(untriaged) < len(tags) else tags,
-        lambda tag: meanings.meaning(tag) == OPEN,
-    )
+    untriaged = tags.ids(lambda tag: not meanings.triaged(tag))
+    still_open = tags.ids_among(untriaged, lambda tag: meanings.meaning(tag) == OPEN)
     disputed = disputed_reason(disputed_items(untriaged, session.items if session else {}))
     reasons += [disputed] if disputed is not None else []
     if untriaged:
@@ -321,8 +317,7 @@ def decide(
     first_line = FirstLine(status, tuple(shorts), pair_effect(analysis), subject=subject)
     if waiting_for(analysis):  # the interval or the family may still change the verdict
         status, first_line = DECIDING, deciding_line(analysis, reasons)
-    # Counter counts in C and keeps the tags in the order first seen, as the loop it replaced.
-    by_tag = {tag: n for tag, n in Counter(tags.values()).items() if tag is not None}
+    by_tag = tags.counts()
     return Decision(
         status=status,
         first_line=first_line,
@@ -460,26 +455,17 @@ def _no_verdict_text(analysis: Analysis) -> str:
     return f"only {analysis.paired.n} paired items: counts only, no verdict"
 
 
-def _regression_tags(analysis: Analysis, session: Review | None) -> dict[str, str | None]:
-    """Each regression's tag (None: untagged), in the regression list's order."""
-    items = session.items if session is not None else {}
-    if not items:  # none reviewed (the headless report): every regression untagged
-        return dict.fromkeys(analysis.regressions)
-    return {i: (items[i].tag if i in items else None) for i in analysis.regressions}
-
-
 def _sensitivity(
     analysis: Analysis, session: Review | None, meanings: TagMeanings
 ) -> Sensitivity | None:
     """The analysis without the discordant items tagged as grader errors (both arms)."""
     if session is None:
         return None
-    discordant = (*analysis.regressions, *analysis.improvements)
-    removed = tuple(
-        i
-        for i in discordant
-        if i in session.items and meanings.meaning(session.items[i].tag) == GRADER_ERROR
-    )
+    items = session.items
+    errors = {i for i, review in items.items() if meanings.meaning(review.tag) == GRADER_ERROR}
+    if not errors:  # (most reviews: no walk over the 226,354 discordant ids of a 1M pair)
+        return None
+    removed = tuple(i for i in (*analysis.regressions, *analysis.improvements) if i in errors)
     if not removed:
         return None
     paired = analysis.paired

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import evaltui.core.analysis.early_read as early_read
 import evaltui.core.analysis.pipeline as pipeline
 from evaltui.core.analysis.early_read import EarlyRead
 from evaltui.core.compare.spec import CompareSpec
@@ -19,17 +20,17 @@ SAMPLE = (SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl")
 
 
 class CountedReads:
-    """`pipeline.load_both`, counted (the early read calls it through the module)."""
+    """`early_read.load_both`, counted (every read, early or not, calls it through that module)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        real = pipeline.load_both
+        real = early_read.load_both
 
         def counted(*args, **kwargs):
             self.calls += 1
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(pipeline, "load_both", counted)
+        monkeypatch.setattr(early_read, "load_both", counted)
 
 
 def numbers(analysis) -> tuple:
@@ -61,7 +62,7 @@ def test_the_reads_progress_reaches_the_listener_last_report_first(monkeypatch):
     """The read reports while nobody listens: the listener hears the last report when it
     takes the read (held until then), then every later one, in the reader's words."""
     started, go_on = threading.Event(), threading.Event()
-    real = pipeline.load_both
+    real = early_read.load_both
 
     def slow(baseline, candidate, input_format, base_load, cand_load, progress=None, **how):
         assert progress is not None
@@ -71,7 +72,7 @@ def test_the_reads_progress_reaches_the_listener_last_report_first(monkeypatch):
         progress("reading the baseline and the candidate (0.2 of 0.2 MB)", 1.0, 3)
         return real(baseline, candidate, input_format, base_load, cand_load)
 
-    monkeypatch.setattr(pipeline, "load_both", slow)
+    monkeypatch.setattr(early_read, "load_both", slow)
     spec = CompareSpec.create(*SAMPLE)
     reading = EarlyRead(
         spec, lambda progress: pipeline.read_spec(spec, True, progress), defer_hash_check=True
@@ -138,4 +139,29 @@ def test_the_early_read_of_a_kept_pair_rebuilds_its_analysis_for_compare_to_take
     other = CompareSpec.create(*SAMPLE)
     pipeline.compare(other, defer_hash_check=True, reading=reading, cached=True)
     assert loads[1:] == ["evaltui-early-read", threading.current_thread().name]
-    assert not pipeline._rebuilt  # (nothing left behind)
+    assert not early_read._rebuilt  # (nothing left behind)
+
+
+def test_the_early_read_starts_and_reads_without_the_pipelines_analysis_modules(tmp_path):
+    """The CLI starts the read before it imports the rest (`early_read.py`): starting it and
+    reading both runs imports neither the pipeline nor the result classes and statistics."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from evaltui.core.analysis.early_read import start_reading\n"
+        "from evaltui.core.compare.spec import CompareSpec\n"
+        "reading = start_reading(CompareSpec.create(sys.argv[1], sys.argv[2]))\n"
+        "reading._done.wait(60)\n"
+        "heavy = ('evaltui.core.analysis.pipeline', 'evaltui.core.analysis.pair_result',\n"
+        "         'evaltui.core.analysis.analysis_cache', 'evaltui.core.stats.graded')\n"
+        "print(reading._result is not None, [m for m in heavy if m in sys.modules])\n"
+    )
+    env = {**os.environ, "EVALTUI_CACHE_DIR": str(tmp_path / "cache")}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *map(str, SAMPLE)],
+        capture_output=True, text=True, check=True, env=env,
+    )  # fmt: skip
+    assert done.stdout.strip() == "True []"
