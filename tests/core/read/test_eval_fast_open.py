@@ -27,6 +27,7 @@ from evaltui.core.read.formats.inspect_summaries import columnwise_facts
 from evaltui.core.read.formats.zip_members import checked_members
 from evaltui.core.read.zip_directory import read_directory
 from tests.conftest import examples
+from tests.core.read.eval_members import with_member_changed
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 GPT5 = DATA / "inspect_ai" / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
@@ -190,14 +191,9 @@ def test_the_checking_decoder_still_decides_nan_and_escapes():
 
 def _with_summaries(tmp_path: Path, change) -> Path:
     """GPT5's log with its summaries.json changed by `change` (a function of the list)."""
-    path = tmp_path / GPT5.name
-    with zipfile.ZipFile(GPT5) as src, zipfile.ZipFile(path, "w") as dst:
-        for name in src.namelist():
-            data = src.read(name)
-            if name == "summaries.json":
-                data = change(json.loads(data)).encode("utf-8")
-            dst.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
-    return path
+    return with_member_changed(
+        GPT5, tmp_path, "summaries.json", lambda data: change(json.loads(data)).encode("utf-8")
+    )
 
 
 def _error_both_ways(path: Path, monkeypatch) -> tuple[str, str]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import zipfile
 from pathlib import Path
 
 import msgspec
@@ -29,6 +28,7 @@ from evaltui.core.read.formats.inspect_summaries import (
 )
 from evaltui.core.read.formats.inspect_typed import Score, Summary, Usage, decode_batch
 from tests.conftest import examples
+from tests.core.read.eval_members import with_member_changed
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data" / "inspect_ai"
 GPT5 = DATA / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
@@ -317,14 +317,7 @@ def test_real_logs_read_the_same_run_typed_or_as_dicts(path, monkeypatch):
 
 def _rewritten(tmp_path: Path, change) -> Path:
     """GPT5's log with its summaries.json text changed by `change` (a function of the text)."""
-    path = tmp_path / GPT5.name
-    with zipfile.ZipFile(GPT5) as src, zipfile.ZipFile(path, "w") as dst:
-        for name in src.namelist():
-            data = src.read(name)
-            if name == "summaries.json":
-                data = change(data)
-            dst.writestr(name, data, compress_type=zipfile.ZIP_DEFLATED)
-    return path
+    return with_member_changed(GPT5, tmp_path, "summaries.json", change)
 
 
 @pytest.mark.parametrize(
