@@ -34,34 +34,38 @@ def test_core_does_not_import_scipy_stats_at_import_time():
     assert out.stdout.strip() == "False"
 
 
-def test_the_app_imports_no_screen_a_pairs_first_screen_does_not_show():
-    """The item screen (imported right after the first screen is drawn), the matrix, the
-    independent samples' screen and the sign-off dialogs are imported when one opens, not
-    on every open's way to its first screen (25 ms of CPU on the main thread, before the
-    item screen's)."""
+@pytest.fixture(scope="module")
+def app_imported() -> list[str]:
+    """What one interpreter holds after importing the CLI, the app and the pipeline (as every
+    open does before its first screen), then after a statistic's first use: one line each,
+    from one subprocess shared by the tests below (each is ~0.5 s of a fresh interpreter)."""
     code = (
-        "import sys, evaltui.cli.main, evaltui.ui.app\n"
+        "import sys, evaltui.cli.main, evaltui.ui.app, evaltui.core.analysis.pipeline\n"
         "later = ('item', 'matrix', 'independent', 'signoff')\n"
         "print(sorted(m for m in later if 'evaltui.ui.screens.' + m in sys.modules))\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
-def test_the_app_and_the_pipeline_import_scipy_only_when_a_statistic_needs_it():
-    """scipy.special and scipy.fft cost 0.1-0.3 s; importing them before the app could draw put
-    that on the main thread. A statistic's first use (or the pipeline's prefetch) imports them."""
-    code = (
-        "import sys, evaltui.ui.app, evaltui.core.analysis.pipeline, evaltui.cli.main\n"
-        "before = sorted(m for m in ('scipy.special', 'scipy.fft') if m in sys.modules)\n"
+        "print(sorted(m for m in ('scipy.special', 'scipy.fft') if m in sys.modules))\n"
         "from evaltui.core.stats import special\n"
         "from evaltui.core.stats.interval import two_sided_z\n"
         "z = two_sided_z(0.95)\n"
         "import scipy.special as sp\n"
-        "print(before, special.ndtri is sp.ndtri, z == float(sp.ndtri(0.975)))\n"
+        "print(special.ndtri is sp.ndtri, z == float(sp.ndtri(0.975)))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[] True True"
+    return out.stdout.strip().splitlines()
+
+
+def test_the_app_imports_no_screen_a_pairs_first_screen_does_not_show(app_imported):
+    """The item screen (imported right after the first screen is drawn), the matrix, the
+    independent samples' screen and the sign-off dialogs are imported when one opens, not
+    on every open's way to its first screen (25 ms of CPU on the main thread, before the
+    item screen's)."""
+    assert app_imported[0] == "[]"
+
+
+def test_the_app_and_the_pipeline_import_scipy_only_when_a_statistic_needs_it(app_imported):
+    """scipy.special and scipy.fft cost 0.1-0.3 s; importing them before the app could draw put
+    that on the main thread. A statistic's first use (or the pipeline's prefetch) imports them."""
+    assert app_imported[1:] == ["[]", "True True"]
 
 
 def test_prefetch_imports_scipy_special_in_a_thread_and_not_scipy_fft():

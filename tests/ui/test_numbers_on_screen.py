@@ -21,7 +21,10 @@ def policy_app(tmp_path):
     return create_app(config)
 
 
-@pytest.mark.parametrize("width", [80, 60, 160])
+@pytest.mark.parametrize(
+    "width",
+    [80, 60, pytest.param(160, marks=pytest.mark.slow)],  # (the wide one in CI)
+)
 async def test_slice_intervals_keep_a_decimal_and_p_values_are_never_cut(tmp_path, width):
     app = policy_app(tmp_path)
     async with app.run_test(size=(width, 40)) as pilot:

@@ -114,7 +114,10 @@ def opened(tmp_path: Path, graded: bool, team: bool) -> ReviewState:
     return state
 
 
-@pytest.mark.parametrize(("graded", "team"), [(False, False), (True, False), (False, True)])
+@pytest.mark.parametrize(
+    ("graded", "team"),
+    [(False, False), (True, False), pytest.param(False, True, marks=pytest.mark.slow)],
+)
 def test_every_list_feature_gives_the_rows_an_eager_build_gives(tmp_path, graded, team):
     state = opened(tmp_path, graded, team)
     loaded = state.require_loaded()

@@ -311,7 +311,10 @@ def test_an_output_folder_that_is_read_only_leaves_the_old_record_and_no_temp_fi
 # -- the inputs ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("command", ["report", "signoff"])
+@pytest.mark.parametrize(
+    "command",
+    ["report", pytest.param("signoff", marks=pytest.mark.slow)],  # (the same read)
+)
 def test_an_input_without_read_permission_is_one_line_naming_it(pair, tmp_path, command):
     prefix = unprivileged()
     base, cand = pair

@@ -62,7 +62,10 @@ def test_two_valued_closed_form_is_the_binomial_cdf(n, ones):
     assert np.max(np.abs(got - want)) < 1e-12  # (the FFT route's own error here: ~2e-11)
 
 
-@pytest.mark.parametrize("name", list(LATTICES))
+@pytest.mark.parametrize(
+    "name",
+    [n if i % 3 == 0 else pytest.param(n, marks=pytest.mark.slow) for i, n in enumerate(LATTICES)],
+)
 def test_closed_form_equals_the_fft_route_on_many_lattices(name):
     exact, counts = _plan(LATTICES[name])
     fft = exact_cdf.ArrayCdf(exact_bootstrap.sum_cdf(exact, counts))
