@@ -23,7 +23,7 @@ from evaltui.ui.row_store import RowsAt
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.item_navigation import ItemNavigation, Pane
-from evaltui.ui.screens.item_place import KeepsPlace, item_shown, scroll_back
+from evaltui.ui.screens.item_place import KeepsPlace, item_shown, scroll_back, shown_again
 from evaltui.ui.screens.item_reading import ItemReading
 from evaltui.ui.screens.keys import PALETTE, TAGS, FooterKeys, Shown, shared_review
 from evaltui.ui.state import ReviewState
@@ -161,6 +161,9 @@ class ItemScreen(GivenState, FooterKeys, KeepsPlace, ItemNavigation, ItemReading
 
     def on_unmount(self) -> None:
         self.release_background()  # (left before its transcripts were drawn)
+
+    def on_screen_resume(self) -> None:
+        shown_again(self)  # a reopened item's kept scroll, once a recovered note is closed
 
     @property
     def row(self) -> ListRow:

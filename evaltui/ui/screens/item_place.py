@@ -71,18 +71,27 @@ def scroll_back(screen: ItemScreen) -> None:
     if screen.restore_scroll is None:
         return
     scroll, pane = screen.restore_scroll, _pane(screen)
-    shown = screen.app.screen is screen
-    if (not shown or pane.max_scroll_y < scroll) and screen.restore_tries < RESTORE_TRIES:
-        # Not laid out yet, or not shown: under a recovered note a screen is laid out again
-        # when it is shown, and a scroll set beneath the note could be lost to that layout
-        # (seen once in a loaded CI run: the item reopened at the top). So the scroll is set
-        # only on the screen as shown, once its pane is long enough.
-        screen.restore_tries += shown  # (a note on top: no hurry)
+    if screen.app.screen is not screen:
+        # Under a recovered note a screen is laid out again when it is shown, and a scroll set
+        # beneath the note could be lost to that layout (seen once in a loaded CI run: the
+        # item reopened at the top). So the scroll is set only on the screen as shown:
+        # `shown_again` calls this when the note is closed.
+        return
+    if pane.max_scroll_y < scroll and screen.restore_tries < RESTORE_TRIES:
+        # not laid out yet: looked at again shortly, five seconds of being shown at most
+        screen.restore_tries += 1
         screen.set_timer(CHECK_EVERY / 5, lambda: scroll_back(screen))
         return
     screen.restore_scroll = None
     pane.scroll_to(y=scroll, animate=False, immediate=True)
     keep_item_place(screen, scroll)
+
+
+def shown_again(screen: ItemScreen) -> None:
+    """The item screen is on top again (a recovered note closed): a kept scroll not yet set
+    is set once this frame is laid out."""
+    if screen.restore_scroll is not None:
+        screen.call_after_refresh(scroll_back, screen)
 
 
 def closed(screen: ItemScreen) -> None:
