@@ -70,12 +70,26 @@ def test_the_msgspec_pass_gives_polars_columns_sha256_and_line_starts(tmp_path, 
     assert fast.lines.line_numbers.tolist() == reference.lines.line_numbers.tolist()
 
 
+# Edits that replace one piece of line 30: (what is there, what it becomes).
+LINE_EDITS = {
+    "not-utf8-in-a-skipped-text": ("Prémisse".encode(), b"Pr\xe9misse"),
+    "the-metric-written-twice": (b'"acc": 1.0', b'"acc": 0.0, "acc": 1.0'),
+    "the-metric-twice-once-escaped": (b'"acc": 1.0', b'"acc": 0.0, "\\u0061cc": 1.0'),
+    "an-id-beyond-64-bits": (b'"doc_id": 30,', b'"doc_id": 123456789012345678901234567890,'),
+    "a-boolean-metric": (b'"acc": 1.0', b'"acc": true'),
+    "a-float-id": (b'"doc_id": 30,', b'"doc_id": 30.0,'),
+    "a-boolean-id": (b'"doc_id": 30,', b'"doc_id": true,'),
+    "a-number-as-filter": (b'"filter": "none"', b'"filter": 1'),
+}
+
+
 def edited(how: str) -> bytes:
     """The 60 lines with one of them made into what msgspec alone would read leniently."""
     rows = [line.encode("utf-8") for line in lines()]
     line = rows[30]
-    if how == "not-utf8-in-a-skipped-text":
-        rows[30] = line.replace("Prémisse".encode(), b"Pr\xe9misse")
+    if how in LINE_EDITS:
+        there, instead = LINE_EDITS[how]
+        rows[30] = line.replace(there, instead)
     elif how == "two-records-on-one-line":
         rows[30] = line + b", " + line.replace(b'"doc_id": 30,', b'"doc_id": 999,')
         del rows[31]
@@ -86,28 +100,15 @@ def edited(how: str) -> bytes:
     elif how == "one-record-over-two-lines":
         rows[30] = line.replace(b'"filter":', b'\n"filter":')
         del rows[31]  # (as many values as lines)
-    elif how == "the-metric-written-twice":
-        rows[30] = line.replace(b'"acc": 1.0', b'"acc": 0.0, "acc": 1.0')
-    elif how == "the-metric-twice-once-escaped":
-        rows[30] = line.replace(b'"acc": 1.0', b'"acc": 0.0, "\\u0061cc": 1.0')
-    elif how == "an-id-beyond-64-bits":
-        rows[30] = line.replace(b'"doc_id": 30,', b'"doc_id": 123456789012345678901234567890,')
     elif how == "a-blank-line":
         rows.insert(30, b"")
-    elif how == "a-boolean-metric":
-        rows[30] = line.replace(b'"acc": 1.0', b'"acc": true')
-    elif how == "a-float-id":
-        rows[30] = line.replace(b'"doc_id": 30,', b'"doc_id": 30.0,')
-    elif how == "a-boolean-id":
-        rows[30] = line.replace(b'"doc_id": 30,', b'"doc_id": true,')
-    elif how == "a-number-as-filter":
-        rows[30] = line.replace(b'"filter": "none"', b'"filter": 1')
     elif how == "a-list-as-doc-hash":
         rows[30] = line.replace(b'"doc_hash": "', b'"doc_hash": ["').replace(
             b'", "prompt_hash"', b'"], "prompt_hash"', 1
         )
     else:
         raise AssertionError(how)
+    assert rows[30] != line, f"{how}: the edit changed nothing"
     return b"\n".join(rows) + b"\n"
 
 
