@@ -16,7 +16,6 @@ Every line is parsed once for the statistics; drill-down re-reads one line by it
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Sequence
@@ -45,17 +44,21 @@ from evaltui.core.read.formats.fields import (
     require_str,
 )
 from evaltui.core.read.formats.harness_sniffs import lm_eval as light_sniff
-from evaltui.core.read.formats.jsontext import UTF8_BOM, parse_json_object_line
+from evaltui.core.read.formats.jsontext import UTF8_BOM, loads, parse_json_object_line
 from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
+    DEFAULT_FILTER,
+    DOC_HASH,
     JSONL,
+    PROMPT_HASH,
     document_hash,
     is_array,
     metric_names,
     prompt_hash_of,
     read_one,
     read_records,
+    refuse_repeated,
 )
 from evaltui.core.read.formats.lm_eval_results import (
     DIRECTION_PREFIX,
@@ -85,12 +88,9 @@ from evaltui.core.read.runs import (
 )
 
 HARNESS = "lm_eval"
-DOC_HASH = "doc_hash"
-PROMPT_HASH = "prompt_hash"  # sha256 of the prompt lm-eval sent (>= 0.4.3)
 # sha256 of the document, computed here as lm-eval computes its doc_hash, for files that carry
 # none (0.4.0-0.4.2): what tells two untitled runs' items apart (`compare.comparability`).
 INPUT_HASH = "input_hash"
-DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
 PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
 FAST_KEYS = frozenset({"filter", DOC_HASH, PROMPT_HASH})  # read beside the metric by the fast path
@@ -145,6 +145,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         record, number = sample.record, sample.number
         record_name = None if sample.index is None else element("", sample.index)
         where = Where(path, line=number, record=record_name, quote=QUOTE_CHARS)
+        refuse_repeated(sample, chosen_filter, metric)
         name = require_str(
             record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
         )
@@ -244,8 +245,9 @@ def _fast_load(
     first, newline, _ = head.removeprefix(UTF8_BOM).partition(b"\n")
     if not newline:
         return None
-    try:
-        record = json.loads(first)
+    try:  # (strict: a key written twice on the line the metric is chosen from is the slow
+        # path's to refuse or read, `lm_eval_records.refuse_repeated`)
+        record = loads(first)
         if not isinstance(record, dict):
             return None
         metric = options.metric or _default_metric(path, record, 1)
