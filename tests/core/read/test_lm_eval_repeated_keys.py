@@ -87,7 +87,8 @@ PLACES = [
     ARG_0,
     ARG_1,
 ]
-ANY_LINE = st.integers(0, LINES - 1)
+# the first line often: the default metric is chosen from it, where every top-level key counts
+ANY_LINE = st.one_of(st.just(0), st.integers(0, LINES - 1))
 HASHES = st.sampled_from(["doc_hash", "prompt_hash"])
 EDITS = st.one_of(
     st.tuples(st.just("twice"), ANY_LINE, st.sampled_from(PLACES), st.booleans()),
@@ -138,7 +139,9 @@ def _same(fast: tuple[Any, ...], slow: tuple[Any, ...]) -> bool:
     return isinstance(fast[0], pl.DataFrame) and fast[0].equals(slow[0]) and fast[1] == slow[1]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(edits=st.lists(EDITS, min_size=1, max_size=3), metric=st.sampled_from([None, "acc"]))
 def test_the_fast_and_the_line_by_line_reader_take_and_refuse_the_same_files(edits, metric):
     records = _records()
