@@ -70,6 +70,7 @@ def _other(value: Any) -> Any:
 # document, of its first request); beside them, a line's hash removed (then the line-by-line
 # reader computes it from the document or the prompt, so it reads them) and another filter.
 ARG_0, ARG_1 = ("arguments", "gen_args_0", "arg_0"), ("arguments", "gen_args_1", "arg_1")
+PREMISE = ("doc", "premise")
 PLACES = [
     ("doc_id",),
     ("filter",),
@@ -142,12 +143,16 @@ def _same(fast: tuple[Any, ...], slow: tuple[Any, ...]) -> bool:
 @settings(
     max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
 )
-@given(edits=st.lists(EDITS, min_size=1, max_size=3), metric=st.sampled_from([None, "acc"]))
-def test_the_fast_and_the_line_by_line_reader_take_and_refuse_the_same_files(edits, metric):
+@given(
+    edits=st.lists(EDITS, min_size=1, max_size=3),
+    metric=st.sampled_from([None, "acc"]),
+    chosen=st.sampled_from([None, "other"]),  # --filter: the line-by-line reader then chooses
+)  # the metric from that filter's first line, not the file's
+def test_the_fast_and_the_line_by_line_reader_take_and_refuse_the_same_files(edits, metric, chosen):
     records = _records()
     for edit in edits:
         _edit(records, *edit)
-    options = LoadOptions(metric=metric)
+    options = LoadOptions.of(metric=metric, filter=chosen)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / NAME
         path.write_text("\n".join(_text(r) for r in records) + "\n", encoding="utf-8")
@@ -171,31 +176,33 @@ def _file(tmp_path: Path, *edits: tuple[str, int, Any, bool], array: bool = Fals
 
 
 @pytest.mark.parametrize(
-    "edits, field",
+    "edits, field, chosen",
     [
-        ([("twice", 3, ("acc",), False)], "acc"),
-        ([("twice", 3, ("doc", "premise"), False), ("drop", 3, "doc_hash", False)], "doc.premise"),
-        ([("twice", 3, ("doc",), True), ("drop", 3, "doc_hash", False)], "doc"),
-        (
-            [("twice", 3, ARG_0, True), ("drop", 3, "prompt_hash", False)],
-            "arguments.gen_args_0.arg_0",
-        ),
-        ([("filter", 3, ("filter",), False), ("twice", 3, ("filter",), True)], "filter"),
-        ([("twice", 0, ("metrics",), True)], "metrics"),
-        ([("twice", 0, ("target",), False)], "target"),
+        ([("twice", 3, ("acc",), False)], "acc", None),
+        ([("twice", 3, PREMISE, False), ("drop", 3, "doc_hash", False)], "doc.premise", None),
+        ([("twice", 3, ("doc",), True), ("drop", 3, "doc_hash", False)], "doc", None),
+        ([("twice", 3, ARG_0, True), ("drop", 3, "prompt_hash", False)], ".".join(ARG_0), None),
+        ([("filter", 3, ("filter",), False), ("twice", 3, ("filter",), True)], "filter", None),
+        ([("twice", 0, ("metrics",), True)], "metrics", None),
+        ([("twice", 0, ("target",), False)], "target", None),
+        ([("twice", 2, ("target",), False), ("filter", 2, ("filter",), False)], "target", "other"),
     ],
     ids=["the-metric", "the-hashed-document", "the-hashed-document-key", "the-hashed-prompt",
-         "another-filters-filter", "metrics-where-the-metric-is-chosen", "any-key-there"],
+         "another-filters-filter", "metrics-where-the-metric-is-chosen", "any-key-there",
+         "any-key-where-the-filter-named-chooses-it"],
 )  # fmt: skip
-def test_a_key_written_twice_where_the_load_reads_it_is_refused_at_load(tmp_path, edits, field):
+def test_a_key_written_twice_where_the_load_reads_it_is_refused_at_load(
+    tmp_path, edits, field, chosen
+):
     path = _file(tmp_path, *edits)
     line = edits[0][1] + 1
+    options = LoadOptions.of(filter=chosen)
     for fast in (lm_eval._fast_load, lambda *args: None):  # each reader
         with (
             mock.patch.object(lm_eval, "_fast_load", fast),
             pytest.raises(InputError, match="appears twice in one object") as raised,
         ):
-            load_run(path)
+            load_run(path, options=options)
         assert f".jsonl:{line}: field '{field}':" in str(raised.value)
 
 
@@ -225,3 +232,23 @@ def test_the_json_array_layout_refuses_its_metric_written_twice_naming_the_recor
         InputError, match=r"record \[3\].*field 'acc': the key \"acc\" appears twice"
     ):
         load_run(path)
+
+
+def test_with_a_filter_named_both_readers_choose_the_metric_from_that_filters_first_line(
+    tmp_path,
+):
+    # the first line (another filter) offers only exact_match; the named filter's lines offer
+    # acc first: the line-by-line reader chooses from the latter, and so must the fast read
+    records = _records()
+    records[0][:] = [("exact_match", 1.0) if k == "acc" else (k, v) for k, v in records[0]]
+    for record in records[1:]:
+        record[:] = [(k, "other" if k == "filter" else v) for k, v in record]
+        record.append(("exact_match", 0.0))
+    path = tmp_path / NAME
+    path.write_text("\n".join(_text(r) for r in records) + "\n", encoding="utf-8")
+    options = LoadOptions.of(filter="other")
+    fast = load_run(path, options=options)
+    with mock.patch.object(lm_eval, "_fast_load", lambda *args: None):
+        slow = load_run(path, options=options)
+    assert slow.metadata["metric"] == fast.metadata["metric"] == "acc"
+    assert fast.table.equals(slow.table)

@@ -55,6 +55,7 @@ JSONL = "jsonl"
 DOC_HASH = "doc_hash"
 PROMPT_HASH = "prompt_hash"  # sha256 of the prompt lm-eval sent (>= 0.4.3)
 DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
+PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 ARRAY = "json array (lm-eval 0.4.0-0.4.2)"
 _WHITESPACE = " \t\r\n"
 # Keys of a sample line that are not metric values.
@@ -294,6 +295,27 @@ def metric_names(record: dict[str, Any]) -> list[str]:
         if names:
             return names
     return [key for key in record if key not in RECORD_KEYS]
+
+
+def default_metric(path: Path, record: dict[str, Any], number: int) -> str:
+    """The first preferred metric with a per-item value, else any such metric; a corpus-level
+    metric (a list per record) only when there is nothing else, so its error explains it."""
+    names = metric_names(record)
+    per_item = [n for n in names if not isinstance(record[n], list)]
+    for name in PREFERRED_METRICS:
+        if name in record and not isinstance(record[name], list):
+            return name
+    if per_item:
+        return per_item[0]
+    if not names:
+        raise InputError(
+            path,
+            "no metric value on the line; expected a key such as "
+            + ", ".join(PREFERRED_METRICS[:3])
+            + " next to doc_id",
+            line=number,
+        )
+    return names[0]
 
 
 def document_hash(record: dict[str, Any]) -> str | None:
