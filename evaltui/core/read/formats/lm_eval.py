@@ -16,7 +16,6 @@ Every line is parsed once for the statistics; drill-down re-reads one line by it
 
 from __future__ import annotations
 
-import json
 import math
 import threading
 from collections.abc import Sequence
@@ -45,17 +44,22 @@ from evaltui.core.read.formats.fields import (
     require_str,
 )
 from evaltui.core.read.formats.harness_sniffs import lm_eval as light_sniff
-from evaltui.core.read.formats.jsontext import UTF8_BOM, parse_json_object_line
+from evaltui.core.read.formats.jsontext import UTF8_BOM, loads, parse_json_object_line
 from evaltui.core.read.formats.lm_eval_listing import SAMPLES_NAME
 from evaltui.core.read.formats.lm_eval_options import NAME, Options
 from evaltui.core.read.formats.lm_eval_records import (
+    DEFAULT_FILTER,
+    DOC_HASH,
     JSONL,
+    PROMPT_HASH,
+    default_metric,
     document_hash,
     is_array,
     metric_names,
     prompt_hash_of,
     read_one,
     read_records,
+    refuse_repeated,
 )
 from evaltui.core.read.formats.lm_eval_results import (
     DIRECTION_PREFIX,
@@ -85,13 +89,9 @@ from evaltui.core.read.runs import (
 )
 
 HARNESS = "lm_eval"
-DOC_HASH = "doc_hash"
-PROMPT_HASH = "prompt_hash"  # sha256 of the prompt lm-eval sent (>= 0.4.3)
 # sha256 of the document, computed here as lm-eval computes its doc_hash, for files that carry
 # none (0.4.0-0.4.2): what tells two untitled runs' items apart (`compare.comparability`).
 INPUT_HASH = "input_hash"
-DEFAULT_FILTER = "none"  # what lm-eval calls the absence of a filter
-PREFERRED_METRICS = ("acc", "exact_match", "acc_norm", "pass@1", "f1", "bleu", "mcc")
 VERDICT_METRICS = frozenset({"acc", "acc_norm", "exact_match", "acc_mutual_info", "pass@1"})
 FAST_KEYS = frozenset({"filter", DOC_HASH, PROMPT_HASH})  # read beside the metric by the fast path
 OLD_FILTERS_HINT = (
@@ -145,6 +145,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
         record, number = sample.record, sample.number
         record_name = None if sample.index is None else element("", sample.index)
         where = Where(path, line=number, record=record_name, quote=QUOTE_CHARS)
+        refuse_repeated(sample, chosen_filter, metric)
         name = require_str(
             record, "filter", where, "the filter name as a string", default=DEFAULT_FILTER
         )
@@ -167,7 +168,7 @@ def load(path: Path, options: LoadOptions, own: Options) -> Run:
             )
         seen[item_id] = (number, sample.digest)
         if metric is None:
-            metric = _default_metric(path, record, number)
+            metric = default_metric(path, record, number)
         if metric not in record:
             available = ", ".join(metric_names(record)) or "none"
             raise where.error(
@@ -244,11 +245,12 @@ def _fast_load(
     first, newline, _ = head.removeprefix(UTF8_BOM).partition(b"\n")
     if not newline:
         return None
-    try:
-        record = json.loads(first)
+    try:  # (strict: a key written twice on the line the metric is chosen from is the slow
+        # path's to refuse or read, `lm_eval_records.refuse_repeated`)
+        record = loads(first)
         if not isinstance(record, dict):
             return None
-        metric = options.metric or _default_metric(path, record, 1)
+        metric = options.metric or default_metric(path, record, 1)
     except (ValueError, InputError, RecursionError):
         return None
     if metric in (FAST_KEYS | {"doc_id"}):
@@ -284,6 +286,12 @@ def _fast_load(
     rows = positions["at"].to_numpy()
     starts = scan.lines.starts
     lengths = np.append(starts[1:], path.stat().st_size) - starts
+    if (
+        options.metric is None
+        and rows[0] != 0
+        and not _chooses(path, starts, lengths, rows[0], metric)
+    ):
+        return None  # the line-by-line reader chooses the metric from the filter's first line
     lines = LineTable(starts[rows], lengths[rows], scan.lines.line_numbers[rows])
     verdicts = metric in VERDICT_METRICS and bool(values.is_in([0.0, 1.0]).all())
     value = (pl.col(metric) == 1.0).alias(PASSED) if verdicts else pl.col(metric).alias(SCORE)
@@ -310,25 +318,18 @@ def _fast_load(
     )
 
 
-def _default_metric(path: Path, record: dict[str, Any], number: int) -> str:
-    """The first preferred metric with a per-item value, else any such metric; a corpus-level
-    metric (a list per record) only when there is nothing else, so its error explains it."""
-    names = metric_names(record)
-    per_item = [n for n in names if not isinstance(record[n], list)]
-    for name in PREFERRED_METRICS:
-        if name in record and not isinstance(record[name], list):
-            return name
-    if per_item:
-        return per_item[0]
-    if not names:
-        raise InputError(
-            path,
-            "no metric value on the line; expected a key such as "
-            + ", ".join(PREFERRED_METRICS[:3])
-            + " next to doc_id",
-            line=number,
-        )
-    return names[0]
+def _chooses(path: Path, starts: np.ndarray, lengths: np.ndarray, row: int, metric: str) -> bool:
+    """Whether line `row` (0-based), the chosen filter's first when `--filter` names another
+    than the first line's, parses strictly and gives `metric` as its default, as the
+    line-by-line reader, which chooses from it, would (a key written twice there, or another
+    metric, leaves the file to it)."""
+    try:
+        with path.open("rb") as handle:
+            handle.seek(int(starts[row]))
+            record = loads(handle.read(int(lengths[row])))
+        return isinstance(record, dict) and default_metric(path, record, row + 1) == metric
+    except (OSError, ValueError, InputError, RecursionError):
+        return False
 
 
 def _table(
