@@ -30,7 +30,10 @@ only the larger. CPU seconds include the children.
 
 `--reader-runs N` (with `--before`) opens the baseline log alone (`load_run`, no UI, the hash
 deferred as the app defers it) N times in each tree, alternating, and prints each open's CPU
-seconds and peak: the reader's own cost, steadier on a shared box than a first screen's.
+seconds and peak: the reader's own cost, steadier on a shared box than a first screen's; and
+the same log read by a second process (`inspect_elsewhere.load_elsewhere`, as the app reads a
+large pair's candidate): the caller's own CPU (the child started, its answer unpacked) and, in
+the row's cpu, the child's.
 
 Nothing here is a test; it prints a table and the raw JSON.
 """
@@ -89,6 +92,18 @@ from evaltui.core.read.formats import load_run
 from evaltui.core.read.formats.contract import LoadOptions
 c0 = time.process_time()
 run = load_run(sys.argv[1], options=LoadOptions(defer_hash_check=True), wait_for_hash=False)
+print(json.dumps({"seconds": time.process_time() - c0, "rows": run.table.height}))
+"""
+
+# The same log read by a second process (`inspect_elsewhere`, as the app reads a large pair's
+# candidate): "seconds" is this process's own CPU (starting the child, waiting, unpacking its
+# answer: what the app's own critical path pays), the row's cpu the child's too.
+ELSEWHERE_OPEN = """
+import json, sys, time
+from evaltui.core.read.formats.inspect_elsewhere import load_elsewhere
+from evaltui.core.read.formats.contract import LoadOptions
+c0 = time.process_time()
+run = load_elsewhere(sys.argv[1], None, LoadOptions(defer_hash_check=True), wait_for_hash=False)
 print(json.dumps({"seconds": time.process_time() - c0, "rows": run.table.height}))
 """
 
@@ -356,6 +371,8 @@ def main() -> int:
             for label, tree_env in trees(env, args.before):
                 results.append(run(f"{label} local: one log's open, CPU (no UI)",
                                    [PY, "-c", READER_OPEN, str(base)], tree_env))  # fmt: skip
+                results.append(run(f"{label} local: the same by a second process, own CPU",
+                                   [PY, "-c", ELSEWHERE_OPEN, str(base)], tree_env))  # fmt: skip
         if not args.skip_local:
             results += local_figures(base, cand, state, env, has_inspect, args.before)
         if args.skip_s3:
