@@ -21,7 +21,8 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
   the same S3 endpoint (s3fs installed in that venv), and the full `read_eval_log` locally
   (all 200,000 samples; stopped after --inspect-timeout seconds).
 
-`--before TREE` measures the first screens of that source tree too (a `git archive` of main,
+`--before TREE` measures the first screens of that source tree too (and its open, pair and
+statistics without the UI, whose `own_cpu` is the app process's own; a `git archive` of main,
 put first on PYTHONPATH; every child starts outside the repository, where `python -c` would
 otherwise import this checkout), alternating with this checkout's, twice each. The peak is the
 sum of the PSS of the measured process and its children (sampled every 20 ms): a pair of large
@@ -66,7 +67,8 @@ from evaltui.core.compare.spec import CompareSpec
 spec = CompareSpec.create(sys.argv[1], sys.argv[2])
 analysis = compare(spec, defer_hash_check=True, complete=False)
 requests, received = TRAFFIC.snapshot()
-print(json.dumps({"seconds": time.perf_counter() - t0, "n": analysis.n_paired
+print(json.dumps({"seconds": time.perf_counter() - t0, "own_cpu": time.process_time(),
+                  "n": analysis.n_paired
                   if hasattr(analysis, "n_paired") else None,
                   "requests": requests, "bytes": received}))
 """
@@ -315,8 +317,11 @@ def local_figures(
             [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
         for _ in range(2) for label, tree_env in trees(env, before)
     ] + [  # fmt: skip
-        run("evaltui local: open, pair, statistics (no UI)",
-            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], env),
+        # the first screen without the UI: steadier, and `own_cpu` the app process's own
+        run(f"{label} local: open, pair, statistics (no UI)",
+            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], tree_env)
+        for _ in range(2) for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
         run("evaltui local: item open (5 rows)",
             [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
     ]  # fmt: skip
