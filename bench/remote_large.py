@@ -21,7 +21,8 @@ local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh c
   the same S3 endpoint (s3fs installed in that venv), and the full `read_eval_log` locally
   (all 200,000 samples; stopped after --inspect-timeout seconds).
 
-`--before TREE` measures the first screens of that source tree too (a `git archive` of main,
+`--before TREE` measures the first screens of that source tree too (and its open, pair and
+statistics without the UI, whose `own_cpu` is the app process's own; a `git archive` of main,
 put first on PYTHONPATH; every child starts outside the repository, where `python -c` would
 otherwise import this checkout), alternating with this checkout's, twice each. The peak is the
 sum of the PSS of the measured process and its children (sampled every 20 ms): a pair of large
@@ -30,7 +31,10 @@ only the larger. CPU seconds include the children.
 
 `--reader-runs N` (with `--before`) opens the baseline log alone (`load_run`, no UI, the hash
 deferred as the app defers it) N times in each tree, alternating, and prints each open's CPU
-seconds and peak: the reader's own cost, steadier on a shared box than a first screen's.
+seconds and peak: the reader's own cost, steadier on a shared box than a first screen's; and
+the same log read by a second process (`inspect_elsewhere.load_elsewhere`, as the app reads a
+large pair's candidate): the caller's own CPU (the child started, its answer unpacked) and, in
+the row's cpu, the child's.
 
 Nothing here is a test; it prints a table and the raw JSON.
 """
@@ -63,7 +67,8 @@ from evaltui.core.compare.spec import CompareSpec
 spec = CompareSpec.create(sys.argv[1], sys.argv[2])
 analysis = compare(spec, defer_hash_check=True, complete=False)
 requests, received = TRAFFIC.snapshot()
-print(json.dumps({"seconds": time.perf_counter() - t0, "n": analysis.n_paired
+print(json.dumps({"seconds": time.perf_counter() - t0, "own_cpu": time.process_time(),
+                  "n": analysis.n_paired
                   if hasattr(analysis, "n_paired") else None,
                   "requests": requests, "bytes": received}))
 """
@@ -89,6 +94,18 @@ from evaltui.core.read.formats import load_run
 from evaltui.core.read.formats.contract import LoadOptions
 c0 = time.process_time()
 run = load_run(sys.argv[1], options=LoadOptions(defer_hash_check=True), wait_for_hash=False)
+print(json.dumps({"seconds": time.process_time() - c0, "rows": run.table.height}))
+"""
+
+# The same log read by a second process (`inspect_elsewhere`, as the app reads a large pair's
+# candidate): "seconds" is this process's own CPU (starting the child, waiting, unpacking its
+# answer: what the app's own critical path pays), the row's cpu the child's too.
+ELSEWHERE_OPEN = """
+import json, sys, time
+from evaltui.core.read.formats.inspect_elsewhere import load_elsewhere
+from evaltui.core.read.formats.contract import LoadOptions
+c0 = time.process_time()
+run = load_elsewhere(sys.argv[1], None, LoadOptions(defer_hash_check=True), wait_for_hash=False)
 print(json.dumps({"seconds": time.process_time() - c0, "rows": run.table.height}))
 """
 
@@ -300,8 +317,11 @@ def local_figures(
             [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
         for _ in range(2) for label, tree_env in trees(env, before)
     ] + [  # fmt: skip
-        run("evaltui local: open, pair, statistics (no UI)",
-            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], env),
+        # the first screen without the UI: steadier, and `own_cpu` the app process's own
+        run(f"{label} local: open, pair, statistics (no UI)",
+            [PY, "-c", REMOTE_OPEN, str(base), str(cand)], tree_env)
+        for _ in range(2) for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
         run("evaltui local: item open (5 rows)",
             [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
     ]  # fmt: skip
@@ -356,6 +376,8 @@ def main() -> int:
             for label, tree_env in trees(env, args.before):
                 results.append(run(f"{label} local: one log's open, CPU (no UI)",
                                    [PY, "-c", READER_OPEN, str(base)], tree_env))  # fmt: skip
+                results.append(run(f"{label} local: the same by a second process, own CPU",
+                                   [PY, "-c", ELSEWHERE_OPEN, str(base)], tree_env))  # fmt: skip
         if not args.skip_local:
             results += local_figures(base, cand, state, env, has_inspect, args.before)
         if args.skip_s3:

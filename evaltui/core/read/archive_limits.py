@@ -143,7 +143,11 @@ class Inflater:
         self.budget = budget
         self.cap = min(declared, limits.member_bytes)
         self.declared = declared
-        self.out = bytearray()
+        # the output's pieces, joined once at the end: a bytearray grown a step at a time and
+        # copied out again was a third of inflating a large log's `summaries.json`
+        self.chunks: list[bytes] = []
+        self.size = 0  # bytes out so far
+        self.crc = 0  # their CRC-32, computed piece by piece
         self.fed = 0
         self._ended_frame = True  # zstd: between frames (a member may be several)
         if method == DEFLATED:
@@ -157,7 +161,7 @@ class Inflater:
         self.fed += len(data)
         try:
             if self.method == STORED:
-                self._emit(data)
+                self._emit(bytes(data))  # kept as a piece: never a caller's buffer
             elif self.method == DEFLATED:
                 self._feed_deflate(data)
             else:
@@ -171,7 +175,7 @@ class Inflater:
         """Bytes the next call may inflate: a step at a time, so every limit is checked every
         STEP bytes (one call could otherwise inflate a whole declared size at once), and one
         more than the cap, so going past it is seen."""
-        return min(STEP, self.cap + 1 - len(self.out))
+        return min(STEP, self.cap + 1 - self.size)
 
     def _feed_deflate(self, data: bytes) -> None:
         while data and not self._deflate.eof:
@@ -195,11 +199,14 @@ class Inflater:
                 data = b""
 
     def _emit(self, chunk: bytes) -> None:
-        self._check_size(len(self.out) + len(chunk))
-        self.out += chunk
+        size = self.size + len(chunk)
+        self._check_size(size)
+        if chunk:
+            self.chunks.append(chunk)
+            self.crc = zlib.crc32(chunk, self.crc)
+        self.size = size
         if self.budget is not None:
             self.budget.take(self.member, len(chunk))
-        size = len(self.out)
         if size > self.limits.ratio_floor and size > self.limits.ratio * max(self.fed, 1):
             raise LimitExceeded(
                 self.member,
@@ -228,14 +235,14 @@ class Inflater:
             raise DamagedMember("the deflate data ends early (a truncated member?)")
         if self.method == ZSTANDARD and not self._ended_frame:
             raise DamagedMember("the zstd data ends inside a frame (a truncated member?)")
-        if zlib.crc32(self.out) != crc:
+        if self.crc != crc:
             raise DamagedMember("its CRC-32 does not match the archive's (a damaged file?)")
-        if len(self.out) != self.declared:
+        if self.size != self.declared:
             raise DamagedMember(
-                f"it inflates to {len(self.out)} bytes, not the {self.declared} the archive "
+                f"it inflates to {self.size} bytes, not the {self.declared} the archive "
                 "declares (a damaged file?)"
             )
-        return bytes(self.out)
+        return bytes(self.chunks[0]) if len(self.chunks) == 1 else b"".join(self.chunks)
 
 
 def inflate(

@@ -21,6 +21,7 @@ from __future__ import annotations
 import struct
 import zipfile
 from collections.abc import Iterator, Mapping
+from functools import cached_property
 from typing import BinaryIO
 
 import numpy as np
@@ -93,7 +94,13 @@ class ZipDirectory:
         self.names = names
         self.columns = columns  # one row per entry: COLUMNS
         self.start_dir = start_dir
-        self._index = dict(zip(names, range(len(names)), strict=True))  # twice: its last
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        """Each name's entry (a name listed twice: its last), built when first looked up: a
+        log read in another process (`inspect_elsewhere`) needs none before its first item,
+        and 200,000 names took a fifth of unpacking its answer."""
+        return dict(zip(self.names, range(len(self.names)), strict=True))
 
     def __len__(self) -> int:
         return len(self.names)

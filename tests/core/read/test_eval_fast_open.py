@@ -350,7 +350,12 @@ def test_sample_member_names_split_as_the_patterns_split_them():
 
 def test_scorers_are_listed_in_order_of_first_appearance_whether_shared_or_not():
     from evaltui.core.read.formats.inspect_common import SampleFacts
-    from evaltui.core.read.formats.inspect_scores import available_scorers, scorer_keys
+    from evaltui.core.read.formats.inspect_scores import (
+        SettledFacts,
+        _find_distinct,
+        available_scorers,
+        scorer_keys,
+    )
 
     shared = {"b": {"value": "C"}}
     facts = [
@@ -363,6 +368,11 @@ def test_scorers_are_listed_in_order_of_first_appearance_whether_shared_or_not()
     assert available_scorers(facts) == ["b", "a", "c"]
     assert available_scorers(iter(facts)) == ["b", "a", "c"]
     assert scorer_keys(facts) == {"a": ["k2", "k1"], "c": ["k3"]}
+    settled = SettledFacts(facts)  # the distinct scores found once, asked for again
+    for _ in range(2):
+        assert available_scorers(settled) == ["b", "a", "c"]
+        assert scorer_keys(settled) == {"a": ["k2", "k1"], "c": ["k3"]}
+    assert settled.distinct_scores() == list(_find_distinct(facts))
 
 
 def test_an_unreadable_shared_score_value_is_refused_at_its_first_sample(tmp_path):

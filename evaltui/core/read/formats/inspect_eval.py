@@ -75,7 +75,12 @@ from evaltui.core.read.formats.inspect_rows import (
     run_metadata,
     with_prompt_hashes,
 )
-from evaltui.core.read.formats.inspect_scores import check_scored, choose_scorer, has_scores
+from evaltui.core.read.formats.inspect_scores import (
+    SettledFacts,
+    check_scored,
+    choose_scorer,
+    has_scores,
+)
 from evaltui.core.read.formats.inspect_summaries import (
     Columns,
     columnwise_facts_and_members,
@@ -159,9 +164,10 @@ def _load_open(
     budget = Budget(DEFAULT_LIMITS)  # what this load may inflate over all its members
     members = archive_io.members(path, archive)
     header, default_status = _read_header(path, archive, members, budget)
-    facts, rows, sample_source = _eager_pass(path, archive, members, header, budget)
-    checked = checked_against_results(path, archive, members, header, facts, rows, budget)
-    facts, rows, inconsistency = checked
+    eager, rows, sample_source = _eager_pass(path, archive, members, header, budget)
+    checked = checked_against_results(path, archive, members, header, eager, rows, budget)
+    read_facts, rows, inconsistency = checked
+    facts = SettledFacts(read_facts)  # read on, never changed: their distinct scores found once
     if inconsistency:
         sample_source = "samples (the summaries disagree with the log's results)"
     check_has_samples(path, facts)

@@ -53,7 +53,28 @@ def available_scorers(facts: Iterable[SampleFacts]) -> list[str]:
     return list(seen)
 
 
+class SettledFacts(tuple[SampleFacts, ...]):
+    """A log's facts once read (a tuple: they no longer change), whose distinct scores dicts
+    are found once: choosing the scorer, building the table and its metadata asked for them
+    six times, a pass over 200,000 facts each (0.07 s of a large log's open)."""
+
+    _distinct: list[dict[str, Any]] | None = None
+
+    def distinct_scores(self) -> list[dict[str, Any]]:
+        if self._distinct is None:
+            self._distinct = list(_find_distinct(self))
+        return self._distinct
+
+
 def _distinct_scores(facts: Iterable[SampleFacts]) -> Iterator[dict[str, Any]]:
+    """Each fact's scores dict once, in order of first appearance (found once for
+    `SettledFacts`)."""
+    if isinstance(facts, SettledFacts):
+        return iter(facts.distinct_scores())
+    return _find_distinct(facts)
+
+
+def _find_distinct(facts: Iterable[SampleFacts]) -> Iterator[dict[str, Any]]:
     """Each fact's scores dict once, in order of first appearance: the facts of a large log
     share a few (`inspect_common.shared_scores`), so a pass over them is a pass over those."""
     facts = facts if isinstance(facts, Sequence) else list(facts)
