@@ -124,6 +124,20 @@ def verdicts(n: int, seed: int) -> tuple[list[bool], list[bool]]:
     return base, cand
 
 
+# How the .eval members are written: as Inspect 0.3.285 writes them, `to_json_safe(data,
+# indent=None)` in `log/_recorders/eval.py` (pydantic's `to_json`: no whitespace, UTF-8 as is).
+# Until 2026-12-03 this script wrote Python's `json.dumps` default (`", "` and `": "`), a
+# layout no Inspect version writes; the older logs of tests/data are indented, which the
+# reader also reads (more slowly: `inspect_typed` strips whitespace before its exactness proof).
+# The data folders carry INSPECT_LAYOUT in their names, so data of the old layout is not reused.
+INSPECT_LAYOUT = "compact"
+
+
+def inspect_json(value: object) -> bytes:
+    """A member's bytes as current Inspect writes them (see INSPECT_LAYOUT)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
 def write_eval(
     path: Path,
     passed: list[bool],
@@ -165,7 +179,7 @@ def write_eval(
     summaries, reductions = [], []
     with module.ZipFile(path, "w", compression=method) as out:
         start = {k: header[k] for k in ("version", "eval", "plan") if k in header}
-        out.writestr("_journal/start.json", json.dumps(start))
+        out.writestr("_journal/start.json", inspect_json(start))
         for i, ok in enumerate(passed, start=1):
             value = "C" if ok else "I"
             text = pool[i % len(pool)]
@@ -183,14 +197,14 @@ def write_eval(
                 sample["output"]["choices"][0]["message"]["content"] = answer[:200]
             sample["scores"] = {"match": {"value": value, "answer": "No", "explanation": "No"}}
             sample["attachments"] = {}
-            out.writestr(f"samples/{i}_epoch_1.json", json.dumps(sample))
+            out.writestr(f"samples/{i}_epoch_1.json", inspect_json(sample))
             summary = dict(summary_t, id=i, epoch=1, input=sample["input"])
             summary["scores"] = sample["scores"]
             summaries.append(summary)
             reductions.append({"value": 1.0 if ok else 0.0, "answer": "No", "sample_id": i})
-        out.writestr("reductions.json", json.dumps([{"scorer": "match", "samples": reductions}]))
-        out.writestr("summaries.json", json.dumps(summaries))
-        out.writestr("header.json", json.dumps(header))
+        out.writestr("reductions.json", inspect_json([{"scorer": "match", "samples": reductions}]))
+        out.writestr("summaries.json", inspect_json(summaries))
+        out.writestr("header.json", inspect_json(header))
 
 
 def write_lm_eval(path: Path, passed: list[bool]) -> None:
@@ -210,7 +224,7 @@ def ensure_data(names: list[str], samples: int, lines: int) -> dict[str, tuple[P
     for name in names:
         if name.startswith("inspect-"):
             compression = name.split("-", 1)[1]
-            folder = BENCH / f"{name}-{samples}"
+            folder = BENCH / f"{name}-{samples}-{INSPECT_LAYOUT}"
             base, cand = folder / "baseline.eval", folder / "candidate.eval"
             if not cand.exists():
                 folder.mkdir(parents=True, exist_ok=True)
@@ -231,7 +245,7 @@ def ensure_data(names: list[str], samples: int, lines: int) -> dict[str, tuple[P
                 print(f"  generated {folder}", flush=True)
             pairs[name] = (base, cand)
         elif name == "logdir":
-            folder = BENCH / "logdir-500"
+            folder = BENCH / f"logdir-500-{INSPECT_LAYOUT}"
             if not (folder / "done").exists():
                 folder.mkdir(parents=True, exist_ok=True)
                 models = ("openai/gpt-5", "openai/gpt-4o", "anthropic/claude-sonnet-4", "x/y")

@@ -3,8 +3,9 @@
     .venv/bin/python bench/remote_large.py [--samples 200000] [--text-bytes 4500] [--before TREE]
 
 Issue 27, item 5: a 200,000-sample Inspect `.eval` pair of about 1 GB (zstd members, written
-by `harness_logs.write_eval` into $EVALTUI_BENCH_DIR/large, default /tmp/evaltui-bench/large,
-once) opens on its first screen in under 3 s and within 1 GB locally, within 2x that over a
+as Inspect 0.3.285 writes them by `harness_logs.write_eval` into
+$EVALTUI_BENCH_DIR/large-compact, default /tmp/evaltui-bench/large-compact, once) opens on
+its first screen in under 3 s and within 1 GB locally, within 2x that over a
 local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh child process
 (wall time and peak RSS of that child), in the same run:
 
@@ -53,9 +54,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness_logs import CHILD_CODE, PY, verdicts, warm, write_eval  # noqa: E402
+from harness_logs import CHILD_CODE, INSPECT_LAYOUT, PY, verdicts, warm, write_eval  # noqa: E402
 
-BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / "large"
+BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / f"large-{INSPECT_LAYOUT}"
 INSPECT = os.environ.get("INSPECT_PYTHON", "/work/benchenv/inspect-venv/bin/python")
 
 REMOTE_OPEN = """
