@@ -247,7 +247,8 @@ class ReviewActions(RunSetMode):
         # The screens these keys open (help, gates, slices, the note editor, the adjudication
         # dialog, as the sign-off's above) are imported when one first opens, not before every
         # pair's first screen: with what only they use (the text area, radio buttons, the
-        # option lists' keys), ~10 ms of the UI thread's start-up (`test_import_hygiene.py`).
+        # option lists' keys) and the picker, ~25 ms of the UI thread's start-up
+        # (`tests/ui/test_start_up_imports.py`).
         from evaltui.ui.screens.help import HelpScreen
 
         if not self.state.closing and not isinstance(self.screen, HelpScreen):
