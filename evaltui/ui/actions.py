@@ -19,15 +19,9 @@ from evaltui.core.record.adjudication import who_may_settle
 from evaltui.core.record.drafts import clear_draft
 from evaltui.core.record.session import adjudicate, adjudicators_of
 from evaltui.core.record.session import judge_review as judge
-from evaltui.core.record.team_review import team_agreement_line
-from evaltui.ui.loading import list_rows, team_assignment
+from evaltui.ui.loading import list_rows, team_agreement, team_assignment
 from evaltui.ui.messages import PairLoaded, WorkerProblem
 from evaltui.ui.run_set_mode import RunSetMode
-from evaltui.ui.screens.adjudicate import AdjudicateScreen
-from evaltui.ui.screens.gates import GatesScreen
-from evaltui.ui.screens.help import HelpScreen
-from evaltui.ui.screens.note import NoteScreen
-from evaltui.ui.screens.slices import SlicesScreen
 from evaltui.ui.state import Loaded
 
 
@@ -90,6 +84,8 @@ class ReviewActions(RunSetMode):
             self.state.others_changed((item_id,))  # (rows, gates and decision follow)
             self.notify(f"settled: {item_id} → {tag}", timeout=4, markup=False)
 
+        from evaltui.ui.screens.adjudicate import AdjudicateScreen  # (see `action_help`)
+
         self.push_screen(AdjudicateScreen(review, session.info.tags), settle)
 
     def action_note(self) -> None:
@@ -104,6 +100,8 @@ class ReviewActions(RunSetMode):
         that ended before it was saved); the draft is dropped once the note is journalled."""
         if self.state.loaded is None:
             return
+        from evaltui.ui.screens.note import NoteScreen  # (see `action_help`)
+
         current = self.state.loaded.session.own_review(item_id).note
         folder = self.state.draft_folder()
 
@@ -184,13 +182,15 @@ class ReviewActions(RunSetMode):
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return
-        agreement = team_agreement_line(analysis, loaded.session)
+        agreement = team_agreement(analysis, loaded.session)
         changed = Loaded(
             analysis, loaded.session, rows, gates, decision, agreement=agreement, assignment=dealt
         )
         self.post_message(PairLoaded(changed))
 
     def action_gates(self) -> None:
+        from evaltui.ui.screens.gates import GatesScreen  # (see `action_help`)
+
         loaded = self.state.loaded
         if loaded is None or self.state.closing:
             return
@@ -207,6 +207,8 @@ class ReviewActions(RunSetMode):
             self.notify("no release policy: open the pair with --policy FILE", timeout=4)
 
     def action_slices(self) -> None:
+        from evaltui.ui.screens.slices import SlicesScreen  # (see `action_help`)
+
         loaded = self.state.loaded
         if loaded is None or self.state.closing:
             return
@@ -242,6 +244,13 @@ class ReviewActions(RunSetMode):
             self.push_screen(SignoffScreen(self.state))
 
     def action_help(self) -> None:
+        # The screens these keys open (help, gates, slices, the note editor, the adjudication
+        # dialog, as the sign-off's above) are imported when one first opens, not before every
+        # pair's first screen: with what only they use (the text area, radio buttons, the
+        # option lists' keys) and the picker, ~25 ms of the UI thread's start-up
+        # (`tests/ui/test_start_up_imports.py`).
+        from evaltui.ui.screens.help import HelpScreen
+
         if not self.state.closing and not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.state))
 

@@ -13,9 +13,9 @@ from textual.worker import get_current_worker
 
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.record.session import judge_review as judge
-from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.actions import ReviewActions
 from evaltui.ui.cached_open import CachedOpen
+from evaltui.ui.loading import team_agreement
 from evaltui.ui.messages import (
     AnalysisChanged,
     BreakdownsReady,
@@ -35,7 +35,7 @@ class DecidingUpdates(ReviewActions, CachedOpen):
         a newer tag cancels an older evaluation, so a burst of tags costs one."""
         try:
             gates, decision = judge(loaded.analysis, loaded.session)
-            agreement = team_agreement_line(loaded.analysis, loaded.session)
+            agreement = team_agreement(loaded.analysis, loaded.session)
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(str(exc)))
             return

@@ -66,6 +66,17 @@ def team_assignment(team: tuple[str | None, int | None], analysis: Analysis) -> 
     return stated.deal(analysis.regressions) if stated is not None else None
 
 
+def team_agreement(analysis: Analysis, session: ReviewSession) -> str | None:
+    """The header's agreement line of a shared review (`core/record/team_review.py`); None
+    for a review of one's own, without importing the agreement statistics: every open asks,
+    few have a team, and their modules (kappa, its tables and report) are 4 ms of start-up."""
+    if session.team is None:
+        return None
+    from evaltui.core.record.team_review import team_agreement_line
+
+    return team_agreement_line(analysis, session)
+
+
 def list_rows(analysis: Analysis, session: ReviewSession) -> dict[str, RowStore]:
     """Rows for both lists, as stores that make each row when it is first asked for (the first
     screen makes a window's worth). Input previews are filled in afterwards by

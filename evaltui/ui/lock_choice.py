@@ -20,9 +20,8 @@ from evaltui.core.record.lock import LockHeld
 from evaltui.core.record.lock_holder import ELSEWHERE, Holder
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
-from evaltui.core.record.team_review import team_agreement_line
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed, team_assignment
+from evaltui.ui.loading import LOAD_STEPS, list_rows, load_failed, team_agreement, team_assignment
 from evaltui.ui.messages import LockBusy, PairLoaded
 from evaltui.ui.screens.lock_prompt import QUIT_LABEL, READ_ONLY, TAKE_OVER, LockPromptScreen
 from evaltui.ui.state import Loaded
@@ -63,7 +62,7 @@ class LockChoice(ReviewApp):
             self.pending_keep = completed
         gates, decision = judge(analysis, session)
         dealt = team_assignment(cfg.team, analysis)
-        agreement = team_agreement_line(analysis, session)
+        agreement = team_agreement(analysis, session)
         return Loaded(
             analysis, session, rows, gates, decision, agreement=agreement, assignment=dealt
         )

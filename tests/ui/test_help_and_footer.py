@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 from rich.table import Table
+from textual.widgets._footer import FooterKey
 
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.help import GLOSSARY, HelpScreen, key_name
@@ -82,6 +83,24 @@ async def test_every_dialog_footer_shows_its_keys(tmp_path, size):
             await settle(app, pilot)
             if key == "e":  # the note editor's Esc over unchanged text closes at once
                 assert app.screen is app.main_screen
+
+
+async def test_the_footer_is_remade_only_when_the_keys_it_shows_change(tmp_path):
+    """Textual remakes a footer's keys at every change of the screen's bindings; a load
+    refreshes them at each step. Unchanged keys keep their widgets; a list switched remakes
+    them, with the other list's key."""
+    app = policy_app(tmp_path)
+    async with app.run_test(size=(200, 30)) as pilot:  # (wide enough for the list's key)
+        await settle(app, pilot)
+        keys = list(app.screen.query(FooterKey))
+        shown = footer(app)
+        app.screen.refresh_bindings()  # (as each step of a load does)
+        await settle(app, pilot)
+        assert list(app.screen.query(FooterKey)) == keys and footer(app) == shown
+        await pilot.press("i")
+        await settle(app, pilot)
+        assert "r Regressions" in footer(app) and "i Improvements" not in footer(app)
+        assert not set(app.screen.query(FooterKey)) & set(keys)
 
 
 @pytest.mark.slow  # over a CPU-second: out of the default run's budget, in CI

@@ -20,9 +20,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Static, TextArea
 
 from evaltui.core.record.drafts import clear_draft, save_draft
-from evaltui.ui.after_keys import FieldTextArea, after_queued_keys
+from evaltui.ui.after_keys import after_queued_keys
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
+from evaltui.ui.text_area_field import FieldTextArea
 from evaltui.ui.widgets.key_footer import KeyFooter
 
 HINT = "Ctrl+S saves (written to disk at once) · Esc cancels"

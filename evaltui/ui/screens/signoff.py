@@ -32,12 +32,13 @@ from evaltui.core.record.session import (
 )
 from evaltui.core.record.signoff import DECISIONS, ReviewerDecision, build_record, write_record
 from evaltui.core.record.signoff_place import default_prefix, make_review_folder, review_folder
-from evaltui.ui.after_keys import FieldInput, FieldTextArea, after_queued_keys
+from evaltui.ui.after_keys import FieldInput, after_queued_keys
 from evaltui.ui.messages import AnalysisChanged, RunSetChanged, SignoffFailed, SignoffWritten
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.screens.given import GivenState
 from evaltui.ui.screens.keys import FooterKeys, Shown
 from evaltui.ui.state import ReviewState
+from evaltui.ui.text_area_field import FieldTextArea
 from evaltui.ui.widgets.header_pane import first_line_text, shown_line
 from evaltui.ui.widgets.key_footer import KeyFooter
 
