@@ -485,11 +485,14 @@ class EvalTuiApp(
         rows = [loaded.rows["regressions"], loaded.rows["improvements"]]
         self.state.previews_ready = False
         try:
-            fill_previews(
+            refusals = fill_previews(
                 loaded.analysis, rows, self._previews_grew, self.state.background.pass_through
             )
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(f"previews: {exc}", severity="warning"))
+        else:
+            if (told := refusals.told("previews")) is not None:
+                self.post_message(WorkerProblem(told, severity="warning"))
         self.state.previews_ready = True
         self._previews_grew()
 

@@ -21,6 +21,7 @@ from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.designs import Design
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.field_reads import Refusals, read_field_each
 from evaltui.core.read.runs import ITEM_ID, SLICE
 from evaltui.core.record.assignment import Assignment, team_of
 from evaltui.core.record.journal import ReviewSession, os_error_text
@@ -194,7 +195,7 @@ def fill_previews(
     rows: RowStore | Sequence[RowStore] | Sequence[ListRow],
     done: Callable[[], None],
     pause: Callable[[], None] = lambda: None,
-) -> None:
+) -> Refusals:
     """Read each row's input (baseline, else candidate) in chunks and make it searchable.
 
     Runs in a worker thread; `done` is called (from the thread) after every chunk so the list
@@ -203,17 +204,21 @@ def fill_previews(
     (read in turn), or a list of rows (kept in a store of their own: tests).
     `pause` is called before every read and every `PREVIEW_CHUNK` rows: it waits while an item
     is opening (`background_gate.py`), so this loop does not take the GIL's turns from it.
+    Returns the records that could not be read (`field_reads`: each shows no preview, the
+    rest do); a chunk whose every record is refused raises, the file's trouble.
     """
     base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
     step = getattr(base, "batch_size", PREVIEW_CHUNK)
+    refusals = Refusals()
     for store in as_stores(rows):
         for start in range(0, len(store), step):
             end = min(start + step, len(store))
             pause()
-            texts = base.read_field(store.base_rows[start:end].tolist(), "input")
+            texts = read_field_each(base, store.base_rows[start:end].tolist(), "input", refusals)
             if all(t is None for t in texts):
                 pause()
-                texts = cand.read_field(store.cand_rows[start:end].tolist(), "input")
+                cand_rows = store.cand_rows[start:end].tolist()
+                texts = read_field_each(cand, cand_rows, "input", refusals)
             for at in range(0, len(texts), PREVIEW_CHUNK):
                 pause()
                 ids = store.ids[start + at : start + at + PREVIEW_CHUNK]
@@ -224,3 +229,4 @@ def fill_previews(
                     [f"{item_id}\n{text}".lower() for item_id, text in zip(ids, part, strict=True)],
                 )
             done()
+    return refusals

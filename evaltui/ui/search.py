@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 import polars as pl
 from textual.message import Message
 
+from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.field_reads import Refusals, read_field_each
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.row_store import as_stores
 
@@ -142,47 +144,60 @@ def fill(
     cancelled: Callable[[], bool] = lambda: False,
     chunk_size: int = 5000,
     pause: Callable[[], None] = lambda: None,
-) -> None:
+    refusals: Refusals | None = None,
+) -> Refusals:
     """Read both outputs and the target of every row in chunks (a worker thread); `done` after
     each chunk so the list can say how far the search reaches. `pause` is called between
     reads (and every `PAUSE_EVERY` records read one at a time): it waits while an item is
     opening (`background_gate.py`). The record rows come from the stores' columns: no list
-    row is made here."""
+    row is made here. A record a reader refuses is not searched and is counted in the
+    returned `refusals` (`field_reads`); a chunk whose every record is refused raises."""
+    refusals = Refusals() if refusals is None else refusals
     stores = as_stores(rows)
     index.total = sum(len(store) for store in stores)
     step = min(getattr(baseline, "batch_size", chunk_size), chunk_size)
     for store in stores:
         for start in range(0, len(store), step):
             if cancelled():
-                return
+                return refusals
             end = min(start + step, len(store))
             base_rows = store.base_rows[start:end].tolist()
             cand_rows = store.cand_rows[start:end].tolist()
             texts = {
-                "baseline output": _field(baseline, base_rows, "output", pause),
-                "candidate output": _field(candidate, cand_rows, "output", pause),
-                "target": _field(baseline, base_rows, "target", pause),
+                "baseline output": _field(baseline, base_rows, "output", refusals, pause),
+                "candidate output": _field(candidate, cand_rows, "output", refusals, pause),
+                "target": _field(baseline, base_rows, "target", refusals, pause),
             }
             if all(t is None for t in texts["target"]):
-                texts["target"] = _field(candidate, cand_rows, "target", pause)
+                texts["target"] = _field(candidate, cand_rows, "target", refusals, pause)
             index.add(store.indices[start:end].tolist(), texts)
             done()
+    return refusals
 
 
 PAUSE_EVERY = 500  # records read one at a time between two passes through `pause`
 
 
 def _field(
-    reader, rows: list[int], name: str, pause: Callable[[], None] = lambda: None
+    reader,
+    rows: list[int],
+    name: str,
+    refusals: Refusals,
+    pause: Callable[[], None] = lambda: None,
 ) -> list[str | None]:
     """One text field of many records; an output the run keeps only as the last assistant
     message (no output field) is read from the messages, record by record: a Python loop
     (about 12 us a JSONL record), so it passes through `pause` every `PAUSE_EVERY` records."""
     pause()
-    values = reader.read_field(rows, name)
+    values = read_field_each(reader, rows, name, refusals)
     if name == "output" and all(v is None for v in values):
         values = []
         for at in range(0, len(rows), PAUSE_EVERY):
             pause()
-            values.extend(_answer(reader.read(row)) for row in rows[at : at + PAUSE_EVERY])
+            for row in rows[at : at + PAUSE_EVERY]:
+                try:
+                    values.append(_answer(reader.read(row)))
+                except EvalTuiError as refusal:  # (that record alone: `field_reads`)
+                    refusals.add(reader, row, refusal)
+                    values.append(None)
     return values

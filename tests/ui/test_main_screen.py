@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from evaltui.core.read.field_reads import Refusals
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.widgets.item_table import ItemTable
 from tests.conftest import DATA
@@ -151,8 +152,8 @@ async def test_the_list_title_names_the_lists_its_laid_out_width_has_room_for(
     import evaltui.ui.app as app_module
     import evaltui.ui.screens.main as main_module
 
-    monkeypatch.setattr(app_module, "fill_previews", lambda *args, **kwargs: None)
-    monkeypatch.setattr(main_module, "fill", lambda *args, **kwargs: None)
+    monkeypatch.setattr(app_module, "fill_previews", lambda *args, **kwargs: Refusals())
+    monkeypatch.setattr(main_module, "fill", lambda *args, **kwargs: Refusals())
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(200, 50)) as pilot:
         await settle(app, pilot)

@@ -195,7 +195,7 @@ class MainScreen(
         paired = loaded.analysis.paired
         index = self.search_index
         try:
-            fill(
+            refusals = fill(
                 index,
                 rows,
                 paired.baseline.transcripts,
@@ -207,6 +207,9 @@ class MainScreen(
         except (EvalTuiError, OSError) as exc:  # search then covers ids and inputs only
             problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")
             self.app.post_message(problem)
+        else:
+            if (told := refusals.told("search over outputs")) is not None:
+                self.app.post_message(WorkerProblem(told, severity="warning"))
 
     def _has_note(self, item_id: str) -> bool:
         shown = self.state.shown(item_id)[0] if self.state.loaded is not None else None

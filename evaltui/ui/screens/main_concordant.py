@@ -154,7 +154,7 @@ class MainConcordant(Screen):
             return
         paired = loaded.analysis.paired
         try:
-            fill_previews(
+            refusals = fill_previews(
                 loaded.analysis,
                 rows,
                 lambda: self.post_message(SearchGrew()),
@@ -167,9 +167,13 @@ class MainConcordant(Screen):
                 paired.candidate.transcripts,
                 done=lambda: self.post_message(SearchGrew()),
                 pause=self.state.background.pass_through,
+                refusals=refusals,
             )
         except (EvalTuiError, OSError) as exc:
             self.app.post_message(WorkerProblem(f"unchanged items: {exc}", severity="warning"))
+        else:
+            if (told := refusals.told("unchanged items")) is not None:
+                self.app.post_message(WorkerProblem(told, severity="warning"))
 
     def concordant_where(self, index: int, needle: str) -> tuple[str, str] | None:
         return self.concordant_index.where(index, needle) if self.concordant_index else None
