@@ -19,9 +19,9 @@ into a staging folder, sealed last (`core/read/formats/entry_seal.py`) and renam
 so a process that exits mid-write leaves no entry (its staging folder is removed by a later
 prune), never a half or unsealed one; the next open computes the analysis (a first open's
 time) and keeps it then. A resumable write would need the analysis kept somewhere until the
-next start, which is the write itself. The write takes 0.3-0.5 s of CPU at a million scored
-items (docs/performance.md, eleventh round), so 3 s is missed only when the machine is starved
-for that long, and a reviewer is never held longer than that to spare a later recomputation.
+next start, which is the write itself. The write takes 0.5-0.8 s of CPU at a million items
+(docs/performance.md, eleventh round), so 3 s is missed only when the machine is starved for
+that long, and a reviewer is never held longer than that to spare a later recomputation.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from evaltui.core.record.journal import ReviewSession
     from evaltui.ui.state import Loaded
 
-# seconds quitting waits for an analysis being kept (a few tenths at 1M items; then it is lost,
+# seconds quitting waits for an analysis being kept (0.5-0.8 s of CPU at 1M items; then it is lost,
 # safely: see the module's docstring)
 KEEP_WAIT = 3.0
 ANALYSIS, INPUTS = "analysis", "inputs"  # what keeping waits for

@@ -250,3 +250,40 @@ def test_the_warning_line_shows_a_path_literally():
         entry_seal.LOG.removeHandler(handler)
     (record,) = records
     assert "\x1b" not in record.getMessage() and "\\x1b[31mb" in record.getMessage()
+
+
+def test_report_says_a_damaged_scan_entry_in_one_line_and_reports_the_bytes(tmp_path):
+    """The command line: one warning line on stderr (no traceback), the report of the bytes."""
+    import os
+    import subprocess
+    import sys
+
+    spec = graded_pair(tmp_path / "pair")
+    run = (
+        "import sys; from evaltui.core.read.formats import scan_cache; scan_cache.MIN_BYTES = 0; "
+        "from evaltui.cli.main import main; sys.exit(main(sys.argv[1:]))"
+    )
+    argv = [sys.executable, "-c", run, "report", str(spec.baseline), str(spec.candidate)]
+    argv += ["--metric", "score", "--format", "json"]
+    env = {**os.environ, scan_cache.ENV: str(tmp_path / "cli-cache")}
+
+    def report():
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        assert done.returncode == 0, done.stderr
+        data = json.loads(done.stdout)
+        data.pop("generated_at", None)
+        return data, done.stderr
+
+    first, quiet = report()
+    assert quiet == ""
+    (entry,) = [
+        meta.parent
+        for meta in (tmp_path / "cli-cache").glob(f"*/{scan_cache.META}")
+        if json.loads(meta.read_text())["path"] == str(spec.baseline.resolve())
+    ]
+    flip_a_value(entry / scan_cache.FRAME, "score", 150)
+    again, said = report()
+    assert again == first
+    (line,) = said.splitlines()
+    assert line.startswith("evaltui: warning: the scan cache's entry for ")
+    assert "frame.parquet" in line and line.endswith("parsed afresh")
