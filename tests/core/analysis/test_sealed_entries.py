@@ -99,17 +99,19 @@ def kept(folder):
     return spec, first, entry
 
 
-def reopened_afresh(spec, first, entry, caplog, name) -> None:
-    """The reopen computed the analysis (no entry used), said why, and dropped the entry."""
+def reopened_afresh(spec, first, entry, caplog, name, whole: bool = True) -> None:
+    """The reopen computed the analysis (no entry used), said why, and dropped the entry;
+    `whole`: and the completed analysis reports as the first open's."""
     with caplog.at_level(logging.WARNING, logger=entry_seal.LOG.name):
         again = compare(spec, cached=True, complete=False)
     assert again.breakdowns_pending  # computed here, not rebuilt from the entry
     assert not entry.exists()
     assert said_damaged(caplog, name), caplog.text
-    whole = compare(spec, cached=True)
-    assert json.dumps(report_dict(whole), sort_keys=True) == json.dumps(
-        report_dict(first), sort_keys=True
-    )
+    if whole:
+        done = compare(spec, cached=True)
+        assert json.dumps(report_dict(done), sort_keys=True) == json.dumps(
+            report_dict(first), sort_keys=True
+        )
 
 
 def test_a_kept_analysis_is_sealed_file_by_file(tmp_path):
@@ -128,7 +130,7 @@ def test_one_byte_changed_in_any_file_of_a_kept_analysis_is_computed_afresh(tmp_
     for name in names:
         spec, first, entry = kept(tmp_path / name)
         flip(entry / name, at)
-        reopened_afresh(spec, first, entry, caplog, name)
+        reopened_afresh(spec, first, entry, caplog, name, whole=False)
         caplog.clear()
 
 
