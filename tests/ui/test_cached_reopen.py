@@ -13,7 +13,7 @@ import pytest
 from evaltui.core.analysis import analysis_cache, pair, pipeline
 from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.compare import pairing
-from evaltui.core.read.formats import scan_cache
+from evaltui.core.read.formats import entry_seal, scan_cache
 from evaltui.ui.app import AppConfig, create_app
 from tests.ui.helpers import SAMPLE, listed_ids, settle, text_of
 
@@ -192,6 +192,7 @@ async def test_an_analysis_of_an_input_the_re_hash_refutes_is_never_kept(tmp_pat
         if meta["path"].endswith("candidate.jsonl"):
             meta["sha256"] = "f" * 64
             entry.write_text(json.dumps(meta))
+            entry_seal.seal(entry.parent)  # (an intact entry of other bytes)
     app = create_app(AppConfig.for_pair(*pair_copy, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

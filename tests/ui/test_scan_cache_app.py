@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from evaltui.core.read.formats import LoadOptions, load_run, scan_cache
+from evaltui.core.read.formats import LoadOptions, entry_seal, load_run, scan_cache
 from evaltui.ui import app as app_module
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.signoff import SignoffScreen
@@ -70,6 +70,7 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
         if meta["path"].endswith("candidate.jsonl"):
             meta["sha256"] = "f" * 64
             (entry / scan_cache.META).write_text(json.dumps(meta))
+            entry_seal.seal(entry)  # (an intact entry of other bytes, not a damaged one)
     app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

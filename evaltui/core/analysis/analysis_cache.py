@@ -14,10 +14,14 @@ and this build's version and cache schema. It keeps the analysis, never the verd
 decision is judged at open from the current tags, notes and policy.
 
 What is read back is data only (`analysis_codec.py`: JSON into an allowlist of result classes,
-Parquet for columns; no pickle, no eval). A damaged, partly written or foreign entry is ignored
-(the analysis is computed afresh) and replaced. `EVALTUI_NO_CACHE=1` (`--no-cache`) and
-`EVALTUI_CACHE_DIR=off` turn it off. `forget(path)` drops every entry made from a file whose
-bytes the app's background re-hash found changed.
+Parquet for columns; no pickle, no eval), and only from files proven to be the bytes written:
+every entry is sealed (`core/read/formats/entry_seal.py`: each file's size and CRC-32, written
+last) and each file is checked against its seal before the rebuilt analysis is returned (the
+Parquet files in a thread beside their parse). A damaged (even one that still decodes: a
+flipped bit in a data page, a value edited by hand), partly written or foreign entry is
+ignored, said in one warning line, the analysis computed afresh, and the entry replaced.
+`EVALTUI_NO_CACHE=1` (`--no-cache`) and `EVALTUI_CACHE_DIR=off` turn it off. `forget(path)`
+drops every entry made from a file whose bytes the app's background re-hash found changed.
 """
 
 from __future__ import annotations
@@ -53,9 +57,10 @@ from evaltui.core.compare.pairing import ArmReport, PairedRuns, PairingReport, p
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.policy import Policy
 from evaltui.core.read.formats import scan_cache
+from evaltui.core.read.formats.entry_seal import Checking, Seal, say_damaged, seal
 from evaltui.core.read.runs import ITEM_ID, Run, RunSource
 
-VERSION = 1  # bump when what an entry holds or how it is stored changes
+VERSION = 2  # bump when what an entry holds or how it is stored changes (2: sealed)
 ITEMS = "items.parquet"
 # Smaller pairs are not kept: pairing and analysing them takes well under a second, less than
 # the bookkeeping is worth (as the scan cache's MIN_BYTES).
@@ -176,6 +181,7 @@ def store(key: EntryKey, analysis: Analysis) -> None:
         for index, series in enumerate(columns.series):
             series.to_frame().write_parquet(staging / _column(index), compression="uncompressed")
         (staging / META).write_text(json.dumps(meta), encoding="utf-8")
+        seal(staging)  # (last: each file's size and CRC-32, checked on every use)
         entry = root / key.digest
         shutil.rmtree(entry, ignore_errors=True)
         os.replace(staging, entry)
@@ -202,8 +208,10 @@ def load(
     entry = root / key.digest
     if not (entry / META).is_file():
         return None
+    checking: Checking | None = None
     try:
-        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        sealed = Seal(entry)
+        meta = json.loads(sealed.read_bytes(META))
         if not isinstance(meta, dict) or meta.get("version") != VERSION:
             raise Unreadable("another version")
         if meta.get("key") != key.digest or meta.get("paths") != list(key.paths):
@@ -211,7 +219,9 @@ def load(
         count = meta.get("columns")
         if not isinstance(count, int) or count < 0:
             raise Unreadable("no column count")
-        columns = Columns([_read_column(entry / _column(i)) for i in range(count)])
+        names = [_column(i) for i in range(count)]
+        checking = sealed.check_beside([ITEMS, *names])  # (beside the reads below)
+        columns = Columns([_read_column(entry / name) for name in names])
         items = pl.read_parquet(entry / ITEMS)
         report = decode(meta.get("report"), columns)
         if not isinstance(report, PairingReport) or not isinstance(report.baseline, ArmReport):
@@ -232,10 +242,14 @@ def load(
         _check(analysis)
         if "positions" in meta:  # (an entry written before they were kept has none)
             _POSITIONS[analysis] = _read_positions(meta["positions"], columns, analysis)
+        checking.confirm()  # (no number of the entry is shown before its bytes are proven)
         os.utime(entry / META)  # recently used: pruned last
-    except (Exception, PanicException):  # noqa: BLE001
+    except (Exception, PanicException) as exc:  # noqa: BLE001
         # Damaged, truncated or foreign: computed afresh (and written again by the caller).
+        found = checking.problem() if checking is not None else None
         shutil.rmtree(entry, ignore_errors=True)
+        inputs = " and ".join(key.paths)
+        say_damaged(f"the kept analysis of {inputs}", found or exc, "computed afresh")
         return None
     return analysis
 

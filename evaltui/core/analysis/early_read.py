@@ -37,13 +37,21 @@ Read = Callable[[Progress], "tuple[Run, Run]"]
 
 class EarlyRead(Handoff["tuple[Run, Run]"]):
     """`read` (`read_spec`) of a spec's two runs, in a daemon thread (quitting
-    never waits for it), taken once by the `compare` of that same spec."""
+    never waits for it), taken once by the `compare` of that same spec. With `rebuild`, the
+    thread then rebuilds the analysis kept for them (`take_rebuilt`)."""
 
-    def __init__(self, spec: CompareSpec, read: Read, *, defer_hash_check: bool) -> None:
+    def __init__(
+        self, spec: CompareSpec, read: Read, *, defer_hash_check: bool, rebuild: bool = False
+    ) -> None:
         self.spec = spec
         self.defer_hash_check = defer_hash_check
         self._taken = False
-        super().__init__(read, "evaltui-early-read")
+        # The analysis this read rebuilt from the analysis cache, with the runs as the read
+        # returned them, until `take_rebuilt` (once).
+        self._rebuilt: tuple[Run, Run, Analysis] | None = None
+        self._rebuilt_lock = threading.Lock()
+        work = partial(self._read_and_rebuild, read) if rebuild else read
+        super().__init__(work, "evaltui-early-read")
 
     def serves(self, spec: CompareSpec, defer_hash_check: bool) -> bool:
         """Whether this read is the one `compare(spec)` would make (and is not yet taken): the
@@ -59,6 +67,37 @@ class EarlyRead(Handoff["tuple[Run, Run]"]):
         finally:
             self._result = self._error = None
 
+    def _read_and_rebuild(self, read: Read, progress: Progress) -> tuple[Run, Run]:
+        """The early read of a pair whose analysis is likely kept: read (no scipy prefetch),
+        then rebuild the kept analysis in the same thread, while the app still imports
+        (0.1-0.15 s at a million items, off the first screen's path); `compare` takes it with
+        the runs (`take_rebuilt`)."""
+        base_run, cand_run = read(progress)
+        try:
+            # (the result classes and statistics, imported once the read is under way: the app
+            # imports them meanwhile on the main thread, and an import under way is waited for)
+            from evaltui.core.analysis.analysis_cache import rebuild
+
+            found = rebuild(self.spec, base_run, cand_run, None)
+        except Exception:  # noqa: BLE001 - `compare` tries again and says what is wrong
+            found = None
+        if found is not None:
+            with self._rebuilt_lock:
+                self._rebuilt = (base_run, cand_run, found)
+        return base_run, cand_run
+
+    def take_rebuilt(
+        self, spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
+    ) -> Analysis | None:
+        """The analysis this read rebuilt of exactly these runs (the objects it returned) for
+        this spec, without a policy; once (a `compare` that did not take this read drops it)."""
+        with self._rebuilt_lock:
+            rebuilt, self._rebuilt = self._rebuilt, None
+        if rebuilt is None or spec is not self.spec or policy is not None:
+            return None
+        base_run, cand_run, found = rebuilt
+        return found if base_run is baseline and cand_run is candidate else None
+
 
 def start_reading(spec: CompareSpec) -> EarlyRead:
     """Start reading the spec's two runs as the app's `compare` will (`defer_hash_check`: the
@@ -68,47 +107,9 @@ def start_reading(spec: CompareSpec) -> EarlyRead:
     beside that read."""
     kept = spec.design == "paired" and probably_kept(spec.baseline, spec.candidate)
     if kept and spec.policy is None:  # (a policy is read by `compare`)
-        return EarlyRead(spec, partial(_read_and_rebuild, spec), defer_hash_check=True)
+        read = partial(read_spec, spec, True, prefetch=False)
+        return EarlyRead(spec, read, defer_hash_check=True, rebuild=True)
     return EarlyRead(spec, partial(read_spec, spec, True), defer_hash_check=True)
-
-
-# The analysis the early read rebuilt from the analysis cache, for the `compare` that takes
-# that read: (spec, baseline, candidate, analysis), the runs as the read returned them.
-_rebuilt: list[tuple[CompareSpec, Run, Run, Analysis]] = []
-_rebuilt_lock = threading.Lock()
-
-
-def _read_and_rebuild(spec: CompareSpec, progress: Progress | None) -> tuple[Run, Run]:
-    """The early read of a pair whose analysis is likely kept: read (no scipy prefetch),
-    then rebuild the kept analysis in the same thread, while the app still imports (0.1-0.15 s
-    at a million items, off the first screen's path); `compare` takes it with the runs."""
-    base_run, cand_run = read_spec(spec, True, progress, prefetch=False)
-    try:
-        # (the result classes and statistics, imported once the read is under way: the app
-        # imports them meanwhile on the main thread, and an import under way is waited for)
-        from evaltui.core.analysis.analysis_cache import rebuild
-
-        found = rebuild(spec, base_run, cand_run, None)
-    except Exception:  # noqa: BLE001 - `compare` tries again and says what is wrong
-        found = None
-    if found is not None:
-        with _rebuilt_lock:
-            _rebuilt[:] = [(spec, base_run, cand_run, found)]
-    return base_run, cand_run
-
-
-def take_rebuilt(
-    spec: CompareSpec, baseline: Run, candidate: Run, policy: Policy | None
-) -> Analysis | None:
-    """The analysis `_read_and_rebuild` made of exactly these runs (the objects the early
-    read returned) and this spec, without a policy; once."""
-    with _rebuilt_lock:
-        if not _rebuilt:
-            return None
-        early_spec, base_run, cand_run, found = _rebuilt.pop()
-    if early_spec is spec and base_run is baseline and cand_run is candidate and policy is None:
-        return found
-    return None
 
 
 def read_spec(

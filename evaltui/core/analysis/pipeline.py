@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Literal, overload
 
 from evaltui.core.analysis.categories import outcome_comparison
-from evaltui.core.analysis.early_read import EarlyRead, read_spec, take_rebuilt
+from evaltui.core.analysis.early_read import EarlyRead, read_spec
 from evaltui.core.analysis.early_read import start_reading as start_reading
 from evaltui.core.analysis.family import metric_family
 from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
@@ -153,7 +153,8 @@ def _compare(
         prefetch = not (cached and _probably_kept(spec))
         base_run, cand_run = read_spec(spec, defer_hash_check, progress, prefetch=prefetch)
     if cached:
-        found = take_rebuilt(spec, base_run, cand_run, policy)
+        # (what the early read rebuilt, if it was this read's: dropped otherwise)
+        found = None if reading is None else reading.take_rebuilt(spec, base_run, cand_run, policy)
         if found is None:
             from evaltui.core.analysis.analysis_cache import rebuild
 

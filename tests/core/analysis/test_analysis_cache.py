@@ -17,7 +17,7 @@ from evaltui.core.analysis.pipeline import compare, keep_analysis
 from evaltui.core.compare import pairing
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.policy import load_policy
-from evaltui.core.read.formats import scan_cache
+from evaltui.core.read.formats import entry_seal, scan_cache
 from evaltui.core.report.pair import report_dict
 from tests.conftest import DATA
 
@@ -277,6 +277,7 @@ def test_a_damaged_truncated_or_foreign_entry_is_computed_afresh(tmp_path, cache
     (entry,) = cache_dir.iterdir()
     assert list(entry.glob("column-*.parquet"))
     damage(entry)
+    entry_seal.seal(entry)  # (sealed so: what refuses it here is the read, not the seal)
     again = compare(spec, cached=True, complete=False)
     assert again.breakdowns_pending  # computed, no traceback
     assert not entry.exists()  # and the damaged entry dropped
@@ -345,6 +346,7 @@ def _rewrite_positions(entry, change):
     data = json.loads(meta.read_text(encoding="utf-8"))
     change(data)
     meta.write_text(json.dumps(data), encoding="utf-8")
+    entry_seal.seal(entry)  # (written so: intact)
 
 
 def _swap_positions(data):
@@ -360,6 +362,7 @@ def _out_of_range(entry):
     path = entry / f"column-{meta['positions'][0]}.parquet"
     at = pl.read_parquet(path).to_series()
     (at + 10_000).to_frame().write_parquet(path)
+    entry_seal.seal(entry)
 
 
 @pytest.mark.parametrize("damage", ["swapped", "deltas", "out_of_range"])

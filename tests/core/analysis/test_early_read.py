@@ -139,7 +139,7 @@ def test_the_early_read_of_a_kept_pair_rebuilds_its_analysis_for_compare_to_take
     other = CompareSpec.create(*SAMPLE)
     pipeline.compare(other, defer_hash_check=True, reading=reading, cached=True)
     assert loads[1:] == ["evaltui-early-read", threading.current_thread().name]
-    assert not early_read._rebuilt  # (nothing left behind)
+    assert reading._rebuilt is None  # (nothing left behind: dropped by the compare)
 
 
 def test_the_early_read_starts_and_reads_without_the_pipelines_analysis_modules(tmp_path):

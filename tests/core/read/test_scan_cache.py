@@ -10,7 +10,7 @@ import pytest
 
 from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats import LoadOptions, jsonl, load_run, scan_cache
+from evaltui.core.read.formats import LoadOptions, entry_seal, jsonl, load_run, scan_cache
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 from evaltui.core.read.runs import sha256_of
 from evaltui.core.report.pair import report_dict
@@ -84,6 +84,7 @@ def test_an_entry_whose_recorded_hash_differs_from_the_file_is_dropped_and_the_f
     meta = json.loads((entry / scan_cache.META).read_text())
     meta["sha256"] = "0" * 64  # as if the bytes had changed under the same identity
     (entry / scan_cache.META).write_text(json.dumps(meta))
+    entry_seal.seal(entry)  # (an intact entry of other bytes, not a damaged one)
     parsed = []
     monkeypatch.setattr(jsonl, "scan_jsonl", lambda *a, **k: parsed.append(1) or scan_jsonl(*a))
     run = load_run(path, None, LoadOptions())
@@ -291,6 +292,7 @@ def test_an_entry_kept_under_other_checks_is_checked_again(tmp_path, cache, monk
         pl.when(pl.int_range(pl.len()) == 7).then(None).otherwise(pl.col("passed")).alias("passed")
     )
     frame.write_parquet(entry / scan_cache.FRAME)
+    entry_seal.seal(entry)  # (as if it had been kept so: intact)
     monkeypatch.setattr(scan_cache, "CHECKS", scan_cache.CHECKS + 1)  # the checks changed
     forbid_parsing(monkeypatch)
     with pytest.raises(InputError, match=":8: field 'passed': missing"):
@@ -316,6 +318,7 @@ def test_an_entry_with_a_line_index_of_another_length_is_not_used(tmp_path, cach
     first = load_run(path, None, LoadOptions())
     (entry,) = entries(cache)
     np.save(entry / scan_cache.LINE_NUMBERS, np.arange(1, 50, dtype=np.int64))
+    entry_seal.seal(entry)  # (kept so: the length check, not the seal, refuses it)
     again = load_run(path, None, LoadOptions(defer_hash_check=True))
     assert again.table.equals(first.table)
     assert again.source.hash_checked  # parsed afresh, not taken from the entry

@@ -15,6 +15,12 @@ Small files are not cached (parsing them is quicker than the bookkeeping). `EVAL
 moves the cache (default `$XDG_CACHE_HOME/evaltui/scans`, else `~/.cache/evaltui/scans`);
 `EVALTUI_CACHE_DIR=off` turns it off. A cache that cannot be read or written is ignored: it
 only ever costs a fresh parse.
+
+Nor does an entry vouch for itself: the input's sha256 proves the file is the one the entry was
+made from, not that the entry's own bytes are still those written (a flipped bit in a Parquet
+data page still decodes, into other values). Every entry is sealed when kept (`entry_seal.py`:
+each file's size and CRC-32) and each file checked against the seal on use, beside the parse;
+an entry that fails is dropped, said in one warning line, and the file parsed afresh.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from polars.exceptions import PanicException
 
 from evaltui import __version__
 from evaltui.core.errors import InputError
+from evaltui.core.read.formats.entry_seal import Checking, Damaged, Seal, say_damaged, seal
 from evaltui.core.read.formats.jsonl_scan import Scan
 from evaltui.core.read.formats.line_index import LineIndex
 from evaltui.core.read.formats.native import CHECKS
@@ -41,8 +48,8 @@ from evaltui.core.read.runs import RunSource, sha256_of, size_or_zero
 
 # bump when what a scan holds, how it is stored, or what a scan checks changes (2: entries
 # are kept only for files whose lines passed the duplicate-key and typed-text checks; 3: the
-# line index as two .npy files instead of one .npz)
-VERSION = 3
+# line index as two .npy files instead of one .npz; 4: every file sealed, `entry_seal.py`)
+VERSION = 4
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
 MAX_ENTRIES = 16  # least recently used entries beyond this are removed
 ENV = "EVALTUI_CACHE_DIR"
@@ -112,32 +119,47 @@ def checked_under(reads: list[tuple[str, str]], loose_verdicts: bool) -> str:
 
 
 def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) -> Scan | None:
-    """The cached scan of `path`, if one exists and the file's bytes still hash to it.
+    """The cached scan of `path`, if one exists, its files are intact (`entry_seal`: checked
+    beside the parse) and the file's bytes still hash to it.
 
     `check_hash=False` (the app's first screen) skips the hashing and returns the entry's
-    sha256 marked unchecked; `confirm` must recompute it before it is recorded anywhere."""
+    sha256 marked unchecked; `confirm` must recompute it before it is recorded anywhere. The
+    entry's own files are checked either way: a damaged one is dropped, said, and parsed."""
     root = cache_root()
     if root is None or size_or_zero(path) < MIN_BYTES:
         return None
-    entry = root / entry_key(path, schema)
     try:
-        meta = json.loads((entry / META).read_text(encoding="utf-8"))
+        entry = root / entry_key(path, schema)
+        if not (entry / META).is_file():
+            return None
+    except OSError:
+        return None
+    checking: Checking | None = None
+    try:
+        sealed = Seal(entry)
+        meta = json.loads(sealed.read_bytes(META))
         if meta.get("version") != VERSION:
             return None
+        checking = sealed.check_beside((FRAME, STARTS, LINE_NUMBERS))
         digest = sha256_of(path) if check_hash else str(meta["sha256"])
         if digest != meta.get("sha256"):
+            checking.problem()  # (its thread done before the folder goes)
             shutil.rmtree(entry, ignore_errors=True)  # the bytes moved under the same identity
             return None
         frame = pl.read_parquet(entry / FRAME)
         lines = LineIndex(np.load(entry / STARTS), np.load(entry / LINE_NUMBERS))
         rows = meta.get("rows")
         if not frame.height == len(lines) == lines.line_numbers.shape[0] == rows:
-            return None
+            raise Damaged("a frame and a line index of different lengths")
         if lines.starts.dtype != np.int64 or lines.line_numbers.dtype != np.int64:
-            return None
+            raise Damaged("a line index that is not int64")
         checked = meta.get("checked")
+        checking.confirm()
         os.utime(entry / META)  # recently used: pruned last
-    except (Exception, PanicException):  # noqa: BLE001 - missing, partly written or damaged: parse
+    except (Exception, PanicException) as exc:  # noqa: BLE001 - partly written or damaged: parse
+        found = checking.problem() if checking is not None else None
+        shutil.rmtree(entry, ignore_errors=True)
+        say_damaged(f"the scan cache's entry for {path}", found or exc, "parsed afresh")
         return None
     return Scan(
         frame=frame,
@@ -208,6 +230,7 @@ def store(
             meta["checked"] = checked
         meta["path"] = str(path.resolve())  # for a person looking in the folder
         (staging / META).write_text(json.dumps(meta), encoding="utf-8")
+        seal(staging)  # (last: each file's size and CRC-32, checked on every use)
         shutil.rmtree(entry, ignore_errors=True)
         os.replace(staging, entry)
         staging = None
