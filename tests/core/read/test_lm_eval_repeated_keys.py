@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats import lm_eval, load_run
 from evaltui.core.read.formats.contract import LoadOptions
+from tests.conftest import examples
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data" / "lm_eval"
 TINY = DATA / "sshleifer__tiny-gpt2" / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
@@ -141,7 +142,10 @@ def _same(fast: tuple[Any, ...], slow: tuple[Any, ...]) -> bool:
 
 
 @settings(
-    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=examples(60),
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(
     edits=st.lists(EDITS, min_size=1, max_size=3),
