@@ -19,7 +19,14 @@ from evaltui.core.read.formats import LoadOptions, entry_seal, jsonl, load_run, 
 from evaltui.core.read.formats.jsonl_scan import scan_jsonl
 from evaltui.core.report.pair import report_dict
 
-POSITIONS = [0.0, 0.3, 0.6, 1.0]  # where in a file the byte is changed (1.0: its last byte)
+# Where in a file the byte is changed (1.0: its last byte). The first and a middle byte run by
+# default; the others ride the same path and run in CI's slow stage (the suite's CPU budget).
+POSITIONS = [
+    0.0,
+    pytest.param(0.3, marks=pytest.mark.slow),
+    0.6,
+    pytest.param(1.0, marks=pytest.mark.slow),
+]
 
 
 @pytest.fixture(autouse=True)
