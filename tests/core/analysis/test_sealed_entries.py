@@ -141,7 +141,9 @@ def test_one_byte_changed_in_any_file_of_a_kept_analysis_is_computed_afresh(tmp_
         caplog.clear()
 
 
-@pytest.mark.parametrize("column", ["baseline_score", "candidate_score"])
+@pytest.mark.parametrize(
+    "column", ["baseline_score", pytest.param("candidate_score", marks=pytest.mark.slow)]
+)
 def test_a_changed_value_in_a_data_page_of_the_paired_items_is_not_shown(tmp_path, caplog, column):
     spec, first, entry = kept(tmp_path)
     flip_a_value(entry / analysis_cache.ITEMS, column, 150)
@@ -261,6 +263,7 @@ def test_the_warning_line_shows_a_path_literally():
     assert "\x1b" not in record.getMessage() and "\\x1b[31mb" in record.getMessage()
 
 
+@pytest.mark.slow  # a subprocess (1.5 CPU-s) over the path the in-process tests take
 def test_report_says_a_damaged_scan_entry_in_one_line_and_reports_the_bytes(tmp_path):
     """The command line: one warning line on stderr (no traceback), the report of the bytes."""
     import os
