@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evaltui.cli.errors import (
     EXIT_INTERNAL,
@@ -32,6 +33,9 @@ from evaltui.cli.parser import app_parser, build_parser, spec_from_args
 from evaltui.cli.plan import run_plan
 from evaltui.core.record.adjudication import ADJUDICATORS_VARIABLE
 from evaltui.core.record.shared import REVIEW_DIR_VARIABLE
+
+if TYPE_CHECKING:
+    from evaltui.core.compare.spec import CompareSpec
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -280,6 +284,21 @@ def _run_app(args: argparse.Namespace) -> int:
             "`evaltui report BASE CAND` or `evaltui signoff ...`"
         )
     spec = spec_from_args(args)
+    from evaltui.core.held_warnings import hold
+
+    warnings = hold()  # the caches' warnings, shown by the app (`core/held_warnings.py`)
+    try:
+        return _open_app(args, spec, directory, team)
+    finally:
+        warnings.stop_holding()
+
+
+def _open_app(
+    args: argparse.Namespace, spec: CompareSpec, directory: Path | None, team: tuple
+) -> int:
+    """The app on the runs `_run_app` checked, with the caches' warnings held."""
+    from evaltui.core.record.journal import parse_tags
+
     reading = None
     if not args.more and directory is None:  # two runs named: read them while the UI imports
         from evaltui.core.analysis.early_read import start_reading  # (not the pipeline yet)

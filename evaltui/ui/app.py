@@ -27,6 +27,7 @@ from textual.binding import Binding
 from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.held_warnings import hold, holding
 from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.drafts import load_draft, load_place
@@ -199,6 +200,10 @@ class EvalTuiApp(
     def on_mount(self) -> None:
         if self.quit_without_waiting:  # before the first worker starts
             asyncio.get_running_loop().set_default_executor(_QuitNowExecutor())
+        # The caches' warnings (a damaged entry computed afresh) as toasts, those the CLI's
+        # early read said before the app existed first: stderr is never drawn while it runs.
+        self.cache_warnings = holding() or hold()
+        self.cache_warnings.show_with(self._show_cache_warning)
         self.main_screen = MainScreen(self.state)
         self.push_screen(self.main_screen)
         if not self.is_headless:  # (headless, under Pilot, TERM says nothing of a terminal)
@@ -211,6 +216,13 @@ class EvalTuiApp(
             self.push_screen(PickerScreen(self.config.log_directory, self.open_picked))
             return
         self.load_opened()
+
+    def _show_cache_warning(self, text: str) -> None:
+        """(Any thread.) One cache warning as a toast, without its command-line prefix."""
+        self.post_message(WorkerProblem(text.removeprefix("evaltui: warning: "), "warning"))
+
+    def on_unmount(self) -> None:
+        self.cache_warnings.stop_holding()  # (later warnings: stderr, the app no longer drawn)
 
     def load_opened(self) -> None:
         """Start the worker of the opened design's mode: three or more runs read the whole

@@ -5,6 +5,7 @@ left up: it is dropped and the pair computed again from the bytes on disk."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 
@@ -13,6 +14,7 @@ import pytest
 from evaltui.core.analysis import analysis_cache, pair, pipeline
 from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.compare import pairing
+from evaltui.core.held_warnings import LOGGER, hold, holding
 from evaltui.core.read.formats import entry_seal, scan_cache
 from evaltui.ui.app import AppConfig, create_app
 from tests.ui.helpers import SAMPLE, listed_ids, settle, text_of
@@ -201,3 +203,34 @@ async def test_an_analysis_of_an_input_the_re_hash_refutes_is_never_kept(tmp_pat
         await pilot.press("q")
     app.finish_keeping()
     assert not list((root / analysis_cache.FOLDER).glob("*/" + analysis_cache.META))
+
+
+async def test_a_kept_analysis_found_damaged_is_said_on_screen_and_computed_afresh(
+    tmp_path, pair_copy
+):
+    """The warning the command line prints on stderr (`entry_seal.say_damaged`) is a toast in
+    the app, where stderr is never drawn, held if said before the app was up."""
+    first = await what_is_shown(pair_copy, tmp_path / "state")
+    (entry,) = (tmp_path / "cache" / analysis_cache.FOLDER).iterdir()
+    items = entry / analysis_cache.ITEMS
+    data = bytearray(items.read_bytes())
+    data[len(data) // 2] ^= 0x5A
+    items.write_bytes(bytes(data))
+    held = hold()  # as the CLI does before its early read
+    logging.getLogger(LOGGER).warning("evaltui: warning: said before the app was up")
+    try:
+        app = create_app(AppConfig.for_pair(*pair_copy, state_root=tmp_path / "state2"))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            said = [str(n.message) for n in app._notifications]
+            assert app.analysis_cached is False  # computed afresh, not shown from the entry
+            assert app.loaded is not None and app.loaded.decision.line == first["line"]
+            assert "said before the app was up" in said
+            (damaged,) = [line for line in said if "was damaged" in line]
+            assert damaged.startswith("the kept analysis of ")
+            assert "items.parquet" in damaged and damaged.endswith("computed afresh")
+            await pilot.press("q")
+        app.finish_keeping()
+        assert holding() is None  # the app stopped holding as it ended
+    finally:
+        held.stop_holding()

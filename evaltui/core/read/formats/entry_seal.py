@@ -33,9 +33,11 @@ import zlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from evaltui.core.held_warnings import LOGGER
+
 SEAL = "seal.json"
 ALGORITHM = "crc32"
-LOG = logging.getLogger("evaltui.cache")
+LOG = logging.getLogger(LOGGER)  # (held while the app runs: `core/held_warnings.py`)
 
 
 class Damaged(ValueError):
