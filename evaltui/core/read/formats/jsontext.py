@@ -106,10 +106,10 @@ def duplicate_problem(exc: DuplicateKey) -> str:
     )
 
 
-def locate_duplicate(text: bytes) -> tuple[str, int] | None:
-    """Where the first duplicate key of a JSON text sits: (the dotted path to it, e.g.
-    `samples[3].scores.passed`, and its 1-based line), or None. Only on the error path: it
-    walks the text once more with the sniffers' walker and decodes each key's escapes."""
+def repeated_keys(text: bytes) -> Iterator[tuple[tuple[str | int, ...], int]]:
+    """Each key a JSON text writes a second (or later) time in one object: its path from the
+    outermost value (the key last) and its byte offset, in text order. Only on error paths: it
+    walks the text with the sniffers' walker and decodes each key's escapes."""
     seen: set[tuple[tuple[str | int, ...], str]] = set()
     for where, _, start, end in _walk_keys(text):
         try:
@@ -117,8 +117,15 @@ def locate_duplicate(text: bytes) -> tuple[str, int] | None:
         except ValueError:
             name = text[start:end].decode("utf-8", errors="replace")
         if (where, name) in seen:
-            return _dotted_path((*where, name)), text.count(b"\n", 0, start) + 1
+            yield (*where, name), start
         seen.add((where, name))
+
+
+def locate_duplicate(text: bytes) -> tuple[str, int] | None:
+    """Where the first duplicate key of a JSON text sits: (the dotted path to it, e.g.
+    `samples[3].scores.passed`, and its 1-based line), or None."""
+    for path, start in repeated_keys(text):
+        return _dotted_path(path), text.count(b"\n", 0, start) + 1
     return None
 
 

@@ -43,12 +43,12 @@ from evaltui.core.errors import InputError
 from evaltui.core.read.formats.jsontext import (
     UTF8_BOM,
     DuplicateKey,
-    _walk_keys,
     duplicate_problem,
     loads,
     locate_duplicate,
     numbered_lines,
     parse_json_object_line,
+    repeated_keys,
 )
 
 JSONL = "jsonl"
@@ -189,18 +189,8 @@ def _repeated(
 
 def _repeated_paths(raw: bytes) -> frozenset[tuple[str | int, ...]]:
     """Where a JSON text writes a key twice in one object: the key's path from the outermost
-    value (`jsontext.locate_duplicate`'s walk, every repeat instead of the first)."""
-    seen: set[tuple[tuple[str | int, ...], str]] = set()
-    repeated: set[tuple[str | int, ...]] = set()
-    for where, _, start, end in _walk_keys(raw):
-        try:
-            name = json.loads(b'"' + raw[start:end] + b'"')
-        except ValueError:
-            name = raw[start:end].decode("utf-8", errors="replace")
-        if (where, name) in seen:
-            repeated.add((*where, name))
-        seen.add((where, name))
-    return frozenset(repeated)
+    value (`jsontext.repeated_keys`: every repeat, not only the first)."""
+    return frozenset(path for path, _ in repeated_keys(raw))
 
 
 def _array_records(path: Path) -> Iterator[SampleRecord]:
