@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT))
 
 from evaltui.core.analysis.pipeline import compare  # noqa: E402
 from evaltui.core.compare.spec import CompareSpec  # noqa: E402
-from evaltui.ui.app import _list_rows, fill_previews  # noqa: E402
 from evaltui.ui.listmodel import ListView  # noqa: E402
+from evaltui.ui.loading import fill_previews, list_rows  # noqa: E402
 from evaltui.ui.search import FIELDS, SearchIndex, fill  # noqa: E402
 
 BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench"))
@@ -84,7 +84,7 @@ def main() -> None:
         "open the pair (compare, first screen's analysis)",
         lambda: compare(CompareSpec.create(base_path, cand_path), complete=False),
     )
-    lists = _list_rows(analysis, SimpleNamespace(items={}))
+    lists = list_rows(analysis, SimpleNamespace(items={}))  # type: ignore[arg-type]
     rows = [*lists["regressions"], *lists["improvements"]]
     print(f"  listed items: {len(rows):,} ({len(lists['regressions']):,} regressions)")
     _, previews = _timed("read the inputs (ids and inputs searchable)", lambda: fill_previews(

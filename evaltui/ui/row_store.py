@@ -34,7 +34,7 @@ class ListRow:
     item_id: str
     slice: str
     preview: str  # one line of the input
-    search_text: str  # lower-cased id + input (outputs, targets: `search.SearchIndex`)
+    search_text: str  # lower-cased id + input (outputs, targets, graders: `search.SearchIndex`)
     tag: str | None = None
     disputed: bool = False  # a shared review whose reviewers' tags disagree (tag is then None)
     # A team's review (`core/record/assignment.py`): assigned to the reviewer at the keys, and

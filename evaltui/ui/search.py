@@ -24,7 +24,14 @@ from evaltui.core.read.runs import Transcript
 from evaltui.ui.row_store import as_stores
 
 SEARCH_CHARS = 8000  # characters of each field kept for search (a long output's tail is not)
-FIELDS = ("baseline output", "candidate output", "target")
+# What the index holds beyond the ids and inputs, in the order a match is looked for (the list
+# shows the first field that holds it). The graders' explanations of both sides share one
+# column (GRADERS, the two joined by GRADER_JOIN, which no typed needle holds): each column is
+# one more pass of every search, and an explanation is short beside an output.
+GRADERS = "graders"
+GRADER_SIDES = ("baseline grader", "candidate grader")
+GRADER_JOIN = "\x00"
+FIELDS = ("baseline output", "candidate output", "target", GRADERS)
 SNIPPET = 40  # characters shown either side of a match in the list
 
 
@@ -62,9 +69,14 @@ class SearchIndex:
         return self.total > 0 and self.covered >= self.total
 
     def add(self, indices: Sequence[int], texts: dict[str, list[str | None]]) -> None:
+        graders = [
+            GRADER_JOIN.join((text or "")[:SEARCH_CHARS].replace(GRADER_JOIN, " ") for text in pair)
+            for pair in zip(*(texts[side] for side in GRADER_SIDES), strict=True)
+        ]  # (a NUL written in a run's text is a space here: the join splits in exactly two)
         frame = pl.DataFrame(
             {"index": pl.Series(list(indices), dtype=pl.Int64)}
-            | {name: _column(texts[name]) for name in FIELDS}
+            | {name: _column(texts[name]) for name in FIELDS if name != GRADERS}
+            | {GRADERS: pl.Series(graders, dtype=pl.String)}
         )
         with self._lock:
             number = len(self.chunks)
@@ -109,9 +121,14 @@ class SearchIndex:
         chunk = self.chunks[spot[0]]
         for name in FIELDS:
             text = chunk[name][spot[1]] or ""
-            around = snippet_around(text, needle)
-            if around is not None:
-                return name, around
+            if name == GRADERS:
+                parts = list(zip(GRADER_SIDES, text.split(GRADER_JOIN), strict=True))
+            else:
+                parts = [(name, text)]
+            for label, part in parts:
+                around = snippet_around(part, needle)
+                if around is not None:
+                    return label, around
         return None
 
 
@@ -146,12 +163,13 @@ def fill(
     pause: Callable[[], None] = lambda: None,
     refusals: Refusals | None = None,
 ) -> Refusals:
-    """Read both outputs and the target of every row in chunks (a worker thread); `done` after
-    each chunk so the list can say how far the search reaches. `pause` is called between
-    reads (and every `PAUSE_EVERY` records read one at a time): it waits while an item is
-    opening (`background_gate.py`). The record rows come from the stores' columns: no list
-    row is made here. A record a reader refuses is not searched and is counted in the
-    returned `refusals` (`field_reads`); a chunk whose every record is refused raises."""
+    """Read both outputs, the target and both graders' explanations of every row in chunks (a
+    worker thread); `done` after each chunk so the list can say how far the search reaches.
+    `pause` is called between reads (and every `PAUSE_EVERY` records read one at a time): it
+    waits while an item is opening (`background_gate.py`). The record rows come from the
+    stores' columns: no list row is made here. A record a reader refuses is not searched and
+    is counted in the returned `refusals` (`field_reads`); a chunk whose every record is
+    refused raises."""
     refusals = Refusals() if refusals is None else refusals
     stores = as_stores(rows)
     index.total = sum(len(store) for store in stores)
@@ -170,6 +188,10 @@ def fill(
             }
             if all(t is None for t in texts["target"]):
                 texts["target"] = _field(candidate, cand_rows, "target", refusals, pause)
+            for side, reader, side_rows in zip(
+                GRADER_SIDES, (baseline, candidate), (base_rows, cand_rows), strict=True
+            ):
+                texts[side] = _field(reader, side_rows, "explanation", refusals, pause)
             index.add(store.indices[start:end].tolist(), texts)
             done()
     return refusals

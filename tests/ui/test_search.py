@@ -1,6 +1,6 @@
-"""Search finds what the reviewer remembers: the input, both outputs, the target, the tag and
-the note; the list shows where each row matched; it says while the outputs are still being
-read; and in an item n/N walk the matches, highlighted."""
+"""Search finds what the reviewer remembers: the input, both outputs, the target, both graders'
+explanations, the tag and the note; the list shows where each row matched; it says while the
+outputs are still being read; and in an item n/N walk the matches, highlighted."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ async def search(app, pilot, words: str) -> list[str]:
 
 
 @pytest.mark.slow  # a variant of a flow the default run covers (the suite's CPU budget); CI runs it
-async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
+async def test_search_covers_outputs_targets_graders_tags_and_notes(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -31,6 +31,13 @@ async def test_search_covers_outputs_targets_tags_and_notes(tmp_path):
         assert "candidate output: " in row and "protects your stomach" in row
         # A phrase only the target has.
         assert "pharm-0112" in await search(app, pilot, "rhabdomyol")
+        # Words only a grader's explanation has, the candidate's and the baseline's.
+        assert await search(app, pilot, "unfinished") == ["pharm-0063"]
+        row = next(line for line in screen_lines(app) if line[2:].startswith("pharm-0063"))
+        assert "candidate grader: " in row and "unfinished" in row
+        assert await search(app, pilot, "grounded") == ["pharm-0113"]
+        row = next(line for line in screen_lines(app) if line[2:].startswith("pharm-0113"))
+        assert "baseline grader: " in row and "grounded" in row
         await pilot.press("escape")
         # The tag and the note.
         await pilot.press("home", "j", "4", "e", *"zebra crossing", "ctrl+s")
@@ -111,3 +118,23 @@ async def test_n_and_N_walk_the_highlighted_matches_across_items(tmp_path):
         assert screen.row.item_id == "pharm-0020"
         starts = screen._row_starts()
         assert pane.scroll_y == min(starts[screen.match_rows[-1]], pane.max_scroll_y)
+
+
+def test_a_graders_match_is_shown_with_its_side_even_when_the_text_holds_a_nul():
+    from evaltui.ui.search import SearchIndex
+
+    index = SearchIndex(total=2)
+    index.add(
+        [7, 8],
+        {
+            "baseline output": ["a", "b"],
+            "candidate output": ["c", "d"],
+            "target": [None, None],
+            "baseline grader": ["cites\x00the wrong page", None],
+            "candidate grader": ["fine", "skips the dosage"],
+        },
+    )
+    assert index.matches("wrong page") == frozenset({7})
+    assert index.where(7, "wrong page") == ("baseline grader", "cites the wrong page")
+    assert index.matches("dosage") == frozenset({8})
+    assert index.where(8, "dosage") == ("candidate grader", "skips the dosage")

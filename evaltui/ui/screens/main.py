@@ -134,7 +134,7 @@ class MainScreen(
             with Vertical(id="list-side"):
                 yield ListTitle(id="list-title")
                 yield Input(
-                    placeholder="search ids, inputs, outputs, targets, tags, notes "
+                    placeholder="search ids, inputs, outputs, targets, graders, tags, notes "
                     "(Enter: back to the list, n/N: next/previous, Esc: clear)",
                     id="search",
                 )
