@@ -322,3 +322,21 @@ def test_an_entry_with_a_line_index_of_another_length_is_not_used(tmp_path, cach
     again = load_run(path, None, LoadOptions(defer_hash_check=True))
     assert again.table.equals(first.table)
     assert again.source.hash_checked  # parsed afresh, not taken from the entry
+
+
+def test_an_input_that_cannot_be_hashed_is_not_said_to_be_a_damaged_entry(
+    tmp_path, cache, monkeypatch, caplog
+):
+    """The input's own trouble (unreadable when the cache hashes it) is the parse's to say, in
+    its one line: no warning of a damaged entry before it."""
+    path = write_run(tmp_path / "b.jsonl")
+    first = load_run(path, None, LoadOptions())
+
+    def unreadable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(scan_cache, "sha256_of", unreadable)  # (the cache's hash alone)
+    with caplog.at_level("WARNING", logger="evaltui.cache"):
+        again = load_run(path, None, LoadOptions())
+    assert not [r for r in caplog.records if r.name == "evaltui.cache"]
+    assert again.table.equals(first.table)

@@ -141,7 +141,11 @@ def lookup(path: Path, schema: dict[str, pl.DataType], check_hash: bool = True) 
         if meta.get("version") != VERSION:
             return None
         checking = sealed.check_beside((FRAME, STARTS, LINE_NUMBERS))
-        digest = sha256_of(path) if check_hash else str(meta["sha256"])
+        try:
+            digest = sha256_of(path) if check_hash else str(meta["sha256"])
+        except OSError:  # the input's trouble, not the entry's: the parse says it in its words
+            checking.problem()  # (its thread done)
+            return None
         if digest != meta.get("sha256"):
             checking.problem()  # (its thread done before the folder goes)
             shutil.rmtree(entry, ignore_errors=True)  # the bytes moved under the same identity
