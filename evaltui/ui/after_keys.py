@@ -34,6 +34,18 @@ focus by the time it reaches the app: a text field stops every printable key it 
 printable key that reaches the app while one has the focus was read before the focus reached it
 (the tmux adjudication test: `Tab` then a reason typed at once lost the reason 1 run in 3). The
 bubbled keys reach the app in the order they were read, behind the Tab that moved the focus.
+
+The same race, in general: a key that moves the focus into a text field must move it as it is
+read, or the keys read after it in the burst go to the widget that still has the focus and act
+there. The main screen's `/` had it: a screen binding, it ran once the list had let the key
+bubble, and `/unfinished` typed at once switched to the improvements (`i`), opened a note (`e`)
+and folded the header (`h`). So such a key is a priority binding (`into_field`), and its action
+moves the focus with `focus_at_once`, not `Widget.focus`: that one only posts the move to the
+app's queue (`call_later`), behind the keys already read, which then still go to the old focus.
+A priority binding fires wherever the focus is, text fields included (Textual drops a printable
+key's screen bindings while a text field has the focus, but it does not know `slash` as a
+printable key), so the action first calls `typed_as_text`: in a text field it skips, and the key
+goes on to the field as a character (a `/` in the search box, a path in the sign-off's prefix).
 """
 
 from __future__ import annotations
@@ -41,9 +53,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from textual import events
+from textual.actions import SkipAction
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Input
 
 
@@ -62,6 +76,24 @@ FIELD_KEYS = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
 ]
+
+
+def into_field(key: str, action: str, description: str, **kwargs) -> Binding:
+    """A key that moves the focus into a text field: handled as it is read (see the module); its
+    action calls `typed_as_text` first and moves the focus with `focus_at_once`."""
+    return Binding(key, action, description, priority=True, **kwargs)
+
+
+def typed_as_text(screen: Screen) -> None:
+    """In an `into_field` key's action: skip it (the key goes on to the field as text) while a
+    text field has the focus."""
+    if isinstance(screen.focused, TEXT_FIELDS):
+        raise SkipAction()
+
+
+def focus_at_once(widget: Widget) -> None:
+    """Give `widget` the focus now, so the next key read goes to it (see the module)."""
+    widget.screen.set_focus(widget)
 
 
 class FieldInput(Input):

@@ -306,3 +306,32 @@ def test_an_item_screen_open_when_the_app_is_killed_reopens_on_that_item_scrolle
         )
     finally:
         _stop(tmux)
+
+
+@pytest.mark.slow
+def test_a_search_typed_at_once_after_slash_is_the_search_50_times(tmp_path):
+    """`/unfinished` written to the pane by one tmux command: every round, the words are the
+    search and none of its letters acted on the list (`i` improvements, `e` a note, `h` the
+    header). The fast Pilot version is tests/ui/test_typed_after_slash.py."""
+    tmux = _tmux()
+    session = _start(tmux, tmp_path / "state", BASE, CAND)
+    wrong = []
+    try:
+        _full_header(tmux, session)
+        for round_no in range(ROUNDS):
+            _keys(tmux, session, "-l", "/unfinished")
+
+            def searched() -> str:
+                screen = _capture(tmux, session)
+                done = "unfinished" in screen and "pharm-0020" not in screen
+                return screen if done or "Ctrl+S saves" in screen else ""
+
+            screen = _until(searched, "the search or the note editor")
+            if "Ctrl+S saves" in screen or "Triage: 0 of 9" not in screen:
+                wrong.append((round_no, screen))
+                break  # (the list, the header and a note editor are in no known state)
+            _keys(tmux, session, "Escape")  # the search cleared, the whole list back
+            _until(lambda: "pharm-0020" in _capture(tmux, session), "the list back")
+    finally:
+        _stop(tmux)
+    assert wrong == [], f"round {wrong[0][0]}'s search acted on the list:\n{wrong[0][1]}"

@@ -16,6 +16,7 @@ from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
 from evaltui.ui import prefs
+from evaltui.ui.after_keys import into_field
 from evaltui.ui.listmodel import ListRow, ListView, singular
 from evaltui.ui.messages import (
     AnalysisChanged,
@@ -65,7 +66,7 @@ class MainScreen(
         Binding("i", "show_list('improvements')", "Improvements", id="main.improvements"),
         Binding("b", "show_concordant(0)", "Items both runs pass", id="main.bothpass"),
         Binding("B", "show_concordant(1)", "Items both runs fail", show=False, id="main.bothfail"),
-        Binding("slash", "search", "Search", key_display="/", id="main.search"),
+        into_field("slash", "search", "Search", key_display="/", id="main.search"),
         Binding("f", "filter_slice", "Slice filter", show=False, id="main.slice"),
         Binding("t", "filter_tag", "Tag filter", show=False, id="main.tagfilter"),
         Binding("u", "untriaged", "Untriaged only", show=False, id="main.untriaged"),
@@ -428,7 +429,7 @@ class MainScreen(
             "Switch to the improvement list (i)",
             lambda: self.action_show_list("improvements"),
         )
-        yield SystemCommand("Search", "Search ids and input text (/)", self.action_search)
+        yield SystemCommand("Search", "Search ids and input text (/)", self.open_search)
         yield SystemCommand(
             "Filter by slice", "Cycle the slice filter (f)", self.action_filter_slice
         )

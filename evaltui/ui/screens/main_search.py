@@ -11,6 +11,7 @@ from collections.abc import Callable
 from textual.screen import Screen
 from textual.widgets import Input
 
+from evaltui.ui.after_keys import focus_at_once, typed_as_text
 from evaltui.ui.listmodel import ListView
 from evaltui.ui.search import SearchGrew, SearchIndex, snippet_around
 from evaltui.ui.state import Loaded, ReviewState
@@ -108,9 +109,15 @@ class MainSearch(Screen):
         table.focus()
 
     def action_search(self) -> None:
+        """`/`, read as it comes (`into_field`): a `/` typed in the search box is a character."""
+        typed_as_text(self)
+        self.open_search()
+
+    def open_search(self) -> None:
+        """The search box shown and focused (`/`, the command palette)."""
         search = self.query_one("#search", Input)
         search.display = True
-        search.focus()
+        focus_at_once(search)  # the keys read after `/` are the search (`ui/after_keys.py`)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "search" and self.view is not None:

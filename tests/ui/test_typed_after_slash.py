@@ -1,0 +1,70 @@
+"""Every key typed after `/` goes to the search box, in order, even when `/` and the words arrive
+in one burst (a laggy SSH link): before, `/` moved the focus only once the list had let it bubble
+up to the screen, and the keys read meanwhile were handled by the list: `/unfinished` switched
+to the improvements (`i`), opened a note (`e`) and folded the header (`h`).
+
+The keys are queued at the driver in one go, with no refresh and no wait between them (Pilot's
+`press` lets the app handle each key before the next, which hides the race); the real pty
+version is tests/ui/test_burst_terminal.py (slow)."""
+
+from __future__ import annotations
+
+from textual import events
+from textual.widgets import Input
+
+from evaltui.ui.screens.main import MainScreen
+from evaltui.ui.screens.note import NoteScreen
+from evaltui.ui.widgets.item_table import ItemTable
+from tests.ui.helpers import demo_app, listed_ids, settle
+
+NAMED = {"/": "slash", " ": "space"}
+
+
+def type_at_once(app, text: str, *then: str) -> None:
+    """Queue every character of `text`, then the keys `then`, as one burst from the terminal:
+    the app handles none of them before all are queued."""
+    keys = [events.Key(NAMED.get(c, c), c) for c in text]
+    keys += [events.Key(key, None) for key in then]
+    for event in keys:
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def test_the_words_typed_at_once_after_slash_are_the_search_and_act_on_nothing_else(
+    tmp_path,
+):
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, MainScreen) and isinstance(app.focused, ItemTable)
+        folded = screen.header_folded
+        type_at_once(app, "/unfinished")
+        await settle(app, pilot)
+        assert app.screen is screen, "a key of the search opened another screen"
+        assert screen.query_one("#search", Input).value == "unfinished"
+        assert screen.current_list == "regressions"  # (not `i`)
+        assert screen.header_folded == folded  # (not `h`)
+        assert listed_ids(app) == ["pharm-0063"]
+        # A `/` typed in the search box is a character of the search, burst or not; Enter
+        # takes the keys back to the list.
+        await pilot.press("escape")
+        await settle(app, pilot)
+        type_at_once(app, "/a/b", "enter")
+        await settle(app, pilot)
+        assert screen.query_one("#search", Input).value == "a/b"
+        assert isinstance(app.focused, ItemTable)
+
+
+async def test_a_slash_typed_in_a_note_is_a_character_of_the_note(tmp_path):
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        first = listed_ids(app)[0]
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, NoteScreen)
+        type_at_once(app, "either/or", "ctrl+s")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, NoteScreen)
+        assert app.loaded.session.review(first).note == "either/or"
