@@ -3,12 +3,16 @@
 `evaltui report` on a million-item JSONL pair works for ten seconds before it prints anything;
 at a terminal a reviewer should see that it is reading, and how far it got. The line is only
 drawn when stderr is a terminal (never into a pipe, a file or CI logs), only once the work has
-taken longer than a moment, and it is erased before anything else is printed.
+taken longer than a moment, and it is erased before anything else is printed. Erased for good:
+a reader still running in a daemon thread (the candidate, when the baseline was refused) draws
+nothing after it, so the one-line error is the last thing on stderr, and no thread is inside a
+write to stderr when the interpreter exits (CPython's fatal `_enter_buffered_busy`).
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,20 +30,28 @@ class ProgressLine:
         self._start = time.monotonic()
         self._delay = delay
         self._drawn = False
+        self._closed = False
+        self._lock = threading.Lock()  # (called from the readers' threads)
 
     def __call__(self, what: str, step: float, total: int) -> None:
         if time.monotonic() - self._start < self._delay:
             return
         percent = int(100 * min(max(step / total, 0.0), 1.0)) if total else 0
-        self._stream.write(f"{ERASE}evaltui: {what}… {percent}%")
-        self._stream.flush()
-        self._drawn = True
+        with self._lock:
+            if self._closed:
+                return
+            self._stream.write(f"{ERASE}evaltui: {what}… {percent}%")
+            self._stream.flush()
+            self._drawn = True
 
     def erase(self) -> None:
-        if self._drawn:
-            self._stream.write(ERASE)
-            self._stream.flush()
-            self._drawn = False
+        """Erase the line for good: later calls draw nothing (see the module)."""
+        with self._lock:
+            self._closed = True
+            if self._drawn:
+                self._stream.write(ERASE)
+                self._stream.flush()
+                self._drawn = False
 
 
 @contextmanager

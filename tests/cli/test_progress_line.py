@@ -45,3 +45,18 @@ def test_quick_work_draws_nothing():
 def test_a_pipe_or_file_gets_no_progress_at_all():
     with terminal_progress(io.StringIO()) as progress:
         assert progress is None
+
+
+def test_a_reader_still_running_after_the_line_is_erased_draws_nothing_more():
+    """The candidate's reader thread goes on after the baseline is refused: the one-line error,
+    printed after the erase, stays the last thing on stderr."""
+    screen = Terminal()
+    try:
+        with terminal_progress(screen, delay=0) as progress:
+            progress("reading the baseline and the candidate (0.1 of 0.4 GB)", 0.25, 3)
+            raise RuntimeError("the baseline refused")
+    except RuntimeError:
+        pass
+    erased = screen.getvalue()
+    progress("reading the baseline and the candidate (0.2 of 0.4 GB)", 0.5, 3)
+    assert screen.getvalue() == erased

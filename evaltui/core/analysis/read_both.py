@@ -41,7 +41,10 @@ def load_both(
 
     The baseline's error wins when both files are bad, as it did when they were read in turn.
     The candidate is read in a daemon thread so an error in the baseline exits at once instead
-    of waiting for a big candidate to finish.
+    of waiting for a big candidate to finish. That thread goes on reading meanwhile, so its
+    progress is stopped first: nothing it reports reaches `progress` after the refusal (a
+    progress line drawn on stderr after the one-line error, or a daemon thread inside a write
+    to stderr as the interpreter exits: CPython's fatal `_enter_buffered_busy`, exit 134).
     """
     box: dict[str, object] = {}
     counter = _ByteProgress(progress, (baseline, candidate))
@@ -59,8 +62,12 @@ def load_both(
 
     worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
     worker.start()
-    with meter.metering(counter.add):
-        base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
+    try:
+        with meter.metering(counter.add):
+            base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
+    except BaseException:
+        counter.stop()  # (the candidate's thread reads on, unheard)
+        raise
     worker.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
@@ -79,11 +86,20 @@ class _ByteProgress:
         self._done = 0
         self._last = 0.0
         self._lock = threading.Lock()
+        self._stopped = False
+
+    def stop(self) -> None:
+        """No report from now on; returns once a report in progress (in another thread) has
+        returned, so none is made after this."""
+        with self._lock:
+            self._stopped = True
 
     def add(self, n_bytes: int) -> None:
         if self._progress is None or self._total <= 0:
             return
         with self._lock:
+            if self._stopped:
+                return
             self._done += n_bytes
             now = time.monotonic()
             if now - self._last < self.INTERVAL:
