@@ -498,7 +498,11 @@ class EvalTuiApp(
         self.state.previews_ready = False
         try:
             refusals = fill_previews(
-                loaded.analysis, rows, self._previews_grew, self.state.background.pass_through
+                loaded.analysis,
+                rows,
+                self._previews_grew,
+                self.state.background.pass_through,
+                said=self.state.said_refused,  # (the search's fill says the rest)
             )
         except EvalTuiError as exc:
             self.post_message(WorkerProblem(f"previews: {exc}", severity="warning"))

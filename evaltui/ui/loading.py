@@ -21,7 +21,7 @@ from evaltui.core.analysis.pipeline import STEPS as COMPARE_STEPS
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.designs import Design
 from evaltui.core.errors import EvalTuiError
-from evaltui.core.read.field_reads import Refusals, read_field_each
+from evaltui.core.read.field_reads import Refusals, Said, read_field_each
 from evaltui.core.read.runs import ITEM_ID, SLICE
 from evaltui.core.record.assignment import Assignment, team_of
 from evaltui.core.record.journal import ReviewSession, os_error_text
@@ -195,6 +195,7 @@ def fill_previews(
     rows: RowStore | Sequence[RowStore] | Sequence[ListRow],
     done: Callable[[], None],
     pause: Callable[[], None] = lambda: None,
+    said: Said | None = None,
 ) -> Refusals:
     """Read each row's input (baseline, else candidate) in chunks and make it searchable.
 
@@ -205,11 +206,13 @@ def fill_previews(
     `pause` is called before every read and every `PREVIEW_CHUNK` rows: it waits while an item
     is opening (`background_gate.py`), so this loop does not take the GIL's turns from it.
     Returns the records that could not be read (`field_reads`: each shows no preview, the
-    rest do); a chunk whose every record is refused raises, the file's trouble.
+    rest do), told with `said`, the pair's record of what was said (shared with its other
+    fills: a record is said once); a chunk whose every record is refused raises, the file's
+    trouble.
     """
     base, cand = analysis.paired.baseline.transcripts, analysis.paired.candidate.transcripts
     step = getattr(base, "batch_size", PREVIEW_CHUNK)
-    refusals = Refusals()
+    refusals = Refusals(said=Said() if said is None else said)
     for store in as_stores(rows):
         for start in range(0, len(store), step):
             end = min(start + step, len(store))

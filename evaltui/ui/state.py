@@ -21,6 +21,7 @@ from evaltui.core.decide.pair import tag_meanings
 from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.field_reads import Said
 from evaltui.core.record.assignment import Assignment
 from evaltui.core.record.review_item import ItemReview
 from evaltui.core.record.session import untriaged_regressions
@@ -118,6 +119,9 @@ class ReviewState:
     triage: Triage = field(default_factory=Triage)  # what z undoes, newest last
     closing: bool = False  # set on quit, so keys typed after q open nothing new
     previews_ready: bool = False  # input texts still being read: search sees ids only
+    # The records the pair's background readers (previews, search, unchanged items) could not
+    # read and said so: each is said once, by the first to meet it (`core/read/field_reads`).
+    said_refused: Said = field(default_factory=Said)
     # Held while an item opens: the previews' and the search index's readers wait meanwhile.
     background: BackgroundGate = field(default_factory=BackgroundGate)
     last_signoff: tuple[Any, ...] | None = None  # the paths the last sign-off wrote
@@ -162,6 +166,7 @@ class ReviewState:
         """A pair to show: its lists (graded: worst drops first, biggest gains first)."""
         self.loaded = loaded
         self.deciding_progress = None  # (a new pair: its own analysis reports its own)
+        self.said_refused = Said()  # (its readers are new: its refusals are said anew)
         triaged = tag_meanings(loaded.analysis).triaged
         self.views = {
             name: ListView(rows, is_triaged=triaged) for name, rows in loaded.rows.items()

@@ -9,10 +9,16 @@ record reads as None and is counted (`Refusals`), the others as they are, and th
 Opening that item says why, in the reader's words. When every record of a chunk of several is
 refused, the trouble is the file's rather than a record's (changed since it was read, gone):
 that refusal is raised, as before, and the fill stops.
+
+Several fills read the same records (the previews read the inputs, then the search index the
+outputs and targets), and a record refused whole is refused by each: they share what was said
+(`Said`), and each says only the records no fill has said yet (`Refusals.told`), so a record
+is said once, by the first fill to meet it; the others go on past it quietly.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -20,32 +26,54 @@ from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.runs import TranscriptReader
 
 
+class Said:
+    """The refused records already said to the reviewer, shared by the fills of one pair (each
+    in its own worker thread): a record is said once, by the first fill to tell it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._keys: set[tuple[int, int]] = set()
+
+    def fresh(self, keys: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Those of `keys` not said yet, which count as said from now on."""
+        with self._lock:
+            new = [key for key in keys if key not in self._keys]
+            self._keys.update(new)
+        return new
+
+
 @dataclass
 class Refusals:
     """A running tally of the records a fill could not read (mutable: a fill adds to it chunk
     by chunk from its worker thread, and says it once at the end). A record is counted once
-    however many of its fields were refused: by its reader and row."""
+    however many of its fields were refused: by its reader and row, with the first refusal.
+    `said` is shared with the pair's other fills (`Said`; the module says why)."""
 
-    records: set[tuple[int, int]] = field(default_factory=set)
-    first: EvalTuiError | None = None
+    records: dict[tuple[int, int], EvalTuiError] = field(default_factory=dict)
+    said: Said = field(default_factory=Said)
 
     @property
     def count(self) -> int:
         return len(self.records)
 
+    @property
+    def first(self) -> EvalTuiError | None:
+        return next(iter(self.records.values()), None)
+
     def add(self, reader: object, row: int, refusal: EvalTuiError) -> None:
-        self.records.add((id(reader), row))
-        if self.first is None:
-            self.first = refusal
+        self.records.setdefault((id(reader), row), refusal)
 
     def told(self, what: str) -> str | None:
-        """One line for the reviewer, or None when every record was read."""
-        if self.first is None:
+        """One line for the reviewer about the records this fill could not read and no fill
+        has said yet; None when there are none (every record read, or each refused one said
+        already by another fill)."""
+        fresh = self.said.fresh(list(self.records))
+        if not fresh:
             return None
-        records = "record" if self.count == 1 else "records"
+        records = "record" if len(fresh) == 1 else "records"
         return (
-            f"{what}: {self.count:,} {records} could not be read and show none "
-            f"(opening the item says why); the first: {self.first}"
+            f"{what}: {len(fresh):,} {records} could not be read and show none "
+            f"(opening the item says why); the first: {self.records[fresh[0]]}"
         )
 
 

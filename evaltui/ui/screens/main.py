@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, ProgressBar, Static
 
 from evaltui.core.errors import EvalTuiError
+from evaltui.core.read.field_reads import Refusals
 from evaltui.core.record.drafts import load_place, save_place
 from evaltui.core.record.session import tag_meanings
 from evaltui.core.words import plural
@@ -204,6 +205,7 @@ class MainScreen(
                 done=lambda: self.post_message(SearchGrew()),
                 cancelled=lambda: worker.is_cancelled,
                 pause=self.state.background.pass_through,  # (an item opening goes first)
+                refusals=Refusals(said=self.state.said_refused),  # (the previews said theirs)
             )
         except (EvalTuiError, OSError) as exc:  # search then covers ids and inputs only
             problem = WorkerProblem(f"search over outputs: {exc}", severity="warning")

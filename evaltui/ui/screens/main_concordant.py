@@ -159,6 +159,7 @@ class MainConcordant(Screen):
                 rows,
                 lambda: self.post_message(SearchGrew()),
                 self.state.background.pass_through,
+                said=self.state.said_refused,
             )
             fill(
                 index,

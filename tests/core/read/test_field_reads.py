@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from evaltui.core.errors import EvalTuiError, InputError
-from evaltui.core.read.field_reads import Refusals, read_field_each
+from evaltui.core.read.field_reads import Refusals, Said, read_field_each
 from evaltui.core.read.formats import load_run
 from evaltui.core.read.runs import Transcript
 
@@ -77,6 +77,20 @@ def test_a_record_refused_for_two_fields_is_counted_once_and_told_in_one_line():
     assert told.startswith("search over outputs: 2 records could not be read")
     assert "record 1: a key written twice" in told
     assert Refusals().told("previews") is None
+
+
+def test_a_record_two_fills_could_not_read_is_said_once_by_the_first_and_each_goes_on():
+    reader, said = Reader({3, 7}), Said()
+    previews, search = Refusals(said=said), Refusals(said=said)
+    assert read_field_each(reader, [2, 3, 4], "input", previews)[2] == "input 4"
+    assert read_field_each(reader, [2, 3, 4], "output", search)[2] == "output 4"
+    assert previews.told("previews") is not None
+    assert search.told("search over outputs") is None  # record 3: said by the previews
+    assert read_field_each(reader, [6, 7], "output", search) == ["output 6", None]
+    told = search.told("search over outputs")  # record 7 is new: said, alone
+    assert told is not None and told.startswith("search over outputs: 1 record could not")
+    assert "record 7: a key written twice" in told
+    assert Refusals(said=Said()).told("x") is None
 
 
 def test_an_lm_eval_line_with_a_key_written_twice_where_the_load_reads_none(tmp_path):
