@@ -9,13 +9,14 @@ version is tests/ui/test_burst_terminal.py (slow)."""
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 from textual.widgets import Input
 
 from evaltui.ui.screens.main import MainScreen
 from evaltui.ui.screens.note import NoteScreen
 from evaltui.ui.widgets.item_table import ItemTable
-from tests.ui.helpers import demo_app, listed_ids, settle
+from tests.ui.helpers import demo_app, listed_ids, screen_lines, settle
 
 NAMED = {"/": "slash", " ": "space"}
 
@@ -68,3 +69,19 @@ async def test_a_slash_typed_in_a_note_is_a_character_of_the_note(tmp_path):
         await settle(app, pilot)
         assert not isinstance(app.screen, NoteScreen)
         assert app.loaded.session.review(first).note == "either/or"
+
+
+@pytest.mark.parametrize(("size", "keys_said"), [((80, 24), False), ((130, 40), True)])
+async def test_the_search_box_says_what_it_searches_whole_at_its_width(tmp_path, size, keys_said):
+    """Its placeholder was cut in the middle (`n/N:` at 100 columns, the Esc key lost at 80):
+    now the longest that fits is shown, the graders always named."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        box = app.screen.query_one("#search", Input)
+        shown = next(line for line in screen_lines(app) if "search ids" in line)
+        assert box.placeholder in shown  # whole on screen
+        assert "graders, tags, notes" in box.placeholder and "Esc: clear" in box.placeholder
+        assert ("n/N: next/previous" in box.placeholder) == keys_said

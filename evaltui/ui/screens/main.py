@@ -43,7 +43,7 @@ from evaltui.ui.screens.main_concordant import DISCORDANT, MainConcordant
 from evaltui.ui.screens.main_cost import MainCost
 from evaltui.ui.screens.main_filters import MainFilters
 from evaltui.ui.screens.main_header import MainHeader
-from evaltui.ui.screens.main_search import MainSearch
+from evaltui.ui.screens.main_search import MainSearch, SearchBox
 from evaltui.ui.search import SearchGrew, SearchIndex, fill
 from evaltui.ui.state import ReviewState
 from evaltui.ui.widgets.header_pane import HeaderPane
@@ -135,11 +135,7 @@ class MainScreen(
         with Horizontal(id="list-area"):
             with Vertical(id="list-side"):
                 yield ListTitle(id="list-title")
-                yield Input(
-                    placeholder="search ids, inputs, outputs, targets, graders, tags, notes "
-                    "(Enter: back to the list, n/N: next/previous, Esc: clear)",
-                    id="search",
-                )
+                yield SearchBox(id="search")
                 yield ItemTable(id="items")
             yield OutputsPreview(self.state, id="preview")
         yield KeyFooter()

@@ -17,6 +17,33 @@ from evaltui.ui.search import SearchGrew, SearchIndex, snippet_around
 from evaltui.ui.state import Loaded, ReviewState
 from evaltui.ui.widgets.item_table import ItemTable
 
+# What the search box says while empty, longest first: the longest that fits its width is shown
+# (at 80 columns the box holds 71 characters, beside the 160-column preview 79).
+SEARCH_HINTS = (
+    "search ids, inputs, outputs, targets, graders, tags, notes "
+    "(Enter: back to the list, n/N: next/previous, Esc: clear)",
+    "search ids, inputs, outputs, targets, graders, tags, notes (Enter: list, n/N, Esc: clear)",
+    "search ids, inputs, outputs, targets, graders, tags, notes (Esc: clear)",
+    "search ids, inputs, outputs, targets, graders, tags, notes",
+    "search",
+)
+
+
+def search_hint(width: int) -> str:
+    """The longest of `SEARCH_HINTS` that fits `width` cells with the cursor after it."""
+    return next((hint for hint in SEARCH_HINTS if len(hint) < width), SEARCH_HINTS[-1])
+
+
+class SearchBox(Input):
+    """The main screen's search box: its placeholder says as much as its width holds, instead
+    of being cut in the middle of a key's name."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(placeholder=SEARCH_HINTS[0], **kwargs)
+
+    def on_resize(self) -> None:
+        self.placeholder = search_hint(self.scrollable_content_region.width)
+
 
 class MainSearch(Screen):
     """Search over the lists (see the module's docstring)."""
