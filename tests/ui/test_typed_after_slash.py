@@ -85,3 +85,28 @@ async def test_the_search_box_says_what_it_searches_whole_at_its_width(tmp_path,
         assert box.placeholder in shown  # whole on screen
         assert "graders, tags, notes" in box.placeholder and "Esc: clear" in box.placeholder
         assert ("n/N: next/previous" in box.placeholder) == keys_said
+
+
+async def test_the_keys_typed_at_once_after_enter_or_esc_in_the_search_act_on_the_list(tmp_path):
+    """The mirror race: `/pharm<Enter>e` typed at once searched `pharme` (Enter moved the focus
+    back to the list only once the box had handled it); `e` now opens the note."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        type_at_once(app, "/unfinished", "enter")
+        type_at_once(app, "e")
+        await settle(app, pilot)
+        assert screen.query_one("#search", Input).value == "unfinished"
+        assert isinstance(app.screen, NoteScreen)
+        assert app.screen.item_id == "pharm-0063"  # the note of the one row found
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+        type_at_once(app, "/abc", "escape")
+        type_at_once(app, "i")
+        await settle(app, pilot)
+        box = screen.query_one("#search", Input)
+        assert box.value == "" and not box.display and screen.view.search == ""
+        assert screen.current_list == "improvements"
+        assert isinstance(app.focused, ItemTable)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Input
 
-from evaltui.ui.after_keys import focus_at_once, typed_as_text
+from evaltui.ui.after_keys import after_queued_keys, focus_at_once, typed_as_text
 from evaltui.ui.listmodel import ListView
 from evaltui.ui.search import SearchGrew, SearchIndex, snippet_around
 from evaltui.ui.state import Loaded, ReviewState
@@ -36,10 +37,27 @@ def search_hint(width: int) -> str:
 
 class SearchBox(Input):
     """The main screen's search box: its placeholder says as much as its width holds, instead
-    of being cut in the middle of a key's name."""
+    of being cut in the middle of a key's name. Enter and Esc hand the keys back to the list as
+    they are read (`ui/after_keys.py`): `/pharm<Enter>e` typed at once searched `pharme`; the
+    search is then submitted, or cleared, once the keys typed before them are in the box."""
+
+    BINDINGS = [
+        Binding("enter", "submit", "Back to the list", show=False, priority=True),
+        Binding("escape", "clear", "Clear filters", show=False, priority=True),
+    ]
 
     def __init__(self, **kwargs) -> None:
         super().__init__(placeholder=SEARCH_HINTS[0], **kwargs)
+
+    async def action_submit(self) -> None:
+        screen = self.screen
+        focus_at_once(screen.query_one(ItemTable))
+        after_queued_keys(screen, lambda: self.post_message(self.Submitted(self, self.value)))
+
+    def action_clear(self) -> None:
+        screen = self.screen
+        focus_at_once(screen.query_one(ItemTable))
+        after_queued_keys(screen, lambda: screen.call_later(screen.run_action, "clear"))
 
     def on_resize(self) -> None:
         self.placeholder = search_hint(self.scrollable_content_region.width)
