@@ -110,3 +110,25 @@ async def test_the_keys_typed_at_once_after_enter_or_esc_in_the_search_act_on_th
         assert box.value == "" and not box.display and screen.view.search == ""
         assert screen.current_list == "improvements"
         assert isinstance(app.focused, ItemTable)
+
+
+async def test_enter_on_a_row_the_search_filtered_away_meanwhile_opens_nothing(tmp_path):
+    """Keys typed at once into the search box, then Esc and Enter (the sequence
+    tests/ui/test_random_keys.py found): the list takes Enter as soon as Esc has handed the keys
+    back, and the search those keys make can reach the screen before the list's Enter does;
+    the item screen was then opened on a list that no longer held the row (IndexError on an
+    empty one). Here that order is made certain: the list filtered to nothing, then the Enter
+    the list took before. Nothing opens."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one(ItemTable)
+        seen = table.rows[0]
+        await pilot.press("slash", *"zq[x", "enter")
+        await settle(app, pilot)
+        assert listed_ids(app) == []
+        table.post_message(ItemTable.Opened(seen, 0))
+        await settle(app, pilot)
+        assert not app.unexpected_errors
+        assert app.screen is screen

@@ -414,7 +414,12 @@ class MainScreen(
         from evaltui.ui.screens.item import ItemScreen
 
         rows = self.query_one(ItemTable).rows
-        self.app.push_screen(ItemScreen(self.state, rows, event.position, self.current_list))
+        at = event.position
+        if at >= len(rows) or rows[at].item_id != event.row.item_id:
+            # The list changed between the key and now (a search or a filter typed in the same
+            # burst arrived first): that row is not where Enter saw it, so nothing opens.
+            return
+        self.app.push_screen(ItemScreen(self.state, rows, at, self.current_list))
 
     def palette_commands(self) -> Iterable[SystemCommand]:
         yield SystemCommand(
