@@ -174,6 +174,11 @@ class Members(Mapping[str, ZipEntry]):
     def __len__(self) -> int:
         return len(self._names)
 
+    def listing(self) -> tuple[list[str], dict[str, int]]:
+        """Every name the directory lists (a directory's too), in its order, and each name's
+        place in that list: what a reader finds names in at once, in C."""
+        return self._directory.names, self._directory._index
+
 
 def read_directory(handle: BinaryIO) -> ZipDirectory:
     """The central directory of the seekable zip `handle` (BadZipFile when there is none)."""
