@@ -22,6 +22,8 @@ import struct
 import zipfile
 from collections.abc import Iterator, Mapping
 from functools import cached_property
+from itertools import filterfalse
+from operator import methodcaller
 from typing import BinaryIO
 
 import numpy as np
@@ -158,7 +160,8 @@ class Members(Mapping[str, ZipEntry]):
 
     def __init__(self, directory: ZipDirectory) -> None:
         self._directory = directory
-        self._names = [n for n in directory.names if not n.endswith("/")]
+        names = directory.names  # (a directory's name ends with "/": filtered in C)
+        self._names = list(filterfalse(methodcaller("endswith", "/"), names))
 
     def __getitem__(self, name: str) -> ZipEntry:
         if name.endswith("/"):

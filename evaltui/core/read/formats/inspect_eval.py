@@ -302,8 +302,12 @@ def _eager_pass_with(
                     fact = facts_from_member(path, archive, members[member], fact, budget)
                 batch_facts.append(fact)
                 found.append(member)
-        keep_all(batch_facts, _row_sources(batch_facts, found, batch))
-    if named is not None and len(position) != len(summaries):
+        if named is not None:  # (a key twice is found at the end: no position kept)
+            facts.extend(batch_facts)
+            rows.extend(_row_sources(batch_facts, found, batch))
+        else:
+            keep_all(batch_facts, _row_sources(batch_facts, found, batch))
+    if named is not None and len(set(map(_MEMBER, rows))) != len(summaries):
         raise _Irregular  # a key twice: the names under samples/ may be other than built
     unsummarised = (
         []  # every member summarised (a finished log): decided by one C comparison
@@ -321,6 +325,7 @@ def _eager_pass_with(
 
 
 _KEY = attrgetter("item_id", "epoch")  # a fact's (id, epoch)
+_MEMBER = attrgetter("member")  # a row's sample member
 _sample_members = split_member_names  # (the names split: the way before `NamesByKey`)
 
 
