@@ -316,7 +316,8 @@ def _entries_vectorised(data: bytes) -> tuple[list[str], np.ndarray] | None:
     name_at = at + CENTRAL.size
     starts, stops = name_at.tolist(), (name_at + name_length).tolist()
     names = _names(data, starts, stops, (flags & UTF8_NAME).astype(bool))
-    names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
+    if "\x00" in "".join(names):  # (a name is cut at a NUL, as zipfile cuts it)
+        names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
     marked = np.flatnonzero((columns[:, :3] == ZIP64_MARK).any(axis=1))
     for i in marked.tolist():  # zip64: the sizes and offset from the extra field
         extra_at = int(name_at[i] + name_length[i])
