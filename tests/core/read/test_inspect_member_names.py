@@ -141,3 +141,68 @@ def test_names_of_several_epochs_in_order_are_found_as_listed():
     found = NamesByKey(names, {n: i for i, n in enumerate(names)})
     assert found.found(["a", "a"], [1, 2]) == names[:2]
     assert found.found(["b"], [1]) == names[2:]
+
+
+def _passes(monkeypatch) -> list[bool]:
+    """Records each attempt of the eager pass (its `by_name`)."""
+    attempts: list[bool] = []
+    real = inspect_eval._eager_pass_with
+
+    def spy(*args, by_name: bool):
+        attempts.append(by_name)
+        return real(*args, by_name=by_name)
+
+    monkeypatch.setattr(inspect_eval, "_eager_pass_with", spy)
+    return attempts
+
+
+@pytest.mark.parametrize("change", ["unscored", "errored"])
+def test_a_late_sample_to_read_from_its_member_goes_on_by_the_split_names_without_a_second_read(
+    tmp_path, monkeypatch, change
+):
+    """A summary without scores (its member decides) or with an error (a batch read as
+    dicts) in the last batch: the members found by name so far are those the split names
+    give, so the pass goes on the way before from there, to the same facts, rows and budget."""
+
+    def late(items):
+        summaries = json.loads(dict(items)["summaries.json"])
+        if change == "unscored":
+            summaries[-1].pop("scores")
+        else:
+            summaries[-1]["error"] = {"message": "boom", "traceback": "", "traceback_ansi": ""}
+        again = json.dumps(summaries).encode("utf-8")
+        return [(n, again if n == "summaries.json" else d) for n, d in items]
+
+    path = _rewritten(GPT5, tmp_path, late)
+    monkeypatch.setattr(json_array, "BATCH", 3)
+    expected = _eager(path, by_name=False)
+    attempts = _passes(monkeypatch)
+    split = _tried_by_name(monkeypatch)
+    assert _eager(path, by_name=True) == expected
+    assert attempts == [True] and split == [True]  # one pass, split once on the way
+
+
+def test_a_colliding_name_found_when_leaving_the_built_names_reads_the_log_again(
+    tmp_path, monkeypatch
+):
+    """A summary twice and a name (`_epoch_01`) splitting to its key (so the counts agree),
+    then an unscored sample: the members found by name so far are not those the split names
+    give, so the log is read again from the start, to what the way before reads."""
+
+    def colliding(items):
+        files = dict(items)
+        summaries = json.loads(files["summaries.json"])
+        first = summaries[0]
+        summaries[-1].pop("scores")
+        again = json.dumps([*summaries, first]).encode("utf-8")
+        real = f"samples/{first['id']}_epoch_{first['epoch']}.json"
+        clash = f"samples/{first['id']}_epoch_0{first['epoch']}.json"
+        replaced = [(n, again if n == "summaries.json" else d) for n, d in items]
+        return [*replaced, (clash, files[real])]
+
+    path = _rewritten(GPT5, tmp_path, colliding)
+    monkeypatch.setattr(json_array, "BATCH", 3)
+    expected = _eager(path, by_name=False)
+    attempts = _passes(monkeypatch)
+    assert _eager(path, by_name=True) == expected
+    assert attempts == [True, False]

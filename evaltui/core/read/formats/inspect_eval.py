@@ -218,11 +218,15 @@ def _eager_pass(
     `summaries.json` holds summaries and none holds a line break. That finds what the split
     names find when every batch is decoded into Structs with every member listed, every sample
     scored (no member is read), and the summaries' keys are as many as those names: then the
-    built names are all the names under `samples/`, each the one its key splits back to. Any
-    other log (a batch read as dicts, a member to read, a key twice, another name under
-    `samples/` such as `_epoch_01` or a chunked shell) is read again the way before from its
-    start (`_Irregular`), its budget as it was: nothing was refused or read from a member on
-    the first attempt, so what it says and refuses is what the way before says."""
+    built names are all the names under `samples/`, each the one its key splits back to. At a
+    batch read as dicts or one with a member to read, the names are split there and the
+    members found so far compared with theirs: the same, and no key twice, and what came
+    before is what the way before made (nothing was refused or read from a member until then)
+    and the pass goes on the way before from that batch (a log with errored samples pays no
+    second read). Any other log (a key twice, another name under `samples/` such as
+    `_epoch_01` or a chunked shell) is read again the way before from its start
+    (`_Irregular`), its budget as it was: what it says and refuses is what the way before
+    says."""
     used = budget.used
     try:
         return _eager_pass_with(path, archive, members, header, budget, by_name=True)
@@ -273,20 +277,39 @@ def _eager_pass_with(
     unscored_log = _header_says_unscored(header) and not any(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
+    current = [sample_members]  # where `_batches` finds the members (the split, once left)
+
+    def leave_names(batch_facts: list[SampleFacts], found: list[str | None]) -> None:
+        """Go on by the split names, once the samples read so far (and this batch's, `found`
+        by name) are shown to have the members the split names give them, and no key twice
+        (`_Irregular` otherwise: read again from the start)."""
+        nonlocal named, split
+        split = _sample_members(members)
+        kept = list(map(_KEY, facts))
+        if list(map(split.get, kept)) != list(map(_MEMBER, rows)):
+            raise _Irregular
+        if list(map(split.get, map(_KEY, batch_facts))) != found:
+            raise _Irregular
+        position.update(zip(kept, range(len(kept)), strict=True))
+        if len(position) != len(kept):
+            raise _Irregular  # a key twice so far: kept as it came, not as `keep` keeps it
+        named = None
+        current[0] = split
+
     shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
-    for records, batch, typed in _batches(summaries, sample_members, shared):
+    for records, batch, typed in _batches(summaries, current, shared):
         # a batch of the common shape is read column-wise (`inspect_summaries`: from Structs
         # when `inspect_typed` decoded it, else from dicts); any other, one summary at a
         # time, each checked in turn
         if named is not None and typed is None:
-            raise _Irregular  # a batch read as dicts: by the split names
+            leave_names([], [])  # a batch read as dicts: by the split names from here
         columns = typed or columnwise_facts_and_members(records, batch, split, shared)
         if columns is not None:
             batch_facts, found = columns
             scores = list(map(_SCORES, batch_facts))
             every_scored = _types(scores) == {dict} and all(map(len, scores))  # in C
             if named is not None and not every_scored:
-                raise _Irregular  # a member may be read: by the split names
+                leave_names(batch_facts, found)  # a member may be read: by the split names
             for i, (fact, member) in enumerate(zip(batch_facts, found, strict=True)):
                 if every_scored:  # (the columns hold no error: every member decides nothing)
                     break
@@ -356,19 +379,20 @@ def _member_decides(fact: SampleFacts, unscored_log: bool) -> bool:
 
 def _batches(
     summaries: Collection[tuple[str, Any]],
-    sample_members: SampleMembers,
+    current: list[SampleMembers],
     shared: dict[Any, Any],
 ) -> Iterator[tuple[list[str], list[Any], Columns | None]]:
     """(records, summaries, None) a decoded batch at a time (`Numbered.raw_batches`, each
     batch's bytes freed once decoded: the last pass), else all at once; or (records, [],
     facts and members) for a batch `inspect_typed` decoded and `typed_facts_and_members` read
-    (the summaries themselves are then not needed: every one has its sample member)."""
+    (the summaries themselves are then not needed: every one has its sample member), finding
+    the members in `current[0]` as it is when the batch is read."""
     if isinstance(summaries, Numbered):
         for batch in summaries.raw_batches(release=True):
             typed = None if batch.raw is None else decode_batch(batch.raw)
             if typed is not None:
                 records = summaries.records(batch.start, len(typed))
-                columns = typed_facts_and_members(records, typed, sample_members, shared)
+                columns = typed_facts_and_members(records, typed, current[0], shared)
                 del typed
                 if columns is not None:
                     yield records, [], columns
