@@ -22,6 +22,8 @@ import struct
 import zipfile
 from collections.abc import Iterator, Mapping
 from functools import cached_property
+from itertools import filterfalse
+from operator import methodcaller
 from typing import BinaryIO
 
 import numpy as np
@@ -158,7 +160,8 @@ class Members(Mapping[str, ZipEntry]):
 
     def __init__(self, directory: ZipDirectory) -> None:
         self._directory = directory
-        self._names = [n for n in directory.names if not n.endswith("/")]
+        names = directory.names  # (a directory's name ends with "/": filtered in C)
+        self._names = list(filterfalse(methodcaller("endswith", "/"), names))
 
     def __getitem__(self, name: str) -> ZipEntry:
         if name.endswith("/"):
@@ -173,6 +176,11 @@ class Members(Mapping[str, ZipEntry]):
 
     def __len__(self) -> int:
         return len(self._names)
+
+    def listing(self) -> tuple[list[str], dict[str, int]]:
+        """Every name the directory lists (a directory's too), in its order, and each name's
+        place in that list: what a reader finds names in at once, in C."""
+        return self._directory.names, self._directory._index
 
 
 def read_directory(handle: BinaryIO) -> ZipDirectory:
@@ -308,7 +316,8 @@ def _entries_vectorised(data: bytes) -> tuple[list[str], np.ndarray] | None:
     name_at = at + CENTRAL.size
     starts, stops = name_at.tolist(), (name_at + name_length).tolist()
     names = _names(data, starts, stops, (flags & UTF8_NAME).astype(bool))
-    names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
+    if "\x00" in "".join(names):  # (a name is cut at a NUL, as zipfile cuts it)
+        names = [name.split("\x00", 1)[0] if "\x00" in name else name for name in names]
     marked = np.flatnonzero((columns[:, :3] == ZIP64_MARK).any(axis=1))
     for i in marked.tolist():  # zip64: the sizes and offset from the extra field
         extra_at = int(name_at[i] + name_length[i])

@@ -15,7 +15,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from operator import attrgetter
+from functools import partial
+from operator import attrgetter, is_not
 from typing import Any
 
 from evaltui.core.read.formats.fields import is_finite
@@ -107,11 +108,14 @@ def _single_epoch_mean(facts: Sequence[SampleFacts], scorer: str) -> Any:
     if len(set(map(_ITEM_ID, facts))) != len(facts):
         return _UNREAD
     scores = list(map(_SCORES, facts))
-    distinct = {id(s): s for s in scores}  # a large log's samples share a few scores objects
+    keys = list(map(id, scores))
+    distinct = dict(zip(keys, scores, strict=True))  # the samples share a few scores objects
     number_of = {key: _score_number(s, scorer) for key, s in distinct.items()}
     if any(number is _UNCHECKED for number in number_of.values()):
         return None
-    numbers = [n for n in map(number_of.__getitem__, map(id, scores)) if n is not None]
+    numbers = list(map(number_of.__getitem__, keys))  # (each step in C)
+    if None in number_of.values():
+        numbers = list(filter(partial(is_not, None), numbers))
     return math.fsum(numbers) / len(numbers) if numbers else None
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import nullcontext
 from functools import partial
 from itertools import repeat
@@ -81,9 +81,13 @@ from evaltui.core.read.formats.inspect_scores import (
     choose_scorer,
     has_scores,
 )
+from evaltui.core.read.formats.inspect_summaries import SAMPLE_MEMBER as SAMPLE_MEMBER
 from evaltui.core.read.formats.inspect_summaries import (
     Columns,
+    SampleMembers,
     columnwise_facts_and_members,
+    names_by_key,
+    split_member_names,
     typed_facts_and_members,
 )
 from evaltui.core.read.formats.inspect_typed import decode_batch
@@ -101,7 +105,6 @@ JOURNAL_SUMMARY = re.compile(r"^_journal/summaries/(\d+)\.json$")
 LEGACY_RESULTS = "results.json"
 LEGACY_SUMMARY_JSON = "summary.json"
 LEGACY_SUMMARY = re.compile(r"^summaries/(\d+)\.json$")
-SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
 CHUNKED_SHELL = SHELL  # Inspect's chunked sample: a shell under a per-sample prefix
 
 
@@ -197,6 +200,10 @@ def _load_open(
 # Reading the archive
 
 
+class _Irregular(Exception):
+    """The log is not one `NamesByKey` may find the sample members of (see `_eager_pass`)."""
+
+
 def _eager_pass(
     path: Source,
     archive: ZipDirectory,
@@ -204,8 +211,40 @@ def _eager_pass(
     header: dict,
     budget: Budget,
 ) -> tuple[list[SampleFacts], list[RowSource], str]:
-    """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member."""
-    sample_members = _sample_members(members)
+    """One SampleFacts per (id, epoch): from the summaries where they suffice, else the member.
+
+    The sample members are first found by name (`NamesByKey`: each summary's member name
+    built, not every listed name split) when the log lists as many names under `samples/` as
+    `summaries.json` holds summaries and none holds a line break. That finds what the split
+    names find when every batch is decoded into Structs with every member listed, every sample
+    scored (no member is read), and the summaries' keys are as many as those names: then the
+    built names are all the names under `samples/`, each the one its key splits back to. At a
+    batch read as dicts or one with a member to read, the names are split there and the
+    members found so far compared with theirs: the same, and no key twice, and what came
+    before is what the way before made (nothing was refused or read from a member until then)
+    and the pass goes on the way before from that batch (a log with errored samples pays no
+    second read). Any other log (a key twice, another name under `samples/` such as
+    `_epoch_01` or a chunked shell) is read again the way before from its start
+    (`_Irregular`), its budget as it was: what it says and refuses is what the way before
+    says."""
+    used = budget.used
+    try:
+        return _eager_pass_with(path, archive, members, header, budget, by_name=True)
+    except _Irregular:
+        budget.used = used
+        return _eager_pass_with(path, archive, members, header, budget, by_name=False)
+
+
+def _eager_pass_with(
+    path: Source,
+    archive: ZipDirectory,
+    members: Mapping[str, ZipEntry],
+    header: dict,
+    budget: Budget,
+    *,
+    by_name: bool,
+) -> tuple[list[SampleFacts], list[RowSource], str]:
+    """`_eager_pass`, trying `NamesByKey` when `by_name` (`_Irregular` when it cannot)."""
     facts: list[SampleFacts] = []
     rows: list[RowSource] = []
     position: dict[tuple[str, int], int] = {}
@@ -231,19 +270,46 @@ def _eager_pass(
             rows.append(row)
 
     summaries, summary_source = _read_summaries(path, archive, members, budget)
+    named = names_by_key(members, summaries) if by_name else None
+    # the names split (the way before), unless found by `named` (then never asked)
+    split: dict[tuple[str, int], str] = {} if named is not None else _sample_members(members)
+    sample_members: SampleMembers = split if named is None else named
     unscored_log = _header_says_unscored(header) and not any(
         isinstance(s, dict) and (s.get("scores") or s.get("error")) for _, s in summaries
     )
+    current = [sample_members]  # where `_batches` finds the members (the split, once left)
+
+    def leave_names(batch_facts: list[SampleFacts], found: list[str | None]) -> None:
+        """Go on by the split names, once the samples read so far (and this batch's, `found`
+        by name) are shown to have the members the split names give them, and no key twice
+        (`_Irregular` otherwise: read again from the start)."""
+        nonlocal named, split
+        split = _sample_members(members)
+        kept = list(map(_KEY, facts))
+        if list(map(split.get, kept)) != list(map(_MEMBER, rows)):
+            raise _Irregular
+        if list(map(split.get, map(_KEY, batch_facts))) != found:
+            raise _Irregular
+        position.update(zip(kept, range(len(kept)), strict=True))
+        if len(position) != len(kept):
+            raise _Irregular  # a key twice so far: kept as it came, not as `keep` keeps it
+        named = None
+        current[0] = split
+
     shared: dict[Any, Any] = {}  # the scores every sample with the same values shares
-    for records, batch, typed in _batches(summaries, sample_members, shared):
+    for records, batch, typed in _batches(summaries, current, shared):
         # a batch of the common shape is read column-wise (`inspect_summaries`: from Structs
         # when `inspect_typed` decoded it, else from dicts); any other, one summary at a
         # time, each checked in turn
-        columns = typed or columnwise_facts_and_members(records, batch, sample_members, shared)
+        if named is not None and typed is None:
+            leave_names([], [])  # a batch read as dicts: by the split names from here
+        columns = typed or columnwise_facts_and_members(records, batch, split, shared)
         if columns is not None:
             batch_facts, found = columns
             scores = list(map(_SCORES, batch_facts))
             every_scored = _types(scores) == {dict} and all(map(len, scores))  # in C
+            if named is not None and not every_scored:
+                leave_names(batch_facts, found)  # a member may be read: by the split names
             for i, (fact, member) in enumerate(zip(batch_facts, found, strict=True)):
                 if every_scored:  # (the columns hold no error: every member decides nothing)
                     break
@@ -253,17 +319,23 @@ def _eager_pass(
             batch_facts, found = [], []
             for record, summary in zip(records, batch, strict=True):
                 # a summary with a member names both: the value at fault is the summary's copy
-                fact = sample_facts(path, summary, record, sample_members, shared)
-                member = sample_members.get((fact.item_id, fact.epoch))
+                fact = sample_facts(path, summary, record, split, shared)
+                member = split.get((fact.item_id, fact.epoch))
                 if member is not None and _member_decides(fact, unscored_log):
                     fact = facts_from_member(path, archive, members[member], fact, budget)
                 batch_facts.append(fact)
                 found.append(member)
-        keep_all(batch_facts, _row_sources(batch_facts, found, batch))
+        if named is not None:  # (a key twice is found at the end: no position kept)
+            facts.extend(batch_facts)
+            rows.extend(_row_sources(batch_facts, found, batch))
+        else:
+            keep_all(batch_facts, _row_sources(batch_facts, found, batch))
+    if named is not None and len(set(map(_MEMBER, rows))) != len(summaries):
+        raise _Irregular  # a key twice: the names under samples/ may be other than built
     unsummarised = (
         []  # every member summarised (a finished log): decided by one C comparison
-        if sample_members.keys() <= position.keys()
-        else [m for key, m in sample_members.items() if key not in position]
+        if named is not None or split.keys() <= position.keys()
+        else [m for key, m in split.items() if key not in position]
     )
     for member in unsummarised:
         fact = facts_from_member(path, archive, members[member], None, budget)
@@ -276,6 +348,8 @@ def _eager_pass(
 
 
 _KEY = attrgetter("item_id", "epoch")  # a fact's (id, epoch)
+_MEMBER = attrgetter("member")  # a row's sample member
+_sample_members = split_member_names  # (the names split: the way before `NamesByKey`)
 
 
 def _row_sources(
@@ -305,19 +379,20 @@ def _member_decides(fact: SampleFacts, unscored_log: bool) -> bool:
 
 def _batches(
     summaries: Collection[tuple[str, Any]],
-    sample_members: Mapping[tuple[str, int], str],
+    current: list[SampleMembers],
     shared: dict[Any, Any],
 ) -> Iterator[tuple[list[str], list[Any], Columns | None]]:
     """(records, summaries, None) a decoded batch at a time (`Numbered.raw_batches`, each
     batch's bytes freed once decoded: the last pass), else all at once; or (records, [],
     facts and members) for a batch `inspect_typed` decoded and `typed_facts_and_members` read
-    (the summaries themselves are then not needed: every one has its sample member)."""
+    (the summaries themselves are then not needed: every one has its sample member), finding
+    the members in `current[0]` as it is when the batch is read."""
     if isinstance(summaries, Numbered):
         for batch in summaries.raw_batches(release=True):
             typed = None if batch.raw is None else decode_batch(batch.raw)
             if typed is not None:
                 records = summaries.records(batch.start, len(typed))
-                columns = typed_facts_and_members(records, typed, sample_members, shared)
+                columns = typed_facts_and_members(records, typed, current[0], shared)
                 del typed
                 if columns is not None:
                     yield records, [], columns
@@ -328,26 +403,6 @@ def _batches(
     elif summaries:
         names, elements = zip(*summaries, strict=True)
         yield list(names), list(elements), None
-
-
-def _sample_members(names: Iterable[str]) -> dict[tuple[str, int], str]:
-    """The sample members (`samples/{id}_epoch_{n}.json`, or a chunked sample's shell) by
-    (id, epoch). A plain member's name is split with string methods, as the pattern splits it
-    (the id up to the last `_epoch_`, the epoch's decimal digits): the two patterns tried on
-    each of a large log's 200,000 names were a twentieth of its open. Any other name (a shell,
-    a line break, no digits) is matched by the patterns as before."""
-    found: dict[tuple[str, int], str] = {}
-    for name in names:
-        if name[:8] != "samples/":
-            continue  # neither pattern matches a name outside samples/
-        if name[-5:] == ".json" and "\n" not in name:
-            item_id, cut, epoch = name[8:-5].rpartition("_epoch_")
-            if cut and item_id and epoch.isdecimal():
-                found[(item_id, int(epoch))] = name
-                continue
-        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None:
-            found[(m["id"], int(m["epoch"]))] = name
-    return found
 
 
 def _read_summaries(

@@ -153,6 +153,7 @@ def _primary_table(
 
 
 _ITEM_ID, _EPOCH = attrgetter("item_id"), attrgetter("epoch")
+_INPUT_HASH = attrgetter("input_hash")
 _SCORES, _ERROR = attrgetter("scores"), attrgetter("error")
 _STATUS = {"error": "error", "verdict": "ok", "partial": "ok", "number": "ok"}
 _ERRORED: Any = object()  # the key of an errored sample's row
@@ -372,7 +373,7 @@ PROMPT_HASH = "prompt_hash"  # compare.comparability reads it: which items' prom
 
 def with_prompt_hashes(table: pl.DataFrame, facts: Sequence[SampleFacts]) -> pl.DataFrame:
     """The table with each row's input digest (`inspect_common.input_digest`), when any."""
-    hashes = [f.input_hash for f in facts]
-    if all(h is None for h in hashes):
+    hashes = list(map(_INPUT_HASH, facts))
+    if hashes.count(None) == len(hashes):
         return table
     return table.with_columns(pl.Series(PROMPT_HASH, hashes, dtype=pl.String))

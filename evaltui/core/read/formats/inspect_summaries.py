@@ -26,7 +26,8 @@ handed back instead, and decoded as dicts (`tests/core/read/test_inspect_typed.p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
 from hashlib import sha256
 from itertools import repeat
@@ -34,6 +35,7 @@ from operator import attrgetter, itemgetter, methodcaller
 from typing import Any, NamedTuple
 
 from evaltui.core.read.formats.fields import INT_MAX, INT_MIN, text_problem
+from evaltui.core.read.formats.inspect_chunked import SHELL
 from evaltui.core.read.formats.inspect_common import (
     INPUT_DIGEST_CHARS,
     TOKEN_KEYS,
@@ -44,9 +46,103 @@ from evaltui.core.read.formats.inspect_common import (
     shared_scores,
 )
 from evaltui.core.read.formats.inspect_typed import Score, Summary, Usage
+from evaltui.core.read.formats.json_array import Numbered
+from evaltui.core.read.zip_directory import Members, ZipEntry
 
 NONE = type(None)
 Columns = tuple[list[SampleFacts], list[str | None]]  # a batch's facts and sample members
+SAMPLE_NAME = "samples/{}_epoch_{}.json".format  # the member Inspect writes for (id, epoch)
+
+
+class NamesByKey:
+    """A log's sample members found by building each (id, epoch)'s name as Inspect writes it
+    (`samples/{id}_epoch_{epoch}.json`) and finding it in the archive's listing, where
+    splitting every listed name (`inspect_eval._sample_members`) and looking up tuple keys
+    took a tenth of a 200,000-sample log's open. Inspect lists the members in the order of
+    the summaries, so a batch's names are first compared with the listing's next names at
+    once (one string comparison when the batch has one epoch); otherwise each is looked up.
+    It gives what the split names give only when the names under `samples/` are exactly the
+    names built for the summaries' keys: `inspect_eval` checks that (their count, and the
+    keys found) and reads the log again the other way when it does not hold (see
+    `_eager_pass` there)."""
+
+    __slots__ = ("_names", "_index", "_next")
+
+    def __init__(self, names: Sequence[str], index: Mapping[str, int]) -> None:
+        self._names = names  # the archive's names, in its order
+        self._index = index  # each name's place in `names`
+        self._next = 0  # where the last batch's names ended in `names`
+
+    def found(self, ids: list[str], epochs: list[int]) -> list[str] | None:
+        """Each (id, epoch)'s member name (ids without a line break), or None when any is not
+        listed."""
+        count = len(ids)
+        if not count:
+            return []
+        first = SAMPLE_NAME(ids[0], epochs[0])
+        at = self._next
+        if self._names[at : at + 1] != [first]:
+            at = self._index.get(first, -1)
+        if at >= 0:
+            window = list(self._names[at : at + count])
+            if len(window) == count and self._listed_so(window, ids, epochs):
+                self._next = at + count
+                return window
+        names = list(map(SAMPLE_NAME, ids, epochs))
+        return names if all(map(self._index.__contains__, names)) else None
+
+    @staticmethod
+    def _listed_so(window: list[str], ids: list[str], epochs: list[int]) -> bool:
+        """Whether `window` holds the names of (ids, epochs), in order. With one epoch, the
+        names joined by line breaks against the ids joined between the name's two ends: equal
+        only if every name is its id's, as no listed name holds a line break (so the ids hold
+        none either: the two strings hold as many)."""
+        epoch = epochs[0]
+        if epochs.count(epoch) != len(epochs):
+            return window == list(map(SAMPLE_NAME, ids, epochs))
+        tail = f"_epoch_{epoch}.json"
+        built = "samples/" + (tail + "\nsamples/").join(ids) + tail
+        return "\n".join(window) == built
+
+
+SampleMembers = Mapping[tuple[str, int], str] | NamesByKey  # what `_columnwise` looks up in
+SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
+
+
+def names_by_key(
+    members: Mapping[str, ZipEntry], summaries: Collection[tuple[str, Any]]
+) -> NamesByKey | None:
+    """`NamesByKey` of the archive when the log may be read by it (see `_eager_pass`): the
+    consolidated summaries read in batches, as many as the names under `samples/`, and no
+    name holding a line break (counted in C over the names joined)."""
+    if not isinstance(summaries, Numbered) or not isinstance(members, Members):
+        return None
+    joined = "\n" + "\n".join(members)
+    if joined.count("\n") != len(members) or joined.count("\nsamples/") != len(summaries):
+        return None
+    return NamesByKey(*members.listing())
+
+
+def split_member_names(names: Iterable[str]) -> dict[tuple[str, int], str]:
+    """The sample members (`samples/{id}_epoch_{n}.json`, or a chunked sample's shell) by
+    (id, epoch). A plain member's name is split with string methods, as the pattern splits it
+    (the id up to the last `_epoch_`, the epoch's decimal digits): the two patterns tried on
+    each of a large log's 200,000 names were a twentieth of its open. Any other name (a shell,
+    a line break, no digits) is matched by the patterns as before."""
+    found: dict[tuple[str, int], str] = {}
+    for name in names:
+        if name[:8] != "samples/":
+            continue  # neither pattern matches a name outside samples/
+        if name[-5:] == ".json" and "\n" not in name:
+            item_id, cut, epoch = name[8:-5].rpartition("_epoch_")
+            if cut and item_id and epoch.isdecimal():
+                found[(item_id, int(epoch))] = name
+                continue
+        if (m := SAMPLE_MEMBER.match(name) or SHELL.match(name)) is not None:
+            found[(m["id"], int(m["epoch"]))] = name
+    return found
+
+
 _NOTHING: frozenset[type] = frozenset({NONE})
 _COUNTS: frozenset[type] = frozenset({int, NONE})  # token counts as `cost_values` sums them
 _TIMES: frozenset[type] = frozenset({float, NONE})  # seconds as `cost_values` keeps them
@@ -79,7 +175,7 @@ def columnwise_facts_and_members(
 def typed_facts_and_members(
     records: Sequence[str],
     summaries: Sequence[Summary],
-    members: Mapping[tuple[str, int], str],
+    members: SampleMembers,
     shared: dict[Any, Any],
 ) -> Columns | None:
     """`columnwise_facts_and_members` of the summaries `inspect_typed.decode_batch` decoded
@@ -124,7 +220,7 @@ def _types(column: Sequence[Any]) -> set[type]:
 def _columnwise(
     records: Sequence[str],
     summaries: Sequence[Any],
-    members: Mapping[tuple[str, int], str],
+    members: SampleMembers,
     shared: dict[Any, Any],
     shape: _Shape,
 ) -> Columns | None:
@@ -146,14 +242,25 @@ def _columnwise(
     costs = _costs(summaries, shape)
     if costs is None:
         return None
-    keys = list(zip(map(str, ids), epochs, strict=True))
-    found = list(map(members.get, keys))
+    item_ids = list(map(str, ids))
+    found: list[str | None]
+    if isinstance(members, NamesByKey):  # (only for Structs: every sample has its member)
+        built = members.found(item_ids, epochs)
+        if built is None:
+            return None
+        found = list(built)
+    else:
+        found = list(map(members.get, zip(item_ids, epochs, strict=True)))
     if shape.every_member and None in found:
         return None
     scores = shared_column(column(summaries, "scores"), shared, shape)
     if scores is None:
         return None
-    named = [r if m is None else f"{m} via {r}" for m, r in zip(found, records, strict=True)]
+    named: list[str]
+    if None in found:
+        named = [r if m is None else f"{m} via {r}" for m, r in zip(found, records, strict=True)]
+    else:  # every sample has its member (a finished log): named in C
+        named = list(map("{} via {}".format, found, records))
     digests: Iterable[str | None]
     if _types(inputs) == {str}:  # `input_digest` of a string, in C
         digests = map(
@@ -168,7 +275,7 @@ def _columnwise(
         )
     else:  # chat messages (or nothing): each input's own digest (`input_digest` never raises)
         digests = map(input_digest, inputs)
-    columns = (map(itemgetter(0), keys), epochs, scores, [None] * len(keys), named, digests, costs)
+    columns = (item_ids, epochs, scores, [None] * len(item_ids), named, digests, costs)
     return list(map(_FACTS, zip(*columns, strict=True))), found  # SampleFacts(*values), in C
 
 
