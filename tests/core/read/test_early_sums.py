@@ -129,3 +129,17 @@ def test_the_early_sums_look_where_the_caches_keep_their_entries():
     assert early_sums.ANALYSIS_META == kept_hint.META
     assert early_sums.SCAN_META == scan_cache.META
     assert early_sums.SEAL == entry_seal.SEAL
+
+
+def test_a_sums_thread_that_ends_early_leaves_no_check_waiting(tmp_path, monkeypatch):
+    files = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
+    for path in files:
+        path.write_bytes(b"abc")
+
+    def ended(path):
+        raise SystemExit  # (ends the thread, as nothing a file does should)
+
+    monkeypatch.setattr(early_sums, "_sums_of", ended)
+    early = early_sums.EarlySums(files)
+    early.wait()
+    assert [early.sums(path) for path in files] == [None, None]  # (computed by the check)

@@ -56,13 +56,19 @@ class EarlySums:
         self._thread.start()
 
     def _run(self) -> None:
-        for name in self._files:
-            try:
-                found = _sums_of(Path(name))
-            except Exception:  # noqa: BLE001 - the check computes it then, and says
-                found = None
+        try:
+            for name in self._files:
+                try:
+                    found = _sums_of(Path(name))
+                except Exception:  # noqa: BLE001 - the check computes it then, and says
+                    found = None
+                with self._changed:
+                    self._done[name] = found
+                    self._changed.notify_all()
+        finally:  # (however this thread ends, no check waits for it in vain)
             with self._changed:
-                self._done[name] = found
+                for name in self._files:
+                    self._done.setdefault(name, None)
                 self._changed.notify_all()
 
     def sums(self, path: Path) -> tuple[int, int] | None:
