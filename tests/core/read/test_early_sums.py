@@ -131,6 +131,7 @@ def test_the_early_sums_look_where_the_caches_keep_their_entries():
     assert early_sums.SEAL == entry_seal.SEAL
 
 
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 def test_a_sums_thread_that_ends_early_leaves_no_check_waiting(tmp_path, monkeypatch):
     files = [tmp_path / "a.parquet", tmp_path / "b.parquet"]
     for path in files:
