@@ -19,8 +19,16 @@ from tests.core.analysis.test_sealed_entries import graded_pair
 
 
 class Terminal:
+    """A stream that says it is a terminal (the app's check), the real one otherwise."""
+
+    def __init__(self, stream) -> None:
+        self._stream = stream
+
     def isatty(self) -> bool:
         return True
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 class StubApp:
@@ -65,8 +73,10 @@ def started(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cli, "spec_from_args", spec_from_args)
     monkeypatch.setattr(ui_app, "create_app", lambda config: StubApp(config, seen))
-    monkeypatch.setattr(sys, "stdin", Terminal())
-    monkeypatch.setattr(sys, "stdout", Terminal())
+    monkeypatch.setattr(sys, "stdin", Terminal(sys.stdin))
+    monkeypatch.setattr(sys, "stdout", Terminal(sys.stdout))
+    # (other tests' threads may still run: the CLI's exit without them must not end pytest)
+    monkeypatch.setattr(cli, "_leave_without_waiting_for_workers", lambda app, code: None)
     was_enabled = gc.isenabled()
     try:
         code = cli.main([str(spec.baseline), str(spec.candidate), "--metric", "score"])
