@@ -36,6 +36,8 @@ CPU is the app process's user + system time when the decision line was read (/pr
 
     .venv/bin/python bench/floor_ratio.py --app --sizes 1m --formats jsonl
     .venv/bin/python bench/floor_ratio.py --app --sizes 1m --formats jsonl --before /tmp/old-src
+    .venv/bin/python bench/floor_ratio.py --app --sizes 1m --formats jsonl --before /tmp/old-src \
+        --reopens 8                     # reopens only, the two trees alternated reopen by reopen
 
 Tests never run this; nothing here asserts on time.
 """
@@ -276,6 +278,38 @@ def measure_app(
     }
 
 
+def reopens_only(size: str, kind: str, fmt: str, count: int, trees: dict[str, str | None]) -> None:
+    """`--reopens N`: each tree's first open once, then N reopens of each, the trees
+    alternated one reopen at a time (the order swapped every round), so before and after share
+    the machine's load reopen by reopen; prints each tree's wall median, range and how many
+    were under 1 s, and its CPU median and range."""
+    base, cand = paths(size, kind, fmt)
+    warm((base, cand))
+    folder = Path(tempfile.mkdtemp(prefix="floor-ratio-reopens-"))
+    tmux = Tmux(folder)
+    found: dict[str, list[dict[str, float]]] = {name: [] for name in trees}
+    try:
+        apps = {name: evaltui_argv(tree, base, cand, app=True) for name, tree in trees.items()}
+        where = {name: (folder / name / "cache", folder / name / "state") for name in trees}
+        for name, app in apps.items():
+            app_run(tmux, app, *where[name])  # (the first open: keeps the entries)
+        for round_ in range(count):
+            for name in list(apps)[:: 1 if round_ % 2 == 0 else -1]:
+                found[name].append(app_run(tmux, apps[name], *where[name]))
+    finally:
+        tmux.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    for name, runs in found.items():
+        wall, cpu = [r["wall"] for r in runs], [r["cpu"] for r in runs]
+        label = f"{size} {fmt} {kind} ({name})"
+        print(
+            f"{label:<30} reopened {statistics.median(wall):6.3f}s ({min(wall):.2f}-"
+            f"{max(wall):.2f}), {sum(w < 1 for w in wall)} of {len(wall)} under 1 s;"
+            f" cpu {statistics.median(cpu):6.3f}s ({min(cpu):.2f}-{max(cpu):.2f})",
+            flush=True,
+        )
+
+
 def main_app(args: argparse.Namespace, sizes: list[str]) -> int:
     print(
         f"{'workload':<30} {'decision line: first open':>26} {'reopened':>18} "
@@ -286,6 +320,13 @@ def main_app(args: argparse.Namespace, sizes: list[str]) -> int:
     if args.before:
         trees["before"] = args.before
     byte_compile(list(trees.values()))
+    if args.reopens:
+        for size in sizes:
+            generate(size)
+            for fmt in args.formats.split(","):
+                for kind in args.kinds.split(","):
+                    reopens_only(size, kind, fmt, args.reopens, trees)
+        return 0
     rows = []
     for size in sizes:
         generate(size)
@@ -331,6 +372,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ids", help="evaltui's --ids (default: its own, 10,000)")
     parser.add_argument("--app", action="store_true", help="the app's decision line (tmux)")
     parser.add_argument("--before", help="--app: also this source tree, in the same rounds")
+    parser.add_argument(
+        "--reopens",
+        type=int,
+        default=0,
+        help="--app: only reopens, N of each tree, alternated one at a time",
+    )
     args = parser.parse_args(argv)
     sizes = [s for s in args.sizes.split(",") if s] + (["10m"] if args.ten else [])
     if args.app:

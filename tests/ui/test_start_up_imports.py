@@ -5,7 +5,9 @@ Every first screen pays the UI's imports on the main thread, beside the early re
 the adjudication dialog), the log directory's picker, the text area and the agreement
 statistics of a shared review are imported when first used. Run in a fresh interpreter (this
 one has imported every screen already): the app is driven by Pilot to its settled first
-screen, the modules are looked up, then each key opens its screen.
+screen, the modules are looked up, then each key opens its screen. A pair reopened from the
+analysis cache (the early read started as the CLI starts it) imports no statistics (scipy) and
+neither of the other designs' analyses before its first screen.
 """
 
 from __future__ import annotations
@@ -72,3 +74,67 @@ def test_a_screen_a_key_opens_is_imported_when_it_opens_not_before_the_first_scr
         "e NoteScreen True",
     ]
     assert lines[6] == "never []"  # opened on two runs, by its only reviewer
+
+
+# What a pair reopened from the analysis cache leaves unimported until its first screen is
+# drawn: the statistics (scipy) it reads back instead of computing, and the designs it is not
+# (two samples of different items; three or more runs).
+NOT_ON_REOPEN = [
+    "scipy",
+    "evaltui.core.analysis.independent",
+    "evaltui.core.stats.independent",
+    "evaltui.core.analysis.run_set",
+    "evaltui.core.decide.run_set",
+    "evaltui.core.stats.omnibus",
+]
+
+REOPEN = """
+import asyncio, sys
+from pathlib import Path
+from evaltui.core.analysis import analysis_cache
+from evaltui.core.analysis.early_read import start_reading
+from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.read.formats import scan_cache
+from evaltui.ui.app import AppConfig, create_app
+from tests.ui.helpers import settle
+
+analysis_cache.MIN_ITEMS = scan_cache.MIN_BYTES = 0  # (a small pair, kept as a big one is)
+NOT_ON_REOPEN = {not_on_reopen!r}
+
+async def main():
+    spec = CompareSpec.create({baseline!r}, {candidate!r}, metric="score")
+    config = AppConfig(spec=spec, state_root=Path({state!r}), reading=start_reading(spec))
+    app = create_app(config)  # (as the CLI makes it, the early read started)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        print("cached", app.analysis_cached, app.loaded.decision is not None)
+        print("imported", sorted(m for m in NOT_ON_REOPEN if m in sys.modules))
+
+asyncio.run(main())
+"""
+
+
+def test_a_reopened_pair_imports_no_statistics_and_no_other_design_before_its_first_screen(
+    tmp_path, monkeypatch
+):
+    from evaltui.core.analysis import analysis_cache
+    from evaltui.core.analysis.pipeline import compare, keep_analysis
+    from evaltui.core.read.formats import scan_cache
+    from tests.core.analysis.test_sealed_entries import graded_pair
+
+    monkeypatch.setenv(scan_cache.ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv("EVALTUI_NO_CACHE", raising=False)
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 0)
+    monkeypatch.setattr(scan_cache, "MIN_BYTES", 0)
+    spec = graded_pair(tmp_path / "runs")
+    keep_analysis(compare(spec, cached=True))  # (the first open, kept)
+    code = REOPEN.format(
+        not_on_reopen=NOT_ON_REOPEN,
+        baseline=str(spec.baseline),
+        candidate=str(spec.candidate),
+        state=str(tmp_path / "state"),
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert done.stdout.strip().splitlines() == ["cached True True", "imported []"]

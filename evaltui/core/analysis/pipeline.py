@@ -9,13 +9,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from evaltui.core.analysis.categories import outcome_comparison
 from evaltui.core.analysis.early_read import EarlyRead, read_spec
 from evaltui.core.analysis.early_read import start_reading as start_reading
 from evaltui.core.analysis.family import metric_family
-from evaltui.core.analysis.independent import IndependentAnalysis, analyze_independent
 from evaltui.core.analysis.pair import (
     analyze,
     apply_threshold,
@@ -39,6 +38,9 @@ from evaltui.core.compare.spec import POLICY_FIXED, CompareSpec
 from evaltui.core.errors import PairingError, UsageError
 from evaltui.core.policy import Policy, load_policy
 from evaltui.core.read.runs import PASSED, SLICE, Run
+
+if TYPE_CHECKING:  # (two samples of different items: imported when one is compared)
+    from evaltui.core.analysis.independent import IndependentAnalysis
 
 Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
 
@@ -304,6 +306,8 @@ def _independent(
             f"{choice.reason}; this command reviews paired runs only: compare two runs of "
             "different items with evaltui report BASE CAND --design independent"
         )
+    from evaltui.core.analysis.independent import analyze_independent
+
     return analyze_independent(
         baseline.resolved(),
         candidate.resolved(),

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _lock = threading.Lock()
@@ -23,17 +23,28 @@ _state = {"depth": 0, "was_enabled": False}
 
 
 @contextmanager
-def collector_paused() -> Iterator[None]:
-    """Inside: no automatic cyclic collection (counted over threads, see the module)."""
+def collector_paused() -> Iterator[Callable[[], None]]:
+    """Inside: no automatic cyclic collection (counted over threads, see the module). It
+    yields a callable that ends this pause before the block does (the CLI's start-up pause
+    ends as the app starts running; the block's end then does nothing more)."""
     with _lock:
         if _state["depth"] == 0:
             _state["was_enabled"] = gc.isenabled()
             gc.disable()
         _state["depth"] += 1
-    try:
-        yield
-    finally:
+    ended = False
+
+    def end() -> None:
+        nonlocal ended
         with _lock:
+            if ended:
+                return
+            ended = True
             _state["depth"] -= 1
             if _state["depth"] == 0 and _state["was_enabled"]:
                 gc.enable()
+
+    try:
+        yield end
+    finally:
+        end()

@@ -15,15 +15,13 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaltui.core.analysis.pair import item_values
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.analysis.run_set import RunSetAnalysis
 from evaltui.core.decide.disputes import approval_refusal, disputed_items
 from evaltui.core.decide.notices import STALE_TAGS, Notice
 from evaltui.core.decide.pair import Decision, decide, tag_meanings
-from evaltui.core.decide.run_set import RunSetDecision, decide_run_set
 from evaltui.core.errors import UsageError
 from evaltui.core.policy.tags import CONFIRMED
 from evaltui.core.read.runs import RunSource
@@ -35,6 +33,10 @@ from evaltui.core.record.adjudication import (
 from evaltui.core.record.journal import ReviewSession
 from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.shared import review_dir_from_env
+
+if TYPE_CHECKING:  # (three or more runs: imported when their matrix is judged)
+    from evaltui.core.analysis.run_set import RunSetAnalysis
+    from evaltui.core.decide.run_set import RunSetDecision
 
 
 def start_review(
@@ -233,6 +235,8 @@ def judge_run_set(
             if opened:
                 session.close()
         decided.append((pair, decision))
+    from evaltui.core.decide.run_set import decide_run_set
+
     return decide_run_set(run_set, decided)
 
 

@@ -142,6 +142,26 @@ def test_the_early_read_of_a_kept_pair_rebuilds_its_analysis_for_compare_to_take
     assert reading._rebuilt is None  # (nothing left behind: dropped by the compare)
 
 
+def test_what_the_early_read_rebuilt_is_parked_out_of_the_collectors_walks(tmp_path, monkeypatch):
+    import gc
+
+    from evaltui.core.analysis import analysis_cache
+    from evaltui.core.read.formats import scan_cache
+
+    monkeypatch.setenv(scan_cache.ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv("EVALTUI_NO_CACHE", raising=False)
+    monkeypatch.setattr(analysis_cache, "MIN_ITEMS", 0)
+    pipeline.keep_analysis(pipeline.compare(CompareSpec.create(*SAMPLE), cached=True))
+    gc.unfreeze()
+    try:
+        reading = pipeline.start_reading(CompareSpec.create(*SAMPLE))
+        reading._done.wait()  # (the read and its rebuild finished)
+        assert reading._rebuilt is not None
+        assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+
+
 def test_the_early_read_starts_and_reads_without_the_pipelines_analysis_modules(tmp_path):
     """The CLI starts the read before it imports the rest (`early_read.py`): starting it and
     reading both runs imports neither the pipeline nor the result classes and statistics."""
