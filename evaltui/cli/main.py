@@ -287,10 +287,6 @@ def _run_app(args: argparse.Namespace) -> int:
     from evaltui.core.read.collector import collector_paused
 
     with collector_paused() as start_up:  # (the start-up's imports: see `_open_app`)
-        if not args.more and directory is None:  # a reopen's seal checks, summed from now
-            from evaltui.core.read.formats.early_sums import start  # (before polars)
-
-            start(args.baseline, args.candidate)
         spec = spec_from_args(args)
         from evaltui.core.held_warnings import hold
 

@@ -1,6 +1,6 @@
-"""What `evaltui BASE CAND` does before the app runs (`cli/main.py`): the reopen's seal sums
-are started before polars is imported, the cyclic collector is paused through the start-up's
-imports, and what they made is frozen (never walked by a collection) before the app runs."""
+"""What `evaltui BASE CAND` does before the app runs (`cli/main.py`): the cyclic collector is
+paused through the start-up's imports, and what they made is frozen (never walked by a
+collection) before the app runs."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from evaltui.cli import main as cli
 from evaltui.cli import parser
 from evaltui.core.analysis import analysis_cache
 from evaltui.core.analysis.pipeline import compare, keep_analysis
-from evaltui.core.read.formats import early_sums, scan_cache
+from evaltui.core.read.formats import scan_cache
 from evaltui.core.read.remote.cache import NO_CACHE_ENV
 from tests.core.analysis.test_sealed_entries import graded_pair
 
@@ -66,7 +66,7 @@ def started(tmp_path, monkeypatch):
     real_spec = parser.spec_from_args
 
     def spec_from_args(args):  # (the spec's imports: polars, numpy)
-        seen["spec"] = (gc.isenabled(), early_sums._EARLY is not None)
+        seen["spec"] = gc.isenabled()
         return real_spec(args)
 
     import evaltui.ui.app as ui_app
@@ -82,15 +82,14 @@ def started(tmp_path, monkeypatch):
         code = cli.main([str(spec.baseline), str(spec.candidate), "--metric", "score"])
     finally:
         gc.unfreeze()  # (the rest of the test session collects as before)
-        early_sums.stop()
     assert code == 0
     return seen, was_enabled
 
 
-def test_the_seal_sums_start_and_the_collector_pauses_before_the_spec_is_made(started):
+def test_the_collector_pauses_before_the_spec_is_made(started):
     seen, was_enabled = started
     assert was_enabled
-    assert seen["spec"] == (False, True)
+    assert seen["spec"] is False
 
 
 def test_the_app_runs_with_the_collector_back_and_the_start_up_frozen(started):

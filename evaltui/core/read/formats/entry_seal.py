@@ -19,10 +19,7 @@ user's own, and what is guarded against is damage, not forgery.
 
 The big files are checked through a read-only memory map (no copy of the bytes) in a thread
 beside the parse (`Seal.check_beside`), which reads the same files: about 20 ms of CPU per
-40 MB scan entry and 40 ms per 87 MB analysis entry (a million scored items), off the GIL. The
-app's command line starts summing the entries a reopen will likely read before it imports
-polars (`early_sums.py`); a check takes a file's sums from there when they are of that very
-file, and computes them otherwise.
+40 MB scan entry and 40 ms per 87 MB analysis entry (a million scored items), off the GIL.
 """
 
 from __future__ import annotations
@@ -37,7 +34,6 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from evaltui.core.held_warnings import LOGGER
-from evaltui.core.read.formats import early_sums
 
 SEAL = "seal.json"
 ALGORITHM = "crc32"
@@ -111,8 +107,8 @@ class Seal:
     def check(self, name: str) -> None:
         """A file checked against the seal in this thread."""
         size, crc = self.expected(name)
-        try:  # (summed since the process began, if `early_sums` did: the same file's bytes)
-            found = early_sums.sums(self.folder / name) or crc_of(self.folder / name)
+        try:
+            found = crc_of(self.folder / name)
         except (OSError, ValueError) as exc:
             raise Damaged(f"{name}: unreadable ({exc})") from None
         if found[0] != size:

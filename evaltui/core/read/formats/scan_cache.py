@@ -40,7 +40,6 @@ from polars.exceptions import PanicException
 
 from evaltui import __version__
 from evaltui.core.errors import InputError
-from evaltui.core.read.formats.early_sums import SCAN_ENV, scan_root
 from evaltui.core.read.formats.entry_seal import Checking, Damaged, Seal, say_damaged, seal
 from evaltui.core.read.formats.jsonl_scan import Scan
 from evaltui.core.read.formats.line_index import LineIndex
@@ -53,7 +52,7 @@ from evaltui.core.read.runs import RunSource, sha256_of, size_or_zero
 VERSION = 4
 MIN_BYTES = 32 << 20  # files smaller than this parse in well under a second
 MAX_ENTRIES = 16  # least recently used entries beyond this are removed
-ENV = SCAN_ENV  # "EVALTUI_CACHE_DIR"
+ENV = "EVALTUI_CACHE_DIR"
 META = "meta.json"
 # Uncompressed Parquet: written in ~0.03 s CPU for a million id/pass/score rows against
 # ~0.055 s with lz4 (paid on every first open of a big run, the headless report's included) and
@@ -72,9 +71,17 @@ STAGING = ".incoming-"
 
 
 def cache_root() -> Path | None:
-    """Where entries live, or None when caching is off (`ENV`; the CLI's early sums look
-    there before polars is imported, so the rule is theirs: `early_sums.scan_root`)."""
-    return scan_root()
+    """Where entries live, or None when caching is off."""
+    configured = os.environ.get(ENV)
+    if configured is not None:
+        return None if configured.strip().lower() in ("", "off", "0", "no") else Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home directory to speak of
+            return None
+    return Path(base) / "evaltui" / "scans"
 
 
 def entry_key(path: Path, schema: dict[str, pl.DataType]) -> str:
