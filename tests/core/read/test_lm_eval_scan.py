@@ -170,9 +170,8 @@ def test_the_refusals_of_those_lines_name_the_line_and_what_is_wrong(tmp_path):
 
 @pytest.mark.parametrize("at", [0, 1, 58, 59], ids=["first", "second", "next-to-last", "last"])
 def test_a_key_written_twice_anywhere_in_a_file_of_many_blocks_is_flagged(tmp_path, at):
-    # the line check starts when the read is half way through the file (its polars threads
-    # then fill the room the read leaves), and still reads the whole file: a line before the
-    # middle is flagged as one after it
+    # the line check reads the whole file beside the block-by-block read: a line in the first
+    # block, the last or between is flagged alike
     rows = [line.encode("utf-8") for line in lines()]
     rows[at] = rows[at].replace(b'"acc": ', b'"acc": 0.0, "acc": ')
     path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
@@ -180,25 +179,6 @@ def test_a_key_written_twice_anywhere_in_a_file_of_many_blocks_is_flagged(tmp_pa
     assert scan_samples(path, "acc", block=1 << 10) is None
     assert scan_samples(path, "acc", block=1 << 6) is None  # (a line fills the block)
     assert scan_samples(path, "acc") is None  # (one block)
-
-
-def test_a_file_the_msgspec_pass_refuses_early_is_not_line_checked(tmp_path, monkeypatch):
-    checked: list[Path] = []
-    real = LineCheck.file
-
-    def file(self, path):
-        checked.append(path)
-        return real(self, path)
-
-    monkeypatch.setattr(LineCheck, "file", file)
-    rows = [line.encode("utf-8") for line in lines()]
-    path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
-    path.write_bytes(b"\n".join([rows[0].replace(b'"acc": ', b'"acc": true, "x": '), *rows[1:]]))
-    assert scan_samples(path, "acc", block=1 << 10) is None
-    assert checked == []  # refused in the first block, before the middle
-    path.write_bytes(b"\n".join(rows) + b"\n")
-    assert scan_samples(path, "acc", block=1 << 10) is not None
-    assert checked == [path]
 
 
 # Every case but a key written twice, which is the line check's alone.

@@ -35,8 +35,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,20 +87,14 @@ def scan_samples(path: Path, metric: str, block: int = BLOCK) -> SampleScan | No
     }
     check = _duplicate_check(schema)
     decoders = _decoder(metric)
-    checks: list[Future[np.ndarray | None]] = []
     # (the collector paused: each block's records are ~18,000 new objects)
     with ThreadPoolExecutor(max_workers=1) as checker, collector_paused():
-
-        def start_check() -> None:
-            if not checks:
-                checks.append(checker.submit(check.file, path))
-
-        read = _read(path, block, decoders, schema, start_check)
-        if read is None:
-            return None  # (refused: no check needed; one under way is waited for on exit)
-        start_check()
-        found = checks[0].result()
-    if found is None or found.size:
+        checked = checker.submit(check.file, path)
+        try:
+            read = _read(path, block, decoders, schema)
+        finally:
+            found = checked.result()
+    if read is None or found is None or found.size:
         return None
     frame, digest, starts = read
     lines = LineIndex(starts, np.arange(1, starts.size + 1, dtype=np.int64))
@@ -154,26 +148,16 @@ def _read(
     block: int,
     decoders: _Decoders,
     schema: dict[str, pl.DataType],
-    halfway: Callable[[], None],
 ) -> tuple[pl.DataFrame, str, np.ndarray] | None:
     """The five columns, the sha256, the line starts; None at the first block msgspec, the
     UTF-8 test or the ids refuse. Each block's records become columns before the next block
-    is read, so the Python objects alive are one block's, whatever the file's size.
-
-    `halfway` is called once half the file is read: the line check starts then (`scan_samples`).
-    Its polars threads take both cores for ~0.25 s a 188 MB file; started with the read, they
-    ran beside the start-up's imports and both reads' decoding, which hold the GIL and then
-    got a part of a core, and the check was over long before the reads (the second half of
-    the read left a core idle at times); from the middle on it fills that room instead."""
+    is read, so the Python objects alive are one block's, whatever the file's size."""
     digest = hashlib.sha256()
     frames: list[pl.DataFrame] = []
     starts: list[np.ndarray] = []
     offset = 0
-    middle = path.stat().st_size // 2
     with ThreadPoolExecutor(max_workers=1) as hasher:
         for buffers, cut, newlines in _blocks(path, block):
-            if offset + cut > middle:
-                halfway()
             hashed = hasher.submit(digest.update, buffers.raw[:cut].data)
             try:
                 found = _records(decoders, buffers, cut, newlines, first=offset == 0)
