@@ -332,7 +332,7 @@ def _fast_checks(frame: pl.DataFrame, positions: pl.DataFrame, metric: str) -> t
         bad=ids.str.contains("\x00", literal=True).any() | (ids.null_count() > 0)
     )
     chosen = positions.lazy().select(
-        bad=ids.is_duplicated().any()
+        bad=(ids.n_unique() < pl.len())  # (an id twice: a sixth of `is_duplicated`'s cost)
         | (value.null_count() > 0)
         | ~value.is_finite().all()
         | (ids == "").any()
