@@ -331,8 +331,12 @@ def _ids_strictly_increasing(table: pl.DataFrame) -> bool:
 
 def _check_duplicates(run: Run) -> None:
     table = run.table
-    if table[EPOCH].n_unique() == 1 and _ids_strictly_increasing(table):
-        return  # one epoch, ids in increasing order: no two records share (id, epoch)
+    if table[EPOCH].n_unique() == 1 and (
+        _ids_strictly_increasing(table) or table[ITEM_ID].n_unique() == table.height
+    ):
+        return  # one epoch, and no id twice: no two records share (id, epoch) (counting the
+        # ids costs a sixth of marking duplicated rows: 2.5 against 16 ms at 200,000 text ids,
+        # twice on the way to the first screen; ids in increasing order need neither)
     keys = table.select(ITEM_ID, EPOCH)
     if not keys.is_duplicated().any():
         return  # the common case, checked in one pass; the details below only on failure

@@ -168,6 +168,19 @@ def test_the_refusals_of_those_lines_name_the_line_and_what_is_wrong(tmp_path):
         assert ".jsonl:31:" in str(raised.value)
 
 
+@pytest.mark.parametrize("at", [0, 1, 58, 59], ids=["first", "second", "next-to-last", "last"])
+def test_a_key_written_twice_anywhere_in_a_file_of_many_blocks_is_flagged(tmp_path, at):
+    # the line check reads the whole file beside the block-by-block read: a line in the first
+    # block, the last or between is flagged alike
+    rows = [line.encode("utf-8") for line in lines()]
+    rows[at] = rows[at].replace(b'"acc": ', b'"acc": 0.0, "acc": ')
+    path = tmp_path / "samples_copa_2026-10-01T23-15-32.942677.jsonl"
+    path.write_bytes(b"\n".join(rows) + b"\n")
+    assert scan_samples(path, "acc", block=1 << 10) is None
+    assert scan_samples(path, "acc", block=1 << 6) is None  # (a line fills the block)
+    assert scan_samples(path, "acc") is None  # (one block)
+
+
 # Every case but a key written twice, which is the line check's alone.
 CHECKED_BY_THE_MSGSPEC_PASS = [c for c in CASES if not c.startswith("the-metric-")]
 

@@ -38,7 +38,6 @@ import json
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -322,7 +321,15 @@ def _frame(records: list[Any], schema: dict[str, pl.DataType]) -> pl.DataFrame |
     as polars writes a number read into a text column); None for an id no reader here takes
     (an integer past 64 bits: the line check flags it too)."""
     names = list(schema)
-    values = [list(map(attrgetter(f"k{i}"), records)) for i in range(len(names))]
+    # (a comprehension per field: half the GIL of `list(map(attrgetter(...)))`, 1.0 against
+    # 2.2 ms a 16 MiB block, whose Python work holds up the other file's read and the UI)
+    values: list[list[Any]] = [
+        [r.k0 for r in records],
+        [r.k1 for r in records],
+        [r.k2 for r in records],
+        [r.k3 for r in records],
+        [r.k4 for r in records],
+    ]
     ids: Any = values[0]
     try:  # the usual lm-eval id, an int: made text by polars
         id_column = pl.Series(DOC_ID, ids, dtype=pl.Int64, strict=True).cast(pl.String)
