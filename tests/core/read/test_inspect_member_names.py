@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import zipfile
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -104,17 +105,7 @@ def test_a_summary_twice_with_a_colliding_name_is_read_again_the_way_before(tmp_
     and one name (`_epoch_01`) that splits to a key already built: the first attempt cannot
     know until its end, and the log is read again, to the same facts, rows and budget."""
 
-    def twice(items):
-        files = dict(items)
-        summaries = json.loads(files["summaries.json"])
-        first = summaries[0]
-        clash = f"samples/{first['id']}_epoch_0{first['epoch']}.json"
-        again = json.dumps([*summaries, first]).encode("utf-8")
-        real = f"samples/{first['id']}_epoch_{first['epoch']}.json"
-        replaced = [(n, again if n == "summaries.json" else d) for n, d in items]
-        return [*replaced, (clash, files[real])]
-
-    path = _rewritten(GPT5, tmp_path, twice)
+    path = _rewritten(GPT5, tmp_path, _first_summary_twice_and_clashing)
     monkeypatch.setattr(json_array, "BATCH", 3)
     expected = _eager(path, by_name=False)
     split = _tried_by_name(monkeypatch)
@@ -189,20 +180,27 @@ def test_a_colliding_name_found_when_leaving_the_built_names_reads_the_log_again
     then an unscored sample: the members found by name so far are not those the split names
     give, so the log is read again from the start, to what the way before reads."""
 
-    def colliding(items):
-        files = dict(items)
-        summaries = json.loads(files["summaries.json"])
-        first = summaries[0]
-        summaries[-1].pop("scores")
-        again = json.dumps([*summaries, first]).encode("utf-8")
-        real = f"samples/{first['id']}_epoch_{first['epoch']}.json"
-        clash = f"samples/{first['id']}_epoch_0{first['epoch']}.json"
-        replaced = [(n, again if n == "summaries.json" else d) for n, d in items]
-        return [*replaced, (clash, files[real])]
-
-    path = _rewritten(GPT5, tmp_path, colliding)
+    path = _rewritten(
+        GPT5, tmp_path, partial(_first_summary_twice_and_clashing, last_unscored=True)
+    )
     monkeypatch.setattr(json_array, "BATCH", 3)
     expected = _eager(path, by_name=False)
     attempts = _passes(monkeypatch)
     assert _eager(path, by_name=True) == expected
     assert attempts == [True, False]
+
+
+def _first_summary_twice_and_clashing(items, *, last_unscored=False):
+    """The log's members with its first summary written again at the end, and a member named
+    `_epoch_0N` (which splits to that summary's key) holding its sample: as many names under
+    samples/ as summaries (`last_unscored`: the last summary's scores taken out too)."""
+    files = dict(items)
+    summaries = json.loads(files["summaries.json"])
+    first = summaries[0]
+    if last_unscored:
+        summaries[-1].pop("scores")
+    again = json.dumps([*summaries, first]).encode("utf-8")
+    real = f"samples/{first['id']}_epoch_{first['epoch']}.json"
+    clash = f"samples/{first['id']}_epoch_0{first['epoch']}.json"
+    replaced = [(n, again if n == "summaries.json" else d) for n, d in items]
+    return [*replaced, (clash, files[real])]
