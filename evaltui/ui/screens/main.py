@@ -432,7 +432,11 @@ class MainScreen(
             "Switch to the improvement list (i)",
             lambda: self.action_show_list("improvements"),
         )
-        yield SystemCommand("Search", "Search ids and input text (/)", self.open_search)
+        yield SystemCommand(
+            "Search",
+            "Search ids, inputs, outputs, targets, graders, tags and notes (/)",
+            self.open_search,
+        )
         yield SystemCommand(
             "Filter by slice", "Cycle the slice filter (f)", self.action_filter_slice
         )
