@@ -112,6 +112,22 @@ async def test_the_keys_typed_at_once_after_enter_or_esc_in_the_search_act_on_th
         assert isinstance(app.focused, ItemTable)
 
 
+async def test_the_keys_typed_at_once_after_tab_in_the_search_act_on_the_list(tmp_path):
+    """Tab in the search box hands the keys back to the list, as Enter does: `/unfinished<Tab>e`
+    typed at once left `e` in the box (the focus moved only after the keys read with Tab);
+    `e` now opens the note of the one row found, and the search stays as typed."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        type_at_once(app, "/unfinished", "tab")
+        type_at_once(app, "e")
+        await settle(app, pilot)
+        assert screen.query_one("#search", Input).value == "unfinished"
+        assert isinstance(app.screen, NoteScreen)
+        assert app.screen.item_id == "pharm-0063"
+
+
 async def test_enter_on_a_row_the_search_filtered_away_meanwhile_opens_nothing(tmp_path):
     """Keys typed at once into the search box, then Esc and Enter (the sequence
     tests/ui/test_random_keys.py found): the list takes Enter as soon as Esc has handed the keys

@@ -39,11 +39,13 @@ class SearchBox(Input):
     """The main screen's search box: its placeholder says as much as its width holds, instead
     of being cut in the middle of a key's name. Enter and Esc hand the keys back to the list as
     they are read (`ui/after_keys.py`): `/pharm<Enter>e` typed at once searched `pharme`; the
-    search is then submitted, or cleared, once the keys typed before them are in the box."""
+    search is then submitted, or cleared, once the keys typed before them are in the box. Tab
+    and Shift+Tab hand them back the same way, the search kept."""
 
     BINDINGS = [
         Binding("enter", "submit", "Back to the list", show=False, priority=True),
         Binding("escape", "clear", "Clear filters", show=False, priority=True),
+        Binding("tab,shift+tab", "to_list", "Back to the list", show=False, priority=True),
     ]
 
     def __init__(self, **kwargs) -> None:
@@ -58,6 +60,11 @@ class SearchBox(Input):
         screen = self.screen
         focus_at_once(screen.query_one(ItemTable))
         after_queued_keys(screen, lambda: screen.call_later(screen.run_action, "clear"))
+
+    def action_to_list(self) -> None:
+        """Tab / Shift+Tab: back to the list as the key is read, the search kept (`/pharm<Tab>e`
+        typed at once left `e` in the box: the screen's Tab moved the focus too late)."""
+        focus_at_once(self.screen.query_one(ItemTable))
 
     def on_resize(self) -> None:
         self.placeholder = search_hint(self.scrollable_content_region.width)
