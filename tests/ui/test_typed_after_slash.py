@@ -87,22 +87,32 @@ async def test_the_search_box_says_what_it_searches_whole_at_its_width(tmp_path,
         assert ("n/N: next/previous" in box.placeholder) == keys_said
 
 
-async def test_the_keys_typed_at_once_after_enter_or_esc_in_the_search_act_on_the_list(tmp_path):
-    """The mirror race: `/pharm<Enter>e` typed at once searched `pharme` (Enter moved the focus
-    back to the list only once the box had handled it); `e` now opens the note."""
+@pytest.mark.parametrize("key", ["enter", "tab"])
+async def test_the_keys_typed_at_once_after_enter_or_tab_in_the_search_act_on_the_list(
+    tmp_path, key
+):
+    """The mirror race: `/pharm<Enter>e` typed at once searched `pharme`, and with Tab left
+    `e` in the box (the focus moved back to the list only after the keys read with them); `e`
+    now opens the note of the one row found, and the search stays as typed."""
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = app.screen
-        type_at_once(app, "/unfinished", "enter")
+        type_at_once(app, "/unfinished", key)
         type_at_once(app, "e")
         await settle(app, pilot)
         assert screen.query_one("#search", Input).value == "unfinished"
         assert isinstance(app.screen, NoteScreen)
         assert app.screen.item_id == "pharm-0063"  # the note of the one row found
-        await pilot.press("escape")
+
+
+async def test_the_keys_typed_at_once_after_esc_in_the_search_act_on_the_list(tmp_path):
+    """`/abc<Esc>i` typed at once left `i` in the hidden box; now Esc clears the search and
+    `i` switches to the improvements."""
+    app = demo_app(tmp_path / "state")
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert app.screen is screen
+        screen = app.screen
         type_at_once(app, "/abc", "escape")
         type_at_once(app, "i")
         await settle(app, pilot)
@@ -110,22 +120,6 @@ async def test_the_keys_typed_at_once_after_enter_or_esc_in_the_search_act_on_th
         assert box.value == "" and not box.display and screen.view.search == ""
         assert screen.current_list == "improvements"
         assert isinstance(app.focused, ItemTable)
-
-
-async def test_the_keys_typed_at_once_after_tab_in_the_search_act_on_the_list(tmp_path):
-    """Tab in the search box hands the keys back to the list, as Enter does: `/unfinished<Tab>e`
-    typed at once left `e` in the box (the focus moved only after the keys read with Tab);
-    `e` now opens the note of the one row found, and the search stays as typed."""
-    app = demo_app(tmp_path / "state")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        type_at_once(app, "/unfinished", "tab")
-        type_at_once(app, "e")
-        await settle(app, pilot)
-        assert screen.query_one("#search", Input).value == "unfinished"
-        assert isinstance(app.screen, NoteScreen)
-        assert app.screen.item_id == "pharm-0063"
 
 
 async def test_enter_on_a_row_the_search_filtered_away_meanwhile_opens_nothing(tmp_path):
