@@ -14,7 +14,11 @@ import pytest
 from evaltui.core.analysis import pipeline
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats import LoadOptions, inspect_elsewhere, load_run
-from evaltui.core.read.formats.inspect_elsewhere import candidate_loader, load_elsewhere
+from evaltui.core.read.formats.inspect_elsewhere import (
+    candidate_loader,
+    load_elsewhere,
+    load_remote_elsewhere,
+)
 from evaltui.core.read.zip_directory import entry_count
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "inspect_ai"
@@ -132,7 +136,9 @@ def test_only_two_large_local_zips_get_a_second_process(
     text.write_text('{"item_id": "a", "passed": true}\n')
     assert candidate_loader(small, text, None) is load_run  # not a zip
     assert candidate_loader(small, tmp_path / "missing.eval", None) is load_run
-    assert candidate_loader(small, "s3://bucket/log.eval", None) is load_run
+    # a remote candidate: sized in its own thread (tests/core/read/remote/test_remote_elsewhere)
+    assert candidate_loader(small, "s3://bucket/log.eval", None) is load_remote_elsewhere
+    assert candidate_loader(small, "s3://bucket/log.jsonl", None) is load_run
 
 
 def test_a_pair_compared_with_a_second_process_is_the_same_analysis(

@@ -6,7 +6,9 @@ threads take as long as one after the other, so a 200,000-sample pair waited for
 interpreter while this one reads the baseline, and the pair waits for about one.
 
 When (`candidate_loader`): both logs are local zips whose end record lists at least `ENTRIES`
-(50,000) entries, and the format is detected or forced to Inspect's. A process costs about
+(50,000) entries, or the candidate is a remote `.eval` log whose end record (one ranged read of
+its last 64 KB, in the candidate's reading thread: `load_remote_elsewhere`) does; and the format
+is detected or forced to Inspect's. A process costs about
 0.35 s of CPU and 0.5 s of wall time (a new interpreter importing numpy, polars and the reader:
 82 MB) and a 200,000-sample answer 0.16 s to unpack here, while a log's parse costs
 about 11 microseconds a sample, so below ~40,000 samples a second process gains nothing; the
@@ -22,10 +24,19 @@ chunk index), the table as Arrow IPC and the directory's numbers as int64 bytes.
 answer is data in formats that cannot carry code, and every value the JSON carries is checked in
 the child to come back equal (a value it could not carry exactly, and the log is read here).
 
+A remote log (`s3://`, `https://`...): over a loopback S3 endpoint a 1 GB pair's parse is the
+same Python as a local one's, plus its requests, and this process read both (5.5 s of its own
+CPU for a 5.6 s first screen). The child is handed the object's stamp as this process first saw
+it (size, ETag), so it reads that very version (every range pinned by `If-Match`) without a new
+look; it answers with its requests and bytes (added to `blob.TRAFFIC`, so a listing's and the
+bench's counts stay whole), and the samples are then read here through this process's blob at
+the same stamp, or from the local copy the child's reading put in the cache.
+
 Errors: an `InputError` in the child comes back as its fields and is raised here, in the same
-words. Anything else (the child killed, out of memory, an import failing, an answer that does
-not decode) and the log is read in this process as before, so every refusal keeps its words and
-order; a child that dies closes its pipe, so the caller never waits on a dead process.
+words (a remote failure as the same `RemoteError`, its kind kept). Anything else (the child
+killed, out of memory, an import failing, an answer that does not decode) and the log is read
+in this process as before, so every refusal keeps its words and order; a child that dies
+closes its pipe, so the caller never waits on a dead process.
 """
 
 from __future__ import annotations
@@ -48,6 +59,7 @@ from evaltui.core.read.formats.contract import LoadOptions
 from evaltui.core.read.runs import Run, RunSource
 
 ENTRIES = 50_000  # zip entries (about one a sample) from which a second process pays
+TAIL = 65_536 + 22 + 20 + 56  # what can hold a zip's end records (`zip_directory._tail`)
 NAME = "inspect_eval"
 ZIP_MAGIC = b"PK\x03\x04"
 _CHILD = (
@@ -64,9 +76,13 @@ def candidate_loader(
     """`load_elsewhere` when both logs are large local Inspect logs (see the module), else
     `load_run`: how the pipeline reads the candidate beside the baseline."""
     from evaltui.core.read.formats import load_run
+    from evaltui.core.read.remote.urls import base_name, url_of
 
     if format_name not in (None, NAME):
         return load_run
+    url = url_of(candidate)
+    if url is not None:  # its size in entries is one request away: asked in its own thread
+        return load_remote_elsewhere if base_name(url).endswith(".eval") else load_run
     if all(_large_local_zip(path) for path in (baseline, candidate)):
         return load_elsewhere
     return load_run
@@ -108,15 +124,51 @@ def load_elsewhere(
     return load_run(path, format_name, options, wait_for_hash=wait_for_hash)
 
 
-def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) -> Run | None:
+def load_remote_elsewhere(
+    path: str | Path,
+    format_name: str | None = None,
+    options: LoadOptions | None = None,
+    *,
+    wait_for_hash: bool = True,
+) -> Run:
+    """`load_run` of a remote `.eval` log, by a second process when its end record lists at
+    least `ENTRIES` entries (see the module): this process looks at the object once (its
+    stamp, pinned from then on) and reads its last 64 KB; a failure of either is the one line
+    the load itself would give."""
+    from evaltui.core.read.formats import load_run
+    from evaltui.core.read.remote.registry import blob_for
+    from evaltui.core.read.remote.urls import url_of
+    from evaltui.core.read.zip_directory import entry_count
+
+    options = options or LoadOptions()
+    url = url_of(path)
+    if url is None or options.format_options:
+        return load_run(path, format_name, options, wait_for_hash=wait_for_hash)
+    blob = blob_for(url)  # a fresh look, remembered: the items and the sha256 read through it
+    size = blob.stat().size
+    try:
+        large = entry_count(io.BytesIO(blob.read(max(0, size - TAIL), size))) >= ENTRIES
+    except (zipfile.BadZipFile, struct.error, ValueError):
+        large = False  # the reader says what is wrong with it, in this process
+    if large:
+        run = _ask_child(url, format_name, options, blob=blob)
+        if run is not None:
+            return run
+    return load_run(url, format_name, options, wait_for_hash=wait_for_hash)
+
+
+def _ask_child(
+    path: str | Path, format_name: str | None, options: LoadOptions, *, blob: Any = None
+) -> Run | None:
     """The child's run, or None when it gave none (the caller reads the log itself); its
-    InputError raised here."""
+    InputError raised here. `blob`: a remote log's, whose stamp the child reads at."""
     request = {
         "sys_path": list(sys.path),
         "path": os.fspath(path),
         "format": format_name,
         "metric": options.metric,
         "defer_hash_check": options.defer_hash_check,
+        "stamp": None if blob is None else asdict(blob.stat()),
     }
     if not sys.executable:
         return None
@@ -133,7 +185,7 @@ def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) 
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(json.dumps(request).encode() + b"\n")
         process.stdin.close()
-        frames = _read_frames(process.stdout, _bound(path))
+        frames = _read_frames(process.stdout, _bound(path, blob))
         process.wait()
     except (OSError, ValueError):
         return None
@@ -147,17 +199,18 @@ def _ask_child(path: str | Path, format_name: str | None, options: LoadOptions) 
         return None
     try:
         with collector_paused():  # 200,000 row sources: see `collector`
-            return _unpack(path, frames)
+            return _unpack(path, frames, blob)
     except InputError:
         raise
     except (ValueError, KeyError, TypeError, IndexError, OSError):
         return None
 
 
-def _bound(path: str | Path) -> int:
+def _bound(path: str | Path, blob: Any = None) -> int:
     """The most an answer's frame may hold: a few times the log (its table, names and row
     sources are far smaller), so a garbled length cannot ask for terabytes."""
-    return 4 * os.stat(path).st_size + (64 << 20)
+    size = os.stat(path).st_size if blob is None else blob.stat().size
+    return 4 * size + (64 << 20)
 
 
 def _read_frames(stream: Any, bound: int) -> list[bytes]:
@@ -178,17 +231,37 @@ def _read_frames(stream: Any, bound: int) -> list[bytes]:
 def child_main(request: dict[str, Any]) -> None:
     """The child: the run, as frames on stdout (`_pack`), or its InputError's fields. Any
     other failure ends it with a traceback (to nowhere) and a non-zero exit."""
-    from evaltui.core.read.formats import load_run
-
     options = LoadOptions(metric=request["metric"], defer_hash_check=request["defer_hash_check"])
     out = sys.stdout.buffer
     try:
-        run = load_run(request["path"], request["format"], options, wait_for_hash=True)
+        run = _child_load(request, options)
     except InputError as exc:
         fields = {k: getattr(exc, k) for k in ("path", "problem", "line", "record", "field")}
+        fields["kind"] = getattr(exc, "kind", None)  # a RemoteError's
         _write(out, [json.dumps({"error": fields}).encode()])
         return
     _write(out, _pack(run))
+
+
+def _child_load(request: dict[str, Any], options: LoadOptions) -> Run:
+    """`load_run` as the caller would have called it; a remote log at the caller's stamp."""
+    from evaltui.core.read.formats import format_module, load_run, own_options
+
+    if request.get("stamp") is None:
+        return load_run(request["path"], request["format"], options, wait_for_hash=True)
+    from evaltui.core.read.remote.blob import Stamp
+    from evaltui.core.read.remote.load import load_remote
+
+    run = load_remote(
+        request["path"],
+        request["format"],
+        options,
+        load_local=load_run,
+        eval_format=format_module(NAME),
+        own_options=own_options,
+        stamp=Stamp(**request["stamp"]),
+    )
+    return run.resolved()
 
 
 def _write(out: Any, frames: list[bytes | memoryview]) -> None:
@@ -215,7 +288,11 @@ def _pack(run: Run) -> list[bytes | memoryview]:
     if json.loads(json.dumps(metadata)) != metadata:  # a tuple, a NaN: not carried exactly
         raise ValueError("metadata JSON does not carry")
     members = [row.member for row in rows]
+    read_from = run.transcripts.path
     document = {
+        # a remote log's samples: through the caller's blob, or the cache's copy read here
+        "read_from": os.fspath(read_from) if isinstance(read_from, Path) else None,
+        "traffic": _traffic(),
         "source": asdict(run.source),
         "metadata": metadata,
         "scorer": scorer,
@@ -238,8 +315,18 @@ def _pack(run: Run) -> list[bytes | memoryview]:
     return [json.dumps(document).encode(), table.getbuffer(), columns.data.cast("B")]
 
 
-def _unpack(path: str | Path, frames: list[bytes]) -> Run:
-    """The run `_pack` sent (or the InputError it sent, raised)."""
+def _traffic() -> list[int]:
+    """The requests and bytes this process made, when it read anything remote."""
+    if "evaltui.core.read.remote.blob" not in sys.modules:
+        return [0, 0]
+    from evaltui.core.read.remote.blob import TRAFFIC
+
+    return list(TRAFFIC.snapshot())
+
+
+def _unpack(path: str | Path, frames: list[bytes], blob: Any = None) -> Run:
+    """The run `_pack` sent (or the InputError it sent, raised). `blob`: a remote log's,
+    through which its samples are read here."""
     import numpy as np
     import polars as pl
 
@@ -250,6 +337,10 @@ def _unpack(path: str | Path, frames: list[bytes]) -> Run:
     document = json.loads(frames[0])
     if "error" in document:
         error = document["error"]
+        if error.get("kind") is not None:
+            from evaltui.core.read.remote.failures import RemoteError
+
+            raise RemoteError(error["path"], error["problem"], error["kind"])
         raise InputError(
             error["path"],
             error["problem"],
@@ -275,9 +366,14 @@ def _unpack(path: str | Path, frames: list[bytes]) -> Run:
     source = document["source"]
     opened = source.pop("opened")
     stamp = document["stamp"]
-    local = Path(path)
+    if blob is not None:
+        from evaltui.core.read.remote.blob import TRAFFIC
+
+        requests, received = document["traffic"]
+        TRAFFIC.add(received, requests)
+    read_from = document["read_from"]
     transcripts = EvalTranscripts(
-        local,
+        blob if read_from is None else Path(read_from),
         rows,
         document["scorer"],
         (stamp[0], stamp[1]),

@@ -64,6 +64,12 @@ class EvalTranscripts:
         self._lock = threading.Lock()
         self._archive: ZipDirectory | None = archive  # the load's, still open
 
+    @property
+    def path(self) -> Source:
+        """Where the samples are read: the local log, a remote one's blob, or a remote log's
+        local copy in the cache."""
+        return self._path
+
     def parts(self) -> TranscriptParts:
         """What this reader holds, for a log read in another process (`inspect_elsewhere`)
         to build the same reader in the caller's."""

@@ -41,9 +41,11 @@ class Traffic:
         self.requests = 0
         self.bytes = 0
 
-    def add(self, n_bytes: int) -> None:
+    def add(self, n_bytes: int, requests: int = 1) -> None:
+        """One request's bytes; or, with `requests`, what another process counted
+        (`inspect_elsewhere`: a log read by a second process is still this process's traffic)."""
         with self._lock:
-            self.requests += 1
+            self.requests += requests
             self.bytes += n_bytes
 
     def snapshot(self) -> tuple[int, int]:

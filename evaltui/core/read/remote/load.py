@@ -15,6 +15,7 @@ from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.remote import cache
+from evaltui.core.read.remote.blob import RemoteBlob, Stamp
 from evaltui.core.read.remote.download import local_copy
 from evaltui.core.read.remote.failures import RemoteError
 from evaltui.core.read.runs import Run
@@ -30,12 +31,19 @@ def load_remote(
     load_local: Callable[..., Run],
     eval_format: Any,
     own_options: Callable[..., Any],
+    stamp: Stamp | None = None,
 ) -> Run:
     """`load_run` of `url` (formats/__init__.py hands in its own loader, the `.eval` format's
-    module and its options check, so this module never imports the formats package)."""
-    from evaltui.core.read.remote.registry import blob_for
+    module and its options check, so this module never imports the formats package). With
+    `stamp`, the object is read at that version (its ETag pinned, no new look): a second
+    process reading a log the caller has looked at already (`inspect_elsewhere`)."""
+    from evaltui.core.read.remote.registry import blob_for, remember
 
-    blob = blob_for(url)
+    if stamp is None:
+        blob = blob_for(url)
+    else:
+        blob = RemoteBlob(url, stamp)
+        remember(blob)
     stamp = blob.stat()
     cached = cache.lookup(url, stamp)
     if cached is None and format_name in (None, EVAL) and blob.name.endswith(".eval"):

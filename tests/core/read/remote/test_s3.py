@@ -9,7 +9,8 @@ import json
 import pytest
 
 from evaltui.cli.main import main
-from evaltui.core.read.formats import load_run
+from evaltui.core.read.formats import inspect_elsewhere, load_run
+from evaltui.core.read.formats.inspect_elsewhere import ENTRIES
 from evaltui.core.read.logdir import list_runs
 from evaltui.core.read.remote import stores
 from evaltui.core.read.remote.failures import RemoteError
@@ -56,7 +57,12 @@ def test_jsonl_runs_are_read_from_a_cached_copy(s3, capsys, remote_env, monkeypa
     assert len(list((remote_env / "remote").glob("*.data"))) >= 2
 
 
-def test_signoff_records_the_urls_and_verify_rereads_them(s3, tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("entries", [ENTRIES, 1], ids=["read-here", "candidate-elsewhere"])
+def test_signoff_records_the_urls_and_verify_rereads_them(
+    s3, tmp_path, capsys, monkeypatch, entries
+):
+    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", entries)
+    answers = _asked(monkeypatch)
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     prefix = tmp_path / "signoff"
     code = main(["signoff", B, C, "--decision", "block", "--rationale", "remote pair",
@@ -72,6 +78,21 @@ def test_signoff_records_the_urls_and_verify_rereads_them(s3, tmp_path, capsys, 
     assert main(["verify", str(tmp_path / "signoff.json")]) == 0  # the URLs the record names
     # and from local copies the user names: the hashes are of the same bytes
     assert main(["verify", str(tmp_path / "signoff.json"), str(BASE), str(CAND)]) == 0
+    # the signoff and the two verifies from the URLs: each read the candidate by the child
+    assert len(answers) == (3 if entries == 1 else 0) and None not in answers
+
+
+def _asked(monkeypatch) -> list:
+    """What each call to the second process gave (None: no answer)."""
+    answers: list = []
+    ask = inspect_elsewhere._ask_child
+
+    def counted(*args, **kwargs):
+        answers.append(run := ask(*args, **kwargs))
+        return run
+
+    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
+    return answers
 
 
 def test_an_item_opens_by_reading_its_sample_member_only(s3):
@@ -204,8 +225,16 @@ def test_a_missing_extra_is_named(s3, capsys, monkeypatch):
     assert "pip install 'evaltui[s3]'" in line
 
 
-async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(s3, tmp_path):
+@pytest.mark.parametrize("entries", [ENTRIES, 1], ids=["read-here", "candidate-elsewhere"])
+async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(
+    s3, tmp_path, monkeypatch, entries
+):
+    """Also with the candidate read by a second process (as a large log's is): its item read
+    here through the pinned blob, its sha256 from the bucket."""
     import hashlib
+
+    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", entries)
+    answers = _asked(monkeypatch)
 
     from evaltui.ui.app import AppConfig, create_app
     from evaltui.ui.screens.item import ItemScreen
@@ -226,6 +255,7 @@ async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(s3, tm
         await pilot.press("escape")
         await settle(app, pilot)
         await sign_off(app, pilot, tmp_path / "so")
+    assert len(answers) == (entries == 1) and None not in answers
     record = json.loads((tmp_path / "so.json").read_text())
     for arm, local in (("baseline", BASE), ("candidate", CAND)):
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(local.read_bytes()).hexdigest()

@@ -1,0 +1,109 @@
+"""A large remote `.eval` log read by a second process (`inspect_elsewhere`), over the Range
+HTTP server on the loopback: the run read here, at the version this process first saw (a log
+replaced in between is refused in one line, never mixed), its requests counted here, its
+samples read here through the same pinned blob; a small one read here as before."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from typing import Any
+
+import pytest
+
+from evaltui.cli.main import main
+from evaltui.core.read.formats import LoadOptions, inspect_elsewhere, load_run
+from evaltui.core.read.formats.inspect_elsewhere import candidate_loader, load_remote_elsewhere
+from evaltui.core.read.remote.blob import TRAFFIC, RemoteBlob
+from evaltui.core.read.remote.failures import RemoteError
+from evaltui.core.read.remote.registry import blob_for, seen
+from tests.core.read.remote.conftest import BASE, CAND, padded
+
+DEFERRED = LoadOptions(defer_hash_check=True)  # as the app reads
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What each `_ask_child` call gave (None: no answer, the log read here)."""
+    answers: list[Any] = []
+    ask = inspect_elsewhere._ask_child
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        answers.append(run := ask(*args, **kwargs))
+        return run
+
+    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
+    return answers
+
+
+def test_a_large_remote_log_read_by_a_second_process_is_the_run_read_here(
+    http_root: Any, asked: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server, _ = http_root
+    url = f"{server.url}/{BASE.name}"
+    here = load_run(url, None, DEFERRED)
+    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", 1)
+    requests_before, traffic_before = server.requests, TRAFFIC.snapshot()
+    there = load_remote_elsewhere(url, None, DEFERRED, wait_for_hash=False)
+    assert len(asked) == 1 and asked[0] is there  # the child's run, not a fallback's
+    assert there.table.equals(here.table) and there.metadata == here.metadata
+    assert there.source == here.source and there.source.path == url
+    # every request the child made is counted here, as if this process had made it
+    counted = TRAFFIC.snapshot()[0] - traffic_before[0]
+    assert counted == server.requests - requests_before >= 3  # HEAD, tail, the child's reads
+    # the samples are read here, through this process's blob at the stamp the child read at
+    reader = there.transcripts.path  # type: ignore[attr-defined]
+    assert isinstance(reader, RemoteBlob) and reader is seen(url)
+    for row in (0, here.n_records - 1):
+        assert there.transcripts.read(row) == here.transcripts.read(row)
+
+
+def test_a_log_replaced_after_this_process_looked_is_refused_by_the_child_in_one_line(
+    http_root: Any,
+) -> None:
+    server, root = http_root
+    (root / "swapped.eval").write_bytes(BASE.read_bytes())
+    url = f"{server.url}/swapped.eval"
+    blob = blob_for(url)
+    blob.stat()  # the version this process saw
+    replacement = root / "swapped.tmp"
+    shutil.copy(CAND, replacement)
+    os.replace(replacement, root / "swapped.eval")  # the writer replaces it meanwhile
+    with pytest.raises(RemoteError) as caught:  # the child's refusal, sent back
+        inspect_elsewhere._ask_child(url, None, DEFERRED, blob=blob)
+    assert caught.value.kind == "changed"
+    assert str(caught.value).startswith(f"{url}: ") and "\n" not in str(caught.value)
+
+
+def test_a_small_remote_log_is_read_in_this_process(http_root: Any, asked: list[Any]) -> None:
+    server, _ = http_root
+    url = f"{server.url}/{CAND.name}"  # 59 entries, far below `ENTRIES`
+    run = load_remote_elsewhere(url, None, DEFERRED)
+    assert asked == []
+    assert run.table.equals(load_run(url, None, DEFERRED).table)
+
+
+def test_a_remote_candidate_log_is_sized_in_its_own_reading_thread() -> None:
+    """`candidate_loader` makes no request: a remote `.eval` candidate is sized by the loader
+    it returns (in the candidate's thread, beside the baseline's read); other formats and
+    other names are read here."""
+    url = "https://example.invalid/logs/run.eval"
+    assert candidate_loader(BASE, url, None) is load_remote_elsewhere
+    assert candidate_loader(url, url, "inspect_eval") is load_remote_elsewhere
+    assert candidate_loader(url, url, "jsonl") is load_run
+    assert candidate_loader(url, "https://example.invalid/logs/run.jsonl", None) is load_run
+
+
+def test_a_report_over_urls_with_a_second_process_is_the_report_without(
+    http_root: Any, asked: list[Any], capsys: pytest.CaptureFixture[str], monkeypatch: Any
+) -> None:
+    server, root = http_root
+    (root / "padded.eval").write_bytes(padded(CAND, 3 << 20))  # several blocks: ranges read
+    base, cand = f"{server.url}/{BASE.name}", f"{server.url}/padded.eval"
+    monkeypatch.setenv("EVALTUI_NO_CACHE", "1")
+    assert main(["report", base, cand, "--format", "json"]) == 4
+    without = capsys.readouterr().out
+    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", 1)
+    assert main(["report", base, cand, "--format", "json"]) == 4
+    assert len(asked) == 1 and asked[0] is not None
+    assert capsys.readouterr().out == without  # its sha256 too, computed by the child
