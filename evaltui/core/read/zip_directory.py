@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import struct
 import zipfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from functools import cached_property
 from itertools import filterfalse
 from operator import methodcaller
@@ -183,8 +183,16 @@ class Members(Mapping[str, ZipEntry]):
         return self._directory.names, self._directory._index
 
 
-def read_directory(handle: BinaryIO) -> ZipDirectory:
-    """The central directory of the seekable zip `handle` (BadZipFile when there is none)."""
+def read_directory(
+    handle: BinaryIO, read_behind: Callable[[int], int] | None = None
+) -> ZipDirectory:
+    """The central directory of the seekable zip `handle` (BadZipFile when there is none).
+
+    `read_behind(directory_size)`: how many bytes just before the directory the same read
+    takes (`behind`, `header_behind`). A remote log's handle reads by ranged requests, and an
+    Inspect log writes its summaries and header last, just before its directory: read with
+    it, they cost no request of their own (on a store whose every request counts, as moto's
+    reads the whole object for each range, 0.7 s a request for a 1 GB log)."""
     size, tail_start, tail, at = _tail(handle)
     end_offset = tail_start + at  # where the end record sits in the file
     fields = END.unpack_from(tail, at)
@@ -201,12 +209,25 @@ def read_directory(handle: BinaryIO) -> ZipDirectory:
     start_dir = directory_offset + concat
     if start_dir < 0:
         raise zipfile.BadZipFile("Bad offset for central directory")
-    handle.seek(start_dir)
-    data = handle.read(directory_size)
-    if len(data) != directory_size:
+    before = min(start_dir, read_behind(directory_size)) if read_behind else 0
+    handle.seek(start_dir - before)
+    data = handle.read(before + directory_size)
+    if len(data) != before + directory_size:
         raise zipfile.BadZipFile("Truncated central directory")
-    names, columns = _entries(data, concat)
+    names, columns = _entries(data[before:] if before else data, concat)
     return ZipDirectory(names, columns, start_dir)
+
+
+def behind(directory_size: int) -> int:
+    """What a remote Inspect log's open reads before its directory: a quarter of the directory
+    (a log's summaries grow with its samples as its directory does: 0.7 MB for 200,000
+    samples, whose directory is 14 MB), at least 2 MB."""
+    return max(2 << 20, directory_size // 4)
+
+
+def header_behind(directory_size: int) -> int:
+    """What a listing reads before a remote log's directory: its header (a few kilobytes)."""
+    return 64 << 10
 
 
 def entry_count(handle: BinaryIO) -> int:

@@ -78,6 +78,46 @@ def test_names_comments_and_a_prepended_stub_list_as_zipfile_lists_them(tmp_path
     assert [e.is_dir() for e in _ours(path).infolist()] == [False, False, True]
 
 
+class _Reads:
+    """A file that records each read as (offset, length)."""
+
+    def __init__(self, path: Path) -> None:
+        self._handle = path.open("rb")
+        self.reads: list[tuple[int, int]] = []
+
+    def seek(self, *args: int) -> int:
+        return self._handle.seek(*args)
+
+    def tell(self) -> int:
+        return self._handle.tell()
+
+    def read(self, size: int = -1) -> bytes:
+        at = self._handle.tell()
+        data = self._handle.read(size)
+        self.reads.append((at, len(data)))
+        return data
+
+
+@pytest.mark.parametrize("stub", [0, 3 << 20], ids=["at-start", "behind-a-stub"])
+def test_read_behind_takes_the_bytes_before_the_directory_in_its_own_read(tmp_path, stub):
+    """A remote log's header and summaries, written just before its directory, come with the
+    directory's read (one ranged request, not one more); the listing is the same, and never
+    reaches before the file's first byte."""
+    path = tmp_path / "log.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("padding.bin", bytes(stub))
+        archive.writestr("summaries.json", b"[]")
+        archive.writestr("header.json", b"{}")
+    handle = _Reads(path)
+    directory = read_directory(handle, zip_directory.behind)  # type: ignore[arg-type]
+    start_dir = zipfile.ZipFile(path).start_dir
+    end_record = path.stat().st_size - 22  # (no comment): where the directory ends
+    at, length = handle.reads[-1]
+    assert (at, at + length) == (max(0, start_dir - (2 << 20)), end_record)
+    assert at <= directory.getinfo("summaries.json").header_offset
+    assert _listing(directory.infolist()) == _listing(zipfile.ZipFile(path).infolist())
+
+
 def test_zip64_entries_and_end_record_are_read(tmp_path, monkeypatch):
     path = tmp_path / "zip64.zip"
     monkeypatch.setattr(zipfile, "ZIP_FILECOUNT_LIMIT", 2)  # zip64 end record past 2 entries

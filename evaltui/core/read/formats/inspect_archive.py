@@ -24,7 +24,7 @@ from evaltui.core.read.formats.jsontext import (
 )
 from evaltui.core.read.formats.zip_members import MemberError, checked_members, read_member
 from evaltui.core.read.remote.blob import RemoteBlob
-from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
+from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, behind, read_directory
 
 Source = Path | RemoteBlob  # a local log, or one read by byte ranges where it lives
 
@@ -32,10 +32,11 @@ MAX_MEMBER_BYTES = DEFAULT_LIMITS.member_bytes  # refuse a member declaring or i
 
 
 def open_archive(path: Source) -> ZipDirectory:
-    """The archive's central directory (`zip_directory`: one read, one struct pass)."""
+    """The archive's central directory (`zip_directory`: one read, one struct pass); a
+    remote log's with the summaries and header written before it, in the same request."""
     try:
         with path.open("rb") as handle:
-            return read_directory(handle)
+            return read_directory(handle, behind if isinstance(path, RemoteBlob) else None)
     # NotImplementedError: a central directory naming a zip version zipfile does not read
     except (
         zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,

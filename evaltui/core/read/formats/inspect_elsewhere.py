@@ -6,9 +6,8 @@ threads take as long as one after the other, so a 200,000-sample pair waited for
 interpreter while this one reads the baseline, and the pair waits for about one.
 
 When (`candidate_loader`): both logs are local zips whose end record lists at least `ENTRIES`
-(50,000) entries, or the candidate is a remote `.eval` log whose end record (one ranged read of
-its last 64 KB, in the candidate's reading thread: `load_remote_elsewhere`) does; and the format
-is detected or forced to Inspect's. A process costs about
+(50,000) entries, or the candidate is a remote `.eval` log of at least `REMOTE_BYTES` (64 MB);
+and the format is detected or forced to Inspect's. A process costs about
 0.35 s of CPU and 0.5 s of wall time (a new interpreter importing numpy, polars and the reader:
 82 MB) and a 200,000-sample answer 0.16 s to unpack here, while a log's parse costs
 about 11 microseconds a sample, so below ~40,000 samples a second process gains nothing; the
@@ -24,13 +23,19 @@ chunk index), the table as Arrow IPC and the directory's numbers as int64 bytes.
 answer is data in formats that cannot carry code, and every value the JSON carries is checked in
 the child to come back equal (a value it could not carry exactly, and the log is read here).
 
-A remote log (`s3://`, `https://`...): over a loopback S3 endpoint a 1 GB pair's parse is the
-same Python as a local one's, plus its requests, and this process read both (5.5 s of its own
-CPU for a 5.6 s first screen). The child is handed the object's stamp as this process first saw
-it (size, ETag), so it reads that very version (every range pinned by `If-Match`) without a new
-look; it answers with its requests and bytes (added to `blob.TRAFFIC`, so a listing's and the
-bench's counts stay whole), and the samples are then read here through this process's blob at
-the same stamp, or from the local copy the child's reading put in the cache.
+A remote log (`s3://`, `https://`...) is sized by its bytes, which the look this process takes
+at it anyway gives (`load_remote_elsewhere`): its entry count would cost a request of its own,
+and a request is what a store charges for (moto's server reads the whole object for each, 0.7 s
+for a 1 GB log). 64 MB is about 13,000 samples of Inspect's shortest (5 KB) or a few hundred
+long agent transcripts, whose parse is quick: then the child's start (0.5 s) runs beside the
+baseline's read and its requests, and costs the pair little. Over a loopback S3 endpoint a 1 GB
+pair's parse is the same Python as a local one's, plus its requests, and this process read both
+(5.5 s of its own CPU for a 5.6 s first screen). The child is handed the object's stamp as this
+process first saw it (size, ETag), so it reads that very version (every range pinned by
+`If-Match`) without a new look; it answers with its requests and bytes (added to
+`blob.TRAFFIC`, so a listing's and the bench's counts stay whole), and the samples are then
+read here through this process's blob at the same stamp, or from the local copy the child's
+reading put in the cache.
 
 Errors: an `InputError` in the child comes back as its fields and is raised here, in the same
 words (a remote failure as the same `RemoteError`, its kind kept). Anything else (the child
@@ -59,7 +64,7 @@ from evaltui.core.read.formats.contract import LoadOptions
 from evaltui.core.read.runs import Run, RunSource
 
 ENTRIES = 50_000  # zip entries (about one a sample) from which a second process pays
-TAIL = 65_536 + 22 + 20 + 56  # what can hold a zip's end records (`zip_directory._tail`)
+REMOTE_BYTES = 64 << 20  # a remote log's size from which a second process reads it
 NAME = "inspect_eval"
 ZIP_MAGIC = b"PK\x03\x04"
 _CHILD = (
@@ -131,26 +136,19 @@ def load_remote_elsewhere(
     *,
     wait_for_hash: bool = True,
 ) -> Run:
-    """`load_run` of a remote `.eval` log, by a second process when its end record lists at
-    least `ENTRIES` entries (see the module): this process looks at the object once (its
-    stamp, pinned from then on) and reads its last 64 KB; a failure of either is the one line
-    the load itself would give."""
+    """`load_run` of a remote `.eval` log, by a second process when it holds at least
+    `REMOTE_BYTES` (see the module): this process looks at the object (its stamp, pinned from
+    then on; a failure is the one line the load itself would give) and the child reads it."""
     from evaltui.core.read.formats import load_run
     from evaltui.core.read.remote.registry import blob_for
     from evaltui.core.read.remote.urls import url_of
-    from evaltui.core.read.zip_directory import entry_count
 
     options = options or LoadOptions()
     url = url_of(path)
     if url is None or options.format_options:
         return load_run(path, format_name, options, wait_for_hash=wait_for_hash)
     blob = blob_for(url)  # a fresh look, remembered: the items and the sha256 read through it
-    size = blob.stat().size
-    try:
-        large = entry_count(io.BytesIO(blob.read(max(0, size - TAIL), size))) >= ENTRIES
-    except (zipfile.BadZipFile, struct.error, ValueError):
-        large = False  # the reader says what is wrong with it, in this process
-    if large:
+    if blob.stat().size >= REMOTE_BYTES:
         run = _ask_child(url, format_name, options, blob=blob)
         if run is not None:
             return run

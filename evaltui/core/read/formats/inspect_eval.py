@@ -98,7 +98,12 @@ from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.run_entry import RunEntry
 from evaltui.core.read.runs import Run, RunSource
 from evaltui.core.read.turns import cost_metric
-from evaltui.core.read.zip_directory import ZipDirectory, ZipEntry, read_directory
+from evaltui.core.read.zip_directory import (
+    ZipDirectory,
+    ZipEntry,
+    header_behind,
+    read_directory,
+)
 
 SUMMARIES_JSON = "summaries.json"
 JOURNAL_SUMMARY = re.compile(r"^_journal/summaries/(\d+)\.json$")
@@ -514,8 +519,8 @@ def describe_log(entry: RunEntry, where: Source) -> RunEntry:
     from evaltui.core.read.formats.inspect_header import entry_from_header
     from evaltui.core.read.run_entry import MAX_HEADER_BYTES
 
-    with where.open("rb") as handle:
-        archive = read_directory(handle)
+    with where.open("rb") as handle:  # a remote log's header in the directory's request
+        archive = read_directory(handle, None if isinstance(where, Path) else header_behind)
     infos = checked_members(archive)  # LimitExceeded: the listing says why it is unreadable
     ids = {m["id"] for name in infos if (m := SAMPLE_MEMBER.match(name))}
     ids |= {m["id"] for name in infos if (m := CHUNKED_SHELL.match(name))}

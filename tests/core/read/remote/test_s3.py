@@ -10,7 +10,7 @@ import pytest
 
 from evaltui.cli.main import main
 from evaltui.core.read.formats import inspect_elsewhere, load_run
-from evaltui.core.read.formats.inspect_elsewhere import ENTRIES
+from evaltui.core.read.formats.inspect_elsewhere import REMOTE_BYTES
 from evaltui.core.read.logdir import list_runs
 from evaltui.core.read.remote import stores
 from evaltui.core.read.remote.failures import RemoteError
@@ -57,11 +57,11 @@ def test_jsonl_runs_are_read_from_a_cached_copy(s3, capsys, remote_env, monkeypa
     assert len(list((remote_env / "remote").glob("*.data"))) >= 2
 
 
-@pytest.mark.parametrize("entries", [ENTRIES, 1], ids=["read-here", "candidate-elsewhere"])
+@pytest.mark.parametrize("bytes_from", [REMOTE_BYTES, 1], ids=["read-here", "candidate-elsewhere"])
 def test_signoff_records_the_urls_and_verify_rereads_them(
-    s3, tmp_path, capsys, monkeypatch, entries
+    s3, tmp_path, capsys, monkeypatch, bytes_from
 ):
-    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", entries)
+    monkeypatch.setattr(inspect_elsewhere, "REMOTE_BYTES", bytes_from)
     answers = _asked(monkeypatch)
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     prefix = tmp_path / "signoff"
@@ -75,11 +75,11 @@ def test_signoff_records_the_urls_and_verify_rereads_them(
     before = s3.counts()
     assert main(["verify", str(tmp_path / "signoff.json"), B, C, "--no-cache"]) == 0
     assert s3.counts()[0] > before[0]  # read again from the bucket, not from memory
-    assert main(["verify", str(tmp_path / "signoff.json")]) == 0  # the URLs the record names
+    assert main(["verify", str(tmp_path / "signoff.json")]) == 0  # the record alone (no files)
     # and from local copies the user names: the hashes are of the same bytes
     assert main(["verify", str(tmp_path / "signoff.json"), str(BASE), str(CAND)]) == 0
-    # the signoff and the two verifies from the URLs: each read the candidate by the child
-    assert len(answers) == (3 if entries == 1 else 0) and None not in answers
+    # the signoff and the verify from the URLs: each read the candidate by the child
+    assert len(answers) == (2 if bytes_from == 1 else 0) and None not in answers
 
 
 def _asked(monkeypatch) -> list:
@@ -225,15 +225,15 @@ def test_a_missing_extra_is_named(s3, capsys, monkeypatch):
     assert "pip install 'evaltui[s3]'" in line
 
 
-@pytest.mark.parametrize("entries", [ENTRIES, 1], ids=["read-here", "candidate-elsewhere"])
+@pytest.mark.parametrize("bytes_from", [REMOTE_BYTES, 1], ids=["read-here", "candidate-elsewhere"])
 async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(
-    s3, tmp_path, monkeypatch, entries
+    s3, tmp_path, monkeypatch, bytes_from
 ):
     """Also with the candidate read by a second process (as a large log's is): its item read
     here through the pinned blob, its sha256 from the bucket."""
     import hashlib
 
-    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", entries)
+    monkeypatch.setattr(inspect_elsewhere, "REMOTE_BYTES", bytes_from)
     answers = _asked(monkeypatch)
 
     from evaltui.ui.app import AppConfig, create_app
@@ -255,7 +255,7 @@ async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(
         await pilot.press("escape")
         await settle(app, pilot)
         await sign_off(app, pilot, tmp_path / "so")
-    assert len(answers) == (entries == 1) and None not in answers
+    assert len(answers) == (bytes_from == 1) and None not in answers
     record = json.loads((tmp_path / "so.json").read_text())
     for arm, local in (("baseline", BASE), ("candidate", CAND)):
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(local.read_bytes()).hexdigest()
