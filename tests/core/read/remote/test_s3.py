@@ -284,3 +284,41 @@ def test_five_hundred_logs_list_from_headers_alone(s3):
     assert all(entry.status != "unreadable" for entry in listing.runs)
     assert requests <= 500 + 2  # the listing (one page of 1000 keys) and a GET per log
     assert sum(sizes) <= received < sum(sizes) + 500 * 2000  # + the listing's XML
+
+
+def test_the_installed_command_opens_the_pair_from_the_bucket_in_a_terminal(s3, tmp_path):
+    """The installed `evaltui` in tmux on two s3:// URLs (credentials and endpoint from the
+    standard AWS variables only): the decision line, an item's two transcripts, quit with 0."""
+    import shlex
+    import subprocess
+    import sys
+    import uuid
+    from pathlib import Path
+
+    from tests.core.read.remote.servers import environment
+    from tests.ui.test_real_terminal import _once_sized, _stop, _tmux, _wait_for
+
+    tmux = _tmux()
+    script = Path(sys.executable).parent / "evaltui"
+    assert script.exists(), "the evaltui console script is not installed"
+    session = f"evaltui-{uuid.uuid4().hex[:8]}"
+    variables = dict(environment(s3), EVALTUI_STATE_DIR=str(tmp_path / "state"),
+                     EVALTUI_CACHE_DIR=str(tmp_path / "cache"), TERM="xterm-256color")  # fmt: skip
+    assignments = " ".join(f"{k}={shlex.quote(v)}" for k, v in variables.items())
+    command = _once_sized(f"{assignments} {script} {B} {C}; echo EXIT=$?; sleep 30", 120, 36)
+    subprocess.run(
+        [*tmux, "new-session", "-d", "-s", session, "-x", "120", "-y", "36", command], check=True
+    )
+    try:
+        screen = _wait_for(tmux, session, "NOT ENOUGH DATA", "Improvements (1)")
+        assert "DECIDING" not in screen and "BASELINE" not in screen
+        subprocess.run([*tmux, "send-keys", "-t", session, "i"], check=True)
+        subprocess.run([*tmux, "send-keys", "-t", session, "Enter"], check=True)
+        _wait_for(tmux, session, "BASELINE", "CANDIDATE")  # its sample members, by range
+        subprocess.run([*tmux, "send-keys", "-t", session, "Escape"], check=True)
+        _wait_for(tmux, session, "Regressions (0)")  # the list again (Escape and q
+        # sent at once read as Alt+q)
+        subprocess.run([*tmux, "send-keys", "-t", session, "q"], check=True)
+        _wait_for(tmux, session, "EXIT=0")
+    finally:
+        _stop(tmux)
