@@ -7,9 +7,11 @@ import io
 import shutil
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from evaltui.core.read.formats import inspect_elsewhere
 from evaltui.core.read.remote import retry, stores
 from tests.core.read.remote.servers import RangeHTTPServer, S3Endpoint, environment
 
@@ -76,3 +78,17 @@ def padded(log: Path, extra: int, *, between: bool = False) -> bytes:
                 target.writestr(f"_padding/{k + 1}.bin", bytes(extra))
             target.writestr(info, source.read(info.filename))
     return out.getvalue()
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What each `_ask_child` call gave (None: no answer, the log read here)."""
+    answers: list[Any] = []
+    ask = inspect_elsewhere._ask_child
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        answers.append(run := ask(*args, **kwargs))
+        return run
+
+    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
+    return answers

@@ -22,20 +22,6 @@ from tests.core.read.remote.conftest import BASE, CAND, padded
 DEFERRED = LoadOptions(defer_hash_check=True)  # as the app reads
 
 
-@pytest.fixture
-def asked(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """What each `_ask_child` call gave (None: no answer, the log read here)."""
-    answers: list[Any] = []
-    ask = inspect_elsewhere._ask_child
-
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        answers.append(run := ask(*args, **kwargs))
-        return run
-
-    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
-    return answers
-
-
 def test_a_large_remote_log_read_by_a_second_process_is_the_run_read_here(
     http_root: Any, asked: list[Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -59,10 +59,9 @@ def test_jsonl_runs_are_read_from_a_cached_copy(s3, capsys, remote_env, monkeypa
 
 @pytest.mark.parametrize("bytes_from", [REMOTE_BYTES, 1], ids=["read-here", "candidate-elsewhere"])
 def test_signoff_records_the_urls_and_verify_rereads_them(
-    s3, tmp_path, capsys, monkeypatch, bytes_from
+    s3, tmp_path, capsys, monkeypatch, bytes_from, asked
 ):
     monkeypatch.setattr(inspect_elsewhere, "REMOTE_BYTES", bytes_from)
-    answers = _asked(monkeypatch)
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     prefix = tmp_path / "signoff"
     code = main(["signoff", B, C, "--decision", "block", "--rationale", "remote pair",
@@ -79,20 +78,7 @@ def test_signoff_records_the_urls_and_verify_rereads_them(
     # and from local copies the user names: the hashes are of the same bytes
     assert main(["verify", str(tmp_path / "signoff.json"), str(BASE), str(CAND)]) == 0
     # the signoff and the verify from the URLs: each read the candidate by the child
-    assert len(answers) == (2 if bytes_from == 1 else 0) and None not in answers
-
-
-def _asked(monkeypatch) -> list:
-    """What each call to the second process gave (None: no answer)."""
-    answers: list = []
-    ask = inspect_elsewhere._ask_child
-
-    def counted(*args, **kwargs):
-        answers.append(run := ask(*args, **kwargs))
-        return run
-
-    monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
-    return answers
+    assert len(asked) == (2 if bytes_from == 1 else 0) and None not in asked
 
 
 def test_an_item_opens_by_reading_its_sample_member_only(s3):
@@ -227,14 +213,13 @@ def test_a_missing_extra_is_named(s3, capsys, monkeypatch):
 
 @pytest.mark.parametrize("bytes_from", [REMOTE_BYTES, 1], ids=["read-here", "candidate-elsewhere"])
 async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(
-    s3, tmp_path, monkeypatch, bytes_from
+    s3, tmp_path, monkeypatch, bytes_from, asked
 ):
     """Also with the candidate read by a second process (as a large log's is): its item read
     here through the pinned blob, its sha256 from the bucket."""
     import hashlib
 
     monkeypatch.setattr(inspect_elsewhere, "REMOTE_BYTES", bytes_from)
-    answers = _asked(monkeypatch)
 
     from evaltui.ui.app import AppConfig, create_app
     from evaltui.ui.screens.item import ItemScreen
@@ -255,7 +240,7 @@ async def test_the_app_opens_a_pair_from_the_bucket_an_item_and_signs_off(
         await pilot.press("escape")
         await settle(app, pilot)
         await sign_off(app, pilot, tmp_path / "so")
-    assert len(answers) == (bytes_from == 1) and None not in answers
+    assert len(asked) == (bytes_from == 1) and None not in asked
     record = json.loads((tmp_path / "so.json").read_text())
     for arm, local in (("baseline", BASE), ("candidate", CAND)):
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(local.read_bytes()).hexdigest()
