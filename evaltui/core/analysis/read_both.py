@@ -16,6 +16,7 @@ from pathlib import Path
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
+from evaltui.core.read.remote.urls import base_name, url_of
 from evaltui.core.read.runs import Run, size_or_zero
 from evaltui.core.stats import special
 
@@ -76,13 +77,21 @@ def load_both(
 
 class _ByteProgress:
     """Turns the loaders' byte counts into the reading step's progress ("1.2 of 4.8 GB"),
-    at most ten times a second (the app's progress call waits for the UI thread)."""
+    at most ten times a second (the app's progress call waits for the UI thread).
+
+    A remote `.eval` log is read by byte ranges (its directory, header and summaries: 18 MB of
+    a 959 MB log), so its size is no total to count against: "0.0 of 1.9 GB" stood still for
+    the whole read of a remote pair. Its bytes are said as read ("18 MB read by range"),
+    against the total of the files read whole, if any; its size is not looked up for this.
+    """
 
     INTERVAL = 0.1  # seconds between reports
 
     def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
         self._progress = progress
-        self._total = sum(size_or_zero(Path(p)) for p in paths)
+        whole = [p for p in paths if not _read_by_ranges(p)]
+        self._by_ranges = len(whole) < len(paths)
+        self._total = sum(size_or_zero(Path(p)) for p in whole)
         self._done = 0
         self._last = 0.0
         self._lock = threading.Lock()
@@ -95,7 +104,7 @@ class _ByteProgress:
             self._stopped = True
 
     def add(self, n_bytes: int) -> None:
-        if self._progress is None or self._total <= 0:
+        if self._progress is None or (self._total <= 0 and not self._by_ranges):
             return
         with self._lock:
             if self._stopped:
@@ -105,9 +114,19 @@ class _ByteProgress:
             if now - self._last < self.INTERVAL:
                 return
             self._last = now
-            fraction = min(self._done / self._total, 1.0)
-            what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
+            if self._by_ranges:
+                fraction = min(self._done / self._total, 1.0) if self._total > 0 else 0.0
+                what = f"{STEPS[0]} ({self._done / 1e6:.0f} MB read by range)"
+            else:
+                fraction = min(self._done / self._total, 1.0)
+                what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
             self._progress(what, fraction, len(STEPS))
+
+
+def _read_by_ranges(path: str | Path) -> bool:
+    """Whether the loader reads `path` by byte ranges rather than whole: a remote `.eval`."""
+    url = url_of(path)
+    return url is not None and base_name(url).endswith(".eval")
 
 
 def _gigabytes(done: int, total: int) -> str:
