@@ -8,11 +8,13 @@ candidate in a second process (`inspect_elsewhere.candidate_loader`). Kept apart
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from evaltui.core.held_warnings import LOGGER
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
@@ -68,11 +70,22 @@ def load_both(
             base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
     except BaseException:
         counter.stop()  # (the candidate's thread reads on, unheard)
+        _unheard(worker)
         raise
     worker.join()
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return base_run, box["run"]  # type: ignore[return-value]
+
+
+def _unheard(worker: threading.Thread) -> None:
+    """Nothing the candidate's thread warns after the baseline's refusal reaches the user: a
+    damaged cache entry it finds would print a second line after the one-line error (the
+    caches' logger, `held_warnings.LOGGER`, on Python's last-resort handler). Only that thread's
+    records, and only while it runs (a later thread may get its ident)."""
+    logging.getLogger(LOGGER).addFilter(
+        lambda record: not (record.thread == worker.ident and worker.is_alive())
+    )
 
 
 class _ByteProgress:
