@@ -78,15 +78,16 @@ Loader = Callable[..., Run]  # `load_run`'s signature
 def candidate_loader(
     baseline: str | Path, candidate: str | Path, format_name: str | None
 ) -> Loader:
-    """`load_elsewhere` when both logs are large local Inspect logs (see the module), else
-    `load_run`: how the pipeline reads the candidate beside the baseline."""
+    """`load_elsewhere` when both logs are large local Inspect logs, `load_remote_elsewhere`
+    for a remote `.eval` candidate (see the module), else `load_run`: how the pipeline reads
+    the candidate beside the baseline."""
     from evaltui.core.read.formats import load_run
     from evaltui.core.read.remote.urls import base_name, url_of
 
     if format_name not in (None, NAME):
         return load_run
     url = url_of(candidate)
-    if url is not None:  # its size in entries is one request away: asked in its own thread
+    if url is not None:  # sized by its bytes in its own reading thread (a look: a request)
         return load_remote_elsewhere if base_name(url).endswith(".eval") else load_run
     if all(_large_local_zip(path) for path in (baseline, candidate)):
         return load_elsewhere
