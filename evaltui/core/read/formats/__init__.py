@@ -43,6 +43,7 @@ from evaltui.core.read.formats.harness_sniffs import SNIFFS
 from evaltui.core.read.formats.refusals import explain
 
 if TYPE_CHECKING:  # imports polars: this package must stay light for the command line's flags
+    from evaltui.core.read.remote.blob import Stamp
     from evaltui.core.read.runs import Run
 
 __all__ = [
@@ -160,17 +161,7 @@ def load_run(
 
     url = url_of(path)
     if url is not None:
-        from evaltui.core.read.remote.load import load_remote
-
-        remote = load_remote(
-            url,
-            format_name,
-            options or LoadOptions(),
-            load_local=load_run,
-            eval_format=format_module("inspect_eval"),
-            own_options=own_options,
-        )
-        return remote.resolved() if wait_for_hash else remote
+        return load_url(url, format_name, options, wait_for_hash=wait_for_hash)
     path = Path(path)
     if path.is_dir():  # a HELM run directory is a run; anything else is refused here
         name = _directory_format(path, format_name)
@@ -195,6 +186,31 @@ def load_run(
             + " ".join(str(exc).split())[:200],
         ) from None
     return run.resolved() if wait_for_hash else run
+
+
+def load_url(
+    url: str,
+    format_name: str | None = None,
+    options: LoadOptions | None = None,
+    *,
+    wait_for_hash: bool = True,
+    stamp: Stamp | None = None,
+) -> Run:
+    """`load_run` of a URL (`remote/load.py`). With `stamp`, the object is read at the version
+    a caller has looked at already (no new look, its ETag pinned): `inspect_elsewhere`'s second
+    process, and its caller when the log is read here after all."""
+    from evaltui.core.read.remote.load import load_remote
+
+    remote = load_remote(
+        url,
+        format_name,
+        options or LoadOptions(),
+        load_local=load_run,
+        eval_format=format_module("inspect_eval"),
+        own_options=own_options,
+        stamp=stamp,
+    )
+    return remote.resolved() if wait_for_hash else remote
 
 
 def own_options(module: DeclaresOptions, options: LoadOptions, path: str | os.PathLike[str]) -> Any:

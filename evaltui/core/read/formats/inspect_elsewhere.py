@@ -140,7 +140,7 @@ def load_remote_elsewhere(
     """`load_run` of a remote `.eval` log, by a second process when it holds at least
     `REMOTE_BYTES` (see the module): this process looks at the object (its stamp, pinned from
     then on; a failure is the one line the load itself would give) and the child reads it."""
-    from evaltui.core.read.formats import load_run
+    from evaltui.core.read.formats import load_run, load_url
     from evaltui.core.read.remote.registry import blob_for
     from evaltui.core.read.remote.urls import url_of
 
@@ -153,7 +153,9 @@ def load_remote_elsewhere(
         run = _ask_child(url, format_name, options, blob=blob)
         if run is not None:
             return run
-    return load_run(url, format_name, options, wait_for_hash=wait_for_hash)
+    # read here, at the same look (a second one would cost a request and could see another
+    # version than the one the child was asked to read)
+    return load_url(url, format_name, options, wait_for_hash=wait_for_hash, stamp=blob.stat())
 
 
 def _ask_child(
@@ -244,23 +246,14 @@ def child_main(request: dict[str, Any]) -> None:
 
 def _child_load(request: dict[str, Any], options: LoadOptions) -> Run:
     """`load_run` as the caller would have called it; a remote log at the caller's stamp."""
-    from evaltui.core.read.formats import format_module, load_run, own_options
+    from evaltui.core.read.formats import load_run, load_url
 
     if request.get("stamp") is None:
         return load_run(request["path"], request["format"], options, wait_for_hash=True)
     from evaltui.core.read.remote.blob import Stamp
-    from evaltui.core.read.remote.load import load_remote
 
-    run = load_remote(
-        request["path"],
-        request["format"],
-        options,
-        load_local=load_run,
-        eval_format=format_module(NAME),
-        own_options=own_options,
-        stamp=Stamp(**request["stamp"]),
-    )
-    return run.resolved()
+    stamp = Stamp(**request["stamp"])
+    return load_url(request["path"], request["format"], options, stamp=stamp)
 
 
 def _write(out: Any, frames: list[bytes | memoryview]) -> None:

@@ -64,9 +64,14 @@ def test_a_log_replaced_after_this_process_looked_is_refused_by_the_child_in_one
 def test_a_small_remote_log_is_read_in_this_process(http_root: Any, asked: list[Any]) -> None:
     server, _ = http_root
     url = f"{server.url}/{CAND.name}"  # 60 KB, far below `REMOTE_BYTES`
+    before = server.requests
+    here = load_run(url, None, DEFERRED)
+    read_here = server.requests - before
+    before = server.requests
     run = load_remote_elsewhere(url, None, DEFERRED)
     assert asked == []
-    assert run.table.equals(load_run(url, None, DEFERRED).table)
+    assert run.table.equals(here.table)
+    assert server.requests - before == read_here  # the look it sized it by is the read's one
 
 
 def test_a_remote_candidate_log_is_sized_in_its_own_reading_thread() -> None:
