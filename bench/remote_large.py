@@ -45,6 +45,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -54,6 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from floor_ratio import byte_compile  # noqa: E402
 from harness_logs import CHILD_CODE, INSPECT_LAYOUT, PY, verdicts, warm, write_eval  # noqa: E402
 
 BENCH = Path(os.environ.get("EVALTUI_BENCH_DIR", "/tmp/evaltui-bench")) / f"large-{INSPECT_LAYOUT}"
@@ -311,17 +313,23 @@ def trees(env: dict, before: str | None) -> list[tuple[str, dict]]:
 
 
 def local_figures(
-    base: Path, cand: Path, state: str, env: dict, has_inspect: bool, before: str | None = None
+    base: Path,
+    cand: Path,
+    state: str,
+    env: dict,
+    has_inspect: bool,
+    before: str | None = None,
+    repeat: int = 2,
 ) -> list:
     results = [
         run(f"{label} local: first screen (app)",
             [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
-        for _ in range(2) for label, tree_env in trees(env, before)
+        for _ in range(repeat) for label, tree_env in trees(env, before)
     ] + [  # fmt: skip
         # the first screen without the UI: steadier, and `own_cpu` the app process's own
         run(f"{label} local: open, pair, statistics (no UI)",
             [PY, "-c", REMOTE_OPEN, str(base), str(cand)], tree_env)
-        for _ in range(2) for label, tree_env in trees(env, before)
+        for _ in range(repeat) for label, tree_env in trees(env, before)
     ] + [  # fmt: skip
         run("evaltui local: item open (5 rows)",
             [PY, "-c", CHILD_CODE["item_open"], str(base)], env),
@@ -364,7 +372,16 @@ def main() -> int:
         help="also the first screens of this source tree (a `git archive` of main, on "
         "PYTHONPATH), in the same run",
     )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=2,
+        metavar="N",
+        help="each local first screen and open N times per tree, alternating (S3: N // 2)",
+    )
     args = parser.parse_args()
+    # each tree's bytecode written first, as an installed copy has it (`byte_compile`)
+    byte_compile([None] if args.before is None else [None, args.before])
     base, cand = ensure_pair(args.samples, args.text_bytes)
     size = (base.stat().st_size + cand.stat().st_size) / 1e9
     print(f"pair: {args.samples} samples each, {size:.2f} GB in all ({base.parent})", flush=True)
@@ -380,8 +397,9 @@ def main() -> int:
                 results.append(run(f"{label} local: the same by a second process, own CPU",
                                    [PY, "-c", ELSEWHERE_OPEN, str(base)], tree_env))  # fmt: skip
         if not args.skip_local:
-            results += local_figures(base, cand, state, env, has_inspect, args.before)
+            results += local_figures(base, cand, state, env, has_inspect, args.before, args.repeat)
         if args.skip_s3:
+            print_medians(results)
             print(json.dumps(results, default=str)[:20000])
             return 0
         which = "s3rver" if args.s3rver else "moto's S3 server"
@@ -391,9 +409,10 @@ def main() -> int:
         print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
         urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
         renv = dict(env, **s3env)
-        for label, tree_env in trees(renv, args.before):
-            results.append(run(f"{label} s3: first screen (app)",
-                               [PY, "-c", FIRST_SCREEN, *urls, state], tree_env))  # fmt: skip
+        for _ in range(args.repeat // 2 or 1):
+            for label, tree_env in trees(renv, args.before):
+                results.append(run(f"{label} s3: first screen (app)",
+                                   [PY, "-c", FIRST_SCREEN, *urls, state], tree_env))  # fmt: skip
         results.append(run("evaltui s3: open, pair, statistics (requests, bytes)",
                            [PY, "-c", REMOTE_OPEN, *urls], renv))  # fmt: skip
         results.append(run("evaltui s3: item open (5 rows)",
@@ -409,8 +428,22 @@ def main() -> int:
             results.append(run("inspect local: read_eval_log, all samples (both)",
                                [INSPECT, "-c", INSPECT_CODE["full"], str(base), str(cand)], None,
                                timeout=args.inspect_timeout))  # fmt: skip
+    print_medians(results)
     print(json.dumps(results, default=str)[:20000])
     return 0
+
+
+def print_medians(results: list[dict]) -> None:
+    """Each row label's median seconds over its runs (a first screen on a shared 2-core box
+    varies by a tenth either way between runs)."""
+    by_label: dict[str, list[float]] = {}
+    for result in results:
+        seconds = (result.get("json") or {}).get("seconds")
+        if seconds is not None:
+            by_label.setdefault(result["label"], []).append(seconds)
+    for label, values in by_label.items():
+        if len(values) > 1:
+            print(f"median {label:51s} {statistics.median(values):8.2f} s  of {len(values)}")
 
 
 if __name__ == "__main__":
