@@ -159,12 +159,17 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
 
 def run_verify(args: argparse.Namespace) -> int:
     """`verify RECORD [BASE CAND ...]`: 0 verified, 1 not (one line says why)."""
+    from dataclasses import replace
+
     from evaltui.core.designs import RUN_SET, design_of_record
     from evaltui.core.errors import UsageError
     from evaltui.core.verify.record_file import read_record
+    from evaltui.core.verify.recorded_urls import recorded_urls
 
     if (args.baseline is None) != (args.candidate is None):
         raise UsageError("give both input files (BASE CAND), or neither")
+    if args.record_only and args.baseline is not None:
+        raise UsageError("--record-only checks the record alone: give no input files with it")
     signing = (args.signature, args.allowed_signers, args.identity)
     if any(v is not None for v in signing) and not all(v is not None for v in signing):
         raise UsageError("checking a signature needs --signature, --allowed-signers and --identity")
@@ -173,7 +178,18 @@ def run_verify(args: argparse.Namespace) -> int:
     if design is not RUN_SET and args.more:
         raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
     given = [args.baseline, args.candidate, *args.more] if args.baseline else None
+    from_urls = None if given is not None or args.record_only else recorded_urls(record)
+    if from_urls is not None:  # the runs read again where the record says they live
+        from evaltui.core.textsafe import one_line
+
+        named = ", ".join(one_line(url, 200) for url in from_urls)  # (the record's text: inert)
+        sys.stderr.write(
+            f"evaltui: verify: reading the runs from the URLs the record names: {named}\n"
+        )
+        given = [Path(url) for url in from_urls]  # (as argparse gives a typed URL)
     result = design.verify(record, given)
+    if from_urls is not None:
+        result = replace(result, reason=f"{result.reason} ({FROM_URLS})")
     lines = []  # (they quote the record and the runs: ids, names, the decision's line)
     if result.ok and args.signature is not None:
         from evaltui.core.verify.signature import verify_signature
@@ -190,6 +206,9 @@ def run_verify(args: argparse.Namespace) -> int:
         return EXIT_NOT_VERIFIED
     lines += [f"evaltui: verified: {result.reason}\n", f"evaltui: {who_decided(record)}\n"]
     return print_run_text("text", lambda: _write("".join(lines), EXIT_OK))
+
+
+FROM_URLS = "the runs read again from the URLs the record names; --record-only: the record alone"
 
 
 def _write(text: str, code: int) -> int:

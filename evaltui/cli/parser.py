@@ -244,9 +244,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
     verify = sub.add_parser(
         "verify",
-        help="check a sign-off record: its own hash, and given the files, that they are the ones "
-        "reviewed and that the statistics recompute",
-        description="Exit 0: verified; 1: not (one line says why); 2: unreadable record or files.",
+        help="check a sign-off record: its own hash, and given the files (or read again from "
+        "the URLs the record names), that they are the ones reviewed and that the statistics "
+        "recompute",
+        description="Exit 0: verified; 1: not (one line says why); 2: unreadable record or files. "
+        "Without BASE CAND, a record whose runs are all URLs (s3://, https://...) is checked "
+        "against them, read again from there; any other record alone.",
     )
     verify.add_argument("record", type=Path, help="the sign-off record (PREFIX.json)")
     verify.add_argument("baseline", type=Path, nargs="?")
@@ -264,6 +267,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     verify.add_argument("--allowed-signers", type=Path, default=None, metavar="FILE")
     verify.add_argument("--identity", default=None, metavar="NAME", help="who must have signed")
+    verify.add_argument(
+        "--record-only",
+        action="store_true",
+        help="check the record alone, even when the runs it names are URLs it could read again",
+    )
     add_no_cache(verify)
     from evaltui.cli.prefer import add_parser as add_prefer_parser
     from evaltui.cli.show import add_parser as add_show_parser

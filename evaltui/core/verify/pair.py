@@ -37,7 +37,7 @@ from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.difference import first_difference
 from evaltui.core.verify.form import form_problem
 from evaltui.core.verify.rebuild import verify_rebuilt
-from evaltui.core.verify.result import Verification, shown, what_broke
+from evaltui.core.verify.result import Verification, shown_path, what_broke
 from evaltui.core.verify.spec_and_policy import replay_spec
 
 __all__ = ["HASH_ONLY", "verify_record"]
@@ -78,7 +78,7 @@ def _verify(
         if actual != expected:
             return Verification(
                 False,
-                f"{shown(path)} is not the {arm} that was reviewed "
+                f"{shown_path(path)} is not the {arm} that was reviewed "
                 f"(sha256 {actual[:16]}… instead of {expected[:16]}…)",
             )
     if record.get("schema") != SIGNOFF_SCHEMA:

@@ -11,7 +11,7 @@ from typing import Any
 
 from evaltui.core.textsafe import one_line
 
-__all__ = ["Verification", "shown", "what_broke"]
+__all__ = ["Verification", "shown", "shown_path", "what_broke"]
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,14 @@ class Verification:
 def shown(value: Any, width: int = 160) -> str:
     """Text from a record or a file, inert and short, for a one-line reason."""
     return one_line(str(value), width)
+
+
+def shown_path(path: Any) -> str:
+    """A run's path for a one-line reason: a URL whole (a `Path` folds `s3://b/k` into
+    `s3:/b/k`, and argparse gives one), else the path as given."""
+    from evaltui.core.read.remote.urls import url_of
+
+    return shown(url_of(path) or path)
 
 
 def what_broke(exc: BaseException) -> str:

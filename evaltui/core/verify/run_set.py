@@ -19,7 +19,7 @@ from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.form import form_problem, run_set_form_problem
 from evaltui.core.verify.pair import HASH_ONLY
 from evaltui.core.verify.rebuild import verify_rebuilt
-from evaltui.core.verify.result import Verification, shown
+from evaltui.core.verify.result import Verification, shown, shown_path
 from evaltui.core.verify.spec_and_policy import policy_from_record
 
 
@@ -49,7 +49,7 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         if actual != run["sha256"]:
             return Verification(
                 False,
-                f"{shown(path)} is not run {index + 1} ({shown(run['name'])}) that was "
+                f"{shown_path(path)} is not run {index + 1} ({shown(run['name'])}) that was "
                 f"reviewed (sha256 {actual[:16]}… instead of {run['sha256'][:16]}…)",
             )
     spec = RunSetSpec.from_dict(record["run_set"])

@@ -74,11 +74,17 @@ def test_signoff_records_the_urls_and_verify_rereads_them(
     before = s3.counts()
     assert main(["verify", str(tmp_path / "signoff.json"), B, C, "--no-cache"]) == 0
     assert s3.counts()[0] > before[0]  # read again from the bucket, not from memory
-    assert main(["verify", str(tmp_path / "signoff.json")]) == 0  # the record alone (no files)
+    before = s3.counts()
+    assert main(["verify", str(tmp_path / "signoff.json"), "--record-only"]) == 0
+    assert s3.counts()[0] == before[0]  # the record alone: no request
+    # no files named: the runs read again from the URLs the record names
+    assert main(["verify", str(tmp_path / "signoff.json"), "--no-cache"]) == 0
+    assert s3.counts()[0] > before[0]
+    assert "read again from the URLs the record names" in capsys.readouterr().out
     # and from local copies the user names: the hashes are of the same bytes
     assert main(["verify", str(tmp_path / "signoff.json"), str(BASE), str(CAND)]) == 0
-    # the signoff and the verify from the URLs: each read the candidate by the child
-    assert len(asked) == (2 if bytes_from == 1 else 0) and None not in asked
+    # the signoff and both verifies from the URLs: each read the candidate by the child
+    assert len(asked) == (3 if bytes_from == 1 else 0) and None not in asked
 
 
 def test_an_item_opens_by_reading_its_sample_member_only(s3):
