@@ -113,7 +113,7 @@ def test_a_child_with_no_answer_leaves_the_log_to_be_read_here(
 def test_a_garbled_answer_leaves_the_log_to_be_read_here(
     answer: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    code = f"import sys; sys.stdin.buffer.read(); sys.stdout.buffer.write({answer!r})"
+    code = f"import sys; sys.stdin.buffer.readline(); sys.stdout.buffer.write({answer!r})"
     monkeypatch.setattr(inspect_elsewhere, "_CHILD", code)
     run = load_elsewhere(LOGS[0])
     assert run.source == load_run(LOGS[0]).source

@@ -41,7 +41,9 @@ Errors: an `InputError` in the child comes back as its fields and is raised here
 words (a remote failure as the same `RemoteError`, its kind kept). Anything else (the child
 killed, out of memory, an import failing, an answer that does not decode) and the log is read
 in this process as before, so every refusal keeps its words and order; a child that dies
-closes its pipe, so the caller never waits on a dead process.
+closes its pipe, so the caller never waits on a dead process. The other way round, a caller
+that goes (the app quit, or killed) closes the child's stdin, which it holds open until the
+answer is read, and the child ends there (`_end_with_caller`) rather than reading on.
 """
 
 from __future__ import annotations
@@ -52,8 +54,10 @@ import os
 import struct
 import subprocess
 import sys
+import threading
 import zipfile
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -185,7 +189,7 @@ def _ask_child(
     try:
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(json.dumps(request).encode() + b"\n")
-        process.stdin.close()
+        process.stdin.flush()  # kept open: the child ends when it closes (`_end_with_caller`)
         frames = _read_frames(process.stdout, _bound(path, blob))
         process.wait()
     except (OSError, ValueError):
@@ -194,8 +198,10 @@ def _ask_child(
         if process.poll() is None:  # interrupted, or a garbled answer: it must not outlive this
             process.kill()
             process.wait()
-        if process.stdout is not None:
-            process.stdout.close()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with suppress(OSError):  # (a child gone: nothing left to flush to)
+                    stream.close()
     if process.returncode != 0:
         return None
     try:
@@ -232,6 +238,7 @@ def _read_frames(stream: Any, bound: int) -> list[bytes]:
 def child_main(request: dict[str, Any]) -> None:
     """The child: the run, as frames on stdout (`_pack`), or its InputError's fields. Any
     other failure ends it with a traceback (to nowhere) and a non-zero exit."""
+    _end_with_caller()
     options = LoadOptions(metric=request["metric"], defer_hash_check=request["defer_hash_check"])
     out = sys.stdout.buffer
     try:
@@ -242,6 +249,29 @@ def child_main(request: dict[str, Any]) -> None:
         _write(out, [json.dumps({"error": fields}).encode()])
         return
     _write(out, _pack(run))
+
+
+CALLER_GONE = 3  # the child's exit status when its caller went first
+
+
+def _end_with_caller() -> None:
+    """End this process as soon as the caller's end of its stdin closes: the caller quit or
+    was killed while this one reads. Its answer would go nowhere, and a remote log's ranges
+    would be read on to the end (a 1 GB log over a slow link: minutes of requests after the
+    app was quit). The caller closes it only once the answer is read, and the OS closes it
+    when the caller ends, however it ends."""
+
+    def watch() -> None:
+        try:  # the file descriptor, not `sys.stdin`: a daemon thread blocked holding the
+            # buffered reader's lock makes the interpreter's exit a fatal error
+            while os.read(stdin, 4096):  # b"" at end of file: the caller's end closed
+                pass
+        finally:
+            os._exit(CALLER_GONE)
+
+    stdin = sys.stdin.fileno()
+
+    threading.Thread(target=watch, name="evaltui-caller-watch", daemon=True).start()
 
 
 def _child_load(request: dict[str, Any], options: LoadOptions) -> Run:

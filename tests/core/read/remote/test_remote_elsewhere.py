@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +19,7 @@ import pytest
 from evaltui.cli.main import main
 from evaltui.core.read.formats import LoadOptions, inspect_elsewhere, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader, load_remote_elsewhere
+from evaltui.core.read.remote import stores
 from evaltui.core.read.remote.blob import TRAFFIC, RemoteBlob
 from evaltui.core.read.remote.failures import RemoteError
 from evaltui.core.read.remote.registry import blob_for, seen
@@ -98,3 +104,71 @@ def test_a_report_over_urls_with_a_second_process_is_the_report_without(
     assert main(["report", base, cand, "--format", "json"]) == 4
     assert len(asked) == 1 and asked[0] is not None
     assert capsys.readouterr().out == without  # its sha256 too, computed by the child
+
+
+class _Stalled:
+    """A loopback HTTP server that answers a HEAD (a 1 GB log, its ETag) and never answers a
+    GET: a read that hangs (a slow link, a stuck store), so a reader stays in it until its
+    process ends."""
+
+    def __init__(self) -> None:
+        self.socket = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}/log.eval"
+        self.asked = threading.Event()  # a GET came in
+        self.closed = threading.Event()  # and its connection was closed by the reader
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            connection, _ = self.socket.accept()
+            threading.Thread(target=self._serve, args=(connection,), daemon=True).start()
+
+    def _serve(self, connection: socket.socket) -> None:
+        with connection:
+            while request := connection.recv(65536):
+                if not request.startswith(b"GET"):
+                    connection.sendall(
+                        b"HTTP/1.1 200 OK\r\nContent-Length: 1073741824\r\n"
+                        b'ETag: "v1"\r\nAccept-Ranges: bytes\r\n\r\n'
+                    )
+                    continue
+                self.asked.set()
+                while connection.recv(65536):  # b"": the reader's end closed
+                    pass
+                self.closed.set()
+                return
+
+
+def test_the_second_process_ends_when_its_caller_is_killed_mid_read(tmp_path: Any) -> None:
+    stalled = _Stalled()
+    caller = subprocess.Popen(
+        [sys.executable, "-c", CALLER, stalled.url],
+        env=dict(os.environ, PYTHONPATH=str(ROOT), EVALTUI_CACHE_DIR=str(tmp_path)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        # barrier: the child's read began (it asks for the log's bytes after it started to
+        # watch its stdin)
+        assert stalled.asked.wait(60), caller.stderr.read() if caller.poll() is not None else ""
+    finally:
+        caller.kill()  # as the app quit or killed: the child's stdin closes with it
+        caller.wait()
+        caller.stderr.close()  # type: ignore[union-attr]
+    # the child's connection closes as it ends; reading on, it would hold it for the store's
+    # read timeout (60 s) and then retry
+    assert stalled.closed.wait(30), "the second process read on after its caller was killed"
+    assert stores.READ_TIMEOUT >= 60
+
+
+ROOT = Path(__file__).resolve().parents[4]
+CALLER = (  # as `load_remote_elsewhere` asks: the caller looks, the child reads at its stamp
+    "import sys\n"
+    "from evaltui.core.read.formats.contract import LoadOptions\n"
+    "from evaltui.core.read.formats.inspect_elsewhere import _ask_child\n"
+    "from evaltui.core.read.remote.registry import blob_for\n"
+    "blob = blob_for(sys.argv[1])\n"
+    "blob.stat()\n"
+    "_ask_child(sys.argv[1], 'inspect_eval', LoadOptions(), blob=blob)\n"
+)
