@@ -58,7 +58,7 @@ def load_both(
 
     def read_candidate() -> None:
         try:
-            with meter.metering(counter.add):
+            with meter.metering(counter.add, counter.samples):
                 box["run"] = load_candidate(candidate, input_format, cand_load, wait_for_hash=False)
         except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread below
             box["error"] = exc
@@ -66,7 +66,7 @@ def load_both(
     worker = threading.Thread(target=read_candidate, name="evaltui-read-candidate", daemon=True)
     worker.start()
     try:
-        with meter.metering(counter.add):
+        with meter.metering(counter.add, counter.samples):
             base_run = load_run(baseline, input_format, base_load, wait_for_hash=False)
     except BaseException:
         counter.stop()  # (the candidate's thread reads on, unheard)
@@ -89,23 +89,35 @@ def _unheard(worker: threading.Thread) -> None:
 
 
 class _ByteProgress:
-    """Turns the loaders' byte counts into the reading step's progress ("1.2 of 4.8 GB"),
-    at most ten times a second (the app's progress call waits for the UI thread).
+    """Turns the loaders' counts into the reading step's progress ("1.2 of 4.8 GB"), at most
+    ten times a second (the app's progress call waits for the UI thread).
 
-    A remote `.eval` log is read by byte ranges (its directory, header and summaries: 18 MB of
-    a 959 MB log), so its size is no total to count against: "0.0 of 1.9 GB" stood still for
-    the whole read of a remote pair. Its bytes are said as read ("18 MB read by range"),
-    against the total of the files read whole, if any; its size is not looked up for this.
+    An Inspect `.eval` log is read by its parts (its directory, header and summaries: 18 MB
+    of a 959 MB log), never whole, so its size is no total to count against: "0.0 of 1.9 GB"
+    (remote) or a bar at 0 % (local) stood still for the whole read of a large pair. Its
+    samples are counted instead ("120,000 of 400,000 samples", the bar by them), a log read
+    by a second process's too (`inspect_elsewhere` passes its counts on), and a remote one's
+    bytes are said as read ("18 MB read by range"), against the total of the files read
+    whole, if any; its size is not looked up for this. A log's samples are known once it
+    has found them, which the candidate's second process does half a second after the
+    baseline's read began: until every `.eval` log has, the words say the samples read so
+    far and the bar takes each log not yet sized for as large as those that are (a pair is
+    two runs of the same items). The bar never goes back.
     """
 
     INTERVAL = 0.1  # seconds between reports
 
     def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
         self._progress = progress
-        whole = [p for p in paths if not _read_by_ranges(p)]
-        self._by_ranges = len(whole) < len(paths)
+        whole = [p for p in paths if not _read_by_parts(p)]
+        self._by_ranges = any(map(_read_by_ranges, paths))
         self._total = sum(size_or_zero(Path(p)) for p in whole)
         self._done = 0
+        self._samples_done = 0
+        self._samples_total = 0
+        self._logs = sum(map(_read_by_parts, paths))  # the logs whose samples are counted
+        self._sized = 0  # of those, the ones that said how many they hold
+        self._fraction = 0.0  # the last said: never less
         self._last = 0.0
         self._lock = threading.Lock()
         self._stopped = False
@@ -117,23 +129,59 @@ class _ByteProgress:
             self._stopped = True
 
     def add(self, n_bytes: int) -> None:
-        if self._progress is None or (self._total <= 0 and not self._by_ranges):
+        """A loader read `n_bytes` more (`meter.read`)."""
+        self._count(n_bytes, 0, 0)
+
+    def samples(self, done: int, total: int) -> None:
+        """A loader summarised `done` more samples and found `total` more (`meter.samples_read`)."""
+        self._count(0, done, total)
+
+    def _count(self, n_bytes: int, done: int, total: int) -> None:
+        if self._progress is None:
             return
         with self._lock:
             if self._stopped:
                 return
             self._done += n_bytes
+            self._samples_done += done
+            self._samples_total += total
+            self._sized += (total > 0) - (total < 0)  # (less: a second process's taken back)
             now = time.monotonic()
             if now - self._last < self.INTERVAL:
                 return
+            said, fraction = self._said()
+            if said is None:
+                return
             self._last = now
-            if self._by_ranges:
-                fraction = min(self._done / self._total, 1.0) if self._total > 0 else 0.0
-                what = f"{STEPS[0]} ({self._done / 1e6:.0f} MB read by range)"
-            else:
-                fraction = min(self._done / self._total, 1.0)
-                what = f"{STEPS[0]} ({_gigabytes(self._done, self._total)})"
-            self._progress(what, fraction, len(STEPS))
+            self._fraction = max(self._fraction, fraction)
+            self._progress(f"{STEPS[0]} ({said})", self._fraction, len(STEPS))
+
+    def _said(self) -> tuple[str | None, float]:
+        """The words in brackets and the fraction done, or None when nothing is counted."""
+        words = []
+        sized = self._samples_total > 0 and self._sized > 0
+        if sized:
+            done = max(0, min(self._samples_done, self._samples_total))
+            every = self._sized >= self._logs
+            words.append(f"{done:,} of {self._samples_total:,} samples" if every
+                         else f"{done:,} samples read")  # fmt: skip
+        if self._by_ranges:
+            words.append(f"{self._done / 1e6:.0f} MB read by range")
+        elif self._total > 0:
+            words.append(_gigabytes(self._done, self._total))
+        if not words:
+            return None, 0.0
+        if sized:  # a log not sized yet taken for as large as those that are
+            fraction = done / self._samples_total * min(self._sized / max(self._logs, 1), 1.0)
+        else:
+            fraction = min(self._done / self._total, 1.0) if self._total > 0 else 0.0
+        return "; ".join(words), fraction
+
+
+def _read_by_parts(path: str | Path) -> bool:
+    """Whether the loader reads `path` by its parts rather than whole: an Inspect `.eval`
+    log, local or remote (its directory and summaries; its samples counted instead)."""
+    return base_name(url_of(path) or str(path)).endswith(".eval")
 
 
 def _read_by_ranges(path: str | Path) -> bool:

@@ -4,6 +4,8 @@ Opening a million-item JSONL pair reads gigabytes for several seconds; a bar stu
 tells the reviewer nothing. The loaders report each block they read through `read`, which goes
 to the callback the current thread set with `metering` (thread-local: the baseline and the
 candidate are read in two threads, each with its own callback). Without one it does nothing.
+A reader that knows its samples says those too (`samples_read`), and a log read by a second
+process says its counts through that process's answer (`inspect_elsewhere`).
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ _local = threading.local()
 
 
 @contextmanager
-def metering(callback: Callable[[int], None]) -> Iterator[None]:
-    """Send the byte counts this thread's loaders report to `callback` while inside."""
-    previous = getattr(_local, "callback", None)
-    _local.callback = callback
+def metering(
+    callback: Callable[[int], None], samples: Callable[[int, int], None] | None = None
+) -> Iterator[None]:
+    """Send the byte counts this thread's loaders report to `callback` while inside, and the
+    samples they summarise to `samples` (done, total)."""
+    previous = (getattr(_local, "callback", None), getattr(_local, "samples", None))
+    _local.callback, _local.samples = callback, samples
     try:
         yield
     finally:
-        _local.callback = previous
+        _local.callback, _local.samples = previous
 
 
 def read(n_bytes: int) -> None:
@@ -31,3 +36,13 @@ def read(n_bytes: int) -> None:
     callback = getattr(_local, "callback", None)
     if callback is not None:
         callback(n_bytes)
+
+
+def samples_read(done: int, total: int = 0) -> None:
+    """A loader summarised `done` more samples of a log, and found `total` more to read (said
+    once it knows them, before the first is counted). A large Inspect log is read by its
+    parts, not as a whole (its directory and summaries: 100 MB of a 1 GB log), so its bytes
+    are no measure of how far it is: its samples are."""
+    callback = getattr(_local, "samples", None)
+    if callback is not None:
+        callback(done, total)

@@ -204,3 +204,23 @@ def _first_summary_twice_and_clashing(items, *, last_unscored=False):
     clash = f"samples/{first['id']}_epoch_0{first['epoch']}.json"
     replaced = [(n, again if n == "summaries.json" else d) for n, d in items]
     return [*replaced, (clash, files[real])]
+
+
+def test_a_log_read_again_says_each_sample_to_the_progress_meter_once(tmp_path, monkeypatch):
+    """The progress line counts a log read again from its start (`_Irregular`) on from where
+    its first pass had got to: never a sample twice, never back."""
+    from evaltui.core.read import meter
+
+    path = _rewritten(
+        GPT5, tmp_path, partial(_first_summary_twice_and_clashing, last_unscored=True)
+    )
+    monkeypatch.setattr(json_array, "BATCH", 3)
+    attempts = _passes(monkeypatch)
+    said: list[tuple[int, int]] = []
+    with meter.metering(lambda n: None, lambda done, total: said.append((done, total))):
+        facts = _eager(path, by_name=True)[0]
+    assert attempts == [True, False]  # read twice
+    summaries = len(json.loads(zipfile.ZipFile(path).read("summaries.json")))
+    assert sum(total for _, total in said) == summaries  # found once
+    assert sum(done for done, _ in said) == summaries >= len(facts)  # each said once
+    assert all(done >= 0 and total >= 0 for done, total in said)

@@ -22,6 +22,9 @@ document (the source, the metadata, the scorer, the directory's names, the row s
 chunk index), the table as Arrow IPC and the directory's numbers as int64 bytes. No pickle: the
 answer is data in formats that cannot carry code, and every value the JSON carries is checked in
 the child to come back equal (a value it could not carry exactly, and the log is read here).
+Ahead of them, as it reads, it writes its progress (`_Forward`: bytes read, samples summarised
+and found, each a record behind a length no frame has), which the caller passes to its own
+progress meter (`_Heard`; the samples taken back if the answer is not used).
 
 A remote log (`s3://`, `https://`...) is sized by its bytes, which the look this process takes
 at it anyway gives (`load_remote_elsewhere`): its entry count would cost a request of its own,
@@ -63,6 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
+from evaltui.core.read import meter
 from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.contract import LoadOptions
 from evaltui.core.read.runs import Run, RunSource
@@ -166,7 +170,19 @@ def _ask_child(
     path: str | Path, format_name: str | None, options: LoadOptions, *, blob: Any = None
 ) -> Run | None:
     """The child's run, or None when it gave none (the caller reads the log itself); its
-    InputError raised here. `blob`: a remote log's, whose stamp the child reads at."""
+    InputError raised here. `blob`: a remote log's, whose stamp the child reads at. Its
+    progress goes to this thread's meter as it reads (taken back when it gives no run)."""
+    heard = _Heard()
+    run = _answer(path, format_name, options, blob, heard)
+    if run is None:
+        heard.take_back()
+    return run
+
+
+def _answer(
+    path: str | Path, format_name: str | None, options: LoadOptions, blob: Any, heard: _Heard
+) -> Run | None:
+    """`_ask_child`'s question and answer."""
     request = {
         "sys_path": list(sys.path),
         "path": os.fspath(path),
@@ -190,7 +206,7 @@ def _ask_child(
         assert process.stdin is not None and process.stdout is not None
         process.stdin.write(json.dumps(request).encode() + b"\n")
         process.stdin.flush()  # kept open: the child ends when it closes (`_end_with_caller`)
-        frames = _read_frames(process.stdout, _bound(path, blob))
+        frames = _read_frames(process.stdout, _bound(path, blob), heard)
         process.wait()
     except (OSError, ValueError):
         return None
@@ -220,12 +236,20 @@ def _bound(path: str | Path, blob: Any = None) -> int:
     return 4 * size + (64 << 20)
 
 
-def _read_frames(stream: Any, bound: int) -> list[bytes]:
+def _read_frames(stream: Any, bound: int, heard: _Heard | None = None) -> list[bytes]:
     """The frames `_write` wrote, read straight off the pipe (no copy of the whole answer
-    joined in memory beside them): ValueError when one is cut short or over `bound`."""
+    joined in memory beside them), the child's progress records (`_Forward`) passed to
+    `heard` on the way: ValueError when one is cut short or over `bound`."""
     frames = []
     while head := stream.read(8):
         size = int.from_bytes(head, "little")
+        if len(head) == 8 and size == PROGRESS:
+            counts = stream.read(SAID.size)
+            if len(counts) != SAID.size:
+                raise ValueError("a truncated answer")
+            if heard is not None:
+                heard.said(*SAID.unpack(counts))
+            continue
         if len(head) != 8 or size > bound:
             raise ValueError("a garbled answer")
         frame = stream.read(size)
@@ -241,8 +265,10 @@ def child_main(request: dict[str, Any]) -> None:
     _end_with_caller()
     options = LoadOptions(metric=request["metric"], defer_hash_check=request["defer_hash_check"])
     out = sys.stdout.buffer
+    forward = _Forward(out)
     try:
-        run = _child_load(request, options)
+        with meter.metering(forward.bytes_read, forward.samples):
+            run = _child_load(request, options)
     except InputError as exc:
         fields = {k: getattr(exc, k) for k in ("path", "problem", "line", "record", "field")}
         fields["kind"] = getattr(exc, "kind", None)  # a RemoteError's
@@ -252,6 +278,52 @@ def child_main(request: dict[str, Any]) -> None:
 
 
 CALLER_GONE = 3  # the child's exit status when its caller went first
+PROGRESS = (1 << 64) - 1  # a frame length no answer has: the child's progress follows
+SAID = struct.Struct("<3q")  # bytes read, samples summarised, samples found (since the last)
+
+
+class _Forward:
+    """The child's progress (`meter`), written to the caller as it happens, ahead of its
+    answer: the caller's progress line counts the candidate's samples and bytes as they are
+    read, not all at once at the end."""
+
+    def __init__(self, out: Any) -> None:
+        self._out = out
+        self._lock = threading.Lock()  # (a loader may report from a thread of its own)
+
+    def bytes_read(self, n_bytes: int) -> None:
+        self._say(n_bytes, 0, 0)
+
+    def samples(self, done: int, total: int) -> None:
+        self._say(0, done, total)
+
+    def _say(self, *counts: int) -> None:
+        with self._lock:
+            self._out.write(PROGRESS.to_bytes(8, "little") + SAID.pack(*counts))
+            self._out.flush()
+
+
+class _Heard:
+    """What the child said of its progress, passed on to this thread's meter as it comes;
+    its samples taken back when its answer is not used (the log is then read here, and
+    counted again). Its bytes stay counted: they were read."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.total = 0
+
+    def said(self, n_bytes: int, done: int, total: int) -> None:
+        if n_bytes:
+            meter.read(n_bytes)
+        if done or total:
+            meter.samples_read(done, total)
+            self.done += done
+            self.total += total
+
+    def take_back(self) -> None:
+        if self.done or self.total:
+            meter.samples_read(-self.done, -self.total)
+            self.done = self.total = 0
 
 
 def _end_with_caller() -> None:

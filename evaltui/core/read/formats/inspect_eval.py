@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
+from evaltui.core.read import meter
 from evaltui.core.read.archive_limits import DEFAULT_LIMITS, Budget
 from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats import inspect_archive as archive_io
@@ -233,11 +234,39 @@ def _eager_pass(
     (`_Irregular`), its budget as it was: what it says and refuses is what the way before
     says."""
     used = budget.used
+    counted = _SamplesSaid()
     try:
-        return _eager_pass_with(path, archive, members, header, budget, by_name=True)
+        return _eager_pass_with(path, archive, members, header, budget, counted, by_name=True)
     except _Irregular:
         budget.used = used
-        return _eager_pass_with(path, archive, members, header, budget, by_name=False)
+        counted.again()
+        return _eager_pass_with(path, archive, members, header, budget, counted, by_name=False)
+
+
+class _SamplesSaid:
+    """The samples summarised so far, said to the progress meter (`meter.samples_read`) each
+    once: a log read again the way before (`_Irregular`) counts on from where the first pass
+    had got to, never back."""
+
+    def __init__(self) -> None:
+        self._total = 0  # said to be read
+        self._said = 0  # said to be done
+        self._done = 0  # done in this pass
+
+    def expect(self, count: int) -> None:
+        """This pass reads `count` samples in all (a second pass: as many as the first)."""
+        if count > self._total:
+            meter.samples_read(0, count - self._total)
+            self._total = count
+
+    def add(self, count: int) -> None:
+        self._done += count
+        if self._done > self._said:
+            meter.samples_read(self._done - self._said)
+            self._said = self._done
+
+    def again(self) -> None:
+        self._done = 0
 
 
 def _eager_pass_with(
@@ -246,10 +275,13 @@ def _eager_pass_with(
     members: Mapping[str, ZipEntry],
     header: dict,
     budget: Budget,
+    counted: _SamplesSaid | None = None,
     *,
     by_name: bool,
 ) -> tuple[list[SampleFacts], list[RowSource], str]:
-    """`_eager_pass`, trying `NamesByKey` when `by_name` (`_Irregular` when it cannot)."""
+    """`_eager_pass`, trying `NamesByKey` when `by_name` (`_Irregular` when it cannot); the
+    samples it reads said to the progress meter by `counted`."""
+    counted = counted or _SamplesSaid()
     facts: list[SampleFacts] = []
     rows: list[RowSource] = []
     position: dict[tuple[str, int], int] = {}
@@ -275,6 +307,7 @@ def _eager_pass_with(
             rows.append(row)
 
     summaries, summary_source = _read_summaries(path, archive, members, budget)
+    counted.expect(len(summaries))
     named = names_by_key(members, summaries) if by_name else None
     # the names split (the way before), unless found by `named` (then never asked)
     split: dict[tuple[str, int], str] = {} if named is not None else _sample_members(members)
@@ -335,6 +368,7 @@ def _eager_pass_with(
             rows.extend(_row_sources(batch_facts, found, batch))
         else:
             keep_all(batch_facts, _row_sources(batch_facts, found, batch))
+        counted.add(len(records))
     if named is not None and len(set(map(_MEMBER, rows))) != len(summaries):
         raise _Irregular  # a key twice: the names under samples/ may be other than built
     unsummarised = (
@@ -342,9 +376,11 @@ def _eager_pass_with(
         if named is not None or split.keys() <= position.keys()
         else [m for key, m in split.items() if key not in position]
     )
+    counted.expect(len(summaries) + len(unsummarised))
     for member in unsummarised:
         fact = facts_from_member(path, archive, members[member], None, budget)
         keep(fact, RowSource(member, None, member))
+        counted.add(1)
     if not summaries:
         return facts, rows, "samples"
     if unsummarised:

@@ -1,16 +1,18 @@
-"""The reading step's progress in bytes: against the files' sizes when they are read whole, and
-as bytes read when a remote `.eval` log is read by ranges (its directory and summaries only), so
-a remote pair never says "0.0 of 1.9 GB" for the whole of its read."""
+"""The reading step's progress: bytes against the files' sizes when they are read whole; for an
+`.eval` log, read by its parts (its directory and summaries only), its samples as they are
+summarised and, remote, the bytes read by range, so a pair never says "0.0 of 1.9 GB" or stands
+at 0 % for the whole of its read."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evaltui.core.analysis import read_both
-from evaltui.core.read.formats import LoadOptions
+from evaltui.core.read.formats import LoadOptions, load_run
 from tests.core.read.remote.conftest import BASE, CAND, padded
 
 Said = list[tuple[str, float, int]]
@@ -74,5 +76,79 @@ def test_a_remote_pair_read_for_real_reports_its_ranged_bytes(
         lambda *report: said.append(report),
         prefetch=False,
     )
-    assert said and all(what.endswith(" MB read by range)") for what, _, _ in said), said
-    assert all(fraction == 0.0 for _, fraction, _ in said)
+    # the samples of both logs counted as they are read, the bytes as read by range
+    shape = re.compile(r"^reading the baseline and the candidate \((?:([\d,]+) of ([\d,]+) "
+                       r"samples|[\d,]+ samples read); \d+ MB read by range\)$")  # fmt: skip
+    bytes_only = re.compile(r"^reading the baseline and the candidate \(\d+ MB read by range\)$")
+    # (bytes are read before a log has found its samples)
+    counts = [shape.match(what) for what, _, _ in said if not bytes_only.match(what)]
+    assert counts and None not in counts, said
+    fractions = [fraction for _, fraction, _ in said]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0  # never back; all read
+    both = len(load_run(BASE).table) + len(load_run(CAND).table)
+    assert counts[-1] is not None and counts[-1].groups() == (f"{both:,}", f"{both:,}")
+
+
+def test_an_eval_pairs_samples_move_the_bar_and_it_never_goes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def no_lookup(path: Path) -> int:
+        raise AssertionError(f"{path}: an .eval log's size looked up")
+
+    monkeypatch.setattr(read_both, "size_or_zero", no_lookup)
+    counter, said = _progress(monkeypatch, ("/logs/baseline.eval", "/logs/candidate.eval"))
+    counter.samples(0, 200_000)  # the baseline found its samples
+    counter.samples(50_000, 0)
+    counter.samples(0, 300_000)  # the candidate's second process found its own: more
+    counter.samples(10_000, 0)
+    counter.samples(440_000, 0)
+    step = "reading the baseline and the candidate"
+    assert said == [
+        (f"{step} (0 samples read)", 0.0, 3),
+        # the candidate not sized yet: taken for as large as the baseline
+        (f"{step} (50,000 samples read)", 0.125, 3),
+        (f"{step} (50,000 of 500,000 samples)", 0.125, 3),  # (0.1: the bar stays)
+        (f"{step} (60,000 of 500,000 samples)", 0.125, 3),
+        (f"{step} (500,000 of 500,000 samples)", 1.0, 3),
+    ]
+
+
+def test_a_second_process_that_gave_no_run_has_its_samples_taken_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counter, said = _progress(monkeypatch, ("/logs/baseline.eval", "/logs/candidate.eval"))
+    counter.samples(0, 100)
+    counter.samples(0, 100)  # the child
+    counter.samples(60, 0)  # (of which the child's 40)
+    counter.samples(-40, -100)  # the child gave no run: the log is read here instead
+    counter.samples(0, 100)
+    counter.samples(140, 0)
+    step = "reading the baseline and the candidate"
+    assert [what for what, _, _ in said] == [
+        f"{step} (0 samples read)",
+        f"{step} (0 of 200 samples)",
+        f"{step} (60 of 200 samples)",
+        f"{step} (20 samples read)",
+        f"{step} (20 of 200 samples)",
+        f"{step} (160 of 200 samples)",
+    ]
+    fractions = [fraction for _, fraction, _ in said]
+    assert fractions == [0.0, 0.0, 0.3, 0.3, 0.3, 0.8]
+
+
+def test_a_local_pair_counts_the_samples_the_second_process_reads(
+    monkeypatch: pytest.MonkeyPatch, asked: list[Any]
+) -> None:
+    from evaltui.core.read.formats import inspect_elsewhere
+
+    monkeypatch.setattr(inspect_elsewhere, "ENTRIES", 1)  # the candidate read elsewhere
+    monkeypatch.setattr(read_both._ByteProgress, "INTERVAL", 0.0)
+    said: Said = []
+    options = LoadOptions(defer_hash_check=True)
+    read_both.load_both(
+        BASE, CAND, None, options, options, lambda *r: said.append(r), prefetch=False
+    )
+    assert len(asked) == 1 and asked[0] is not None  # the child's run
+    both = len(load_run(BASE).table) + len(load_run(CAND).table)
+    assert said[-1] == (f"reading the baseline and the candidate ({both:,} of {both:,} samples)",
+                        1.0, 3)  # fmt: skip
