@@ -35,13 +35,19 @@ def test_files_read_whole_count_against_their_sizes(
     assert said == [("reading the baseline and the candidate (0.1 of 0.4 MB)", 0.25, 3)]
 
 
-def test_a_remote_eval_pair_says_the_bytes_it_read_without_looking_up_its_size(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.fixture
+def no_size_lookup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An `.eval` log is read by its parts: its size is never looked up for the progress."""
+
     def no_lookup(path: Path) -> int:
-        raise AssertionError(f"{path}: a ranged read's size looked up")
+        raise AssertionError(f"{path}: an .eval log's size looked up")
 
     monkeypatch.setattr(read_both, "size_or_zero", no_lookup)
+
+
+def test_a_remote_eval_pair_says_the_bytes_it_read_without_looking_up_its_size(
+    monkeypatch: pytest.MonkeyPatch, no_size_lookup: None
+) -> None:
     urls = ("s3://logs/a/baseline.eval", "https://example.invalid/candidate.eval")
     counter, said = _progress(monkeypatch, urls)
     counter.add(18_000_000)
@@ -90,12 +96,8 @@ def test_a_remote_pair_read_for_real_reports_its_ranged_bytes(
 
 
 def test_an_eval_pairs_samples_move_the_bar_and_it_never_goes_back(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_size_lookup: None
 ) -> None:
-    def no_lookup(path: Path) -> int:
-        raise AssertionError(f"{path}: an .eval log's size looked up")
-
-    monkeypatch.setattr(read_both, "size_or_zero", no_lookup)
     counter, said = _progress(monkeypatch, ("/logs/baseline.eval", "/logs/candidate.eval"))
     counter.samples(0, 200_000)  # the baseline found its samples
     counter.samples(50_000, 0)
