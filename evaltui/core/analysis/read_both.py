@@ -50,7 +50,7 @@ def load_both(
     to stderr as the interpreter exits: CPython's fatal `_enter_buffered_busy`, exit 134).
     """
     box: dict[str, object] = {}
-    counter = _ByteProgress(progress, (baseline, candidate))
+    counter = _ReadingProgress(progress, (baseline, candidate))
     if prefetch:  # the statistics' scipy import, beside the reading rather than after it
         special.prefetch()
     # two large Inspect logs: the candidate in a second process (their parse holds the GIL)
@@ -88,7 +88,7 @@ def _unheard(worker: threading.Thread) -> None:
     )
 
 
-class _ByteProgress:
+class _ReadingProgress:
     """Turns the loaders' counts into the reading step's progress ("1.2 of 4.8 GB"), at most
     four times a second (see `INTERVAL`).
 

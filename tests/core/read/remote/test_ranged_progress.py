@@ -20,8 +20,8 @@ Said = list[tuple[str, float, int]]
 
 def _progress(monkeypatch: pytest.MonkeyPatch, paths: tuple[str, ...]) -> tuple[Any, Said]:
     said: Said = []
-    monkeypatch.setattr(read_both._ByteProgress, "INTERVAL", 0.0)
-    return read_both._ByteProgress(lambda *report: said.append(report), paths), said
+    monkeypatch.setattr(read_both._ReadingProgress, "INTERVAL", 0.0)
+    return read_both._ReadingProgress(lambda *report: said.append(report), paths), said
 
 
 def test_files_read_whole_count_against_their_sizes(
@@ -70,7 +70,7 @@ def test_a_remote_pair_read_for_real_reports_its_ranged_bytes(
     server, root = http_root
     (root / "big.eval").write_bytes(padded(CAND, 4 << 20))  # ranges, not one request
     monkeypatch.setenv("EVALTUI_NO_CACHE", "1")
-    monkeypatch.setattr(read_both._ByteProgress, "INTERVAL", 0.0)
+    monkeypatch.setattr(read_both._ReadingProgress, "INTERVAL", 0.0)
     said: Said = []
     options = LoadOptions(defer_hash_check=True)
     read_both.load_both(
@@ -144,7 +144,7 @@ def test_a_local_pair_counts_the_samples_the_second_process_reads(
     from evaltui.core.read.formats import inspect_elsewhere
 
     monkeypatch.setattr(inspect_elsewhere, "ENTRIES", 1)  # the candidate read elsewhere
-    monkeypatch.setattr(read_both._ByteProgress, "INTERVAL", 0.0)
+    monkeypatch.setattr(read_both._ReadingProgress, "INTERVAL", 0.0)
     said: Said = []
     options = LoadOptions(defer_hash_check=True)
     read_both.load_both(
