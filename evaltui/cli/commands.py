@@ -179,6 +179,8 @@ def run_verify(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.record} is a two-run record: give its BASE and CAND only")
     given = [args.baseline, args.candidate, *args.more] if args.baseline else None
     from_urls = None if given is not None or args.record_only else recorded_urls(record)
+    if from_urls is not None and not design.verify(record, None).ok:
+        from_urls = None  # the record refused on its own (form, hash, claims): no request
     if from_urls is not None:  # the runs read again where the record says they live
         from evaltui.core.textsafe import one_line
 
