@@ -151,14 +151,19 @@ class _ReadingProgress:
             self._samples_total += total
             self._sized += (total > 0) - (total < 0)  # (less: a second process's taken back)
             now = time.monotonic()
-            if now - self._last < self.INTERVAL:
-                return
+            if now - self._last < self.INTERVAL and not (done > 0 and self._all_summarised()):
+                return  # (the last samples always said: the line ends on "N of N samples")
             said, fraction = self._said()
             if said is None:
                 return
             self._last = now
             self._fraction = max(self._fraction, fraction)
             self._progress(f"{STEPS[0]} ({said})", self._fraction, len(STEPS))
+
+    def _all_summarised(self) -> bool:
+        """Whether every `.eval` log has found its samples and all of them are summarised."""
+        total = self._samples_total
+        return total > 0 and self._sized >= self._logs and self._samples_done >= total
 
     def _said(self) -> tuple[str | None, float]:
         """The words in brackets and the fraction done, or None when nothing is counted."""

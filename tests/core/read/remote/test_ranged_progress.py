@@ -154,3 +154,16 @@ def test_a_local_pair_counts_the_samples_the_second_process_reads(
     both = len(load_run(BASE).table) + len(load_run(CAND).table)
     assert said[-1] == (f"reading the baseline and the candidate ({both:,} of {both:,} samples)",
                         1.0, 3)  # fmt: skip
+
+
+def test_the_last_samples_are_always_said_however_soon_after_the_last_report(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counter, said = _progress(monkeypatch, ("/logs/baseline.eval", "/logs/candidate.eval"))
+    counter.samples(0, 100)  # said (no interval yet)
+    monkeypatch.setattr(read_both._ReadingProgress, "INTERVAL", 3600.0)  # then one an hour
+    counter.samples(0, 100)
+    counter.samples(150, 0)
+    counter.samples(50, 0)  # the last: said at once
+    step = "reading the baseline and the candidate"
+    assert said == [(f"{step} (0 samples read)", 0.0, 3), (f"{step} (200 of 200 samples)", 1.0, 3)]
