@@ -18,6 +18,7 @@ from evaltui.core.held_warnings import LOGGER
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
+from evaltui.core.read.formats.inspect_eval_options import NAME as EVAL_FORMAT_NAME
 from evaltui.core.read.remote.urls import base_name, url_of
 from evaltui.core.read.runs import Run, size_or_zero
 from evaltui.core.stats import special
@@ -50,7 +51,7 @@ def load_both(
     to stderr as the interpreter exits: CPython's fatal `_enter_buffered_busy`, exit 134).
     """
     box: dict[str, object] = {}
-    counter = _ReadingProgress(progress, (baseline, candidate))
+    counter = _ReadingProgress(progress, (baseline, candidate), input_format)
     if prefetch:  # the statistics' scipy import, beside the reading rather than after it
         special.prefetch()
     # two large Inspect logs: the candidate in a second process (their parse holds the GIL)
@@ -111,15 +112,24 @@ class _ReadingProgress:
     # median of 4), four a second nothing measurable (589 MB)
     INTERVAL = 0.25
 
-    def __init__(self, progress: Progress | None, paths: tuple[str | Path, ...]) -> None:
+    def __init__(
+        self,
+        progress: Progress | None,
+        paths: tuple[str | Path, ...],
+        input_format: str | None = None,
+    ) -> None:
         self._progress = progress
-        whole = [p for p in paths if not _read_by_parts(p)]
-        self._by_ranges = any(map(_read_by_ranges, paths))
+        if input_format not in (None, EVAL_FORMAT_NAME):  # (an `.eval` name read as another format
+            paths_by_parts: list[str | Path] = []  # is read whole, its bytes counted)
+        else:
+            paths_by_parts = [p for p in paths if _read_by_parts(p)]
+        whole = [p for p in paths if p not in paths_by_parts]
+        self._by_ranges = any(map(_read_by_ranges, paths_by_parts))
         self._total = sum(size_or_zero(Path(p)) for p in whole)
         self._done = 0
         self._samples_done = 0
         self._samples_total = 0
-        self._logs = sum(map(_read_by_parts, paths))  # the logs whose samples are counted
+        self._logs = len(paths_by_parts)  # the logs whose samples are counted
         self._sized = 0  # of those, the ones that said how many they hold
         self._fraction = 0.0  # the last said: never less
         self._last = 0.0

@@ -167,3 +167,13 @@ def test_the_last_samples_are_always_said_however_soon_after_the_last_report(
     counter.samples(50, 0)  # the last: said at once
     step = "reading the baseline and the candidate"
     assert said == [(f"{step} (0 samples read)", 0.0, 3), (f"{step} (200 of 200 samples)", 1.0, 3)]
+
+
+def test_an_eval_name_read_as_another_format_counts_its_bytes(tmp_path: Path) -> None:
+    said: Said = []
+    paths = (tmp_path / "baseline.eval", tmp_path / "candidate.eval")
+    for path in paths:
+        path.write_bytes(b"x" * 100_000)  # (read whole as JSONL, say: `--format jsonl`)
+    counter = read_both._ReadingProgress(lambda *report: said.append(report), paths, "jsonl")
+    counter.add(50_000)
+    assert said == [("reading the baseline and the candidate (0.1 of 0.2 MB)", 0.25, 3)]
