@@ -122,6 +122,7 @@ def test_the_pair_says_one_first_line_and_its_overall_rows_are_the_decisions(cap
     assert report["decision"]["effect"] == effect.text
 
 
+@pytest.mark.slow
 def test_the_run_set_says_one_first_line_with_each_pairs_effect(capsys, state):
     spec = RunSetSpec.of(CompareSpec.create(BASE, CAND), [CAND2])
     run_set = RUN_SET.analyse(spec)

@@ -25,6 +25,7 @@ async def open_drug_2(app, pilot):
     assert isinstance(app.screen, ItemScreen) and app.screen.row.item_id == "drug-2"
 
 
+@pytest.mark.slow
 async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_path):
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -73,6 +74,7 @@ async def test_drug_2_final_answers_on_one_row_and_the_tool_error_marked(tmp_pat
         assert cost_rows and "✗ SAMPLE ERROR: RuntimeError('mock provider rejected" in cost_rows[0]
 
 
+@pytest.mark.slow
 async def test_item_header_splits_each_runs_tokens_and_names_the_limit_hit_at_80_columns(
     tmp_path,
 ):
@@ -103,6 +105,7 @@ async def test_item_header_splits_each_runs_tokens_and_names_the_limit_hit_at_80
         assert app.screen.query_one("#item-meta").size.height == len(lines)
 
 
+@pytest.mark.slow
 async def test_f_unfolds_the_turn_at_the_top_and_F_every_reasoning_block(tmp_path):
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(160, 48)) as pilot:
@@ -129,6 +132,7 @@ async def _drug_2(pilot):
     await open_drug_2(pilot.app, pilot)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_agent_item_snapshot(snap_compare, tmp_path, size):
     assert snap_compare(agent_app(tmp_path / "s"), terminal_size=size, run_before=_drug_2)

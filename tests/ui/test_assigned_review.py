@@ -54,6 +54,7 @@ def team_app(tmp_path: Path, monkeypatch, **kwargs):
     return demo_app(tmp_path / "state", reviewer="ana", team=(",".join(TEAM), 2), **kwargs)
 
 
+@pytest.mark.slow
 async def test_yours_first_marked_you_w_filters_them_and_the_title_counts_them(
     tmp_path, monkeypatch
 ):
@@ -86,6 +87,7 @@ async def test_yours_first_marked_you_w_filters_them_and_the_title_counts_them(
         await pilot.press("q")
 
 
+@pytest.mark.slow
 async def test_the_others_tags_are_hidden_until_you_tag_the_item_then_shown_with_who(
     tmp_path, monkeypatch
 ):
@@ -135,6 +137,7 @@ async def _loaded(pilot):
     await settle(pilot.app, pilot)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "size", [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 )
@@ -142,6 +145,7 @@ def test_assigned_list_snapshot(snap_compare, tmp_path, monkeypatch, size):
     assert snap_compare(team_app(tmp_path, monkeypatch), terminal_size=size, run_before=_loaded)
 
 
+@pytest.mark.slow
 async def test_the_policys_review_table_assigns_in_the_app_too(tmp_path, monkeypatch):
     policy = tmp_path / "team.toml"
     policy.write_text('[review]\nreviewers = ["ana", "ben", "cy"]\nreviews_per_item = 2\n')

@@ -40,6 +40,7 @@ def header(app) -> str:
     return str(app.screen.query_one(HeaderPane).content)
 
 
+@pytest.mark.slow
 async def test_the_cost_line_and_the_unchanged_lists_say_computing_until_their_workers_are_done(
     tmp_path, monkeypatch
 ):
@@ -78,6 +79,7 @@ async def test_the_cost_line_and_the_unchanged_lists_say_computing_until_their_w
         assert listed_ids(app) == ["drug-1", "drug-3"] and held_lists.calls == 1
 
 
+@pytest.mark.slow
 async def test_an_agent_item_says_it_is_aligning_until_its_worker_is_done(tmp_path, monkeypatch):
     held = Held(monkeypatch, item_reading, "align_pair")
     app = agent_app(tmp_path / "s")

@@ -72,6 +72,7 @@ async def what_is_shown(paths, state) -> dict[str, object]:
     return shown
 
 
+@pytest.mark.slow
 async def test_a_reopened_pair_shows_the_kept_analysis_as_a_fresh_open_does(
     tmp_path, pair_copy, monkeypatch
 ):
@@ -87,6 +88,7 @@ async def test_a_reopened_pair_shows_the_kept_analysis_as_a_fresh_open_does(
     assert first["regressions"] and first["improvements"]  # (lists to compare)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("decided", ["at load", "after the first screen"])
 async def test_the_first_open_keeps_its_analysis_whenever_it_was_decided(
     tmp_path, pair_copy, monkeypatch, decided
@@ -131,6 +133,7 @@ def rewrite_keeping_size_and_time(path) -> None:
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
+@pytest.mark.slow
 async def test_a_kept_analysis_the_re_hash_refutes_is_dropped_and_computed_again(
     tmp_path, pair_copy, monkeypatch
 ):
@@ -183,6 +186,7 @@ async def test_a_kept_analysis_the_re_hash_refutes_is_dropped_and_computed_again
     assert meta["key"] == entry.name
 
 
+@pytest.mark.slow
 async def test_an_analysis_of_an_input_the_re_hash_refutes_is_never_kept(tmp_path, pair_copy):
     from evaltui.core.read.formats import LoadOptions, load_run
 
@@ -205,6 +209,7 @@ async def test_an_analysis_of_an_input_the_re_hash_refutes_is_never_kept(tmp_pat
     assert not list((root / analysis_cache.FOLDER).glob("*/" + analysis_cache.META))
 
 
+@pytest.mark.slow
 async def test_a_kept_analysis_found_damaged_is_said_on_screen_and_computed_afresh(
     tmp_path, pair_copy
 ):

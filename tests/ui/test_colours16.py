@@ -86,6 +86,7 @@ def test_a_16_colour_terminal_gets_the_theme_of_its_own_colours():
 # The larger size runs with the slow tests (CI runs both): the default run keeps 80x24. Each size
 # is its own test function: the snapshot plugin matches snapshots to tests by function name, so a
 # deselected slow parameter's snapshot would count as unused and fail the default run.
+@pytest.mark.slow
 def test_main_screen_16_colours_snapshot(snap_compare, tmp_path):
     """The cursor a neutral bar marked ▶; tags by meaning (confirmed in the regression colour,
     grader error as a warning, acceptable plain)."""
@@ -102,10 +103,12 @@ def test_main_screen_full_header_16_colours_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_main_header)
 
 
+@pytest.mark.slow
 def test_item_screen_16_colours_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_item)
 
 
+@pytest.mark.slow
 def test_item_diff_16_colours_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_diff)
 
@@ -115,6 +118,7 @@ def test_item_diff_16_colours_large_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(160, 48), run_before=_diff)
 
 
+@pytest.mark.slow
 def test_gates_16_colours_snapshot(snap_compare, tmp_path, monkeypatch):
     # The gates screen names the policy file as given: a relative path, so the snapshot is the
     # same in any checkout.
@@ -125,10 +129,12 @@ def test_gates_16_colours_snapshot(snap_compare, tmp_path, monkeypatch):
     assert snap_compare(create_app(config), terminal_size=(80, 24), run_before=_gates)
 
 
+@pytest.mark.slow
 def test_slices_16_colours_snapshot(snap_compare, tmp_path):
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_slices)
 
 
+@pytest.mark.slow
 def test_signoff_16_colours_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")
     assert snap_compare(policy_app(tmp_path), terminal_size=(80, 24), run_before=_signoff)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 import evaltui.core.analysis.pipeline as pipeline
 import evaltui.ui.lock_choice as lock_choice
 from evaltui.core.decide.deciding import waiting_for
@@ -61,6 +63,7 @@ async def test_a_decision_ready_before_the_rows_is_on_the_first_screen_without_d
     assert header.startswith(" NEEDS REVIEW ") and "NO SIGNIFICANT DIFFERENCE" in header
 
 
+@pytest.mark.slow
 async def test_the_decision_taken_with_the_rows_is_the_one_that_arrives_after_them(
     tmp_path, monkeypatch
 ):

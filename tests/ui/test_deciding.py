@@ -156,6 +156,7 @@ def clustered_app(tmp_path: Path) -> EvalTuiApp:
     return create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
 
 
+@pytest.mark.slow
 async def test_the_demo_header_says_deciding_until_the_clusters_decide_at_every_frame(
     tmp_path, monkeypatch
 ):
@@ -183,6 +184,7 @@ async def test_the_demo_header_says_deciding_until_the_clusters_decide_at_every_
     assert "IMPROVED" not in "\n".join(line for f in before for line in f.lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["NO_COLOR", "16 colours"])
 async def test_a_held_cluster_analysis_keeps_every_frame_deciding_then_blocks(
     tmp_path, monkeypatch, mode
@@ -219,6 +221,7 @@ async def test_a_held_cluster_analysis_keeps_every_frame_deciding_then_blocks(
     assert header.startswith(" BLOCKED ") and "regressed" in header
 
 
+@pytest.mark.slow
 async def test_the_signoff_dialog_refuses_to_write_while_deciding_and_follows_the_decision(
     tmp_path, monkeypatch
 ):
@@ -261,6 +264,7 @@ async def test_the_signoff_dialog_refuses_to_write_while_deciding_and_follows_th
     log.check()
 
 
+@pytest.mark.slow
 async def test_the_gates_wait_for_the_decision(tmp_path, monkeypatch):
     """With a policy, while deciding: the header names no gate status and g says when the
     gates are evaluated instead of listing statuses that may change; once decided g opens."""
@@ -283,6 +287,7 @@ async def test_the_gates_wait_for_the_decision(tmp_path, monkeypatch):
         assert isinstance(app.screen, GatesScreen)
 
 
+@pytest.mark.slow
 async def test_a_tag_made_while_deciding_is_in_the_decision_once_decided(tmp_path, monkeypatch):
     """The tag's re-evaluation arrives before the clusters: the completed analysis is still
     adopted (the pair does not stay deciding) and its decision counts the tag."""
@@ -391,6 +396,7 @@ async def _deciding_folded(pilot) -> None:
 # A parametrized snapshot test never mixes default and slow parameters: the snapshot plugin
 # matches a snapshot to a test by function name, so a deselected parameter's snapshot counts as
 # unused and fails the run (exit 1 after every test passed). The slow variant is its own test.
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("size", "run_before"),
     [
@@ -412,6 +418,7 @@ def test_deciding_full_header_80x24_snapshot(snap_compare, tmp_path, monkeypatch
     assert snap_compare(app, terminal_size=(80, 24), run_before=_deciding)
 
 
+@pytest.mark.slow
 def test_deciding_signoff_snapshot(snap_compare, tmp_path, monkeypatch):
     """The sign-off dialog opened while deciding: the deciding line, the write button off."""
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")  # the machine's git user is not in a snapshot

@@ -46,6 +46,7 @@ async def test_demo_with_policy_opens_blocked_naming_the_gates_and_tags_change_i
         assert {t["by"] for t in tags} == {"dana"}  # who tagged is journalled
 
 
+@pytest.mark.slow
 async def test_grader_error_tags_show_a_labelled_sensitivity_line(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -59,6 +60,7 @@ async def test_grader_error_tags_show_a_labelled_sensitivity_line(tmp_path):
         assert "1 grader error" in first_line(app)
 
 
+@pytest.mark.slow
 async def test_signoff_dialog_leads_with_the_decision_and_preselects_nothing(tmp_path):
     app = demo_app(tmp_path / "state", policy=POLICY)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -114,6 +116,7 @@ async def _signoff_open(pilot):
     await pilot.pause()
 
 
+@pytest.mark.slow
 def test_signoff_dialog_top_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")
     app = demo_app(tmp_path / "state", policy=POLICY)

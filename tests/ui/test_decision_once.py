@@ -54,6 +54,7 @@ async def decided_line(base, cand, state) -> tuple[str, object]:
     return loaded.decision.line, loaded.analysis
 
 
+@pytest.mark.slow
 async def test_the_app_completes_the_analysis_once_and_decides_as_the_report(
     tmp_path, monkeypatch, capsys
 ):
@@ -66,6 +67,7 @@ async def test_the_app_completes_the_analysis_once_and_decides_as_the_report(
     assert line == report_line(*SAMPLE, capsys)
 
 
+@pytest.mark.slow
 async def test_a_pair_reopened_from_the_scan_cache_is_not_parsed_and_decides_the_same(
     tmp_path, monkeypatch, capsys
 ):

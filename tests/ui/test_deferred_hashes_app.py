@@ -8,6 +8,8 @@ import json
 import shutil
 import zipfile
 
+import pytest
+
 from evaltui.core.record.journal import INPUTS
 from evaltui.ui.app import AppConfig, create_app
 from tests.conftest import DATA
@@ -18,6 +20,7 @@ BASE = LOGS / "2025-09-15T15-04-34-04-00_popularity_jKN69eAYYpZFAZhRgMAztp.eval"
 CAND = LOGS / "2025-09-15T15-04-34-04-00_popularity_CuCFPdqnwXupUkxp69nJ2a.eval"
 
 
+@pytest.mark.slow
 async def test_a_tagged_inspect_pair_whose_log_changed_says_so_on_the_reopened_first_screen(
     tmp_path,
 ):

@@ -15,6 +15,7 @@ from evaltui.ui.screens.signoff import SignoffScreen
 from tests.ui.helpers import demo_app, listed_ids, settle, until
 
 
+@pytest.mark.slow
 async def test_an_unsaved_note_and_the_place_come_back_when_the_review_reopens(tmp_path):
     state = tmp_path / "state"
     app = demo_app(state)

@@ -69,6 +69,7 @@ async def test_each_epochs_verdicts_show_and_any_epochs_transcripts_open(tmp_pat
         assert "epoch 4/5" in labels()[1] and "[✗]" in labels()[1]
 
 
+@pytest.mark.slow
 async def test_a_single_epoch_item_says_there_is_no_other_epoch(tmp_path):
     from tests.ui.helpers import demo_app
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from tests.conftest import DATA
 from tests.ui.helpers import listed_ids, screen_lines, settle
@@ -19,6 +21,7 @@ def pair_config(tmp_path: Path) -> AppConfig:
     )
 
 
+@pytest.mark.slow
 async def test_two_scorer_pair_opens_on_the_regressions_of_the_scorer_that_blocks(
     tmp_path: Path,
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.item_table import ItemTable
@@ -9,6 +11,7 @@ from tests.cli.test_graded_report import CLAUDE, GPT5, rated_pair
 from tests.ui.helpers import settle, text_of
 
 
+@pytest.mark.slow
 async def test_graded_header_shows_bootstrap_histogram_and_sorts_by_delta(tmp_path, write_jsonl):
     base, cand, _ = rated_pair(write_jsonl)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))
@@ -32,6 +35,7 @@ async def test_graded_header_shows_bootstrap_histogram_and_sorts_by_delta(tmp_pa
         assert "Δ -1.000" in text_of(app, "#item-meta")
 
 
+@pytest.mark.slow
 async def test_epoch_pair_header_reports_epochs_and_within_item_variance(tmp_path):
     app = create_app(AppConfig.for_pair(GPT5, CLAUDE, state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -144,6 +144,7 @@ class PtyApp:
         self.close_terminal()
 
 
+@pytest.mark.slow
 def test_sighup_ends_the_app_and_gives_the_pair_back(tmp_path):
     state = tmp_path / "state"
     app = PtyApp(state)

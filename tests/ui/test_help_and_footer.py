@@ -47,6 +47,7 @@ MODALS = {  # the same at both widths: they are short
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "size, main, item", [((80, 24), MAIN_80, ITEM_80), ((200, 50), MAIN_200, ITEM_200)]
 )
@@ -85,6 +86,7 @@ async def test_every_dialog_footer_shows_its_keys(tmp_path, size):
                 assert app.screen is app.main_screen
 
 
+@pytest.mark.slow
 async def test_the_footer_is_remade_only_when_the_keys_it_shows_change(tmp_path):
     """Textual remakes a footer's keys at every change of the screen's bindings; a load
     refreshes them at each step. Unchanged keys keep their widgets; a list switched remakes

@@ -54,6 +54,7 @@ def test_transcript_text_keeps_markup_literal_and_escapes_visible():
         assert not (span.start <= content_start < span.end and "red" in str(span.style))
 
 
+@pytest.mark.slow
 async def test_hostile_ids_and_transcripts_render_inert_in_the_app(tmp_path):
     base, cand = hostile_pair(tmp_path)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))

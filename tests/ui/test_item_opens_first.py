@@ -9,6 +9,8 @@ import asyncio
 import threading
 from types import SimpleNamespace
 
+import pytest
+
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.background_gate import BackgroundGate
 from evaltui.ui.listmodel import ListRow
@@ -128,6 +130,7 @@ def test_the_search_index_stops_inside_a_record_by_record_read_and_goes_on_where
     assert gate.waits == 1
 
 
+@pytest.mark.slow
 async def test_an_item_opened_while_the_previews_wait_is_shown_then_the_previews_and_search_finish(
     tmp_path,
 ):

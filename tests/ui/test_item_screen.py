@@ -3,6 +3,7 @@ together, bursts of keys are not lost, the labels stay put and keys jump between
 
 from __future__ import annotations
 
+import pytest
 from textual import events
 
 from evaltui.ui.app import AppConfig, create_app
@@ -56,6 +57,7 @@ async def open_first(app, pilot):
     return app.screen.query_one("#sides-pane", Pane)
 
 
+@pytest.mark.slow
 async def test_paging_keys_move_both_sides_together(tmp_path, write_jsonl):
     app = create_app(AppConfig.for_pair(*long_pair(write_jsonl), state_root=tmp_path / "s"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -85,6 +87,7 @@ async def test_paging_keys_move_both_sides_together(tmp_path, write_jsonl):
         assert right[0].strip().startswith("── #1 system")
 
 
+@pytest.mark.slow
 async def test_the_mouse_wheel_over_one_side_moves_both(tmp_path, write_jsonl):
     app = create_app(AppConfig.for_pair(*long_pair(write_jsonl), state_root=tmp_path / "s"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -108,6 +111,7 @@ async def test_the_mouse_wheel_over_one_side_moves_both(tmp_path, write_jsonl):
         assert left[0].split()[2] == right[0].split()[2]  # the same line of both answers
 
 
+@pytest.mark.slow
 async def test_a_burst_of_twenty_j_scrolls_twenty_lines(tmp_path, write_jsonl):
     app = create_app(AppConfig.for_pair(*long_pair(write_jsonl), state_root=tmp_path / "s"))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -124,6 +128,7 @@ async def test_a_burst_of_twenty_j_scrolls_twenty_lines(tmp_path, write_jsonl):
         assert_sides_in_step(app)
 
 
+@pytest.mark.slow
 async def test_labels_verdicts_and_tag_stay_on_screen_while_the_text_scrolls(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:
@@ -136,6 +141,7 @@ async def test_labels_verdicts_and_tag_stay_on_screen_while_the_text_scrolls(tmp
         assert "BASELINE" in side_text(app, "baseline")
 
 
+@pytest.mark.slow
 async def test_keys_jump_to_the_next_message_the_final_answer_and_the_grader(tmp_path, write_jsonl):
     app = create_app(AppConfig.for_pair(*long_pair(write_jsonl), state_root=tmp_path / "s"))
     async with app.run_test(size=(80, 24)) as pilot:

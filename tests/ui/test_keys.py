@@ -39,6 +39,7 @@ async def test_j_and_k_move_the_gate_and_slice_lists(tmp_path):
             assert isinstance(app.screen, MainScreen)
 
 
+@pytest.mark.slow
 async def test_j_and_k_scroll_the_help(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:

@@ -56,6 +56,7 @@ def toasts(app) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+@pytest.mark.slow
 async def test_a_held_review_opens_read_only_and_every_write_key_says_why(tmp_path, holder):
     state = tmp_path / "state"
     app = demo_app(state)

@@ -56,6 +56,7 @@ async def test_h_folds_the_header_to_two_lines_and_the_choice_is_remembered(tmp_
     assert json.loads((state / "ui.json").read_text()) == {"header": "full"}
 
 
+@pytest.mark.slow
 async def test_a_short_terminal_folds_the_header_so_the_list_keeps_its_rows(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(64, 18)) as pilot:
@@ -75,6 +76,7 @@ async def test_a_short_terminal_folds_the_header_so_the_list_keeps_its_rows(tmp_
         assert list_rows_shown(app) == 9
 
 
+@pytest.mark.slow
 async def test_columns_fit_the_terminal_and_draw_only_what_the_rows_have(tmp_path, write_jsonl):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(200, 50)) as pilot:
@@ -103,6 +105,7 @@ async def test_columns_fit_the_terminal_and_draw_only_what_the_rows_have(tmp_pat
         assert "slice" not in heading and heading.split()[:2] == ["item", "tag"]
 
 
+@pytest.mark.slow
 async def test_a_wide_terminal_previews_both_outputs_of_the_selected_item(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(200, 50)) as pilot:

@@ -3,6 +3,8 @@ and `g` shows it with its numbers and a bar of the interval against the margin."
 
 from __future__ import annotations
 
+import pytest
+
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.gates import GatesScreen
 from tests.ui.helpers import SAMPLE, settle, text_of
@@ -15,6 +17,7 @@ def margin_app(tmp_path, text):
     return create_app(config)
 
 
+@pytest.mark.slow
 async def test_gates_screen_shows_the_margin_with_its_bar(tmp_path):
     app = margin_app(tmp_path, "non_inferiority_margin = 0.01\n")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -33,6 +36,7 @@ async def test_gates_screen_shows_the_margin_with_its_bar(tmp_path):
         assert "┃" in shown and "●" in shown and "wild cluster bootstrap-t 90%" in shown
 
 
+@pytest.mark.slow
 async def test_an_undecided_margin_is_counted_and_marked_in_words(tmp_path, write_jsonl):
     # 18 items: too few for a verdict, so the margin is undecided: "?" and the word, no colour
     # needed; the decision is NOT ENOUGH DATA.

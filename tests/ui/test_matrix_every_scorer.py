@@ -27,6 +27,7 @@ RUNS = tuple(SET / f"{name}.eval" for name in ("baseline", "candidate", "candida
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((160, 48), id="160x48")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 async def test_the_matrix_header_names_the_worst_candidate_and_scorer(
     tmp_path: Path, monkeypatch, size: tuple[int, int]
@@ -87,6 +88,7 @@ async def _on_candidate2(pilot):
     await pilot.pause()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 def test_two_scorer_matrix_snapshot(snap_compare, tmp_path, monkeypatch, size):
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))

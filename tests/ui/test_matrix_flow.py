@@ -92,6 +92,7 @@ async def back_to_matrix(app, pilot, key: str = "m") -> None:
     assert isinstance(app.screen, MatrixScreen)
 
 
+@pytest.mark.slow
 async def test_three_runs_open_on_the_matrix_with_the_sets_decision_and_every_cell(state):
     app = matrix_app(state)
     async with app.run_test(size=(120, 40)) as pilot:

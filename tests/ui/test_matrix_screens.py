@@ -43,6 +43,7 @@ async def _sixteen_colours(pilot):
     assert pilot.app.theme == ANSI_THEME
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 def test_matrix_screen_snapshot(snap_compare, tmp_path, size):
     assert snap_compare(matrix_app(tmp_path / "state"), terminal_size=size, run_before=_matrix)
@@ -55,6 +56,7 @@ def test_matrix_after_a_confirmed_regression_snapshot(snap_compare, tmp_path):
     assert snap_compare(app, terminal_size=(80, 24), run_before=_after_a_confirmed_regression)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", SIZES)
 def test_matrix_16_colours_snapshot(snap_compare, tmp_path, size):
     app = matrix_app(tmp_path / "state")
@@ -66,6 +68,7 @@ def no_color(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")  # before the app exists: Textual reads it at start
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 async def test_matrix_reads_without_colour(tmp_path, no_color, size):
     app = matrix_app(tmp_path / "state")

@@ -79,6 +79,7 @@ def pair_locks_free(app, state: Path) -> bool:
     return all(not lock_file(state, a).exists() or lock_is_free(a, state) for a in analyses)
 
 
+@pytest.mark.slow
 async def test_x_on_the_matrix_writes_one_record_naming_every_pair_with_its_own_tags(
     state, tmp_path
 ):
@@ -312,6 +313,7 @@ async def _set_dialog(pilot):
 
 # Each size its own function: a slow parameter beside a default one would leave its snapshot
 # "unused" in the default run, which the snapshot plugin fails.
+@pytest.mark.slow
 def test_set_signoff_dialog_snapshot(snap_compare, state):
     app = matrix_app(state)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_set_dialog)

@@ -136,6 +136,7 @@ def test_the_readability_check_flags_the_old_no_color_greys():
     assert contrast(Style.parse("reverse default on default")) >= MIN_CONTRAST
 
 
+@pytest.mark.slow
 async def test_main_screen_bad_news_and_cursor_read_without_colour(tmp_path, no_color):
     app = policy_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -162,6 +163,7 @@ async def test_main_screen_bad_news_and_cursor_read_without_colour(tmp_path, no_
         )
 
 
+@pytest.mark.slow
 async def test_item_screen_and_diff_read_without_colour(tmp_path, no_color):
     app = policy_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -183,6 +185,7 @@ async def test_item_screen_and_diff_read_without_colour(tmp_path, no_color):
         assert any(style.reverse for row in removed for _, style in row[2:])
 
 
+@pytest.mark.slow
 async def test_gates_and_slices_read_without_colour(tmp_path, no_color):
     app = policy_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -209,6 +212,7 @@ async def test_gates_and_slices_read_without_colour(tmp_path, no_color):
         assert not overall.rstrip(" ▎█…").endswith(("▲", "▼"))
 
 
+@pytest.mark.slow
 async def test_signoff_dialog_reads_without_colour(tmp_path, no_color):
     app = policy_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:

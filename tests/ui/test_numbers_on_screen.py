@@ -81,6 +81,7 @@ async def test_counts_carry_thousands_separators(tmp_path, write_jsonl):
         assert any("2,400" in line and "1,200/100" in line for line in screen_lines(app))
 
 
+@pytest.mark.slow
 async def test_one_regression_is_one_regression(tmp_path, write_jsonl):
     base = [{"item_id": f"q{i}", "passed": i not in (1, 2)} for i in range(40)]
     cand = [{**r, "passed": i != 0} for i, r in enumerate(base)]  # q0 regressed
@@ -98,6 +99,7 @@ async def test_one_regression_is_one_regression(tmp_path, write_jsonl):
         assert "None of the 1 regression matches: search='zzz'." in "\n".join(screen_lines(app))
 
 
+@pytest.mark.slow
 async def test_every_delta_carries_its_unit_and_the_graded_header_one_scale(tmp_path):
     """A pass rate per item over epochs: the deltas are points everywhere, the means are
     percentages, never proportions beside points."""
@@ -121,6 +123,7 @@ async def test_every_delta_carries_its_unit_and_the_graded_header_one_scale(tmp_
         assert "Δ +60.0 pts" in text_of(app, "#item-meta")
 
 
+@pytest.mark.slow
 async def test_the_header_names_the_unit_of_its_intervals(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(200, 50)) as pilot:

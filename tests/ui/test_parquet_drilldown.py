@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 import polars as pl
+import pytest
 
 from evaltui.core.compare.pairing import BASE_ROW, CAND_ROW
 from evaltui.core.read.formats.parquet import ParquetTranscripts
@@ -29,6 +30,7 @@ async def open_first_item(app, pilot):
     assert isinstance(app.screen, ItemScreen)
 
 
+@pytest.mark.slow
 async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path, monkeypatch):
     read = ParquetTranscripts.read
 
@@ -58,6 +60,7 @@ async def test_an_item_shows_its_answer_before_its_slow_messages_arrive(tmp_path
     assert final[1].output[:30] in quick_pane  # the answer was readable before the messages
 
 
+@pytest.mark.slow
 async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path, monkeypatch):
     reads = []
     read = ParquetTranscripts.read
@@ -90,6 +93,7 @@ async def test_next_shows_the_item_read_ahead_without_reading_it_again(tmp_path,
         )
 
 
+@pytest.mark.slow
 async def test_a_parquet_side_against_a_side_without_messages_still_opens(tmp_path):
     base, _ = parquet_pair(tmp_path)
     flat = tmp_path / "candidate-flat.parquet"

@@ -330,6 +330,7 @@ def test_the_lint_catches_what_it_is_for(tmp_path, monkeypatch):
     ]  # fmt: skip
 
 
+@pytest.mark.slow
 async def test_every_toast_is_inert_and_literal_whatever_a_screen_passes(tmp_path):
     base, cand, _ = _pair(tmp_path)
     app = create_app(AppConfig.for_pair(base, cand, state_root=tmp_path / "state"))

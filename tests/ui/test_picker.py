@@ -37,6 +37,7 @@ async def listed(app, pilot) -> None:
     await settle(app, pilot)
 
 
+@pytest.mark.slow
 async def test_the_picker_lists_the_runs_marks_the_default_pair_and_opens_it(tmp_path):
     app = picker_app(HELM, tmp_path / "state")
     async with app.run_test(size=(160, 40)) as pilot:
@@ -57,6 +58,7 @@ async def test_the_picker_lists_the_runs_marks_the_default_pair_and_opens_it(tmp
         assert app.config.spec.baseline.name.endswith("pythia-1b-v0")
 
 
+@pytest.mark.slow
 async def test_b_and_c_mark_the_run_under_the_cursor(tmp_path):
     app = picker_app(HELM, tmp_path / "state")
     async with app.run_test(size=(160, 40)) as pilot:

@@ -38,6 +38,7 @@ async def test_failed_gate_and_its_items_are_one_key_away(tmp_path):
         assert "gate: no regressions in drug_interactions" in text_of(app, "#list-title")
 
 
+@pytest.mark.slow
 async def test_slices_screen_shows_forest_and_filters_the_list(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -56,6 +57,7 @@ async def test_slices_screen_shows_forest_and_filters_the_list(tmp_path):
         assert isinstance(app.screen, MainScreen) and len(listed_ids(app)) == 7
 
 
+@pytest.mark.slow
 async def test_gates_follow_tags(tmp_path):
     app = policy_app(tmp_path)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -74,6 +76,7 @@ async def test_gates_follow_tags(tmp_path):
         assert "✗ 3 failed" in text_of(app, "#header")
 
 
+@pytest.mark.slow
 async def test_metric_switcher_reanalyses_on_the_next_metric(tmp_path, write_jsonl):
     base, cand = [], []
     for i in range(60):

@@ -191,6 +191,7 @@ async def _open_first_item(app, pilot) -> None:
     await settle(app, pilot)
 
 
+@pytest.mark.slow
 async def test_keys_for_a_screen_still_being_built_or_already_closed_are_ignored(tmp_path):
     """What the random sequences found: a key handled between `push_screen` and the screen's
     mount (or after it was closed) ran an action whose widgets were not there."""
@@ -214,6 +215,7 @@ async def test_keys_for_a_screen_still_being_built_or_already_closed_are_ignored
         assert app.is_running and app.unexpected_errors == []
 
 
+@pytest.mark.slow
 async def test_a_failing_key_action_is_reported_and_the_review_stays_open(tmp_path, monkeypatch):
     from evaltui.ui.screens.item import ItemScreen
 
@@ -296,6 +298,7 @@ async def test_a_failing_background_task_is_reported_and_the_review_stays_open(
         app._exception = None
 
 
+@pytest.mark.slow
 async def test_a_failure_of_the_main_screen_ends_the_app_with_one_line_and_the_log(
     tmp_path, monkeypatch
 ):

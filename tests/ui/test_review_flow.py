@@ -19,6 +19,7 @@ from evaltui.ui.widgets.item_table import ItemTable
 from tests.ui.helpers import SAMPLE, demo_app, listed_ids, settle, side_text, text_of, written
 
 
+@pytest.mark.slow
 async def test_header_shows_the_paired_answer_and_lists_switch_by_key(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 40)) as pilot:
@@ -190,6 +191,7 @@ async def test_approving_with_untriaged_regressions_is_refused_without_override(
     assert record["override"]["reason"] == "hotfix for an outage, triage follows"
 
 
+@pytest.mark.slow
 async def test_tag_is_on_disk_when_the_screen_says_saved(tmp_path):
     state = tmp_path / "state"
     app = demo_app(state)
@@ -210,6 +212,7 @@ async def test_tag_is_on_disk_when_the_screen_says_saved(tmp_path):
         assert app.loaded.session.path.read_text().count('"kind":"tag"') == 1
 
 
+@pytest.mark.slow
 async def test_help_screen_lists_every_key(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 40)) as pilot:
@@ -244,6 +247,7 @@ async def test_bad_input_closes_the_app_with_a_one_line_error(tmp_path):
     assert "bad.jsonl:1: field 'passed'" in app.load_error
 
 
+@pytest.mark.slow
 async def test_command_palette_lists_every_action(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 30)) as pilot:

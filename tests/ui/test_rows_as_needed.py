@@ -209,6 +209,7 @@ def test_rows_made_later_show_the_tags_given_before(tmp_path):
     assert store[len(store) - 1].tag == tag and store.made == 2
 
 
+@pytest.mark.slow
 async def test_the_first_screen_of_a_large_pair_makes_a_windows_rows(tmp_path):
     """20,000 and more discordant items: the first screen, the previews and the search index
     make only the rows drawn; the last page makes a window more; a search (whose first letter

@@ -43,6 +43,7 @@ async def sign_off(app, pilot, prefix, held=()):
     return screen
 
 
+@pytest.mark.slow
 async def test_a_reopened_pair_shows_cached_hashes_then_confirms_them_before_signing(
     tmp_path, cached_pair
 ):
@@ -60,6 +61,7 @@ async def test_a_reopened_pair_shows_cached_hashes_then_confirms_them_before_sig
         assert record["inputs"][arm]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+@pytest.mark.slow
 async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_off(
     tmp_path, cached_pair
 ):
@@ -85,6 +87,7 @@ async def test_a_cache_entry_that_no_longer_matches_the_bytes_blocks_the_sign_of
     assert remaining and not any(p.endswith("candidate.jsonl") for p in remaining)
 
 
+@pytest.mark.slow
 async def test_a_sign_off_before_the_inputs_are_re_hashed_is_refused_not_frozen(
     tmp_path, cached_pair, monkeypatch
 ):

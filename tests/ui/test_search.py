@@ -79,6 +79,7 @@ async def test_the_list_says_while_search_does_not_cover_the_outputs_yet(tmp_pat
         release.set()
 
 
+@pytest.mark.slow
 async def test_n_and_N_walk_the_highlighted_matches_across_items(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(80, 24)) as pilot:

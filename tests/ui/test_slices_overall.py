@@ -3,12 +3,15 @@ cluster-aware interval, verdict and p, not the item-level ones that ignore the c
 
 from __future__ import annotations
 
+import pytest
+
 from evaltui.core.words import format_p, interval_digits, points
 from evaltui.ui.app import AppConfig, create_app
 from evaltui.ui.screens.slices import SlicesScreen
 from tests.ui.helpers import SAMPLE, settle
 
 
+@pytest.mark.slow
 async def test_the_overall_row_shows_the_headers_cluster_aware_interval(tmp_path):
     app = create_app(AppConfig.for_pair(SAMPLE[0], SAMPLE[1], state_root=tmp_path / "state"))
     async with app.run_test(size=(120, 40)) as pilot:

@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # The screens a key opens, each with a module only it imports.
@@ -59,6 +61,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_a_screen_a_key_opens_is_imported_when_it_opens_not_before_the_first_screen(tmp_path):
     code = SCRIPT.format(later=LATER, never=NEVER, not_first=NOT_FIRST)
     done = subprocess.run(
@@ -114,6 +117,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.slow
 def test_a_reopened_pair_imports_no_statistics_and_no_other_design_before_its_first_screen(
     tmp_path, monkeypatch
 ):

@@ -99,6 +99,7 @@ async def test_a_toast_that_expires_on_the_scrolled_item_screen_leaves_the_termi
         assert "a short toast" not in terminal.text, terminal.text
 
 
+@pytest.mark.slow
 async def test_a_toast_shown_over_the_note_editor_leaves_the_terminal_once_it_is_closed(
     tmp_path,
 ):

@@ -121,6 +121,7 @@ async def test_a_bulk_tag_of_the_filtered_list_replaces_tags_and_undo_restores_t
         assert len(journal_tags(app)) == 1 + 7 + 7 + 1
 
 
+@pytest.mark.slow
 async def test_tagging_in_the_item_screen_moves_to_the_next_untriaged_item(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(100, 40)) as pilot:

@@ -31,6 +31,7 @@ def type_at_once(app, text: str, *then: str) -> None:
         app._driver.send_message(event)
 
 
+@pytest.mark.slow
 async def test_the_words_typed_at_once_after_slash_are_the_search_and_act_on_nothing_else(
     tmp_path,
 ):
@@ -57,6 +58,7 @@ async def test_the_words_typed_at_once_after_slash_are_the_search_and_act_on_not
         assert isinstance(app.focused, ItemTable)
 
 
+@pytest.mark.slow
 async def test_a_slash_typed_in_a_note_is_a_character_of_the_note(tmp_path):
     app = demo_app(tmp_path / "state")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -71,6 +73,7 @@ async def test_a_slash_typed_in_a_note_is_a_character_of_the_note(tmp_path):
         assert app.loaded.session.review(first).note == "either/or"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("size", "keys_said"), [((80, 24), False), ((130, 40), True)])
 async def test_the_search_box_says_what_it_searches_whole_at_its_width(tmp_path, size, keys_said):
     """Its placeholder was cut in the middle (`n/N:` at 100 columns, the Esc key lost at 80):
@@ -87,6 +90,7 @@ async def test_the_search_box_says_what_it_searches_whole_at_its_width(tmp_path,
         assert ("n/N: next/previous" in box.placeholder) == keys_said
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", ["enter", "tab"])
 async def test_the_keys_typed_at_once_after_enter_or_tab_in_the_search_act_on_the_list(
     tmp_path, key
@@ -106,6 +110,7 @@ async def test_the_keys_typed_at_once_after_enter_or_tab_in_the_search_act_on_th
         assert app.screen.item_id == "pharm-0063"  # the note of the one row found
 
 
+@pytest.mark.slow
 async def test_the_keys_typed_at_once_after_esc_in_the_search_act_on_the_list(tmp_path):
     """`/abc<Esc>i` typed at once left `i` in the hidden box; now Esc clears the search and
     `i` switches to the improvements."""
@@ -122,6 +127,7 @@ async def test_the_keys_typed_at_once_after_esc_in_the_search_act_on_the_list(tm
         assert isinstance(app.focused, ItemTable)
 
 
+@pytest.mark.slow
 async def test_enter_on_a_row_the_search_filtered_away_meanwhile_opens_nothing(tmp_path):
     """Keys typed at once into the search box, then Esc and Enter (the sequence
     tests/ui/test_random_keys.py found): the list takes Enter as soon as Esc has handed the keys

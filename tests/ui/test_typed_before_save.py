@@ -53,6 +53,7 @@ async def _sign_in_one_burst(app, pilot, screen: SignoffScreen, prefix: Path | N
     return json.loads(prefix.with_suffix(".json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 async def test_a_note_and_a_rationale_typed_in_one_burst_with_ctrl_s_are_saved_whole(tmp_path):
     """One app for both (an app start is most of a UI test's time): the note, then the pair's
     sign-off record."""

@@ -3,11 +3,14 @@ both fail, with the same search (ids, inputs, outputs) and the same item view.""
 
 from __future__ import annotations
 
+import pytest
+
 from evaltui.ui.screens.item import ItemScreen
 from tests.ui.helpers import listed_ids, settle, text_of
 from tests.ui.test_agent_item import agent_app
 
 
+@pytest.mark.slow
 async def test_both_pass_and_both_fail_lists_open_search_and_drill_down(tmp_path):
     app = agent_app(tmp_path / "s")
     async with app.run_test(size=(130, 30)) as pilot:

@@ -46,6 +46,7 @@ def test_progress_like_messages_give_way_to_a_newer_one_of_their_kind():
     assert not PairLoaded(None).can_replace(PairLoaded(None))  # results are never dropped
 
 
+@pytest.mark.slow
 async def test_the_loaded_state_is_replaced_not_mutated_when_gates_change(tmp_path):
     app = demo_app(tmp_path / "state", policy=SAMPLE[0].parent / "policy.toml")
     async with app.run_test(size=(120, 40)) as pilot:
@@ -66,6 +67,7 @@ async def test_the_loaded_state_is_replaced_not_mutated_when_gates_change(tmp_pa
         assert app.loaded is current
 
 
+@pytest.mark.slow
 async def test_the_signoff_record_is_built_and_written_off_the_ui_thread(tmp_path, monkeypatch):
     threads: list[int] = []
     real_build = signoff_screen.build_record

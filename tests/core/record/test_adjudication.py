@@ -201,6 +201,7 @@ def test_the_report_json_agreement_block_is_the_core_call(tmp_path, capsys, monk
     assert "agreement: no items with two reviews" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_the_record_lists_reviews_and_adjudications_and_verify_names_a_changed_one(
     tmp_path, capsys, monkeypatch
 ):

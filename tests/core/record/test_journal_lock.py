@@ -114,6 +114,7 @@ def _race_worker(name, folders, start, hold, results) -> None:
             release_lock(key)
 
 
+@pytest.mark.slow
 def test_two_instances_started_together_never_both_get_the_pair(tmp_path):
     """Rounds on fresh folders, and on folders whose lock file names a dead holder (the case
     where two pid-file takeovers could both succeed): exactly one contender locks each time."""

@@ -341,6 +341,7 @@ def test_a_record_whose_journal_is_gone_is_checked_against_its_own_tags_and_says
     assert not verify_record(read_record(approved), *PAIR).ok
 
 
+@pytest.mark.slow
 def test_tags_made_after_the_record_was_written_do_not_unverify_it(approved):
     """The journal is read as it stood when the record was written."""
     time.sleep(1.1)  # journal times have whole seconds

@@ -139,6 +139,7 @@ class _Stalled:
                 return
 
 
+@pytest.mark.slow
 def test_the_second_process_ends_when_its_caller_is_killed_mid_read(tmp_path: Any) -> None:
     stalled = _Stalled()
     caller = subprocess.Popen(
