@@ -28,6 +28,7 @@ from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.designs import INDEPENDENT, PAIR, design_of
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.held_warnings import hold, holding
+from evaltui.core.read import meter
 from evaltui.core.read.collector import collector_paused
 from evaltui.core.read.formats.scan_cache import confirm as confirm_source
 from evaltui.core.record.drafts import load_draft, load_place
@@ -37,6 +38,7 @@ from evaltui.ui.cached_open import INPUTS
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.deciding_updates import DecidingUpdates
+from evaltui.ui.input_hashing import HashingReports
 from evaltui.ui.keys_first import KeysFirst
 from evaltui.ui.loading import (
     LOAD_STEPS,
@@ -50,6 +52,7 @@ from evaltui.ui.messages import (
     IndependentLoaded,
     InputsChanged,
     InputsConfirmed,
+    InputsHashing,
     LoadFailed,
     LoadProgress,
     LockBusy,
@@ -456,10 +459,17 @@ class EvalTuiApp(
         """Re-hash inputs whose sha256 the scan cache supplied; a mismatch means the numbers
         on screen are not from the bytes on disk, so say it loudly and refuse to sign off."""
         paired = loaded.analysis.paired
+        sources = (paired.baseline.source, paired.candidate.source)
+        to_hash = sum(source.size for source in sources if not source.hash_checked)
         try:
-            for source in (paired.baseline.source, paired.candidate.source):
-                self.state.confirmed_sources[source.path] = confirm_source(source)
-                self.state.confirmed_paths.add(source.path)
+            # (the bytes hashed said as they are read: `input_hashing.py`)
+            said = HashingReports(
+                lambda *bytes_: self.post_message(InputsHashing(loaded, *bytes_)), to_hash
+            )
+            with meter.metering(said):
+                for source in sources:
+                    self.state.confirmed_sources[source.path] = confirm_source(source)
+                    self.state.confirmed_paths.add(source.path)
         except EvalTuiError as exc:
             self.forget_analyses((paired.baseline.source.path, paired.candidate.source.path))
             self.post_message(InputsChanged(str(exc)))
@@ -469,11 +479,26 @@ class EvalTuiApp(
         self.post_message(InputsConfirmed(loaded, hashes[0].sha256, hashes[1].sha256))
         self.keep_when_confirmed(INPUTS)  # (an analysis of confirmed bytes only is kept)
 
+    def on_inputs_hashing(self, message: InputsHashing) -> None:
+        """The inputs' hashing has read this far: the header says it (the sign-off waits)."""
+        paired = message.basis.analysis.paired
+        sources = (paired.baseline.source, paired.candidate.source)
+        if all(s.hash_checked or s.path in self.state.confirmed_paths for s in sources):
+            return  # (a report queued behind the hash's end)
+        self.state.inputs_hashed = (message.done, message.total)
+        self.tell_screens(lambda: AnalysisChanged(self.state))
+
+    def _hashing_over(self) -> None:
+        if self.state.inputs_hashed is not None:
+            self.state.inputs_hashed = None
+            self.tell_screens(lambda: AnalysisChanged(self.state))
+
     def on_inputs_confirmed(self, message: InputsConfirmed) -> None:
         """The inputs' sha256 are known (a deferred hash, computed after the first screen):
         the review journals them if it started without them, so its next open can tell a
         changed file. (A file changed since the tags was found before the first screen:
         `start_review` hashes deferred inputs when the journal knows theirs.)"""
+        self._hashing_over()
         session = message.basis.session
         if self.state.closing or session.read_only:
             return
@@ -483,6 +508,7 @@ class EvalTuiApp(
             self.notify(f"review journal: {exc}", severity="error", markup=False)
 
     def on_inputs_changed(self, message: InputsChanged) -> None:
+        self._hashing_over()
         self.state.inputs_problem = message.text
         if self.refute_cached(message.text):  # shown from the analysis cache: recomputed
             return

@@ -179,6 +179,18 @@ class InputsConfirmed(Message):
         self.hashes = (baseline_sha256, candidate_sha256)
 
 
+class InputsHashing(Message):
+    """The sha256 of `basis`'s inputs, computed after the first screen, have read `done` of
+    `total` bytes (`input_hashing.py`): the sign-off waits for them."""
+
+    def __init__(self, basis: Any, done: int, total: int) -> None:
+        super().__init__()
+        self.basis, self.done, self.total = basis, done, total
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, InputsHashing)
+
+
 class WorkerProblem(Message):
     """A background step failed in a way the reviewer should read (the review stays open)."""
 

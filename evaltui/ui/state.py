@@ -22,6 +22,7 @@ from evaltui.core.decide.vocabulary import FirstLine
 from evaltui.core.designs import PAIR, Design
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.field_reads import Said
+from evaltui.core.read.hash_progress import size_done
 from evaltui.core.record.assignment import Assignment
 from evaltui.core.record.review_item import ItemReview
 from evaltui.core.record.session import untriaged_regressions
@@ -131,6 +132,9 @@ class ReviewState:
     # A remote run's sha256 is computed only then (docs/remote.md): its confirmed source.
     confirmed_sources: dict[str, Any] = field(default_factory=dict)
     inputs_problem: str | None = None
+    # The bytes of the inputs hashed so far and to hash, while `confirm_inputs` runs and has
+    # taken longer than a moment (`input_hashing.py`); None otherwise.
+    inputs_hashed: tuple[int, int] | None = None
     # Three or more runs (`config.run_set`): the matrix, and the pair reviewed from it.
     run_set: RunSetAnalysis | None = None
     run_set_decision: RunSetDecision | None = None
@@ -327,9 +331,14 @@ class ReviewState:
         paired = loaded.analysis.paired
         for source in (paired.baseline.source, paired.candidate.source):
             if not source.hash_checked and source.path not in self.confirmed_paths:
+                how_far = (
+                    "a few seconds for big files"
+                    if self.inputs_hashed is None
+                    else f"{size_done(*self.inputs_hashed)} read"
+                )
                 raise EvalTuiError(
                     f"still checking the sha256 of {source.path} against what is shown "
-                    "(a few seconds for big files); try again shortly"
+                    f"({how_far}); try again shortly"
                 )
 
     # -- triage ------------------------------------------------------------------------------

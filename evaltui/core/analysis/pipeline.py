@@ -25,7 +25,7 @@ from evaltui.core.analysis.pair import (
 )
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
-from evaltui.core.analysis.read_both import STEPS
+from evaltui.core.analysis.read_both import STEPS, wait_for_hashes
 from evaltui.core.analysis.slices import slice_comparisons
 from evaltui.core.compare.choose_design import (
     DesignChoice,
@@ -239,7 +239,9 @@ def compare_loaded(
         )
         if choice.independent:
             step(2)
-            return _independent(spec, choice, base_run, cand_run, analysis, policy, independent_ok)
+            return _independent(
+                spec, choice, base_run, cand_run, analysis, policy, independent_ok, progress
+            )
     paired = _pair(spec, base_run, cand_run)
     step(2)
     first = replace(analyze(paired, analysis, clusters=complete), spec=spec)
@@ -248,6 +250,7 @@ def compare_loaded(
     else:
         done = replace(first, policy=policy, breakdowns_pending=True)
     # The inputs' sha256 were computed beside all this; the result carries them, never "".
+    wait_for_hashes((paired.baseline, paired.candidate), progress, 2, len(STEPS))
     resolved = replace(
         paired,
         baseline=paired.baseline.resolved(),
@@ -300,6 +303,7 @@ def _independent(
     options: Any,
     policy: Policy | None,
     allowed: bool,
+    progress: Progress | None = None,
 ) -> IndependentAnalysis:
     if not allowed:
         raise UsageError(
@@ -308,6 +312,7 @@ def _independent(
         )
     from evaltui.core.analysis.independent import analyze_independent
 
+    wait_for_hashes((baseline, candidate), progress, 2, len(STEPS))
     return analyze_independent(
         baseline.resolved(),
         candidate.resolved(),

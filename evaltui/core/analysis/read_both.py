@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from evaltui.core.held_warnings import LOGGER
@@ -19,6 +19,7 @@ from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader
 from evaltui.core.read.formats.inspect_eval_options import NAME as EVAL_FORMAT_NAME
+from evaltui.core.read.hash_progress import hashing_words, size_done, wait_hashed
 from evaltui.core.read.remote.urls import base_name, url_of
 from evaltui.core.read.runs import Run, size_or_zero
 from evaltui.core.stats import special
@@ -77,6 +78,23 @@ def load_both(
     if "error" in box:
         raise box["error"]  # type: ignore[misc]
     return base_run, box["run"]  # type: ignore[return-value]
+
+
+def wait_for_hashes(
+    runs: Sequence[Run], progress: Progress | None, step: float, steps: int
+) -> None:
+    """Wait for the runs' sha256, computed beside their read, saying how far they are at
+    `step` of `steps` ("checking the inputs' sha256 (0.4 of 1.9 GB)", the bar moving on
+    within the step): a remote log's hash reads the whole object, minutes over a slow link
+    after its statistics are done (`hash_progress`)."""
+    report = None
+    if progress is not None:
+        said = progress
+
+        def report(done: int, total: int) -> None:
+            said(hashing_words(done, total), step + (done / total if total else 0.0), steps)
+
+    wait_hashed([run.pending_source for run in runs], report)
 
 
 def _unheard(worker: threading.Thread) -> None:
@@ -187,7 +205,7 @@ class _ReadingProgress:
         if self._by_ranges:
             words.append(f"{self._done / 1e6:.0f} MB read by range")
         elif self._total > 0:
-            words.append(_gigabytes(self._done, self._total))
+            words.append(size_done(self._done, self._total))
         if not words:
             return None, 0.0
         if sized:  # a log not sized yet taken for as large as those that are
@@ -207,8 +225,3 @@ def _read_by_ranges(path: str | Path) -> bool:
     """Whether the loader reads `path` by byte ranges rather than whole: a remote `.eval`."""
     url = url_of(path)
     return url is not None and base_name(url).endswith(".eval")
-
-
-def _gigabytes(done: int, total: int) -> str:
-    unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
-    return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"

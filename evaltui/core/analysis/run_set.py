@@ -33,6 +33,7 @@ from evaltui.core.analysis.family import _adjusted_verdict, metric_row
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
+from evaltui.core.analysis.read_both import wait_for_hashes
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
@@ -221,6 +222,7 @@ def compare_runs(
         _check_policy_options(base, policy)
     steps = spec.k + 2
     runs = _load_all(spec, progress, steps)
+    wait_for_hashes(runs, progress, spec.k - 1, steps)  # (a remote run's: the whole object)
     if progress is not None:
         progress(f"comparing {len(spec.pair_indices())} pairs", spec.k, steps)
     analyses = [
@@ -278,7 +280,7 @@ def _load_all(spec: RunSetSpec, progress: Progress | None, steps: int) -> list[R
     """Read the k runs side by side (a load is mostly hashing and polars parsing, which
     release the GIL, as `compare` reads its two); the first run's error wins when several
     files are bad, as if they were read in turn. Each run's hash finishes in its own thread
-    and is waited for when the pairs are resolved."""
+    and is waited for before the pairs are compared (`wait_for_hashes`, its progress said)."""
     options = spec.base.load_options("baseline")
     done = 0
     with ThreadPoolExecutor(max_workers=min(spec.k, READERS)) as pool:

@@ -11,6 +11,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Protocol
 
@@ -18,6 +19,7 @@ import polars as pl
 
 from evaltui.core.errors import InputError
 from evaltui.core.read import meter
+from evaltui.core.read.hash_progress import hash_beside
 from evaltui.core.read.turns import Block, SampleCost, ScorerVerdict
 
 # Columns of the statistics table, with their polars types. `row` is the record's index in the
@@ -97,7 +99,8 @@ class RunSource:
         so a big run is not read twice in a row. Returns the source without its sha256 and the
         future one (a Run's `pending_source`)."""
         unhashed = cls(path=str(path), format=format_name, size=path.stat().st_size, sha256="")
-        return unhashed, _HASHERS.submit(cls.of, path, format_name)
+        job = partial(cls.of, path, format_name)
+        return unhashed, hash_beside(_HASHERS, job, unhashed.size)
 
 
 @dataclass(frozen=True)

@@ -54,6 +54,7 @@ class MainHeader(Screen):
             progress,
             loaded.agreement,
             metric_key=self.state.run_set is None,
+            hashed=self.state.inputs_hashed,
         )
         runs = runs_text(loaded.analysis, width, folded=False)
         spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1

@@ -28,6 +28,7 @@ from evaltui.core.words import (
     points,
     signed,
 )
+from evaltui.ui.input_hashing import hashing_line
 from evaltui.ui.safe import literal, literal_line
 from evaltui.ui.styles import style_of
 
@@ -150,12 +151,15 @@ def header_text(
     agreement: str | None = None,
     *,
     metric_key: bool = True,
+    hashed: tuple[int, int] | None = None,
 ) -> Text:
     """The full header (`agreement`: a shared review's agreement line, the core's words;
     `metric_key`: whether `m` moves to the next metric; in a run set's pair it goes back to the
-    matrix). While the analysis that decides still runs (`waiting_for`), no line says a verdict
-    or a gate's status and nothing is green or red: the item-level verdict and headline, the
-    sensitivity analysis and the gates may all change when it arrives."""
+    matrix; `hashed`: the inputs' bytes hashed and to hash while the sign-off waits for their
+    sha256, said on the triage line). While the analysis that decides still runs
+    (`waiting_for`), no line says a verdict or a gate's status and nothing is green or red:
+    the item-level verdict and headline, the sensitivity analysis and the gates may all change
+    when it arrives."""
     deciding = bool(waiting_for(analysis))
     text = Text()
     if decision is not None:
@@ -213,6 +217,8 @@ def header_text(
         counts = ", ".join(f"{tag} {n:,}" for tag, n in decision.by_tag.items())
         text.append(" · by tag: ")
         text.append_text(literal_line(counts, 200))
+    if hashed is not None:
+        text.append(" · " + hashing_line(hashed), style="italic")
     if len(analysis.metrics) > 1:
         text.append("\n")
         text.append_text(metric_lines(analysis, metric_key))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 
+from evaltui.core.read.hash_progress import hash_beside
 from evaltui.core.read.remote import cache
 from evaltui.core.read.remote.blob import RemoteBlob
 from evaltui.core.read.remote.registry import remember
@@ -33,4 +34,8 @@ def remote_source(
         return replace(unhashed, sha256=cached[1]), None
     if defer:
         return replace(unhashed, hash_checked=False), None
-    return unhashed, _HASHERS.submit(lambda: replace(unhashed, sha256=sha256_of_remote(blob)))
+
+    def job() -> RunSource:  # (the whole object read once, into the cache)
+        return replace(unhashed, sha256=sha256_of_remote(blob))
+
+    return unhashed, hash_beside(_HASHERS, job, stamp.size)

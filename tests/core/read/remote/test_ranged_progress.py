@@ -5,14 +5,18 @@ at 0 % for the whole of its read."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evaltui.core.analysis import read_both
+from evaltui.core.analysis.pipeline import compare_files
 from evaltui.core.read.formats import LoadOptions, load_run
+from evaltui.core.read.remote import download
 from tests.core.read.remote.conftest import BASE, CAND, padded
 
 Said = list[tuple[str, float, int]]
@@ -177,3 +181,46 @@ def test_an_eval_name_read_as_another_format_counts_its_bytes(tmp_path: Path) ->
     counter = read_both._ReadingProgress(lambda *report: said.append(report), paths, "jsonl")
     counter.add(50_000)
     assert said == [("reading the baseline and the candidate (0.1 of 0.2 MB)", 0.25, 3)]
+
+
+def test_a_remote_pairs_sha256_read_is_said_until_it_is_done(
+    http_root: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole objects read for their sha256 after the statistics are done (`report` of a
+    remote pair: 18 MB of a 959 MB log for the numbers, all of it for the hash) say how far
+    they are, where the line stood on the last sample before."""
+    server, root = http_root
+    sizes = 0
+    for name, log in (("hashed-base.eval", BASE), ("hashed-cand.eval", CAND)):
+        data = padded(log, 3 << 20)
+        (root / name).write_bytes(data)
+        sizes += len(data)
+    monkeypatch.setenv("EVALTUI_NO_CACHE", "1")
+    statistics_done = threading.Event()
+    real = download.sha256_of_remote
+
+    def once_the_statistics_are_done(blob: Any) -> str:
+        assert statistics_done.wait(30)  # (each hash still to read when they are)
+        return real(blob)
+
+    monkeypatch.setattr(download, "sha256_of_remote", once_the_statistics_are_done)
+    said: Said = []
+
+    def progress(what: str, step: float, steps: int) -> None:
+        said.append((what, step, steps))
+        if what.startswith("checking the inputs' sha256"):
+            statistics_done.set()
+
+    analysis = compare_files(
+        f"{server.url}/hashed-base.eval", f"{server.url}/hashed-cand.eval", progress=progress
+    )
+    hashing = [(what, step) for what, step, _ in said if what.startswith("checking")]
+    assert hashing[0] == (f"checking the inputs' sha256 (0.0 of {sizes / 1e6:.1f} MB)", 2.0)
+    steps = [step for _, step in hashing]
+    assert steps == sorted(steps) and 2.0 <= steps[-1] < 3.0
+    assert said.index((*hashing[0], 3)) > max(
+        i for i, (what, _, _) in enumerate(said) if what == "computing statistics"
+    )
+    for run, name in ((analysis.paired.baseline, "hashed-base.eval"),
+                      (analysis.paired.candidate, "hashed-cand.eval")):  # fmt: skip
+        assert run.source.sha256 == hashlib.sha256((root / name).read_bytes()).hexdigest()
