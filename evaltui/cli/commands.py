@@ -36,7 +36,7 @@ def _warn(text: str) -> None:
 
 
 def load_analysis(
-    args: argparse.Namespace, spec_of: SpecOf, *, any_design: bool = False
+    args: argparse.Namespace, spec_of: SpecOf, *, any_design: bool = False, costs: bool = False
 ) -> tuple[Any, Any]:
     """Load, pair and analyse the two runs the arguments name: the design and its analysis.
     `any_design` (the report) lets `--design independent|auto` compare two runs of different
@@ -51,7 +51,25 @@ def load_analysis(
 
             analysis = compare_design(spec, progress=progress)
             return design_of(analysis), analysis
-        return PAIR, PAIR.analyse(spec, progress)
+        analysis = PAIR.analyse(spec, progress)
+        if costs:
+            _costs_compared(analysis, progress)
+        return PAIR, analysis
+
+
+def _costs_compared(analysis: Any, progress: Any) -> None:
+    """The pair's cost comparison, which the report prints, computed while the progress line
+    says so (kept for the report: `cost_comparison`): its bootstraps over a 200,000-item agent
+    pair take seconds, which the terminal spent silent after the line was erased."""
+    from evaltui.core.analysis.cost import cost_comparison, has_costs
+
+    paired = analysis.paired
+    if not has_costs(paired):
+        return
+    if progress is not None:
+        items = f"{paired.items.height:,} items"
+        progress(f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
+    cost_comparison(paired)
 
 
 def load_run_set(args: argparse.Namespace, spec_of: SpecOf) -> tuple[Any, Any]:
@@ -111,7 +129,7 @@ def run_report(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf) 
     `ci_outputs`'s."""
     from evaltui.cli.ci_outputs import report_with_ci
 
-    design, analysis = _load(args, spec_of, pair_spec_of, any_design=True)
+    design, analysis = _load(args, spec_of, pair_spec_of, any_design=True, costs=True)
     team = (getattr(args, "reviewers", None), getattr(args, "reviews_per_item", None))
     ids = getattr(args, "ids", DEFAULT_IDS)
 

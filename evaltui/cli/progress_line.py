@@ -36,11 +36,12 @@ class ProgressLine:
     def __call__(self, what: str, step: float, total: int) -> None:
         if time.monotonic() - self._start < self._delay:
             return
-        percent = int(100 * min(max(step / total, 0.0), 1.0)) if total else 0
+        # (no total: a step whose progress is not counted, said without a percentage)
+        percent = f" {int(100 * min(max(step / total, 0.0), 1.0))}%" if total else ""
         with self._lock:
             if self._closed:
                 return
-            self._stream.write(f"{ERASE}evaltui: {what}… {percent}%")
+            self._stream.write(f"{ERASE}evaltui: {what}…{percent}")
             self._stream.flush()
             self._drawn = True
 

@@ -60,3 +60,12 @@ def test_a_reader_still_running_after_the_line_is_erased_draws_nothing_more():
     erased = screen.getvalue()
     progress("reading the baseline and the candidate (0.2 of 0.4 GB)", 0.5, 3)
     assert screen.getvalue() == erased
+
+
+def test_a_step_without_a_total_is_said_without_a_percentage():
+    screen = Terminal()
+    with terminal_progress(screen, delay=0) as progress:
+        progress("comparing the runs' costs (paired bootstrap over 200,000 items)", 0, 0)
+    assert screen.getvalue() == (
+        f"{ERASE}evaltui: comparing the runs' costs (paired bootstrap over 200,000 items)…{ERASE}"
+    )

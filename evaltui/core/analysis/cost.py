@@ -105,7 +105,27 @@ def cost_comparison(
 ) -> CostComparison | None:
     """The paired cost comparison (see the module's docstring); None without cost columns.
     `compared`: the figures given a difference and a relative change with their intervals
-    (a policy gate on input tokens asks for that one)."""
+    (a policy gate on input tokens asks for that one).
+
+    Kept for the last pair asked about (the same object), per `compared`: the text report
+    asked twice (its JSON form's dict and its cost table), each time two seeded bootstraps of
+    2,000 resamples per figure, 7-8 s for a 200,000-item agent pair; seeded, so the kept
+    comparison is the one a second computation gives."""
+    seen = _SEEN[:1]  # one read: another thread may replace it meanwhile
+    if seen and seen[0][0] is paired and compared in seen[0][1]:
+        return seen[0][1][compared]
+    cost = _cost_comparison(paired, compared)
+    kept = seen[0][1] if seen and seen[0][0] is paired else {}
+    _SEEN[:] = [(paired, {**kept, compared: cost})]
+    return cost
+
+
+# The last pair's comparisons by `compared` (the last pair's only: one pair is reviewed, and
+# a run set's pairs are compared in turn).
+_SEEN: list[tuple[PairedRuns, dict[tuple[str, ...], CostComparison | None]]] = []
+
+
+def _cost_comparison(paired: PairedRuns, compared: tuple[str, ...]) -> CostComparison | None:
     runs = (paired.baseline.table, paired.candidate.table)
     present = _present(paired)
     if not present:

@@ -252,3 +252,63 @@ def test_the_json_report_carries_the_cost_block_and_matches_the_schema(capsys):
         "exact_p": None,
     }
     assert cost["errors"] == [0, 2]
+
+
+@pytest.fixture
+def computed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
+    """The `compared` of each cost comparison actually computed (none kept from before)."""
+    from evaltui.core.analysis import cost as cost_module
+
+    calls: list[tuple[str, ...]] = []
+    real = cost_module._cost_comparison
+
+    def counted(paired, compared):
+        calls.append(compared)
+        return real(paired, compared)
+
+    monkeypatch.setattr(cost_module, "_cost_comparison", counted)
+    monkeypatch.setattr(cost_module, "_SEEN", [])
+    return calls
+
+
+def test_a_pairs_cost_comparison_is_computed_once_for_each_set_of_figures(computed):
+    from dataclasses import replace
+
+    from evaltui.core.analysis.cost import COMPARED
+
+    paired = agent_pair()
+    first = cost_comparison(paired)
+    assert cost_comparison(paired) is first
+    tokens_only = cost_comparison(paired, compared=("total_tokens",))
+    assert tokens_only is not first and cost_comparison(paired) is first  # both kept
+    assert computed == [COMPARED, ("total_tokens",)]
+    again = cost_comparison(replace(paired))  # another pair object: computed for it
+    assert again is not first and computed == [COMPARED, ("total_tokens",), COMPARED]
+    assert cost_lines(again) == cost_lines(first)  # (seeded: the same comparison)
+
+
+def test_the_text_report_compares_the_costs_once_saying_so_at_a_terminal(
+    computed, monkeypatch, capsys
+):
+    import io
+    import sys
+    from functools import partial
+
+    from evaltui.cli import progress_line
+    from evaltui.cli.main import main
+    from evaltui.core.analysis.cost import COMPARED
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    quick = partial(progress_line.terminal_progress, delay=0)  # (every step drawn)
+    monkeypatch.setattr(progress_line, "terminal_progress", quick)
+    main(["report", str(BASE), str(CAND)])
+    assert "Cost and limits" in capsys.readouterr().out
+    assert computed == [COMPARED]  # the report's dict and its cost table: one comparison
+    items = agent_pair().items.height
+    said = f"evaltui: comparing the runs' costs (paired bootstrap over {items:,} items)…"
+    assert said + progress_line.ERASE in terminal.getvalue()  # (no percentage: not counted)
