@@ -13,7 +13,7 @@ import pytest
 
 from evaltui.core.read.formats import inspect_elsewhere
 from evaltui.core.read.remote import retry, stores
-from tests.core.read.remote.servers import RangeHTTPServer, S3Endpoint, environment
+from tests.core.read.remote.servers import GCSEmulator, RangeHTTPServer, S3Endpoint, environment
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 INSPECT = DATA / "inspect_ai"
@@ -50,6 +50,31 @@ def s3(remote_env):
             client.upload_file(str(path), "logs", f"inspect/{path.name}")
         for name in ("baseline.jsonl", "candidate.jsonl"):
             client.upload_file(str(SAMPLE_RUNS / name), "logs", f"demo/{name}")
+        yield endpoint
+        stores.forget()
+    endpoint.stop()
+
+
+@pytest.fixture(scope="module")
+def gcs(remote_env):
+    """gcp-storage-emulator on a free loopback port, gcsfs pointed at it the way Google's own
+    libraries are (STORAGE_EMULATOR_HOST, no credentials), and a bucket `logs` holding the
+    same real Inspect logs and demo runs as the S3 bucket. (gcsfs's experimental zonal-bucket
+    probe, on by default since 2026.x, asks a gRPC endpoint the emulator does not serve and
+    waits 60 s per bucket before falling back: turned off, as for any emulator.)"""
+    endpoint = GCSEmulator()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("STORAGE_EMULATOR_HOST", endpoint.url)
+        mp.setenv("GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT", "false")  # (read when gcsfs is imported)
+        stores.forget()
+        import gcsfs
+
+        client = gcsfs.GCSFileSystem(token="anon", endpoint_url=endpoint.direct)
+        client.mkdir("logs")
+        for path in (BASE, CAND, OTHER):
+            client.put(str(path), f"logs/inspect/{path.name}")
+        for name in ("baseline.jsonl", "candidate.jsonl"):
+            client.put(str(SAMPLE_RUNS / name), f"logs/demo/{name}")
         yield endpoint
         stores.forget()
     endpoint.stop()

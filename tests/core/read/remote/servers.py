@@ -13,8 +13,10 @@ import http.client
 import http.server
 import os
 import re
+import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 SLOW_DOWN = (
     b'<?xml version="1.0" encoding="UTF-8"?><Error><Code>SlowDown</Code>'
@@ -91,6 +93,12 @@ class _Proxy(http.server.ThreadingHTTPServer):
         self.stopped = False
         self.denied: tuple[str, ...] = ()  # path prefixes answered 403 AccessDenied
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up before the whole answer is written (gcsfs closes a ranged
+        download's connection once it has its bytes) is no server error: no traceback."""
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
 
 class S3Endpoint:
     """moto's S3 server and the counting proxy in front of it."""
@@ -140,6 +148,32 @@ class S3Endpoint:
     def stop(self) -> None:
         self.stop_proxy()
         self.moto.stop()
+
+
+class GCSEmulator:
+    """gcp-storage-emulator's server (the JSON API gcsfs speaks, in this process, in memory)
+    and the counting proxy in front of it; gcsfs reaches it through STORAGE_EMULATOR_HOST."""
+
+    def __init__(self) -> None:
+        from gcp_storage_emulator.server import create_server
+
+        self.server = create_server("127.0.0.1", 0, in_memory=True)
+        self.server.start()
+        port = self.server._api._httpd.server_address[1]  # (bound to a free port)
+        self.proxy = _Proxy(port)
+        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}"
+        self.direct = f"http://127.0.0.1:{port}"
+
+    def counts(self) -> tuple[int, int]:
+        with self.proxy.lock:
+            return self.proxy.requests, self.proxy.bytes_out
+
+    def stop(self) -> None:
+        self.proxy.shutdown()
+        self.proxy.server_close()
+        self.server.stop()
 
 
 def environment(endpoint: S3Endpoint) -> dict[str, str]:
