@@ -16,7 +16,7 @@ from evaltui.core.record.signoff import (
 )
 from evaltui.core.verify.difference import first_difference, value_at
 from evaltui.core.verify.journal_replay import review_of_record
-from evaltui.core.verify.result import Verification, shown
+from evaltui.core.verify.result import Verification, shown, shown_path
 from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record, replay_spec
 
 __all__ = ["verify_rebuilt"]
@@ -49,6 +49,9 @@ def verify_rebuilt(
         return Verification(False, str(exc))
     except UsageError as exc:  # the record's options do not apply to these files
         return Verification(False, f"the record's comparison cannot be replayed: {shown(exc)}")
+    changed = _changed_while_verified(record, analysis, baseline, candidate)
+    if changed is not None:
+        return Verification(False, changed)
     session, journal = review_of_record(record, analysis)
     override = record["override"] or {}
     try:
@@ -215,6 +218,27 @@ def _method_changed(record: dict[str, Any], expected: dict[str, Any], name: str)
         f"it by {rebuilt} (the method changed after the record was written): its numbers "
         "cannot be rebuilt here; verify it with the evaltui version that wrote it"
     )
+
+
+def _changed_while_verified(
+    record: dict[str, Any], analysis: Any, baseline: Path, candidate: Path
+) -> str | None:
+    """An input whose bytes the rebuild read are not the bytes verify hashed a moment before
+    (the record's sha256, checked first): a file rewritten, an object replaced between the two
+    reads (a URL is looked at again for the rebuild). Said as that, not as the first of the
+    record's fields the other bytes happen to change ("decision.line is not what the files
+    give")."""
+    paired = analysis.paired
+    for arm, run, path in (("baseline", paired.baseline, baseline),
+                           ("candidate", paired.candidate, candidate)):  # fmt: skip
+        recorded, read = record["inputs"][arm]["sha256"], run.source.sha256
+        if read and read != recorded:
+            return (
+                f"{shown_path(path)} changed while it was verified: its sha256 was the "
+                f"reviewed {arm}'s ({recorded[:16]}…) when checked, {read[:16]}… when read "
+                "again to rebuild the record; verify again once nothing is writing it"
+            )
+    return None
 
 
 def _analysis(record: dict[str, Any], baseline: Path, candidate: Path) -> Any:

@@ -79,3 +79,35 @@ def test_unreadable_record_exits_2(capsys, tmp_path):
     bad.write_text("{not json")
     code, out = verify(capsys, bad)
     assert code == 2 and "x.json" in out
+
+
+def test_a_file_rewritten_between_the_hash_and_the_rebuild_is_said_to_have_changed(
+    capsys, tmp_path, sample_pair, monkeypatch
+):
+    """verify hashes each file, then reads it again to rebuild the record (a URL is looked at
+    again): a writer in between is named as such, not as the first field its bytes move."""
+    from evaltui.core.verify import rebuild
+
+    copies = [tmp_path / path.name for path in sample_pair]
+    for source, copy in zip(sample_pair, copies, strict=True):
+        copy.write_bytes(source.read_bytes())
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    assert main(["signoff", *map(str, copies), "--decision", "block", "--reviewer", "dana",
+                 "--rationale", "checked", "--output", str(tmp_path / "so")]) == 0  # fmt: skip
+    capsys.readouterr()
+    real = rebuild._analysis
+
+    def rewritten_first(record, baseline, candidate):
+        # the same records in other bytes (the writer's own spacing), just before the rebuild
+        lines = copies[0].read_text().splitlines()
+        again = "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines)
+        respaced = again.replace('": ', '":  ')
+        assert respaced.encode() != sample_pair[0].read_bytes()
+        copies[0].write_text(respaced)
+        return real(record, baseline, candidate)
+
+    monkeypatch.setattr(rebuild, "_analysis", rewritten_first)
+    code, out = verify(capsys, tmp_path / "so.json", *copies)
+    assert code == 1 and out.count("\n") == 1, out
+    assert f"{copies[0]} changed while it was verified" in out
+    assert "when read again to rebuild the record" in out
