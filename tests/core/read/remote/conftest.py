@@ -117,3 +117,13 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
 
     monkeypatch.setattr(inspect_elsewhere, "_ask_child", counted)
     return answers
+
+
+def one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """Run the command; it must end with exit 2 and one line on stderr, which is returned."""
+    from evaltui.cli.main import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]

@@ -12,7 +12,7 @@ import pytest
 from evaltui.cli.main import main
 from evaltui.core.read.formats import LoadOptions, load_run
 from evaltui.core.read.logdir import list_runs
-from tests.core.read.remote.conftest import BASE, CAND, padded
+from tests.core.read.remote.conftest import BASE, CAND, one_line_exit_2, padded
 
 # gcsfs imports Google's storage client and gRPC (a second of CPU and more): with -m slow, as
 # the S3 tests are (the default run covers the remote path with the Range HTTP server)
@@ -96,19 +96,12 @@ def test_a_log_directory_is_listed_from_headers_alone(gcs):
     assert received < 3 * (2 << 20) < 3 * len(big)  # never the padding in front
 
 
-def _one_line_exit_2(argv, capsys) -> str:
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1, err
-    return err[0]
-
-
 def test_a_missing_object_is_one_line(gcs, capsys):
-    line = _one_line_exit_2(["report", "gs://logs/inspect/nope.eval", C], capsys)
+    line = one_line_exit_2(["report", "gs://logs/inspect/nope.eval", C], capsys)
     assert line.startswith("evaltui: ") and "gs://logs/inspect/nope.eval" in line
     assert "no such object" in line
 
 
 def test_a_missing_bucket_is_one_line(gcs, capsys):
-    line = _one_line_exit_2(["report", "gs://no-such-bucket/a.eval", C], capsys)
+    line = one_line_exit_2(["report", "gs://no-such-bucket/a.eval", C], capsys)
     assert "gs://no-such-bucket/a.eval" in line

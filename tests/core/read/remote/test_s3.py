@@ -14,7 +14,7 @@ from evaltui.core.read.formats.inspect_elsewhere import REMOTE_BYTES
 from evaltui.core.read.logdir import list_runs
 from evaltui.core.read.remote import stores
 from evaltui.core.read.remote.failures import RemoteError
-from tests.core.read.remote.conftest import BASE, CAND, OTHER, padded
+from tests.core.read.remote.conftest import BASE, CAND, OTHER, one_line_exit_2, padded
 from tests.core.read.remote.servers import _Proxy
 
 # moto's server costs ~8 s of CPU to import and start: these run with -m slow (and in .ci/run);
@@ -121,27 +121,20 @@ def test_a_log_directory_opens_with_its_default_pair(s3, capsys):
     assert "s3://logs/inspect/" in out
 
 
-def _one_line_exit_2(argv, capsys) -> str:
-    assert main(argv) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1, err
-    return err[0]
-
-
 def test_a_missing_bucket_is_one_line(s3, capsys):
-    line = _one_line_exit_2(["report", "s3://no-such-bucket/a.eval", C], capsys)
+    line = one_line_exit_2(["report", "s3://no-such-bucket/a.eval", C], capsys)
     assert "s3://no-such-bucket/a.eval" in line and "bucket does not exist" in line
 
 
 def test_a_missing_object_is_one_line(s3, capsys):
-    line = _one_line_exit_2(["report", "s3://logs/inspect/nope.eval", C], capsys)
+    line = one_line_exit_2(["report", "s3://logs/inspect/nope.eval", C], capsys)
     assert "s3://logs/inspect/nope.eval: no such object" in line
 
 
 def test_a_denied_read_is_one_line(s3, capsys):
     s3.deny("/logs/inspect/")
     try:
-        line = _one_line_exit_2(["report", B, C, "--no-cache"], capsys)
+        line = one_line_exit_2(["report", B, C, "--no-cache"], capsys)
     finally:
         s3.deny()
     assert B in line and "access denied" in line
@@ -157,7 +150,7 @@ def test_throttling_is_retried_with_backoff(s3, capsys):
 def test_throttling_that_does_not_stop_is_bounded(s3, capsys):
     s3.throttle_next(50)
     try:
-        line = _one_line_exit_2(["report", B, C, "--no-cache"], capsys)
+        line = one_line_exit_2(["report", B, C, "--no-cache"], capsys)
     finally:
         s3.throttle_next(0)
     assert "slow down" in line and "after 3 tries" in line
@@ -213,7 +206,7 @@ def test_a_missing_extra_is_named(s3, capsys, monkeypatch):
         return real(name, *args)
 
     monkeypatch.setattr(importlib, "import_module", without_s3fs)
-    line = _one_line_exit_2(["report", B, C], capsys)
+    line = one_line_exit_2(["report", B, C], capsys)
     assert "pip install 'evaltui[s3]'" in line
 
 
