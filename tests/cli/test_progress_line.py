@@ -69,3 +69,16 @@ def test_a_step_without_a_total_is_said_without_a_percentage():
     assert screen.getvalue() == (
         f"{ERASE}evaltui: comparing the runs' costs (paired bootstrap over 200,000 items)…{ERASE}"
     )
+
+
+def test_a_step_said_in_the_first_moment_is_drawn_once_the_moment_has_passed():
+    """A reader that meters nothing (a CSV pair's polars parse) says "reading" only at its
+    start: drawn when the delay runs out, not swallowed until the next step."""
+    screen = Terminal()
+    with terminal_progress(screen, delay=0.05) as progress:
+        progress("pairing items", 1, 3)  # (replaced by the later one, still early)
+        progress("reading the baseline and the candidate", 0, 3)
+        assert screen.getvalue() == ""  # not yet: quick work stays quiet
+        progress._timer.join(10)  # (the barrier: the delay's timer has run)
+        assert screen.getvalue() == f"{ERASE}evaltui: reading the baseline and the candidate… 0%"
+    assert screen.getvalue().endswith(ERASE)
