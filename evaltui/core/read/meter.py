@@ -31,6 +31,18 @@ def metering(
         _local.callback, _local.samples = previous
 
 
+@contextmanager
+def unmetered() -> Iterator[None]:
+    """Nothing this thread's loaders report is heard while inside (a remote file's local copy
+    parsed after its download, which was the read's progress: counted once, not twice)."""
+    with metering(_nothing, None):
+        yield
+
+
+def _nothing(n_bytes: int) -> None:
+    pass
+
+
 def read(n_bytes: int) -> None:
     """A loader read `n_bytes` more of its input."""
     callback = getattr(_local, "callback", None)

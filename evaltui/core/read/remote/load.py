@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.errors import InputError
+from evaltui.core.read import meter
 from evaltui.core.read.remote import cache
 from evaltui.core.read.remote.blob import RemoteBlob, Stamp
 from evaltui.core.read.remote.download import local_copy
@@ -49,9 +50,10 @@ def load_remote(
     if cached is None and format_name in (None, EVAL) and blob.name.endswith(".eval"):
         own = own_options(eval_format, options, blob)
         return eval_format.load(blob, replace(options, format_options=()), own)
-    local, _ = cached or local_copy(blob)
+    local, _ = cached or local_copy(blob)  # (its download: the read's progress)
     try:
-        run = load_local(local, format_name, options, wait_for_hash=True)
+        with meter.unmetered():  # (the copy's parse and hash read those bytes again)
+            run = load_local(local, format_name, options, wait_for_hash=True)
     except InputError as exc:
         raise renamed(exc, url, local) from None
     return replace(run, source=replace(run.source, path=url))

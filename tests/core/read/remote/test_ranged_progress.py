@@ -224,3 +224,26 @@ def test_a_remote_pairs_sha256_read_is_said_until_it_is_done(
     for run, name in ((analysis.paired.baseline, "hashed-base.eval"),
                       (analysis.paired.candidate, "hashed-cand.eval")):  # fmt: skip
         assert run.source.sha256 == hashlib.sha256((root / name).read_bytes()).hexdigest()
+
+
+def test_a_remote_file_read_whole_counts_its_download_once(
+    http_root: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remote JSONL run is downloaded (the read's count), then its local copy parsed and
+    hashed: those read the same bytes again and are not counted."""
+    server, root = http_root
+    monkeypatch.setenv("EVALTUI_NO_CACHE", "1")
+    heard: list[int] = []
+    add = read_both._ReadingProgress.add
+    monkeypatch.setattr(
+        read_both._ReadingProgress, "add", lambda self, n: (heard.append(n), add(self, n))
+    )
+    options = LoadOptions()
+    runs = read_both.load_both(
+        f"{server.url}/baseline.jsonl", f"{server.url}/candidate.jsonl", None, options, options,
+        lambda *report: None, prefetch=False,
+    )  # fmt: skip
+    for run in runs:
+        run.resolved()
+    sizes = (root / "baseline.jsonl").stat().st_size + (root / "candidate.jsonl").stat().st_size
+    assert sum(heard) == sizes
