@@ -152,7 +152,7 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
         chosen = INDEPENDENT
     if not chosen.signs_off:
         raise UsageError(chosen.refusal("evaltui signoff"))
-    design, analysis = _load(args, spec_of, pair_spec_of)
+    design, analysis = _load(args, spec_of, pair_spec_of, costs=True)  # (the record holds them)
     decision = ReviewerDecision(
         reviewer=args.reviewer or default_reviewer(),
         decision=args.decision,

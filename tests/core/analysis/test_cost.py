@@ -312,3 +312,35 @@ def test_the_text_report_compares_the_costs_once_saying_so_at_a_terminal(
     items = agent_pair().items.height
     said = f"evaltui: comparing the runs' costs (paired bootstrap over {items:,} items)…"
     assert said + progress_line.ERASE in terminal.getvalue()  # (no percentage: not counted)
+
+
+def test_signoff_compares_the_costs_once_saying_so_at_a_terminal(
+    computed, monkeypatch, capsys, tmp_path
+):
+    """The record carries the cost block: `signoff` computes it inside its progress line too,
+    once for the decision, the record and its markdown."""
+    import io
+    import sys
+    from functools import partial
+
+    from evaltui.cli import progress_line
+    from evaltui.cli.main import main
+    from evaltui.core.analysis.cost import COMPARED
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress_line, "terminal_progress",
+                        partial(progress_line.terminal_progress, delay=0))  # fmt: skip
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    code = main(["signoff", str(BASE), str(CAND), "--decision", "block", "--reviewer", "r",
+                 "--rationale", "costs", "--output", str(tmp_path / "so")])  # fmt: skip
+    assert code == 0, terminal.getvalue()
+    assert computed == [COMPARED]
+    assert "comparing the runs' costs (paired bootstrap over" in terminal.getvalue()
+    import json
+
+    assert "cost" in json.loads((tmp_path / "so.json").read_text())["results"]
