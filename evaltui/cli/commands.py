@@ -52,24 +52,11 @@ def load_analysis(
             analysis = compare_design(spec, progress=progress)
             return design_of(analysis), analysis
         analysis = PAIR.analyse(spec, progress)
-        if costs:
-            _costs_compared(analysis, progress)
+        if costs:  # (the report and the record print them: computed while the line says so)
+            from evaltui.core.analysis.cost import compare_costs_said
+
+            compare_costs_said(analysis.paired, progress)
         return PAIR, analysis
-
-
-def _costs_compared(analysis: Any, progress: Any) -> None:
-    """The pair's cost comparison, which the report prints, computed while the progress line
-    says so (kept for the report: `cost_comparison`): its bootstraps over a 200,000-item agent
-    pair take seconds, which the terminal spent silent after the line was erased."""
-    from evaltui.core.analysis.cost import cost_comparison, has_costs
-
-    paired = analysis.paired
-    if not has_costs(paired):
-        return
-    if progress is not None:
-        items = f"{paired.items.height:,} items"
-        progress(f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
-    cost_comparison(paired)
 
 
 def load_run_set(args: argparse.Namespace, spec_of: SpecOf) -> tuple[Any, Any]:
@@ -207,7 +194,10 @@ def run_verify(args: argparse.Namespace) -> int:
             f"evaltui: verify: reading the runs from the URLs the record names: {named}\n"
         )
         given = [Path(url) for url in from_urls]  # (as argparse gives a typed URL)
-    result = design.verify(record, given)
+    from evaltui.cli.progress_line import terminal_progress
+
+    with terminal_progress() as progress:  # (the hashes, the rebuild's read, its costs)
+        result = design.verify(record, given, progress)
     if from_urls is not None:
         result = replace(result, reason=f"{result.reason} ({FROM_URLS})")
     lines = []  # (they quote the record and the runs: ids, names, the decision's line)

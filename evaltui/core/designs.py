@@ -85,8 +85,11 @@ class Design(Protocol):
         """Write the record (JSON, Markdown, CSV) from the review journals; the paths."""
         ...
 
-    def verify(self, record: dict[str, Any], paths: Sequence[Path] | None) -> Any:
-        """Check a record of this design (with the files: that they replay to it)."""
+    def verify(
+        self, record: dict[str, Any], paths: Sequence[Path] | None, progress: Progress | None = None
+    ) -> Any:
+        """Check a record of this design (with the files: that they replay to it), saying how
+        far it is to `progress` (the inputs' hashes, the rebuild's read, its cost comparison)."""
         ...
 
 
@@ -104,7 +107,9 @@ class _NoSignOff:
     ) -> tuple[Path, ...]:
         raise UsageError(self.refusal("evaltui signoff"))
 
-    def verify(self, record: dict[str, Any], paths: Sequence[Path] | None) -> Any:
+    def verify(
+        self, record: dict[str, Any], paths: Sequence[Path] | None, progress: Progress | None = None
+    ) -> Any:
         raise UsageError(self.refusal("evaltui verify"))
 
 
@@ -190,11 +195,13 @@ class PairDesign:
             session.close()
         return json_path, md_path, json_path.with_suffix(".csv")
 
-    def verify(self, record: dict[str, Any], paths: Sequence[Path] | None) -> Any:
+    def verify(
+        self, record: dict[str, Any], paths: Sequence[Path] | None, progress: Progress | None = None
+    ) -> Any:
         from evaltui.core.verify.pair import verify_record
 
         base, cand = (paths[0], paths[1]) if paths else (None, None)
-        return verify_record(record, base, cand)
+        return verify_record(record, base, cand, progress)
 
 
 class IndependentDesign(_NoSignOff):
@@ -298,10 +305,12 @@ class RunSetDesign:
             for session in sessions.values():
                 session.close()
 
-    def verify(self, record: dict[str, Any], paths: Sequence[Path] | None) -> Any:
+    def verify(
+        self, record: dict[str, Any], paths: Sequence[Path] | None, progress: Progress | None = None
+    ) -> Any:
         from evaltui.core.verify.run_set import verify_run_set_record
 
-        return verify_run_set_record(record, list(paths) if paths else None)
+        return verify_run_set_record(record, list(paths) if paths else None, progress)
 
 
 class PreferenceDesign(_NoSignOff):

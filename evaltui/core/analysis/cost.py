@@ -18,6 +18,7 @@ Runs without cost columns (every format but Inspect's) have no cost comparison (
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -118,6 +119,20 @@ def cost_comparison(
     kept = seen[0][1] if seen and seen[0][0] is paired else {}
     _SEEN[:] = [(paired, {**kept, compared: cost})]
     return cost
+
+
+def compare_costs_said(
+    paired: PairedRuns, progress: Callable[[str, float, int], None] | None
+) -> None:
+    """The pair's cost comparison computed now (kept for whoever prints it next), `progress`
+    told first: its bootstraps over a 200,000-item agent pair take seconds, which `report`,
+    `signoff` and `verify` spent with a silent terminal after their progress line."""
+    if not has_costs(paired):
+        return
+    if progress is not None:
+        items = f"{paired.items.height:,} items"
+        progress(f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
+    cost_comparison(paired)
 
 
 # The last pair's comparisons by `compared` (the last pair's only: one pair is reviewed, and

@@ -31,11 +31,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash_ok
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.difference import first_difference
 from evaltui.core.verify.form import form_problem
+from evaltui.core.verify.hashing import Progress, sha256s_said
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown_path, what_broke
 from evaltui.core.verify.spec_and_policy import replay_spec
@@ -47,18 +47,25 @@ COMPARED_RESULTS = tuple(k for k in RESULT_KEYS if k not in ("warnings", "headli
 
 
 def verify_record(
-    record: dict[str, Any], baseline: str | Path | None = None, candidate: str | Path | None = None
+    record: dict[str, Any],
+    baseline: str | Path | None = None,
+    candidate: str | Path | None = None,
+    progress: Progress | None = None,
 ) -> Verification:
-    """Check `record` (see the module docstring); with both files, against them too. A record
-    whose form is wrong is not verified (exit 1, the reason named), never an internal error."""
+    """Check `record` (see the module docstring); with both files, against them too, saying
+    how far it is to `progress`. A record whose form is wrong is not verified (exit 1, the
+    reason named), never an internal error."""
     try:
-        return _verify(record, baseline, candidate)
+        return _verify(record, baseline, candidate, progress)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         return Verification(False, f"the record is malformed: {what_broke(exc)}")
 
 
 def _verify(
-    record: dict[str, Any], baseline: str | Path | None, candidate: str | Path | None
+    record: dict[str, Any],
+    baseline: str | Path | None,
+    candidate: str | Path | None,
+    progress: Progress | None = None,
 ) -> Verification:
     problem = getattr(record, "problem", None) or form_problem(record)
     if problem is not None:
@@ -72,9 +79,10 @@ def _verify(
         return Verification(False, problem)
     if baseline is None or candidate is None:
         return Verification(True, HASH_ONLY)
-    for arm, path in (("baseline", baseline), ("candidate", candidate)):
+    arms = (("baseline", baseline), ("candidate", candidate))
+    hashes = sha256s_said((baseline, candidate), progress)  # (one at a time: a mismatch stops)
+    for (arm, path), actual in zip(arms, hashes, strict=True):
         expected = record["inputs"][arm]["sha256"]
-        actual = sha256_of(Path(path))
         if actual != expected:
             return Verification(
                 False,
@@ -83,7 +91,7 @@ def _verify(
             )
     if record.get("schema") != SIGNOFF_SCHEMA:
         return _verify_statistics_only(record, Path(baseline), Path(candidate))
-    return verify_rebuilt(record, Path(baseline), Path(candidate))
+    return verify_rebuilt(record, Path(baseline), Path(candidate), progress=progress)
 
 
 HASH_ONLY = (

@@ -15,6 +15,7 @@ from evaltui.core.record.signoff import (
     WHEN_PRESENT_RESULT_KEYS,
 )
 from evaltui.core.verify.difference import first_difference, value_at
+from evaltui.core.verify.hashing import Progress
 from evaltui.core.verify.journal_replay import review_of_record
 from evaltui.core.verify.result import Verification, shown, shown_path
 from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record, replay_spec
@@ -34,17 +35,23 @@ PATHS = {"inputs.baseline.path", "inputs.candidate.path", "spec.baseline", "spec
 
 
 def verify_rebuilt(
-    record: dict[str, Any], baseline: Path, candidate: Path, analysis: Any = None
+    record: dict[str, Any],
+    baseline: Path,
+    candidate: Path,
+    analysis: Any = None,
+    progress: Progress | None = None,
 ) -> Verification:
     """Rebuild the record from the files and compare; `analysis` is the pair's analysis when
-    the caller has it (a run set's pair, whose verdict the family of pairs adjusted)."""
+    the caller has it (a run set's pair, whose verdict the family of pairs adjusted). The
+    rebuild's read and its cost comparison are said to `progress`."""
+    from evaltui.core.analysis.cost import compare_costs_said
     from evaltui.core.errors import UsageError
     from evaltui.core.record.session import OverrideRequired
     from evaltui.core.record.signoff import ReviewerDecision, build_record
 
     try:
         if analysis is None:
-            analysis = _analysis(record, baseline, candidate)
+            analysis = _analysis(record, baseline, candidate, progress)
     except RecordPolicyError as exc:
         return Verification(False, str(exc))
     except UsageError as exc:  # the record's options do not apply to these files
@@ -52,6 +59,7 @@ def verify_rebuilt(
     changed = _changed_while_verified(record, analysis, baseline, candidate)
     if changed is not None:
         return Verification(False, changed)
+    compare_costs_said(analysis.paired, progress)  # (the record's cost block, said)
     session, journal = review_of_record(record, analysis)
     override = record["override"] or {}
     try:
@@ -241,7 +249,9 @@ def _changed_while_verified(
     return None
 
 
-def _analysis(record: dict[str, Any], baseline: Path, candidate: Path) -> Any:
+def _analysis(
+    record: dict[str, Any], baseline: Path, candidate: Path, progress: Progress | None = None
+) -> Any:
     """The analysis the record was made from, from the files and the record's spec and rules."""
     from dataclasses import replace
 
@@ -249,4 +259,4 @@ def _analysis(record: dict[str, Any], baseline: Path, candidate: Path) -> Any:
 
     spec = replay_spec(record).with_inputs(baseline, candidate)
     policy = policy_from_record(record)
-    return compare(replace(spec, policy=None), policy=policy)
+    return compare(replace(spec, policy=None), policy=policy, progress=progress)

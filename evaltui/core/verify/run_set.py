@@ -11,19 +11,21 @@ from typing import Any
 from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
 from evaltui.core.canonical import canonical_json
 from evaltui.core.errors import UsageError
-from evaltui.core.read.runs import sha256_of
 from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
 from evaltui.core.record.signoff import record_hash_ok
 from evaltui.core.report.pair import metrics_list
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.form import form_problem, run_set_form_problem
+from evaltui.core.verify.hashing import Progress, sha256s_said
 from evaltui.core.verify.pair import HASH_ONLY
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown, shown_path
 from evaltui.core.verify.spec_and_policy import policy_from_record
 
 
-def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> Any:
+def verify_run_set_record(
+    record: dict[str, Any], paths: list[Path] | None, progress: Progress | None = None
+) -> Any:
     """The set's hash; with the files, that they are the ones reviewed and that every pair's
     record rebuilds from them (the whole set is compared again: the family needs every pair)."""
     problem = _form_problem(record)
@@ -44,8 +46,8 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
     runs = record["runs"]
     if len(paths) != len(runs):
         return Verification(False, f"the record covers {len(runs)} runs; {len(paths)} files given")
-    for index, (path, run) in enumerate(zip(paths, runs, strict=True)):
-        actual = sha256_of(Path(path))
+    hashes = sha256s_said(paths, progress)
+    for index, (path, run, actual) in enumerate(zip(paths, runs, hashes, strict=True)):
         if actual != run["sha256"]:
             return Verification(
                 False,
@@ -56,7 +58,7 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
     spec = RunSetSpec(runs=tuple(Path(p) for p in paths), base=replace(spec.base, policy=None))
     try:
         policy = policy_from_record(record["pairs"][0]["record"]) if record["pairs"] else None
-        run_set = compare_runs(spec, policy=policy)
+        run_set = compare_runs(spec, policy=policy, progress=progress)
     except UsageError as exc:
         return Verification(False, f"the record's comparison cannot be replayed: {shown(exc)}")
     by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
@@ -65,7 +67,11 @@ def verify_run_set_record(record: dict[str, Any], paths: list[Path] | None) -> A
         if key not in by_key:
             return Verification(False, f"the record names a pair {key} the run set does not have")
         result = verify_rebuilt(
-            entry["record"], Path(paths[key[0]]), Path(paths[key[1]]), by_key[key].analysis
+            entry["record"],
+            Path(paths[key[0]]),
+            Path(paths[key[1]]),
+            by_key[key].analysis,
+            progress,
         )
         if not result.ok:
             name = run_set.names[key[1]]

@@ -344,3 +344,47 @@ def test_signoff_compares_the_costs_once_saying_so_at_a_terminal(
     import json
 
     assert "cost" in json.loads((tmp_path / "so.json").read_text())["results"]
+
+
+def test_verify_says_the_hashes_the_rebuild_and_the_costs_at_a_terminal(
+    computed, monkeypatch, capsys, tmp_path
+):
+    """verify hashes the inputs (a record's URLs: whole-object downloads), rebuilds the
+    analysis and its cost block: each said on the progress line, which is gone before the
+    verdict is printed."""
+    import io
+    import sys
+    from functools import partial
+
+    from evaltui.cli import progress_line
+    from evaltui.cli.main import main
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    assert main(["signoff", str(BASE), str(CAND), "--decision", "block", "--reviewer", "r",
+                 "--rationale", "costs", "--output", str(tmp_path / "so")]) == 0  # fmt: skip
+    capsys.readouterr()
+    computed.clear()
+    from evaltui.core.analysis import cost as cost_module
+
+    monkeypatch.setattr(cost_module, "_SEEN", [])  # (verify's own process computes afresh)
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress_line, "terminal_progress",
+                        partial(progress_line.terminal_progress, delay=0))  # fmt: skip
+    assert main(["verify", str(tmp_path / "so.json"), str(BASE), str(CAND)]) == 0
+    assert "statistics recompute" in capsys.readouterr().out
+    drawn = terminal.getvalue()
+    size = (BASE.stat().st_size + CAND.stat().st_size) / 1e6
+    steps = [
+        "evaltui: checking the inputs' sha256 (",
+        f" of {size:.1f} MB)",
+        "evaltui: reading the baseline and the candidate",
+        "evaltui: comparing the runs' costs (paired bootstrap over",
+    ]
+    at = [drawn.find(step) for step in steps]
+    assert -1 not in at and at == sorted(at), drawn
+    assert drawn.endswith(progress_line.ERASE) and len(computed) == 1

@@ -97,14 +97,14 @@ def test_a_file_rewritten_between_the_hash_and_the_rebuild_is_said_to_have_chang
     capsys.readouterr()
     real = rebuild._analysis
 
-    def rewritten_first(record, baseline, candidate):
+    def rewritten_first(record, baseline, candidate, progress=None):
         # the same records in other bytes (the writer's own spacing), just before the rebuild
         lines = copies[0].read_text().splitlines()
         again = "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines)
         respaced = again.replace('": ', '":  ')
         assert respaced.encode() != sample_pair[0].read_bytes()
         copies[0].write_text(respaced)
-        return real(record, baseline, candidate)
+        return real(record, baseline, candidate, progress)
 
     monkeypatch.setattr(rebuild, "_analysis", rewritten_first)
     code, out = verify(capsys, tmp_path / "so.json", *copies)
