@@ -21,8 +21,9 @@ __all__ = ["cached_pair"]  # (the fixture, shared with the scan cache's tests)
 
 
 @pytest.mark.slow  # (an app flow of 3 s: .ci/run's slow stage)
+@pytest.mark.parametrize("size", [(120, 40), (80, 20)], ids=["full-header", "folded-header"])
 async def test_the_header_and_the_sign_off_say_how_far_the_inputs_hashing_is(
-    tmp_path, cached_pair, monkeypatch
+    tmp_path, cached_pair, monkeypatch, size
 ):
     monkeypatch.setattr(input_hashing, "DELAY", 0.0)  # (said at once, and each count)
     monkeypatch.setattr(input_hashing, "INTERVAL", 0.0)
@@ -40,12 +41,15 @@ async def test_the_header_and_the_sign_off_say_how_far_the_inputs_hashing_is(
     total = sum(path.stat().st_size for path in cached_pair)
     half = cached_pair[0].stat().st_size // 2
     app = create_app(AppConfig.for_pair(*cached_pair, state_root=tmp_path / "state"))
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await until(pilot, lambda: app.state.inputs_hashed is not None, "the hashing said")
         assert app.state.inputs_hashed == (half, total)
         how_far = f"{half / 1e6:.1f} of {total / 1e6:.1f} MB read"
         header = str(app.screen.query_one(HeaderPane).content)
-        assert f"sign-off waits for the inputs' sha256 ({how_far})" in header
+        if size[1] > 20:
+            assert f"sign-off waits for the inputs' sha256 ({how_far})" in header
+        else:  # the folded header's second line, whole up to its `h` hint at 80 columns
+            assert f"sign-off waits: sha256 {half / 1e6:.1f}/{total / 1e6:.1f} MB" in header
         screen = await sign_off(app, pilot, tmp_path / "early", held=("confirm",))
         assert isinstance(app.screen, SignoffScreen)
         refusal = str(screen.query_one("#signoff-error").content)

@@ -61,7 +61,13 @@ class MainHeader(Screen):
         self.header_forced = spare < MIN_LIST_ROWS and not self.header_peek
         pane = self.query_one(HeaderPane)
         if self.header_is_folded:
-            folded = collapsed_header_text(*args, loaded.decision, width=width, progress=progress)
+            folded = collapsed_header_text(
+                *args,
+                loaded.decision,
+                width=width,
+                progress=progress,
+                hashed=self.state.inputs_hashed,
+            )
             pane.update(folded)
             runs = runs_text(loaded.analysis, width, folded=True)
         else:

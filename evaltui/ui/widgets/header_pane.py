@@ -386,10 +386,12 @@ def collapsed_header_text(
     decision: Any = None,
     width: int = 80,
     progress: Progress = None,
+    hashed: tuple[int, int] | None = None,
 ) -> Text:
     """The header folded to two lines (`h` in the app): the decision line (or the verdict and
-    headline), then the verdict (or triage), how many warnings the full header holds and the
-    gates that are not passed. Each line is cut to `width`; nothing here is in colour alone."""
+    headline), then the verdict (or triage), how many warnings the full header holds, the
+    gates that are not passed and, while the sign-off waits for them, how far the inputs'
+    sha256 are (`hashed`). Each line is cut to `width`; nothing here is in colour alone."""
     deciding = bool(waiting_for(analysis))
     first = Text(no_wrap=True, overflow="ellipsis")
     if decision is not None:
@@ -419,6 +421,11 @@ def collapsed_header_text(
             second.append(
                 f" · {GATE_ICON[status]} {plural(count, 'gate')} {status}", GATE_STYLE[status]
             )
+    if hashed is not None:  # (short: the line holds the verdict and the warnings at 80 columns)
+        done, total = hashed
+        unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
+        amount = f"{min(done, total) / scale:.1f}/{total / scale:.1f} {unit}"
+        second.append(f" · sign-off waits: sha256 {amount}", "italic")
     second.append(" · h: full header", style="dim")
     for line in (first, second):
         line.truncate(max(width, 10), overflow="ellipsis")
