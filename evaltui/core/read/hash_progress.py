@@ -84,10 +84,11 @@ def wait_hashed(
         pending = list(wait(pending, timeout=interval).not_done)
 
 
-def size_done(done: int, total: int) -> str:
-    """ "0.4 of 1.9 GB" (or MB, below a gigabyte): how far a count of bytes is."""
+def size_done(done: int, total: int, between: str = " of ") -> str:
+    """How far a count of bytes is: "0.4 of 1.9 GB" (or MB, below a gigabyte);
+    `between="/"`, "0.4/1.9 GB", where a line is short."""
     unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
-    return f"{min(done, total) / scale:.1f} of {total / scale:.1f} {unit}"
+    return f"{min(done, total) / scale:.1f}{between}{total / scale:.1f} {unit}"
 
 
 def hashing_words(done: int, total: int) -> str:

@@ -17,6 +17,7 @@ from evaltui.core.decide.deciding import waiting_for
 from evaltui.core.decide.effect import row_effect
 from evaltui.core.decide.notices import Notice
 from evaltui.core.decide.vocabulary import VERDICT_SHORT, FirstLine, after_word
+from evaltui.core.read.hash_progress import size_done
 from evaltui.core.report.pair import arm_means
 from evaltui.core.words import (
     format_p,
@@ -422,10 +423,7 @@ def collapsed_header_text(
                 f" · {GATE_ICON[status]} {plural(count, 'gate')} {status}", GATE_STYLE[status]
             )
     if hashed is not None:  # (short: the line holds the verdict and the warnings at 80 columns)
-        done, total = hashed
-        unit, scale = ("GB", 1e9) if total >= 1e9 else ("MB", 1e6)
-        amount = f"{min(done, total) / scale:.1f}/{total / scale:.1f} {unit}"
-        second.append(f" · sign-off waits: sha256 {amount}", "italic")
+        second.append(f" · sign-off waits: sha256 {size_done(*hashed, between='/')}", "italic")
     second.append(" · h: full header", style="dim")
     for line in (first, second):
         line.truncate(max(width, 10), overflow="ellipsis")

@@ -83,3 +83,4 @@ def test_the_words_say_the_bytes_in_megabytes_then_gigabytes() -> None:
     )
     assert size_done(2_500_000, 8_000_000) == "2.5 of 8.0 MB"
     assert size_done(9_000_000, 8_000_000) == "8.0 of 8.0 MB"  # (never past the total)
+    assert size_done(400_000_000, 1_900_000_000, between="/") == "0.4/1.9 GB"  # (short lines)
