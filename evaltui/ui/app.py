@@ -38,7 +38,7 @@ from evaltui.ui.cached_open import INPUTS
 from evaltui.ui.completion import Completion
 from evaltui.ui.config import AppConfig
 from evaltui.ui.deciding_updates import DecidingUpdates
-from evaltui.ui.input_hashing import HashingReports
+from evaltui.ui.input_hashing import hashing_reports
 from evaltui.ui.keys_first import KeysFirst
 from evaltui.ui.loading import (
     LOAD_STEPS,
@@ -463,7 +463,7 @@ class EvalTuiApp(
         to_hash = sum(source.size for source in sources if not source.hash_checked)
         try:
             # (the bytes hashed said as they are read: `input_hashing.py`)
-            said = HashingReports(
+            said = hashing_reports(
                 lambda *bytes_: self.post_message(InputsHashing(loaded, *bytes_)), to_hash
             )
             with meter.metering(said):

@@ -11,33 +11,18 @@ pair's quick hash never flashes a line.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
-from evaltui.core.read.hash_progress import size_done
+from evaltui.core.read.hash_progress import ByteReports, size_done
 
 DELAY = 0.5  # seconds before the first report: a quick hash says nothing
 INTERVAL = 0.25  # seconds between reports (the reading step's pace)
 
 
-class HashingReports:
-    """A `meter.metering` callback counting the bytes hashed against `total`, saying them
-    as `say(done, total)` (which posts a message: safe from a thread)."""
-
-    def __init__(self, say: Callable[[int, int], object], total: int) -> None:
-        self._say = say
-        self._total = total
-        self._done = 0
-        self._start = time.monotonic()
-        self._last = 0.0
-
-    def __call__(self, n_bytes: int) -> None:
-        self._done += n_bytes
-        now = time.monotonic()
-        if now - self._start < DELAY or now - self._last < INTERVAL:
-            return
-        self._last = now
-        self._say(min(self._done, self._total), self._total)
+def hashing_reports(say: Callable[[int, int], object], total: int) -> ByteReports:
+    """The `meter.metering` callback of the app's hashing, saying `say(done, total)` (which
+    posts a message: safe from a thread) at this module's pace."""
+    return ByteReports(say, total, delay=DELAY, interval=INTERVAL)
 
 
 def hashing_line(hashed: tuple[int, int]) -> str:

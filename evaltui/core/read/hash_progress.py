@@ -12,6 +12,7 @@ before they print, "checking the inputs' sha256 (0.4 of 1.9 GB)").
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import Callable, Iterable
 from concurrent.futures import Executor, Future, wait
@@ -82,6 +83,35 @@ def wait_hashed(
         if report is not None:
             report(*hashed_so_far(every))
         pending = list(wait(pending, timeout=interval).not_done)
+
+
+class ByteReports:
+    """A `meter.metering` callback counting the bytes a hash reads against `total` and saying
+    them as `say(done, total)` every `interval` seconds at most, not before `delay` has passed
+    (a quick hash says nothing): verify's hashes (`verify/hashing.py`) and the app's after its
+    first screen (`ui/input_hashing.py`)."""
+
+    def __init__(
+        self,
+        say: Callable[[int, int], object],
+        total: int,
+        delay: float = 0.0,
+        interval: float = INTERVAL,
+    ) -> None:
+        self._say = say
+        self._total = total
+        self._done = 0
+        self._start = time.monotonic()
+        self._last = 0.0
+        self._delay, self._interval = delay, interval
+
+    def __call__(self, n_bytes: int) -> None:
+        self._done += n_bytes
+        now = time.monotonic()
+        if now - self._start < self._delay or now - self._last < self._interval:
+            return
+        self._last = now
+        self._say(min(self._done, self._total), self._total)
 
 
 def size_done(done: int, total: int, between: str = " of ") -> str:

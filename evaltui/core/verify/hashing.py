@@ -9,12 +9,11 @@ the hash reads (`meter.read`, in this thread) are said as "checking the inputs' 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from evaltui.core.read import meter
-from evaltui.core.read.hash_progress import INTERVAL, hashing_words
+from evaltui.core.read.hash_progress import ByteReports, hashing_words
 from evaltui.core.read.runs import sha256_of, size_or_zero
 
 Progress = Callable[[str, float, int], None]  # what, step, steps (`read_both.Progress`)
@@ -29,17 +28,11 @@ def sha256s_said(paths: Sequence[str | Path], progress: Progress | None) -> Iter
         return
     said = progress
     total = sum(size_or_zero(Path(path)) for path in paths)
-    done = 0
-    last = 0.0
 
-    def add(n_bytes: int) -> None:
-        nonlocal done, last
-        done += n_bytes
-        now = time.monotonic()
-        if now - last >= INTERVAL:
-            last = now
-            said(hashing_words(done, total), done / total if total else 0.0, 1)
+    def say(done: int, total: int) -> None:
+        said(hashing_words(done, total), done / total if total else 0.0, 1)
 
+    add = ByteReports(say, total)
     for path in paths:
         with meter.metering(add):
             digest = sha256_of(Path(path))

@@ -12,6 +12,7 @@ import pytest
 
 from evaltui.core.read import meter
 from evaltui.core.read.hash_progress import (
+    ByteReports,
     hash_beside,
     hashed_so_far,
     hashing_words,
@@ -84,3 +85,17 @@ def test_the_words_say_the_bytes_in_megabytes_then_gigabytes() -> None:
     assert size_done(2_500_000, 8_000_000) == "2.5 of 8.0 MB"
     assert size_done(9_000_000, 8_000_000) == "8.0 of 8.0 MB"  # (never past the total)
     assert size_done(400_000_000, 1_900_000_000, between="/") == "0.4/1.9 GB"  # (short lines)
+
+
+def test_byte_reports_say_the_first_count_then_wait_their_interval_and_never_pass_the_total():
+    said: list[tuple[int, int]] = []
+    reports = ByteReports(lambda *counts: said.append(counts), 1000, interval=3600)
+    reports(400)
+    reports(700)  # (within the interval: not said)
+    assert said == [(400, 1000)]
+    every = ByteReports(lambda *counts: said.append(counts), 1000, interval=0)
+    every(1200)
+    assert said[-1] == (1000, 1000)
+    quiet = ByteReports(lambda *counts: said.append(counts), 1000, delay=3600)
+    quiet(500)  # (a quick hash says nothing)
+    assert len(said) == 2
