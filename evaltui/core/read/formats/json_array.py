@@ -17,6 +17,10 @@ that is no plain array (`of` returns None) is parsed whole by the caller, as bef
 difference in order only: a document with a duplicate key in a late element and a wrong field in
 an earlier one is refused for the wrong field (a batch's fields are checked before the next
 batch is decoded); both are refusals naming the file, the record and the field.
+
+An array found inside a larger document (`json_document.array_apart`: an Inspect `.json` log's
+samples) is taken as its elements' raw slices instead (`of_split`), joined a batch at a time as
+the batches are reached, in batches bounded by their bytes as well as their count.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from evaltui.core.read.formats.jsontext import fast_loads, is_exact, loads
 
 BATCH = 2_500  # elements decoded at once: ~6 MB of objects for Inspect summaries (10,000: a
 # 200,000-sample log's open peaked 35 MB higher, for no less CPU: a smaller batch stays in cache)
+BATCH_BYTES = 4_000_000  # and at most this many bytes of text (`of_split`)
 
 
 class ArrayElements:
@@ -38,8 +43,17 @@ class ArrayElements:
     read again (`parse_whole`) only on the error path. A 200,000-sample Inspect log's
     summaries (103 MB) were held to the end of its pass, beside every fact already built."""
 
-    def __init__(self, parts: list[bytes | None], count: int, parse_whole: Callable[[], Any]):
-        self._parts = parts  # each batch as a JSON array's bytes; None once released
+    def __init__(
+        self,
+        parts: list[bytes | list[Any] | None],
+        starts: list[int],
+        count: int,
+        parse_whole: Callable[[], Any],
+    ):
+        # each batch as a JSON array's bytes, or its elements' raw slices (`of_split`: joined
+        # when the batch is reached); None once released
+        self._parts = parts
+        self._starts = starts  # the index of each batch's first element
         self._count = count
         self._parse_whole = parse_whole
 
@@ -54,11 +68,33 @@ class ArrayElements:
             split = msgspec.json.decode(data, type=list[msgspec.Raw])
         except (msgspec.MsgspecError, ValueError, RecursionError):
             return None
-        parts: list[bytes | None] = [
-            b"[" + b",".join(split[start : start + BATCH]) + b"]"
-            for start in range(0, len(split), BATCH)
+        starts = list(range(0, len(split), BATCH))
+        parts: list[bytes | list[Any] | None] = [
+            b"[" + b",".join(split[start : start + BATCH]) + b"]" for start in starts
         ]
-        return cls(parts, len(split), parse_whole)
+        return cls(parts, starts, len(split), parse_whole)
+
+    @classmethod
+    def of_split(cls, split: list[Any], parse_whole: Callable[[], Any]) -> ArrayElements:
+        """The elements whose raw bytes `split` holds (`msgspec.Raw` slices of a document the
+        caller keeps alive meanwhile, as `json_document.array_apart` gives them): a batch's
+        bytes are joined only when it is reached, so a large document is not copied whole
+        beside itself (an Inspect `.json` log's samples, hundreds of MB). A batch holds up to
+        `BATCH` elements and `BATCH_BYTES` of them (an agent's sample can be megabytes: 2,500
+        of them a batch held gigabytes of objects at once)."""
+        parts: list[bytes | list[Any] | None] = []
+        starts: list[int] = []
+        start = size = 0
+        for index, raw in enumerate(split):
+            if index > start and (index - start >= BATCH or size + len(raw) > BATCH_BYTES):
+                parts.append(split[start:index])
+                starts.append(start)
+                start, size = index, 0
+            size += len(raw)
+        if start < len(split):
+            parts.append(split[start:])
+            starts.append(start)
+        return cls(parts, starts, len(split), parse_whole)
 
     def __len__(self) -> int:
         return self._count
@@ -77,12 +113,14 @@ class ArrayElements:
     def raw_batches(self, *, release: bool = False) -> Iterator[RawBatch]:
         """`batches`, each batch undecoded (`RawBatch`): a reader may decode its bytes its own
         way first (`inspect_typed`) and ask for the checked values only when that fails."""
-        for number, batch in enumerate(self._parts):
-            if batch is None:
+        for number, part in enumerate(self._parts):
+            if part is None:
                 raise RuntimeError("the array's batches were released by an earlier pass")
             if release:
                 self._parts[number] = None
-            raw = RawBatch(self, number, batch)
+            batch = part if isinstance(part, bytes) else b"[" + b",".join(part) + b"]"
+            del part
+            raw = RawBatch(self, number, self._starts[number], batch)
             del batch
             yield raw
             if raw.whole:  # its values were the rest of the document (the error path)
@@ -97,7 +135,7 @@ class ArrayElements:
             try:
                 value = loads(batch)
             except (ValueError, RecursionError):  # the whole document's error, its words
-                return self._parse_whole()[number * BATCH :], True
+                return self._parse_whole()[self._starts[number] :], True
         return value, False
 
 
@@ -105,9 +143,9 @@ class RawBatch:
     """One batch of an `ArrayElements`, its bytes (`raw`, a JSON array of the batch's
     elements) and, on demand, its checked values (`values`, decoded once)."""
 
-    def __init__(self, owner: ArrayElements, number: int, raw: bytes) -> None:
+    def __init__(self, owner: ArrayElements, number: int, start: int, raw: bytes) -> None:
         self.raw: bytes | None = raw
-        self.start = number * BATCH  # the index of its first element in the array
+        self.start = start  # the index of its first element in the array
         self.whole = False  # whether `values` gave the rest of the document instead
         self._owner = owner
         self._number = number
