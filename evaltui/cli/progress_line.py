@@ -14,11 +14,13 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
 DELAY = 0.5  # seconds of silence before the first line: quick runs stay quiet
+STILL = 2.0  # seconds a line stands unchanged before it says how long it has
+TICK = 1.0  # seconds between the redraws that say it
 ERASE = "\r\x1b[K"
 
 
@@ -28,23 +30,40 @@ class ProgressLine:
     A step said during the first moment is drawn once the moment has passed, if nothing came
     after it (`_pending`, drawn by a timer): a reader that meters nothing (a CSV pair's polars
     parse, 3 s at a million rows) said only "reading" at its start, which the delay swallowed,
-    and the terminal stayed blank until the next step."""
+    and the terminal stayed blank until the next step.
 
-    def __init__(self, stream: TextIO, delay: float = DELAY) -> None:
+    A line that stands unchanged for `STILL` seconds says how long it has ("… · 6 s"), redrawn
+    every `TICK` by a timer (`tick`): a step without a count (the costs' bootstraps, 8 s on a
+    200,000-item pair) or a count that waits on one long call looked the same as a hung
+    command."""
+
+    def __init__(
+        self,
+        stream: TextIO,
+        delay: float = DELAY,
+        *,
+        tick: float = TICK,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._stream = stream
-        self._start = time.monotonic()
+        self._clock = clock
+        self._start = clock()
         self._delay = delay
         self._drawn = False
         self._closed = False
         self._lock = threading.Lock()  # (called from the readers' threads)
         self._pending: str | None = None  # said before the delay ran out, not drawn yet
         self._timer: threading.Timer | None = None
+        self._shown: str | None = None  # the line on screen, without its seconds
+        self._shown_since = 0.0  # when that line was first drawn
+        self._tick = tick
+        self._ticker: threading.Timer | None = None  # the next `tick`, once a line is drawn
 
     def __call__(self, what: str, step: float, total: int) -> None:
         # (no total: a step whose progress is not counted, said without a percentage)
         percent = f" {int(100 * min(max(step / total, 0.0), 1.0))}%" if total else ""
         line = f"evaltui: {what}…{percent}"
-        early = self._delay - (time.monotonic() - self._start)
+        early = self._delay - (self._clock() - self._start)
         with self._lock:
             if self._closed:
                 return
@@ -59,9 +78,36 @@ class ProgressLine:
             self._draw(line)
 
     def _draw(self, line: str) -> None:  # (the lock held)
-        self._stream.write(f"{ERASE}{line}")
+        now = self._clock()
+        if line != self._shown:
+            self._shown, self._shown_since = line, now
+        still = now - self._shown_since
+        self._stream.write(f"{ERASE}{line} · {int(still)} s" if still >= STILL else ERASE + line)
         self._stream.flush()
         self._drawn = True
+        self._tick_later()
+
+    def _tick_later(self) -> None:  # (the lock held)
+        if self._ticker is None and self._tick > 0:
+            self._ticker = threading.Timer(self._tick, self._next_tick)
+            self._ticker.daemon = True
+            self._ticker.start()
+
+    def tick(self) -> None:
+        """Redraw the line on screen saying how long it has stood, once that is `STILL`
+        seconds or more (see the class); nothing once erased."""
+        with self._lock:
+            if self._closed or self._shown is None:
+                return
+            if self._clock() - self._shown_since >= STILL:
+                self._draw(self._shown)
+            else:
+                self._tick_later()
+
+    def _next_tick(self) -> None:
+        with self._lock:
+            self._ticker = None  # (the next is started by the draw)
+        self.tick()
 
     def _draw_pending(self) -> None:
         with self._lock:
@@ -73,8 +119,9 @@ class ProgressLine:
         """Erase the line for good: later calls draw nothing (see the module)."""
         with self._lock:
             self._closed = True
-            if self._timer is not None:
-                self._timer.cancel()
+            for timer in (self._timer, self._ticker):
+                if timer is not None:
+                    timer.cancel()
             if self._drawn:
                 self._stream.write(ERASE)
                 self._stream.flush()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import io
+import threading
 
-from evaltui.cli.progress_line import ERASE, terminal_progress
+from evaltui.cli.progress_line import ERASE, STILL, ProgressLine, terminal_progress
 
 
 class Terminal(io.StringIO):
@@ -82,3 +83,76 @@ def test_a_step_said_in_the_first_moment_is_drawn_once_the_moment_has_passed():
         progress._timer.join(10)  # (the barrier: the delay's timer has run)
         assert screen.getvalue() == f"{ERASE}evaltui: reading the baseline and the candidate… 0%"
     assert screen.getvalue().endswith(ERASE)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_line_that_stands_still_says_how_long_it_has():
+    """A step without a count (the costs' bootstraps, 8 s on a large pair) must not look like
+    a hung command: after `STILL` seconds unchanged the line says its seconds, each tick."""
+    screen, clock = Terminal(), Clock()
+    line = ProgressLine(screen, 0, tick=0, clock=clock)  # (ticked by hand below)
+    line("comparing the runs' costs (paired bootstrap over 200,000 items)", 0, 0)
+    said = "evaltui: comparing the runs' costs (paired bootstrap over 200,000 items)…"
+    clock.now += STILL - 0.5
+    line.tick()
+    assert screen.getvalue() == f"{ERASE}{said}"  # (not still long enough: not redrawn)
+    clock.now += 0.5
+    line.tick()
+    clock.now += 4.2
+    line.tick()
+    assert screen.getvalue().endswith(f"{ERASE}{said} · 2 s{ERASE}{said} · 6 s")
+    line("pairing items", 1, 3)  # a new line starts its own count
+    clock.now += 1
+    line.tick()
+    assert screen.getvalue().endswith(f"{ERASE}evaltui: pairing items… 33%")
+    line.erase()
+    clock.now += 10
+    line.tick()
+    assert screen.getvalue().endswith(ERASE)  # nothing after the erase
+
+
+def test_the_same_words_said_again_keep_their_seconds():
+    """A reader repeating its last words (a count that waits on one long call) is still."""
+    screen, clock = Terminal(), Clock()
+    line = ProgressLine(screen, 0, tick=0, clock=clock)
+    line("reading the baseline and the candidate (1.1 of 1.1 GB)", 0.9, 3)
+    clock.now += 3
+    line("reading the baseline and the candidate (1.1 of 1.1 GB)", 0.9, 3)
+    assert screen.getvalue().endswith("(1.1 of 1.1 GB)… 30% · 3 s")
+    line.erase()
+
+
+class Watched(Terminal):
+    """A terminal that tells when `marker` has been written (the barrier for a timer)."""
+
+    def __init__(self, marker: str) -> None:
+        super().__init__()
+        self.marker, self.seen = marker, threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if self.marker in text:
+            self.seen.set()
+        return written
+
+
+def test_the_ticks_run_by_themselves_and_stop_at_the_erase():
+    screen, clock = Watched("· 5 s"), Clock()
+    line = ProgressLine(screen, 0, tick=0.01, clock=clock)
+    line("comparing the runs' costs", 0, 0)
+    clock.now += 5  # (the clock moves only when told)
+    assert screen.seen.wait(30)  # a tick of the line's own timer drew it
+    assert screen.getvalue().endswith("evaltui: comparing the runs' costs… · 5 s")
+    line.erase()
+    erased = screen.getvalue()
+    clock.now += 5
+    if line._ticker is not None:
+        line._ticker.join(30)  # (a tick under way when erased: it draws nothing)
+    assert screen.getvalue() == erased
