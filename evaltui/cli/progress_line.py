@@ -18,9 +18,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from evaltui.core.words import still_for
+
 DELAY = 0.5  # seconds of silence before the first line: quick runs stay quiet
-STILL = 2.0  # seconds a line stands unchanged before it says how long it has
-TICK = 1.0  # seconds between the redraws that say it
+TICK = 1.0  # seconds between the redraws that say how long a line has stood (`still_for`)
 ERASE = "\r\x1b[K"
 
 
@@ -32,7 +33,7 @@ class ProgressLine:
     parse, 3 s at a million rows) said only "reading" at its start, which the delay swallowed,
     and the terminal stayed blank until the next step.
 
-    A line that stands unchanged for `STILL` seconds says how long it has ("… · 6 s"), redrawn
+    A line that stands unchanged for `STILL_SECONDS` says how long it has ("… · 6 s"), redrawn
     every `TICK` by a timer (`tick`): a step without a count (the costs' bootstraps, 8 s on a
     200,000-item pair) or a count that waits on one long call looked the same as a hung
     command."""
@@ -81,8 +82,7 @@ class ProgressLine:
         now = self._clock()
         if line != self._shown:
             self._shown, self._shown_since = line, now
-        still = now - self._shown_since
-        self._stream.write(f"{ERASE}{line} · {int(still)} s" if still >= STILL else ERASE + line)
+        self._stream.write(f"{ERASE}{line}{still_for(now - self._shown_since)}")
         self._stream.flush()
         self._drawn = True
         self._tick_later()
@@ -94,12 +94,12 @@ class ProgressLine:
             self._ticker.start()
 
     def tick(self) -> None:
-        """Redraw the line on screen saying how long it has stood, once that is `STILL`
-        seconds or more (see the class); nothing once erased."""
+        """Redraw the line on screen saying how long it has stood, once that is
+        `STILL_SECONDS` or more (see the class); nothing once erased."""
         with self._lock:
             if self._closed or self._shown is None:
                 return
-            if self._clock() - self._shown_since >= STILL:
+            if still_for(self._clock() - self._shown_since):
                 self._draw(self._shown)
             else:
                 self._tick_later()

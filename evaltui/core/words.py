@@ -18,6 +18,17 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
+STILL_SECONDS = 2.0  # a progress line unchanged this long says how long it has stood
+
+
+def still_for(seconds: float) -> str:
+    """What a progress line unchanged for `seconds` adds (" · 6 s"), or nothing before
+    `STILL_SECONDS`: a long step without a count (the costs' bootstraps, a polars parse) must
+    not look like a hung program. The headless commands' line and the app's loading say it
+    alike."""
+    return f" · {int(seconds)} s" if seconds >= STILL_SECONDS else ""
+
+
 def points(value: float, digits: int = 1) -> str:
     """A rate difference in signed percentage points: 0.06 -> '+6.0'."""
     return f"{value * 100:+.{digits}f}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import io
 import threading
 
-from evaltui.cli.progress_line import ERASE, STILL, ProgressLine, terminal_progress
+from evaltui.cli.progress_line import ERASE, ProgressLine, terminal_progress
+from evaltui.core.words import STILL_SECONDS as STILL
 
 
 class Terminal(io.StringIO):

@@ -19,6 +19,7 @@ from evaltui.core.words import plural
 from evaltui.ui import prefs
 from evaltui.ui.after_keys import into_field
 from evaltui.ui.listmodel import ListRow, ListView, singular
+from evaltui.ui.loading_words import OPENING, TICK, LoadingWords
 from evaltui.ui.messages import (
     AnalysisChanged,
     LoadProgress,
@@ -125,10 +126,11 @@ class MainScreen(
         self.header_peek = False  # unfolded by h although it crowds the list (not remembered)
         self.search_index = SearchIndex()  # outputs and targets, read after the inputs
         self._index_started = False
+        self.loading_words = LoadingWords()  # (the line while the pair loads)
 
     def compose(self) -> ComposeResult:
         with Vertical(id="loading"):
-            yield Static("Opening the runs…", id="loading-label")
+            yield Static(OPENING, id="loading-label")
             yield ProgressBar(total=6, show_eta=False, id="loading-bar")
         yield HeaderPane(id="header")
         yield Static(id="runs")
@@ -144,15 +146,20 @@ class MainScreen(
         for widget_id in ("#header", "#runs", "#list-title", "#search", "#items", "#preview"):
             self.query_one(widget_id).display = False
         self.header_folded = prefs.load(self.state.config.state_root).get("header") == "folded"
+        self._loading_ticks = self.set_interval(TICK, self._redraw_loading)
 
     # -- loading ---------------------------------------------------------------------------
 
     def on_load_progress(self, message: LoadProgress) -> None:
-        label = Text(f"Opening the runs: {message.what}…")
+        label = Text(self.loading_words.said(message.what))
         self.query_one("#loading-label", Static).update(label)
         self.query_one("#loading-bar", ProgressBar).update(
             total=message.total, progress=message.step
         )
+
+    def _redraw_loading(self) -> None:
+        """Every `TICK` while the pair loads: the line says how long it has stood."""
+        self.query_one("#loading-label", Static).update(Text(self.loading_words.line()))
 
     def on_analysis_changed(self, message: AnalysisChanged) -> None:
         if message.first:
@@ -170,6 +177,7 @@ class MainScreen(
         table.tag_meaning = tag_meanings(self.state.require_loaded().analysis).meaning
         table.show_assigned = self.has_assignment
         self._start_search_index()
+        self._loading_ticks.stop()
         self.query_one("#loading").display = False
         for widget_id in ("#header", "#runs", "#list-title", "#items"):
             self.query_one(widget_id).display = True
