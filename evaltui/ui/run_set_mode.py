@@ -18,7 +18,7 @@ from evaltui.core.record.lock_holder import Holder
 from evaltui.core.record.session import judge_review as judge
 from evaltui.core.record.session import start_review
 from evaltui.ui.base import ReviewApp
-from evaltui.ui.loading import list_rows, load_failed, team_assignment
+from evaltui.ui.loading import list_rows, load_failed, team_agreement, team_assignment
 from evaltui.ui.messages import (
     LoadProgress,
     RunSetChanged,
@@ -123,6 +123,7 @@ class RunSetMode(ReviewApp):
                 rows = list_rows(analysis, session)
                 gates, decision = judge(analysis, session)
                 dealt = team_assignment(cfg.team, analysis)
+                agreement = team_agreement(analysis, session)
             except BaseException:
                 session.close()
                 raise
@@ -142,7 +143,9 @@ class RunSetMode(ReviewApp):
             if bug:
                 raise  # reported as a bug (`report_unexpected`); the matrix stays
             return
-        loaded = Loaded(analysis, session, rows, gates, decision, dealt)
+        loaded = Loaded(
+            analysis, session, rows, gates, decision, agreement=agreement, assignment=dealt
+        )
         self.post_message(RunSetPairLoaded(pair, loaded))
 
     def on_run_set_pair_busy(self, message: RunSetPairBusy) -> None:

@@ -498,3 +498,26 @@ async def test_a_bug_in_the_matrix_screen_is_reported_and_m_brings_the_matrix_ba
             assert isinstance(app.screen, MatrixScreen)
             await open_cell(app, pilot, 2, 0)  # and the review goes on
             assert app.open_pair == (0, 2)
+
+
+@pytest.mark.slow  # (an app flow over a second: .ci/run's slow stage)
+async def test_a_team_reviewing_a_pair_of_the_run_set_gets_its_split_and_agreement(
+    state, tmp_path, monkeypatch
+):
+    """A run set's pair opened by a team member (`--reviewers`) is dealt as a pair opened
+    alone is: the regressions split among the team (yours first, `assigned to you`) and the
+    header's agreement line; the split was once handed over as the agreement line."""
+    from evaltui.core.record.assignment import Assignment
+
+    monkeypatch.setenv("EVALTUI_REVIEW_DIR", str(tmp_path / "team"))
+    app = matrix_app(state, reviewer="ana", team=("ana,ben,cy", 2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await open_cell(app, pilot, 1, 0)
+        loaded = app.loaded
+        assert isinstance(loaded.assignment, Assignment)
+        assert loaded.agreement is None or isinstance(loaded.agreement, str)
+        mine = loaded.assignment.of("ana")
+        assert mine and f"assigned to you: {len(mine)} of" in text_of(app, "#list-title")
+        assert "Assignment(" not in screen_text(app)
+        assert app.unexpected_errors == []
