@@ -152,11 +152,11 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
 
         if hasattr(analysis, "paired"):  # a pair (also when chosen from a log directory)
             paired = analysis.paired
-            runs = [paired.baseline.source.path, paired.candidate.source.path]
+            inputs = [paired.baseline.source.path, paired.candidate.source.path]
         else:  # a run set
-            runs = [run.source.path for run in analysis.runs]
-        prefix = default_prefix(runs)
-        make_review_folder(prefix, runs)
+            inputs = [run.source.path for run in analysis.runs]
+        prefix = default_prefix(inputs)
+        make_review_folder(prefix, inputs)
     written = design.sign_off(analysis, decision, prefix, _warn)
     paths = ", ".join(str(Path(p).resolve()) for p in written)  # (named after the runs)
     return print_run_text("text", lambda: _write(f"wrote {paths}\n", EXIT_OK))

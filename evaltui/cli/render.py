@@ -51,8 +51,10 @@ STATUS_STYLE = {
 def build_report(
     analysis: Analysis, gates: tuple | None = None, width: int = 80, decision=None, review=None
 ) -> Group:
-    independent = _independent(analysis)
-    if independent:
+    from evaltui.core.analysis.independent import IndependentAnalysis
+
+    independent = isinstance(analysis, IndependentAnalysis)
+    if isinstance(analysis, IndependentAnalysis):
         from evaltui.core.report.independent import independent_report_dict
 
         d = independent_report_dict(analysis, decision)
@@ -122,7 +124,7 @@ def decision_line(decision: Any, decided: dict) -> Text:
         word, rest = split_line(decided["status"], decided["line"])
         rest = f"{SEPARATOR}{rest}" if word and rest else rest
     style = STATUS_STYLE[decided["status"]]
-    return Text.assemble((word, style), (rest, style.replace("bold ", "", 1) or None))
+    return Text.assemble((word, style), (rest, style.replace("bold ", "", 1)))
 
 
 def _binary_parts(d: dict) -> list:
@@ -155,12 +157,6 @@ def _binary_parts(d: dict) -> list:
         f"{un['se'] * 100:.2f} pts, CI [{points(un['ci'][0])}, {points(un['ci'][1])}]"
     )
     return [table, rates, summary]
-
-
-def _independent(analysis) -> bool:
-    from evaltui.core.analysis.independent import IndependentAnalysis
-
-    return isinstance(analysis, IndependentAnalysis)
 
 
 def _independent_parts(d: dict) -> list:

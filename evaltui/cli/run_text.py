@@ -77,7 +77,7 @@ class _Tail:
     def write(self, text: str) -> int:
         if text:
             self.last = text[-1]
-        return self.out.write(text)  # type: ignore[attr-defined, no-any-return]
+        return self.out.write(text)  # type: ignore[attr-defined]
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.out, name)

@@ -47,7 +47,7 @@ def add_parser(
     return parser
 
 
-def run_show(args: argparse.Namespace, pair_spec_of) -> int:  # type: ignore[no-untyped-def]
+def run_show(args: argparse.Namespace, pair_spec_of) -> int:
     from evaltui.cli.errors import EXIT_OK
     from evaltui.cli.run_text import print_run_text
     from evaltui.core.analysis.pipeline import compare

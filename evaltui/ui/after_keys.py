@@ -55,7 +55,7 @@ from collections.abc import Callable
 from textual import events
 from textual.actions import SkipAction
 from textual.app import App
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Input
@@ -72,7 +72,7 @@ class TextField:
 TEXT_FIELDS = (Input, TextField)
 
 # Textual's own focus keys (Screen.BINDINGS), handled as they are read (see above).
-FIELD_KEYS = [
+FIELD_KEYS: list[BindingType] = [
     Binding("tab", "app.focus_next", "Next field", show=False, priority=True),
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True),
 ]
@@ -117,7 +117,7 @@ class StrayKeys(App):
 class _Barrier:
     """Counts the fields still to be passed through; runs the action on the last."""
 
-    def __init__(self, waiting: int, action: Callable[[], None]) -> None:
+    def __init__(self, waiting: int, action: Callable[[], object]) -> None:
         self.waiting = waiting
         self.action = action
 
@@ -127,7 +127,7 @@ class _Barrier:
             self.action()
 
 
-def after_queued_keys(screen: Screen, action: Callable[[], None]) -> None:
+def after_queued_keys(screen: Screen, action: Callable[[], object]) -> None:
     """Call `action` (on the app's loop) once every message queued so far for the screen's text
     fields has been handled; at once when the screen has none."""
     fields = [w for w in screen.query("*") if isinstance(w, TEXT_FIELDS)]

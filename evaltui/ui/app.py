@@ -271,6 +271,9 @@ class EvalTuiApp(
                 if design is not PAIR:
                     self.post_message(IndependentLoaded(independent_view(design, found)))
                     return
+                from evaltui.core.analysis.pair_result import Analysis
+
+                assert isinstance(found, Analysis)  # (the paired design's)
                 analysis = found
             else:
                 analysis = compare(

@@ -193,7 +193,7 @@ PREVIEW_CHUNK = 2000  # rows per chunk for a reader without its own batch size; 
 def fill_previews(
     analysis: Analysis,
     rows: RowStore | Sequence[RowStore] | Sequence[ListRow],
-    done: Callable[[], None],
+    done: Callable[[], object],  # (its result unused: `post_message` gives a bool)
     pause: Callable[[], None] = lambda: None,
     said: Said | None = None,
 ) -> Refusals:

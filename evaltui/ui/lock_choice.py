@@ -11,7 +11,7 @@ when the pair is adopted.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 
@@ -26,9 +26,14 @@ from evaltui.ui.messages import LockBusy, PairLoaded
 from evaltui.ui.screens.lock_prompt import QUIT_LABEL, READ_ONLY, TAKE_OVER, LockPromptScreen
 from evaltui.ui.state import Loaded
 
+if TYPE_CHECKING:
+    from evaltui.core.analysis.pair_result import Analysis
+
 
 class LockChoice(ReviewApp):
     """Opens the pair's review, and asks when another evaltui holds it."""
+
+    pending_keep: Analysis | None  # (`cached_open.py`'s: set there first)
 
     def _progress(self, what: str, step: float) -> None:
         raise NotImplementedError  # (the app's)

@@ -157,7 +157,7 @@ def fill(
     rows: Sequence,  # RowStores, or ListRows (`loading.as_stores`)
     baseline,  # TranscriptReader
     candidate,  # TranscriptReader
-    done: Callable[[], None],
+    done: Callable[[], object],  # (its result unused: `post_message` gives a bool)
     cancelled: Callable[[], bool] = lambda: False,
     chunk_size: int = 5000,
     pause: Callable[[], None] = lambda: None,

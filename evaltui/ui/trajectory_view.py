@@ -133,8 +133,7 @@ def item_rows(
     with `unfold`. `alignment`: `align_pair`'s, computed
     here when not given (the app gives it: it is computed in a worker)."""
     if not (base.messages or cand.messages):
-        sides, pairs = side_by_side(base, cand, needle)
-        return ItemRows(sides, pairs, None)
+        return ItemRows(*side_by_side(base, cand, needle), None)
     if alignment is None:
         alignment = align(base.messages, cand.messages)
     rows: list[tuple[Text | None, Text | None]] = []

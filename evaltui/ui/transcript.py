@@ -163,7 +163,7 @@ class SideBySide:
         blank_style = Style()
         for number, (left, right) in enumerate(self.rows):
             starts.append(len(out))
-            cells = []
+            cells: list[list[list[Segment]]] = []
             for cell, w in ((left, left_w), (right, right_w)):
                 rendered = console.render_lines(
                     cell if cell is not None else Text(""),
@@ -175,9 +175,9 @@ class SideBySide:
             height = max(len(cells[0]), len(cells[1])) + gap
             for i in range(height):
                 row: list[Segment] = []
-                for j, (cell, w) in enumerate(zip(cells, (left_w, right_w), strict=True)):
-                    if i < len(cell):
-                        row.extend(cell[i])
+                for j, (lines, w) in enumerate(zip(cells, (left_w, right_w), strict=True)):
+                    if i < len(lines):
+                        row.extend(lines[i])
                     else:
                         row.append(Segment(" " * w, blank_style))
                     if j == 0:
@@ -293,7 +293,10 @@ def _word_diff(old: list[str], new: list[str]) -> tuple[list[Text], list[Text]]:
     for op, i1, i2, j1, j2 in matcher.get_opcodes():
         emit("-", a[i1:i2], op != "equal")
         emit("+", b[j1:j2], op != "equal")
-    return sides["-"].split("\n", allow_blank=True), sides["+"].split("\n", allow_blank=True)
+    return (
+        list(sides["-"].split("\n", allow_blank=True)),
+        list(sides["+"].split("\n", allow_blank=True)),
+    )
 
 
 def diff_lines(old: str, new: str, context: int = 3) -> list[DiffLine]:

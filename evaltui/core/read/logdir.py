@@ -45,7 +45,7 @@ __all__ = [
 
 MAX_DEPTH = 4  # benchmark_output/runs/<suite>/<run> is the deepest layout listed
 WORKERS = 4
-Progress = Callable[[int, int], None]  # runs described so far, runs found
+Progress = Callable[[int, int], object]  # runs described so far, runs found (result unused)
 Found = tuple[Path, ListsInDirectories]  # a run, and the format that describes it
 
 

@@ -66,6 +66,7 @@ class GatesScreen(GivenState, FooterKeys, ListKeys, ModalScreen[None]):
         self.query_one(OptionList).focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        assert event.option.id is not None  # (every option is made with its gate's index)
         gate = self.state.require_loaded().gates[int(event.option.id)]
         if not gate.item_ids:
             self.notify("this gate names no items", timeout=3)

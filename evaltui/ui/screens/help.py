@@ -3,10 +3,12 @@ is typed and in one column; then the statistics words on screen, one line each."
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.keys import format_key
 from textual.screen import ModalScreen
@@ -95,18 +97,18 @@ def _table(title: str) -> Table:
     return table
 
 
-def bindings_table(title: str, bindings: list[Binding]) -> Table:
+def bindings_table(title: str, bindings: Iterable[BindingType]) -> Table:
     table = _table(title)
     rows: list[tuple[list[str], str]] = []
-    for binding in bindings:
+    for binding in Binding.make_bindings(bindings):
         keys = _keys(binding)
         if rows and rows[-1][1] == binding.description:  # 1-9 doing one thing: one row
             rows[-1][0].append(keys)
         elif ([keys], binding.description) not in rows:  # (two screens' j/k: one row)
             rows.append(([keys], binding.description))
-    for keys, description in rows:
-        digits = all(k.isdigit() for k in keys) and len(keys) > 2
-        shown = f"{keys[0]}-{keys[-1]}" if digits else ", ".join(keys)
+    for row_keys, description in rows:
+        digits = all(k.isdigit() for k in row_keys) and len(row_keys) > 2
+        shown = f"{row_keys[0]}-{row_keys[-1]}" if digits else ", ".join(row_keys)
         table.add_row(Text(shown), literal(description))
     return table
 
@@ -143,7 +145,7 @@ class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
         tag_rows = [Binding(str(n), "", f"tag: {t}") for n, t in enumerate(tags, 1)]
         app_bindings = [  # (only the m this app has: the next metric, or the matrix of 3+ runs)
             b
-            for b in type(self.app).BINDINGS
+            for b in Binding.make_bindings(type(self.app).BINDINGS)
             if not b.action.startswith("tag(") and self.app.check_action(b.action, ()) is not False
         ]
         palette = Binding("ctrl+p", "", "Command palette: every action, by name")
@@ -157,7 +159,7 @@ class HelpScreen(GivenState, FooterKeys, ModalScreen[None]):
             independent = bindings_table("Two runs of different items", IndependentScreen.BINDINGS)
             if self.state.independent is not None:  # (this screen's keys first: nothing else is)
                 yield Static(independent)
-            yield Static(bindings_table("Lists", MainScreen.BINDINGS + ItemTable.BINDINGS))
+            yield Static(bindings_table("Lists", [*MainScreen.BINDINGS, *ItemTable.BINDINGS]))
             yield Static(bindings_table("The matrix of 3+ runs", [*MatrixScreen.BINDINGS, *back]))
             if self.state.independent is None:
                 yield Static(independent)

@@ -172,9 +172,9 @@ def numbers_block(d: dict[str, Any]) -> Group:
         if line:
             parts.append(Text(line.removeprefix("- ")))
     for warning in d["warnings"]:
-        line = Text("⚠ ", style=style_of("caution--strong"))
-        line.append_text(literal(warning, style=style_of("caution")))
-        parts.append(line)
+        said = Text("⚠ ", style=style_of("caution--strong"))
+        said.append_text(literal(warning, style=style_of("caution")))
+        parts.append(said)
     return Group(*parts)
 
 

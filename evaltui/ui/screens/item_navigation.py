@@ -12,6 +12,7 @@ from textual.app import SystemCommand
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 
+from evaltui.core.compare.trajectory import Alignment
 from evaltui.core.read.runs import Transcript
 from evaltui.ui.listmodel import ListRow
 from evaltui.ui.state import ReviewState
@@ -40,8 +41,12 @@ class ItemNavigation(Screen):
     unfold: bool
     unfolded: frozenset[tuple[int, int, int]]
 
+    @property
+    def row(self) -> ListRow:
+        return self.rows[self.index]
+
     def _show_transcripts(
-        self, item_id: str, base: Transcript, cand: Transcript, alignment: object = None
+        self, item_id: str, base: Transcript, cand: Transcript, alignment: Alignment | None = None
     ) -> None:
         raise NotImplementedError  # (the item screen's)
 
@@ -204,9 +209,11 @@ class ItemNavigation(Screen):
         top, starts, width = int(pane.scroll_y), self._row_starts(), sides.drawn_width
         if not starts or width is None:
             return
-        jumped = getattr(self, "_jumped", None)
-        held = jumped is not None and jumped[1] == top and jumped[0] < len(starts)
-        cursor = starts[jumped[0]] if held else top
+        jumped: tuple[int, int] | None = getattr(self, "_jumped", None)
+        held = None  # the row jumped to, when the view is still where the jump left it
+        if jumped is not None and jumped[1] == top and jumped[0] < len(starts):
+            held = jumped[0]
+        cursor = starts[held] if held is not None else top
         bottom = max(top, cursor) + max(pane.scrollable_content_region.height, 1)
         found = units_at(rows, starts, sides.split(width), cursor, bottom, self.app.console)
         if not found:
@@ -215,8 +222,8 @@ class ItemNavigation(Screen):
         opened = all(unit in self.unfolded for unit in found)
         self.unfolded = self.unfolded - set(found) if opened else self.unfolded | set(found)
         self._redraw_folds(top)
-        if held:
-            self.call_after_refresh(self._scroll_to_row, jumped[0])  # its start, drawn anew
+        if held is not None:
+            self.call_after_refresh(self._scroll_to_row, held)  # its start, drawn anew
 
     def action_toggle_unfold_all(self) -> None:
         """Unfold (fold again) every reasoning block, long tool-call argument and tool result."""

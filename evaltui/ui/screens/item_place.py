@@ -32,7 +32,7 @@ class KeepsPlace:
     restore_tries = 0  # looks at a pane not laid out yet for the scroll to restore
 
     def action_back(self) -> None:
-        closed(self)  # type: ignore[arg-type]  # a reopened review shows the list, not the item
+        closed(self)  # a reopened review shows the list, not the item
         super().action_back()  # type: ignore[misc]
 
 

@@ -47,7 +47,7 @@ class ItemReading(Screen):
         return self.rows[self.index]
 
     def _show_transcripts(
-        self, item_id: str, base: Transcript, cand: Transcript, alignment: object = None
+        self, item_id: str, base: Transcript, cand: Transcript, alignment: Alignment | None = None
     ) -> None:
         raise NotImplementedError  # (the item screen's)
 
@@ -115,7 +115,7 @@ class ItemReading(Screen):
                     # Shown before the slow reads start: they would take both cores from it.
                     shown = threading.Event()
                     aligned = align_pair(*early)
-                    self.post_message(TranscriptsRead(item_id, *early, shown, aligned))
+                    self.post_message(TranscriptsRead(item_id, early[0], early[1], shown, aligned))
                     shown.wait(timeout=1.0)
             full = [
                 pool.submit(reader.read, row) if have is None else None
@@ -124,6 +124,7 @@ class ItemReading(Screen):
             base, cand = (
                 f.result() if f is not None else have for f, have in zip(full, done, strict=True)
             )
+        assert base is not None and cand is not None  # (each side read, quick or in full)
         show = show and (gen is None or gen == self._read_gen)
         if show and (base.messages or cand.messages):
             self.post_message(Aligning(item_id, (len(base.messages), len(cand.messages))))
@@ -156,4 +157,6 @@ class ItemReading(Screen):
         """The item's row in `paired.items` (ListRow.index is exactly that)."""
         if self.row.item_id == item_id:
             return self.row.index
-        return self.state.require_loaded().analysis.paired.items[ITEM_ID].index_of(item_id)
+        index = self.state.require_loaded().analysis.paired.items[ITEM_ID].index_of(item_id)
+        assert index is not None  # (an item of the pair's list)
+        return index

@@ -95,10 +95,10 @@ class FooterKeys:
         for entry in self.FOOTER:
             if entry.when is not None and not entry.when(self):
                 continue
-            key = self._footer_key(entry, by_id, by_action)
-            if key is None or key in shown:
+            footer_key = self._footer_key(entry, by_id, by_action)
+            if footer_key is None or footer_key in shown:
                 continue
-            active_binding = active[key]
+            active_binding = active[footer_key]
             display = entry.key or self.app.get_key_display(active_binding.binding)  # type: ignore[attr-defined]
             if entry.binding == TAGS:
                 display = entry.key or f"1-{tag_count(self)}"
@@ -108,7 +108,7 @@ class FooterKeys:
             binding = replace(
                 active_binding.binding, show=True, description=entry.label, key_display=display
             )
-            shown[key] = active_binding._replace(binding=binding)
+            shown[footer_key] = active_binding._replace(binding=binding)
         hidden = {
             key: b._replace(binding=replace(b.binding, show=False))
             for key, b in active.items()

@@ -222,7 +222,7 @@ class MainScreen(
         shown = self.state.shown(item_id)[0] if self.state.loaded is not None else None
         return bool(shown is not None and shown.note)  # (another's hidden until you tag)
 
-    def on_resize(self) -> None:
+    def on_resize(self, event: object = None) -> None:
         self.refresh_header()
         self._fit_preview()
 
@@ -289,7 +289,7 @@ class MainScreen(
             if name not in LISTS:
                 return (f"No {singular(name)} in this pair.", "r shows the regressions.")
             other = "improvements" if name == "regressions" else "regressions"
-            lines = (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
+            lines: tuple[str, ...] = (f"No {name} in this pair.", f"{other[0]} shows the {other}.")
             loaded = self.state.loaded
             if loaded is None or len(loaded.analysis.metrics) < 2:
                 return lines

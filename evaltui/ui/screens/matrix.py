@@ -130,9 +130,9 @@ class MatrixScreen(GivenState, FooterKeys, Screen):
     # -- the words ---------------------------------------------------------------------------
 
     def _show_decision(self) -> None:
-        line = self.state.run_set_line()  # ("DECIDING…" while the set is decided anew)
-        if line is not None:
-            self.query_one("#matrix-decision", Static).update(first_line_text(line))
+        first = self.state.run_set_line()  # ("DECIDING…" while the set is decided anew)
+        if first is not None:
+            self.query_one("#matrix-decision", Static).update(first_line_text(first))
         lines = omnibus_lines(self.run_set, md=False)
         omnibus = Text()
         omnibus.append_text(literal_line(lines[0], 600, style="bold"))

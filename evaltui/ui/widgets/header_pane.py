@@ -243,7 +243,7 @@ def metric_lines(analysis: Analysis, metric_key: bool = True) -> Text:
         role = {"secondary": " (secondary)", "monitor": " (monitor)"}.get(row.role, "")
         verdict = VERDICT_SHORT.get(row.verdict, row.verdict)
         line = f"{name}{role} {row_effect(row).text}, {verdict}"
-        style = "bold" if current else ""
+        style: str | Style = "bold" if current else ""
         if row.verdict == "regressed" and row.blocks:
             style = style_of("verdict--regressed")
         text.append_text(literal(line, style=style))
@@ -259,6 +259,7 @@ def _deciding_verdict(analysis: Analysis) -> Text:
 
 def _binary_lines(text: Text, analysis: Analysis, coloured: bool = True) -> None:
     c = analysis.binary
+    assert c is not None  # (called for a pass/fail analysis only)
     t = c.table
     text.append(f"both pass {t.both_pass:,}")
     text.append(" │ ")
@@ -289,6 +290,7 @@ def _binary_lines(text: Text, analysis: Analysis, coloured: bool = True) -> None
 
 def _graded_lines(text: Text, analysis: Analysis) -> None:
     g = analysis.graded
+    assert g is not None  # (called for a graded analysis only)
     p = analysis.in_points
     base_mean, cand_mean = arm_means(analysis)
     what = "pass rate per item" if p else analysis.metric
