@@ -7,6 +7,7 @@ import threading
 
 from evaltui.cli.progress_line import ERASE, ProgressLine, terminal_progress
 from evaltui.core.words import STILL_SECONDS as STILL
+from tests.fake_clock import FakeClock
 
 
 class Terminal(io.StringIO):
@@ -86,18 +87,10 @@ def test_a_step_said_in_the_first_moment_is_drawn_once_the_moment_has_passed():
     assert screen.getvalue().endswith(ERASE)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_line_that_stands_still_says_how_long_it_has():
     """A step without a count (the costs' bootstraps, 8 s on a large pair) must not look like
     a hung command: after `STILL` seconds unchanged the line says its seconds, each tick."""
-    screen, clock = Terminal(), Clock()
+    screen, clock = Terminal(), FakeClock()
     line = ProgressLine(screen, 0, tick=0, clock=clock)  # (ticked by hand below)
     line("comparing the runs' costs (paired bootstrap over 200,000 items)", 0, 0)
     said = "evaltui: comparing the runs' costs (paired bootstrap over 200,000 items)…"
@@ -121,7 +114,7 @@ def test_a_line_that_stands_still_says_how_long_it_has():
 
 def test_the_same_words_said_again_keep_their_seconds():
     """A reader repeating its last words (a count that waits on one long call) is still."""
-    screen, clock = Terminal(), Clock()
+    screen, clock = Terminal(), FakeClock()
     line = ProgressLine(screen, 0, tick=0, clock=clock)
     line("reading the baseline and the candidate (1.1 of 1.1 GB)", 0.9, 3)
     clock.now += 3
@@ -145,7 +138,7 @@ class Watched(Terminal):
 
 
 def test_the_ticks_run_by_themselves_and_stop_at_the_erase():
-    screen, clock = Watched("· 5 s"), Clock()
+    screen, clock = Watched("· 5 s"), FakeClock()
     line = ProgressLine(screen, 0, tick=0.01, clock=clock)
     line("comparing the runs' costs", 0, 0)
     clock.now += 5  # (the clock moves only when told)

@@ -11,19 +11,12 @@ from textual.widgets import Static
 
 import evaltui.core.analysis.pipeline as compare_module
 from evaltui.ui.loading_words import OPENING, LoadingWords
+from tests.fake_clock import FakeClock
 from tests.ui.helpers import demo_app, screen_lines, settle, until
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 50.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_the_line_says_its_seconds_once_it_has_stood_two():
-    clock = Clock()
+    clock = FakeClock()
     words = LoadingWords(clock)
     assert words.line() == OPENING
     clock.now += 1.9
@@ -50,7 +43,7 @@ async def test_the_loading_screen_says_how_long_its_step_has_stood(tmp_path, mon
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.main_screen is not None, "the main screen")
             screen = app.main_screen
-            clock = Clock()
+            clock = FakeClock()
             screen.loading_words = LoadingWords(clock)
             clock.now += 6.4
             screen._redraw_loading()  # (what its one-second timer does)
