@@ -11,7 +11,7 @@ decision and every screen follow. It holds no statistics: numbers come from core
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import KW_ONLY, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -58,6 +58,9 @@ class Loaded:
     rows: dict[str, RowStore]  # (`loading.list_rows`: each row made when first asked for)
     gates: tuple[Any, ...] = ()
     decision: Any = None  # core.decision.Decision: what the header's first line says
+    # By name only: handed over by position, a team's assignment once became the agreement
+    # line (a run set's pair crashed in its header).
+    _: KW_ONLY
     agreement: str | None = None  # a shared review: the reviewers' agreement line (core's words)
     assignment: Assignment | None = None  # a team's split of the regressions (`--reviewers`)
 
