@@ -158,8 +158,11 @@ class MainScreen(
         )
 
     def _redraw_loading(self) -> None:
-        """Every `TICK` while the pair loads: the line says how long it has stood."""
-        self.query_one("#loading-label", Static).update(Text(self.loading_words.line()))
+        """Every `TICK` while the pair loads: the line says how long it has stood (not while
+        another screen opened over this one: a run set's matrix, two runs of different
+        items)."""
+        if self.is_current:
+            self.query_one("#loading-label", Static).update(Text(self.loading_words.line()))
 
     def on_analysis_changed(self, message: AnalysisChanged) -> None:
         if message.first:
