@@ -21,7 +21,9 @@ __all__ = ["cached_pair"]  # (the fixture, shared with the scan cache's tests)
 
 
 @pytest.mark.slow  # (an app flow of 3 s: .ci/run's slow stage)
-@pytest.mark.parametrize("size", [(120, 40), (80, 20)], ids=["full-header", "folded-header"])
+@pytest.mark.parametrize(
+    "size", [(120, 40), (80, 30), (80, 20)], ids=["full-header", "narrow-header", "folded-header"]
+)
 async def test_the_header_and_the_sign_off_say_how_far_the_inputs_hashing_is(
     tmp_path, cached_pair, monkeypatch, size
 ):
@@ -46,10 +48,13 @@ async def test_the_header_and_the_sign_off_say_how_far_the_inputs_hashing_is(
         assert app.state.inputs_hashed == (half, total)
         how_far = f"{half / 1e6:.1f} of {total / 1e6:.1f} MB read"
         header = str(app.screen.query_one(HeaderPane).content)
-        if size[1] > 20:
+        short = f"sign-off waits: sha256 {half / 1e6:.1f}/{total / 1e6:.1f} MB"
+        header_rows = _header_height(app)
+        if size[0] > 80:
             assert f"sign-off waits for the inputs' sha256 ({how_far})" in header
-        else:  # the folded header's second line, whole up to its `h` hint at 80 columns
-            assert f"sign-off waits: sha256 {half / 1e6:.1f}/{total / 1e6:.1f} MB" in header
+        else:  # the short words: the long ones would wrap the triage line (the folded
+            # header's second line, whole up to its `h` hint; the full header's triage line)
+            assert short in header and "the inputs' sha256 (" not in header
         screen = await sign_off(app, pilot, tmp_path / "early", held=("confirm",))
         assert isinstance(app.screen, SignoffScreen)
         refusal = str(screen.query_one("#signoff-error").content)
@@ -60,7 +65,13 @@ async def test_the_header_and_the_sign_off_say_how_far_the_inputs_hashing_is(
         await settle(app, pilot)
         assert app.state.inputs_hashed is None
         assert not any("sign-off waits" in line for line in screen_lines(app))
+        assert _header_height(app) == header_rows  # the header kept its height
         await sign_off(app, pilot, tmp_path / "signed")
         await written(app, pilot)
         assert app.last_signoff is not None
     assert (tmp_path / "signed.json").exists()
+
+
+def _header_height(app) -> int:
+    """The rows the main screen's header takes (a dialog may be open over it)."""
+    return app.main_screen.query_one(HeaderPane).size.height

@@ -55,6 +55,7 @@ class MainHeader(Screen):
             loaded.agreement,
             metric_key=self.state.run_set is None,
             hashed=self.state.inputs_hashed,
+            width=width,
         )
         runs = runs_text(loaded.analysis, width, folded=False)
         spare = self.size.height - len(full.wrap(self.app.console, width)) - CHROME_LINES - 1

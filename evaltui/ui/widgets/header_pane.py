@@ -142,6 +142,11 @@ def keep_run_cost_line(analysis: Analysis, line: str) -> None:
     _COST_SEEN[:] = [(analysis.paired, line)]
 
 
+def short_hashing(hashed: tuple[int, int]) -> str:
+    """How far the inputs' sha256 are, in few words (" · sign-off waits: sha256 0.2/0.7 MB")."""
+    return f" · sign-off waits: sha256 {size_done(*hashed, between='/')}"
+
+
 def header_text(
     analysis: Analysis,
     triaged: int,
@@ -153,14 +158,16 @@ def header_text(
     *,
     metric_key: bool = True,
     hashed: tuple[int, int] | None = None,
+    width: int | None = None,
 ) -> Text:
     """The full header (`agreement`: a shared review's agreement line, the core's words;
     `metric_key`: whether `m` moves to the next metric; in a run set's pair it goes back to the
     matrix; `hashed`: the inputs' bytes hashed and to hash while the sign-off waits for their
-    sha256, said on the triage line). While the analysis that decides still runs
-    (`waiting_for`), no line says a verdict or a gate's status and nothing is green or red:
-    the item-level verdict and headline, the sensitivity analysis and the gates may all change
-    when it arrives."""
+    sha256, said on the triage line, in the folded header's short words when the long ones
+    would wrap it at `width`: the header would gain a row, and lose it when the hash ends).
+    While the analysis that decides still runs (`waiting_for`), no line says a verdict or a
+    gate's status and nothing is green or red: the item-level verdict and headline, the
+    sensitivity analysis and the gates may all change when it arrives."""
     deciding = bool(waiting_for(analysis))
     text = Text()
     if decision is not None:
@@ -219,7 +226,10 @@ def header_text(
         text.append(" · by tag: ")
         text.append_text(literal_line(counts, 200))
     if hashed is not None:
-        text.append(" · " + hashing_line(hashed), style="italic")
+        said = f" · {hashing_line(hashed)}"
+        if width is not None and len(text.plain) - text.plain.rfind("\n") - 1 + len(said) > width:
+            said = short_hashing(hashed)
+        text.append(said, style="italic")
     if len(analysis.metrics) > 1:
         text.append("\n")
         text.append_text(metric_lines(analysis, metric_key))
@@ -425,7 +435,7 @@ def collapsed_header_text(
                 f" · {GATE_ICON[status]} {plural(count, 'gate')} {status}", GATE_STYLE[status]
             )
     if hashed is not None:  # (short: the line holds the verdict and the warnings at 80 columns)
-        second.append(f" · sign-off waits: sha256 {size_done(*hashed, between='/')}", "italic")
+        second.append(short_hashing(hashed), "italic")
     second.append(" · h: full header", style="dim")
     for line in (first, second):
         line.truncate(max(width, 10), overflow="ellipsis")
