@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.cells import cell_len
 from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
@@ -227,7 +228,8 @@ def header_text(
         text.append_text(literal_line(counts, 200))
     if hashed is not None:
         said = f" · {hashing_line(hashed)}"
-        if width is not None and len(text.plain) - text.plain.rfind("\n") - 1 + len(said) > width:
+        triage_line = text.plain.rsplit("\n", 1)[-1]  # (in cells: a tag may be wide text)
+        if width is not None and cell_len(triage_line + said) > width:
             said = short_hashing(hashed)
         text.append(said, style="italic")
     if len(analysis.metrics) > 1:
