@@ -8,13 +8,16 @@ lock is the kernel's flock, dropped when the process dies.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import pty
 import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import textwrap
 import threading
 import time
@@ -40,7 +43,10 @@ SCRIPT = Path(sys.executable).parent / "evaltui"
 BASE, CAND = SAMPLE_RUNS / "baseline.jsonl", SAMPLE_RUNS / "candidate.jsonl"
 TIMEOUT = 30.0  # any one wait gives up after this, instead of hanging the suite
 HANGUP_CODE = 128 + signal.SIGHUP
-FIRST_SCREEN = "Triage: 0 of 9"  # the main screen's header: the first screen is up
+# The main screen's header is up: words of its first line, full or folded (at 80x24 the decided
+# full header is too tall and folds by itself, so the triage line is drawn only while deciding).
+FIRST_SCREEN = "9 of 9 untriaged"
+PTY_ROWS, PTY_COLUMNS = 30, 100  # the pty's size, as a terminal sets it (0x0 otherwise)
 # Escape sequences (CSI, charset, OSC/DCS/APC strings) between the words the app draws.
 ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[P\]X^_][^\x07\x1b]*")
 
@@ -100,6 +106,7 @@ class PtyApp:
 
     def __init__(self, state: Path, own_session: bool = False) -> None:
         self.master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", PTY_ROWS, PTY_COLUMNS, 0, 0))
         os.set_inheritable(slave, True)
         env = {**os.environ, "EVALTUI_STATE_DIR": str(state), "TERM": "xterm-256color"}
         env.pop("EVALTUI_DEBUG", None)
