@@ -35,7 +35,7 @@ from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
 from evaltui.core.analysis.read_both import wait_for_hashes
 from evaltui.core.compare.pairing import arm_columns
-from evaltui.core.compare.spec import CompareSpec
+from evaltui.core.compare.spec import CompareSpec, written_path
 from evaltui.core.errors import UsageError
 from evaltui.core.lookalike import describe, lookalike_groups
 from evaltui.core.policy import Policy, load_policy
@@ -100,7 +100,7 @@ class RunSetSpec:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": RUN_SET_SCHEMA,
-            "runs": [str(p) for p in self.runs],
+            "runs": [written_path(p) for p in self.runs],
             "spec": self.base.to_dict(),
         }
 

@@ -229,3 +229,12 @@ def test_the_set_decision_reads_the_tags_of_the_state_folder_it_is_given(tmp_pat
     by_pair = {p.candidate: d for p, d in here.pairs}
     assert by_pair[1].untriaged == 0
     assert {p.candidate: d for p, d in elsewhere.pairs}[1].untriaged == 9
+
+
+def test_a_run_set_written_out_names_its_urls_whole_and_reads_back_the_same():
+    urls = ["s3://logs/a.eval", "gs://logs/b.eval", "https://example.org/c.eval"]
+    spec = RunSetSpec.of(CompareSpec.create(urls[0], urls[1]), [urls[2]])
+    written = spec.to_dict()
+    assert written["runs"] == urls  # (`Path` folds them into `s3:/logs/a.eval`)
+    assert (written["spec"]["baseline"], written["spec"]["candidate"]) == tuple(urls[:2])
+    assert RunSetSpec.from_dict(json.loads(json.dumps(written))) == spec

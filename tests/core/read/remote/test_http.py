@@ -39,6 +39,21 @@ def test_report_over_http_matches_the_local_files(http_root, capsys, monkeypatch
     assert base in remote and "http:/1" not in remote  # the URL shown whole, not folded
 
 
+def test_the_json_report_names_the_urls_whole_in_its_spec_too(http_root, capsys):
+    """`Path` folds `http://host/x` into `http:/host/x`; the spec block (which a record keeps
+    and an auditor reads) wrote it so, while the inputs block had the URL whole."""
+    import json
+
+    server, _ = http_root
+    base, cand = f"{server.url}/baseline.jsonl", f"{server.url}/candidate.jsonl"
+    policy = f"{server.url}/policy.toml"
+    main(["report", "--format", "json", base, cand, "--policy", policy])
+    written = capsys.readouterr().out
+    spec = json.loads(written)["spec"]
+    assert (spec["baseline"], spec["candidate"], spec["policy"]) == (base, cand, policy)
+    assert "http:/1" not in written
+
+
 def test_jsonl_over_http_is_cached_by_etag(http_root, capsys, remote_env):
     server, _ = http_root
     urls = [f"{server.url}/baseline.jsonl", f"{server.url}/candidate.jsonl"]
