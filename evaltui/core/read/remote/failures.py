@@ -1,9 +1,11 @@
 """What went wrong with a remote read, in one line that names the URL and what to do.
 
 Store libraries raise a zoo of exceptions (botocore's ClientError inside an OSError, aiohttp's
-ClientResponseError, FileNotFoundError, fsspec's FileExpired, socket timeouts). `classify`
-turns any of them into a `Failure`: a kind, whether a retry may help (throttling, a dropped
-connection, a timeout, a 5xx), and the sentence the user reads. `RemoteError` is an
+ClientResponseError, the Azure SDK's HttpResponseError with its `error_code` and `status_code`,
+FileNotFoundError, fsspec's FileExpired, socket timeouts). `classify` turns any of them into a
+`Failure`: a kind, whether a retry may help (throttling, a dropped connection, a timeout, a
+5xx), and the sentence the user reads, which names the store's own way to fix credentials and
+endpoints (`remote_error`: the URL's scheme says which store). `RemoteError` is an
 `InputError`, so every command prints it as one line and exits 2.
 """
 
@@ -25,10 +27,34 @@ THROTTLING = (
     "ServiceUnavailable",
     "InternalError",
     "RequestTimeout",
+    "ServerBusy",  # Azure
+    "OperationTimedOut",
 )
 CREDENTIALS = ("ExpiredToken", "ExpiredTokenException", "InvalidAccessKeyId",
                "SignatureDoesNotMatch", "InvalidToken", "TokenRefreshRequired",
                "AuthenticationFailed", "InvalidAuthenticationInfo")  # fmt: skip
+# Exceptions that say no credentials could be found or used (boto, Azure's identity chain).
+NO_CREDENTIALS = frozenset({"NoCredentialsError", "PartialCredentialsError", "TokenRetrievalError",
+                            "CredentialRetrievalError", "UnauthorizedSSOTokenError",
+                            "CredentialUnavailableError", "ClientAuthenticationError"})  # fmt: skip
+# adlfs's words when the environment names no Azure account or connection string
+AZURE_NO_ACCOUNT = "Must provide either a connection_string or account_name"
+# How each store's user fixes credentials, and which setting names its endpoint.
+CREDENTIAL_WAYS = {
+    "s3": "environment, config file, `aws sso login`, instance role",
+    "gs": "GOOGLE_APPLICATION_CREDENTIALS, `gcloud auth application-default login`, the "
+    "instance's service account",
+    "az": "AZURE_STORAGE_CONNECTION_STRING, AZURE_STORAGE_ACCOUNT_NAME with a key or SAS "
+    "token, `az login`",
+    "hf": "HF_TOKEN, `hf auth login`",
+}
+ENDPOINT_SETTINGS = {
+    "s3": "AWS_ENDPOINT_URL",
+    "gs": "STORAGE_EMULATOR_HOST",
+    "az": "the connection string's BlobEndpoint",
+    "hf": "HF_ENDPOINT",
+}
+STORE_OF_SCHEME = {"gcs": "gs", "abfs": "az", "abfss": "az"}
 
 
 class RemoteError(InputError):
@@ -61,13 +87,17 @@ def _code(exc: BaseException) -> str | None:
         error = response.get("Error")
         if isinstance(error, dict) and error.get("Code"):
             return str(error["Code"])
+    code = getattr(exc, "error_code", None)  # Azure's (a StorageErrorCode, a str enum)
+    if isinstance(code, str) and code:
+        return str(getattr(code, "value", code))
     return None
 
 
 def _status(exc: BaseException) -> int | None:
-    status = getattr(exc, "status", None)
-    if isinstance(status, int):
-        return status
+    for name in ("status", "status_code"):  # (aiohttp's, the Azure SDK's)
+        status = getattr(exc, name, None)
+        if isinstance(status, int):
+            return status
     response = getattr(exc, "response", None)
     if isinstance(response, dict):
         meta = response.get("ResponseMetadata")
@@ -86,7 +116,7 @@ def classify(exc: BaseException) -> Failure:
     if (
         "FileExpired" in names
         or 412 in statuses
-        or "PreconditionFailed" in codes
+        or codes & {"PreconditionFailed", "ConditionNotMet"}
         or (isinstance(exc, OSError) and exc.errno == errno.EINVAL and "pre-condition" in text)
     ):
         return Failure(
@@ -95,21 +125,26 @@ def classify(exc: BaseException) -> Failure:
             "the object changed while it was being read (its ETag moved); nothing was kept: "
             "open it again once the writer has finished",
         )
-    if codes & set(CREDENTIALS) or names & {"NoCredentialsError", "PartialCredentialsError",
-                                             "TokenRetrievalError", "CredentialRetrievalError",
-                                             "UnauthorizedSSOTokenError"}:  # fmt: skip
+    if codes & set(CREDENTIALS) or names & NO_CREDENTIALS or AZURE_NO_ACCOUNT in text:
         return Failure(
             "credentials",
             False,
             "the store's credentials are missing, invalid or expired: refresh them in the "
-            "store's own way (environment, config file, `aws sso login`, instance role)",
+            "store's own way ({ways})",
         )
-    if "NoSuchBucket" in codes or "bucket does not exist" in text.lower():
+    if codes & {"NoSuchBucket", "ContainerNotFound"} or "bucket does not exist" in text.lower():
         return Failure(
             "bucket", False, "the bucket does not exist (check its name and the endpoint)"
         )
     if (
-        codes & {"AccessDenied", "Forbidden", "AllAccessDisabled"}
+        codes
+        & {
+            "AccessDenied",
+            "Forbidden",
+            "AllAccessDisabled",
+            "AuthorizationFailure",
+            "AuthorizationPermissionMismatch",
+        }
         or statuses & {401, 403}
         or any(isinstance(e, PermissionError) for e in chain)
     ):
@@ -120,7 +155,7 @@ def classify(exc: BaseException) -> Failure:
             "bucket policy or the token's scopes)",
         )
     if (
-        codes & {"NoSuchKey", "NotFound", "404"}
+        codes & {"NoSuchKey", "NotFound", "404", "BlobNotFound", "ResourceNotFound"}
         or 404 in statuses
         or any(isinstance(e, FileNotFoundError) for e in chain)
     ):
@@ -133,14 +168,15 @@ def classify(exc: BaseException) -> Failure:
     if timeout or names & {"EndpointConnectionError", "ConnectTimeoutError", "ReadTimeoutError",
                            "ClientConnectorError", "ServerDisconnectedError",
                            "ClientPayloadError", "ConnectionClosedError",
-                           "ClientOSError"} or any(
+                           "ClientOSError", "ServiceRequestError",
+                           "ServiceResponseError"} or any(
         isinstance(e, ConnectionError) for e in chain
     ):  # fmt: skip
         return Failure(
             "unreachable",
             True,
             "cannot reach the store (timed out or refused; check the endpoint, the network "
-            "or AWS_ENDPOINT_URL)",
+            "or {endpoint})",
         )
     first = " ".join(str(exc).split())[:160] or type(exc).__name__
     return Failure("other", False, f"cannot be read: {first}")
@@ -149,4 +185,16 @@ def classify(exc: BaseException) -> Failure:
 def remote_error(url: str, exc: BaseException, tries: int = 1) -> RemoteError:
     failure = classify(exc)
     suffix = f" (after {tries} tries)" if tries > 1 else ""
-    return RemoteError(url, failure.advice + suffix, failure.kind)
+    return RemoteError(url, _for_store(failure, url) + suffix, failure.kind)
+
+
+def _for_store(failure: Failure, url: str) -> str:
+    """The advice with the store's own ways to fix credentials and its endpoint setting (only
+    those two kinds' words are templates: another's may quote the store's own text)."""
+    if failure.kind not in ("credentials", "unreachable"):
+        return failure.advice
+    scheme = url.split("://", 1)[0].lower() if "://" in url else ""
+    store = STORE_OF_SCHEME.get(scheme, scheme)
+    ways = CREDENTIAL_WAYS.get(store, "environment, config file")
+    endpoint = ENDPOINT_SETTINGS.get(store, "the URL")
+    return failure.advice.format(ways=ways, endpoint=endpoint)

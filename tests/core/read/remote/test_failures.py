@@ -3,13 +3,14 @@ exception means, and the retry loop's bound and backoff."""
 
 from __future__ import annotations
 
+import enum
 import errno
 from pathlib import Path
 
 import pytest
 
 from evaltui.core.read.remote import retry
-from evaltui.core.read.remote.failures import RemoteError, classify
+from evaltui.core.read.remote.failures import RemoteError, classify, remote_error
 from evaltui.core.read.remote.urls import url_of
 
 
@@ -40,6 +41,25 @@ class _ClientError(Exception):
         self.response = {"Error": {"Code": code}, "ResponseMetadata": {"HTTPStatusCode": status}}
 
 
+# (str, Enum) as azure.storage.blob's is: its str() is "_StorageErrorCode.X", not the code
+class _StorageErrorCode(str, enum.Enum):  # noqa: UP042
+    AUTHENTICATION_FAILED = "AuthenticationFailed"
+    AUTHORIZATION_FAILURE = "AuthorizationFailure"
+    CONTAINER_NOT_FOUND = "ContainerNotFound"
+    BLOB_NOT_FOUND = "BlobNotFound"
+    CONDITION_NOT_MET = "ConditionNotMet"
+    SERVER_BUSY = "ServerBusy"
+
+
+class _Azure(Exception):
+    """The shape of azure.core's HttpResponseError as the storage SDK raises it."""
+
+    def __init__(self, code: str, status: int) -> None:
+        super().__init__(f"Operation returned an invalid status ({code})")
+        self.error_code = _StorageErrorCode(code)
+        self.status_code = status
+
+
 def _wrapped(inner: BaseException) -> OSError:
     outer = OSError(errno.EIO, str(inner))
     outer.__cause__ = inner  # as s3fs's translate_boto_error does
@@ -62,11 +82,49 @@ def _wrapped(inner: BaseException) -> OSError:
         ),  # fmt: skip
         (ConnectionRefusedError(111, "refused"), "unreachable", True),
         (TimeoutError(), "unreachable", True),
+        # the Azure SDK's errors: a code (a str enum) and a `status_code`, not boto's dict
+        (_Azure("AuthenticationFailed", 403), "credentials", False),
+        (_Azure("AuthorizationFailure", 403), "denied", False),
+        (_Azure("ContainerNotFound", 404), "bucket", False),
+        (_Azure("BlobNotFound", 404), "missing", False),
+        (_Azure("ConditionNotMet", 412), "changed", False),
+        (_Azure("ServerBusy", 503), "throttled", True),
+        (type("ServiceRequestError", (Exception,), {})("Cannot connect"), "unreachable", True),
+        (
+            ValueError(
+                "unable to connect to account for Must provide either a connection_string "
+                "or account_name with credentials!!"
+            ),
+            "credentials",
+            False,
+        ),  # fmt: skip
     ],
 )
 def test_store_errors_are_classified(exc, kind, transient):
     failure = classify(exc)
     assert (failure.kind, failure.transient) == (kind, transient)
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("s3://b/k.eval", "or AWS_ENDPOINT_URL)"),
+        ("gs://b/k.eval", "or STORAGE_EMULATOR_HOST)"),
+        ("az://c/k.eval", "or the connection string's BlobEndpoint)"),
+        ("abfs://c/k.eval", "or the connection string's BlobEndpoint)"),
+        ("hf://datasets/o/r/k.eval", "or HF_ENDPOINT)"),
+        ("https://h/k.eval", "or the URL)"),
+    ],
+)
+def test_an_unreachable_store_is_told_by_its_own_endpoint_setting(url, said):
+    assert remote_error(url, ConnectionRefusedError(111, "refused")).problem.endswith(said)
+
+
+def test_missing_credentials_are_told_the_stores_own_way_to_fix_them():
+    expired = _Azure("AuthenticationFailed", 403)
+    assert "`az login`" in remote_error("az://c/k", expired).problem
+    assert "`aws sso login`" in remote_error("s3://b/k", expired).problem
+    assert "`gcloud auth application-default login`" in remote_error("gs://b/k", expired).problem
 
 
 def test_transient_failures_are_retried_with_growing_waits_then_named(monkeypatch):
