@@ -4,6 +4,7 @@ and one Range-capable HTTP server per module, so the default run stays cheap."""
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -13,7 +14,15 @@ import pytest
 
 from evaltui.core.read.formats import inspect_elsewhere
 from evaltui.core.read.remote import retry, stores
-from tests.core.read.remote.servers import GCSEmulator, RangeHTTPServer, S3Endpoint, environment
+from tests.core.read.remote.servers import (
+    AZURITE_INSTALL,
+    AzuriteBlob,
+    GCSEmulator,
+    RangeHTTPServer,
+    S3Endpoint,
+    azurite_command,
+    environment,
+)
 
 DATA = Path(__file__).resolve().parents[3] / "data"
 INSPECT = DATA / "inspect_ai"
@@ -53,6 +62,36 @@ def s3(remote_env):
         yield endpoint
         stores.forget()
     endpoint.stop()
+
+
+@pytest.fixture(scope="module")
+def azurite(remote_env):
+    """Azurite's blob service on a free loopback port, AZURE_STORAGE_CONNECTION_STRING pointing
+    at it (the Azure SDK's own variable, which adlfs reads), and a container `logs` holding
+    the same real Inspect logs and demo runs as the S3 bucket. Azurite is an npm package:
+    `.ci/run` installs it and sets EVALTUI_REQUIRE_AZURITE, so CI fails rather than skips."""
+    command = azurite_command()
+    if command is None:
+        if os.environ.get("EVALTUI_REQUIRE_AZURITE"):
+            pytest.fail(f"Azurite is required here but not found ({AZURITE_INSTALL})")
+        pytest.skip(f"Azurite not installed ({AZURITE_INSTALL}; .ci/run does it)")
+    endpoint = AzuriteBlob(command)
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            for name in ("ACCOUNT_NAME", "KEY", "SAS_TOKEN"):  # (adlfs reads these too)
+                mp.delenv(f"AZURE_STORAGE_{name}", raising=False)
+            mp.setenv("AZURE_STORAGE_CONNECTION_STRING", endpoint.connection_string())
+            stores.forget()
+            container = endpoint.container("logs")
+            container.create_container()
+            for path in (BASE, CAND, OTHER):
+                container.upload_blob(f"inspect/{path.name}", path.read_bytes())
+            for name in ("baseline.jsonl", "candidate.jsonl"):
+                container.upload_blob(f"demo/{name}", (SAMPLE_RUNS / name).read_bytes())
+            yield endpoint
+            stores.forget()
+    finally:
+        endpoint.stop()
 
 
 @pytest.fixture(scope="module")

@@ -3,6 +3,8 @@
 - `S3Endpoint`: moto's S3 server (moto[server], a test extra) on a free port, behind a small
   counting proxy that can also answer `503 SlowDown` for the next N requests, so the tests
   assert on requests and bytes as the server saw them, and provoke throttling for real.
+- `AzuriteBlob`: Azurite, Microsoft's Azure Storage emulator (an npm package: `.ci/run`
+  installs it), its blob service on a free port behind the same counting proxy.
 - `RangeHTTPServer`: a plain HTTP server with Range and If-Match support for `https://` paths
   (served as http:// on the loopback: TLS is the transport's business, not evaltui's).
 """
@@ -174,6 +176,103 @@ class GCSEmulator:
         self.proxy.shutdown()
         self.proxy.server_close()
         self.server.stop()
+
+
+# Azurite's well-known development account (its documentation's, the same in every install).
+AZURITE_ACCOUNT = "devstoreaccount1"
+AZURITE_KEY = (
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+AZURITE_INSTALL = "npm install --prefix .ci azurite"  # (what .ci/run does)
+
+
+def azurite_command() -> str | None:
+    """Azurite's blob service: EVALTUI_AZURITE, else where `.ci/run` installs it, else PATH."""
+    import shutil
+
+    named = os.environ.get("EVALTUI_AZURITE")
+    if named:
+        return named
+    installed = Path(__file__).resolve().parents[4] / ".ci" / "node_modules" / ".bin"
+    if (installed / "azurite-blob").exists():
+        return str(installed / "azurite-blob")
+    return shutil.which("azurite-blob")
+
+
+class AzuriteBlob:
+    """Azurite's blob service in memory on a free loopback port (a child process, stopped by
+    `stop`), and the counting proxy in front of it; the Azure SDK reaches it by a connection
+    string (`connection_string`), as it reaches any account."""
+
+    def __init__(self, command: str) -> None:
+        import socket
+        import subprocess
+        import time
+
+        with socket.socket() as probe:  # a free port (Azurite takes no port 0)
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [command, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
+             "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while True:  # a barrier: the port answers (Node's start takes a second or two)
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    error = self.process.stderr.read() if self.process.stderr else b""
+                    self.process.kill()
+                    raise RuntimeError(f"Azurite did not start: {error[-500:]!r}") from None
+                time.sleep(0.05)
+        self.proxy = _Proxy(port)
+        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
+        self.thread.start()
+        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}/{AZURITE_ACCOUNT}"
+        self.direct = f"http://127.0.0.1:{port}/{AZURITE_ACCOUNT}"
+
+    def connection_string(self, direct: bool = False, key: str = AZURITE_KEY) -> str:
+        endpoint = self.direct if direct else self.url
+        return (f"DefaultEndpointsProtocol=http;AccountName={AZURITE_ACCOUNT};AccountKey={key};"
+                f"BlobEndpoint={endpoint};")  # fmt: skip
+
+    def container(self, name: str):  # an Azure SDK client for setting up a container
+        from azure.storage.blob import BlobServiceClient
+
+        service = BlobServiceClient.from_connection_string(self.connection_string(direct=True))
+        return service.get_container_client(name)
+
+    def counts(self) -> tuple[int, int]:
+        with self.proxy.lock:
+            return self.proxy.requests, self.proxy.bytes_out
+
+    def deny(self, *prefixes: str) -> None:
+        """Answer requests under these paths 403 (as a role without read access is)."""
+        with self.proxy.lock:
+            self.proxy.denied = prefixes
+
+    def throttle_next(self, n: int) -> None:
+        """Answer the next `n` requests 503 (as a busy account is)."""
+        with self.proxy.lock:
+            self.proxy.throttle = n
+
+    def stop_proxy(self) -> None:
+        self.proxy.stopped = True
+        self.proxy.shutdown()
+        self.proxy.server_close()
+
+    def stop(self) -> None:
+        if not self.proxy.stopped:
+            self.stop_proxy()
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except Exception:  # noqa: BLE001 - (a Node that ignores SIGTERM)
+            self.process.kill()
+            self.process.wait()
 
 
 def environment(endpoint: S3Endpoint) -> dict[str, str]:
