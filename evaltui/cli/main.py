@@ -146,6 +146,7 @@ def _main(argv: Sequence[str] | None) -> int:
             )
             return EXIT_OK
         app_args = app_parser().parse_args(args_list)
+        _refuse_a_command_after_options(app_args, args_list)
         _no_cache(app_args)
         return _run_app(app_args)
     except SystemExit as exc:  # argparse: --help, --version, usage errors
@@ -229,6 +230,20 @@ def _refuse_a_mistyped_command(args_list: list[str]) -> None:
         raise UsageError(
             f"unknown command {args_list[0]!r}; did you mean {close[0]!r}? "
             f"(commands: {', '.join(COMMANDS)})"
+        )
+
+
+def _refuse_a_command_after_options(args: argparse.Namespace, args_list: list[str]) -> None:
+    """`evaltui --no-cache report A B` parses as the app on runs "report", A and B: the app
+    then said "report: no such file" at a terminal, and in CI that it needs a terminal."""
+    from evaltui.core.errors import UsageError
+
+    first = str(args.baseline)  # (a Path, or None)
+    if first in COMMANDS and first in args_list and not Path(first).exists():
+        options = " ".join(args_list[: args_list.index(first)])
+        raise UsageError(
+            f"{first!r} is a command: put it first, then its options "
+            f"(evaltui {first} {options} ...)"
         )
 
 

@@ -220,6 +220,15 @@ def test_a_mistyped_command_suggests_the_right_one(capsys):
     assert "unknown command 'reprot'; did you mean 'report'?" in err and err.count("\n") == 1
 
 
+def test_a_command_after_options_is_told_to_go_first(capsys, sample_pair):
+    """Parsed as the app on runs "report", BASE and CAND, it said "report: no such file" at a
+    terminal and that the app needs one elsewhere."""
+    code, _, err = run(capsys, "--no-cache", "report", *map(str, sample_pair))
+    assert code == 2 and err.count("\n") == 1
+    assert "'report' is a command: put it first, then its options" in err
+    assert "(evaltui report --no-cache ...)" in err
+
+
 def test_verify_says_who_decided_what_when_it_succeeds(capsys, sample_pair, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     prefix = tmp_path / "rec"
