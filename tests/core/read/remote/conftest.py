@@ -158,6 +158,26 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return answers
 
 
+def one_line_with(
+    env: dict[str, str | None],
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> str:
+    """`one_line_exit_2` with these environment variables set (None: unset), the stores'
+    filesystems built again for the command (they read the environment once) and after it."""
+    for name, value in env.items():
+        if value is None:
+            monkeypatch.delenv(name, raising=False)
+        else:
+            monkeypatch.setenv(name, value)
+    stores.forget()
+    try:
+        return one_line_exit_2(argv, capsys)
+    finally:
+        stores.forget()
+
+
 def one_line_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     """Run the command; it must end with exit 2 and one line on stderr, which is returned."""
     from evaltui.cli.main import main

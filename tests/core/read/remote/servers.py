@@ -102,7 +102,42 @@ class _Proxy(http.server.ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-class S3Endpoint:
+class _Proxied:
+    """A server behind the counting proxy: requests and bytes as it saw them, and on demand
+    503 answers (`throttle_next`), 403 answers under some paths (`deny`, the body S3's), or
+    no answer at all (`stop_proxy`: a stopped server)."""
+
+    proxy: _Proxy
+
+    def _front(self, port: int) -> str:
+        """Start the proxy in front of `port`; its URL."""
+        self.proxy = _Proxy(port)
+        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
+        self.thread.start()
+        return f"http://127.0.0.1:{self.proxy.server_address[1]}"
+
+    def counts(self) -> tuple[int, int]:
+        with self.proxy.lock:
+            return self.proxy.requests, self.proxy.bytes_out
+
+    def throttle_next(self, n: int) -> None:
+        with self.proxy.lock:
+            self.proxy.throttle = n
+
+    def deny(self, *prefixes: str) -> None:
+        """Answer requests under these paths 403, as a bucket policy or a role without read
+        access would (the emulators evaluate neither on reads)."""
+        with self.proxy.lock:
+            self.proxy.denied = prefixes
+
+    def stop_proxy(self) -> None:
+        if not self.proxy.stopped:
+            self.proxy.stopped = True
+            self.proxy.shutdown()
+            self.proxy.server_close()
+
+
+class S3Endpoint(_Proxied):
     """moto's S3 server and the counting proxy in front of it."""
 
     def __init__(self) -> None:
@@ -111,10 +146,7 @@ class S3Endpoint:
         self.moto = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         self.moto.start()
         _, moto_port = self.moto.get_host_and_port()
-        self.proxy = _Proxy(moto_port)
-        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}"
+        self.url = self._front(moto_port)
         self.direct = f"http://127.0.0.1:{moto_port}"
 
     def client(self, direct: bool = True):  # a boto3 client for setting up buckets
@@ -128,31 +160,12 @@ class S3Endpoint:
             aws_secret_access_key="testing",
         )
 
-    def counts(self) -> tuple[int, int]:
-        with self.proxy.lock:
-            return self.proxy.requests, self.proxy.bytes_out
-
-    def throttle_next(self, n: int) -> None:
-        with self.proxy.lock:
-            self.proxy.throttle = n
-
-    def deny(self, *prefixes: str) -> None:
-        """Answer requests under these paths as a bucket policy denying them would (moto's
-        server does not evaluate bucket policies on reads; S3's exact 403 body is sent)."""
-        with self.proxy.lock:
-            self.proxy.denied = prefixes
-
-    def stop_proxy(self) -> None:
-        self.proxy.stopped = True
-        self.proxy.shutdown()
-        self.proxy.server_close()
-
     def stop(self) -> None:
         self.stop_proxy()
         self.moto.stop()
 
 
-class GCSEmulator:
+class GCSEmulator(_Proxied):
     """gcp-storage-emulator's server (the JSON API gcsfs speaks, in this process, in memory)
     and the counting proxy in front of it; gcsfs reaches it through STORAGE_EMULATOR_HOST."""
 
@@ -162,19 +175,11 @@ class GCSEmulator:
         self.server = create_server("127.0.0.1", 0, in_memory=True)
         self.server.start()
         port = self.server._api._httpd.server_address[1]  # (bound to a free port)
-        self.proxy = _Proxy(port)
-        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}"
+        self.url = self._front(port)
         self.direct = f"http://127.0.0.1:{port}"
 
-    def counts(self) -> tuple[int, int]:
-        with self.proxy.lock:
-            return self.proxy.requests, self.proxy.bytes_out
-
     def stop(self) -> None:
-        self.proxy.shutdown()
-        self.proxy.server_close()
+        self.stop_proxy()
         self.server.stop()
 
 
@@ -184,6 +189,15 @@ AZURITE_KEY = (
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 )
 AZURITE_INSTALL = "npm install --prefix .ci azurite"  # (what .ci/run does)
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed): a stopped server's."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def azurite_command() -> str | None:
@@ -199,7 +213,7 @@ def azurite_command() -> str | None:
     return shutil.which("azurite-blob")
 
 
-class AzuriteBlob:
+class AzuriteBlob(_Proxied):
     """Azurite's blob service in memory on a free loopback port (a child process, stopped by
     `stop`), and the counting proxy in front of it; the Azure SDK reaches it by a connection
     string (`connection_string`), as it reaches any account."""
@@ -209,9 +223,7 @@ class AzuriteBlob:
         import subprocess
         import time
 
-        with socket.socket() as probe:  # a free port (Azurite takes no port 0)
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
+        port = closed_port()  # a free port (Azurite takes no port 0)
         self.process = subprocess.Popen(
             [command, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
              "--disableTelemetry", "--silent", "--skipApiVersionCheck", "--loose"],
@@ -228,10 +240,7 @@ class AzuriteBlob:
                     self.process.kill()
                     raise RuntimeError(f"Azurite did not start: {error[-500:]!r}") from None
                 time.sleep(0.05)
-        self.proxy = _Proxy(port)
-        self.thread = threading.Thread(target=self.proxy.serve_forever, daemon=True)
-        self.thread.start()
-        self.url = f"http://127.0.0.1:{self.proxy.server_address[1]}/{AZURITE_ACCOUNT}"
+        self.url = f"{self._front(port)}/{AZURITE_ACCOUNT}"
         self.direct = f"http://127.0.0.1:{port}/{AZURITE_ACCOUNT}"
 
     def connection_string(self, direct: bool = False, key: str = AZURITE_KEY) -> str:
@@ -245,28 +254,8 @@ class AzuriteBlob:
         service = BlobServiceClient.from_connection_string(self.connection_string(direct=True))
         return service.get_container_client(name)
 
-    def counts(self) -> tuple[int, int]:
-        with self.proxy.lock:
-            return self.proxy.requests, self.proxy.bytes_out
-
-    def deny(self, *prefixes: str) -> None:
-        """Answer requests under these paths 403 (as a role without read access is)."""
-        with self.proxy.lock:
-            self.proxy.denied = prefixes
-
-    def throttle_next(self, n: int) -> None:
-        """Answer the next `n` requests 503 (as a busy account is)."""
-        with self.proxy.lock:
-            self.proxy.throttle = n
-
-    def stop_proxy(self) -> None:
-        self.proxy.stopped = True
-        self.proxy.shutdown()
-        self.proxy.server_close()
-
     def stop(self) -> None:
-        if not self.proxy.stopped:
-            self.stop_proxy()
+        self.stop_proxy()
         self.process.terminate()
         try:
             self.process.wait(10)
