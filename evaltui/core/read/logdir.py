@@ -55,6 +55,19 @@ class Listing:
     runs: tuple[RunEntry, ...]  # sorted by task, then date, then name
     other_files: int = 0  # files that are not harness logs (not listed, counted)
 
+    @property
+    def remote(self) -> bool:
+        from evaltui.core.read.remote.urls import url_of
+
+        return url_of(self.root) is not None
+
+    @property
+    def named(self) -> str:
+        """The directory as the reviewer typed it: a URL whole (`Path` folds its `//`)."""
+        from evaltui.core.read.remote.urls import url_of
+
+        return url_of(self.root) or str(self.root)
+
 
 def listing_formats() -> tuple[ListsInDirectories, ...]:
     """The formats whose runs a log directory holds, in `REGISTRY` order."""
@@ -136,7 +149,7 @@ def select(listing: Listing, selector: str, flag: str) -> RunEntry:
             f"{flag} {selector!r} matches {len(matches)} runs ({shown}); be more precise"
         )
     raise UsageError(
-        f"{flag} {selector!r} names no run in {listing.root} (a number, a path or a unique part "
+        f"{flag} {selector!r} names no run in {listing.named} (a number, a path or a unique part "
         f"of one; runs: {shown or 'none'})"
     )
 
@@ -147,8 +160,14 @@ def choose_pair(
     """The pair the selectors name; what is not named comes from `default_pair`."""
     default = default_pair(listing)
     if (baseline is None or candidate is None) and default is None:
+        if not listing.runs and listing.other_files and listing.remote:
+            raise UsageError(
+                f"{listing.named} holds no Inspect .eval log ({listing.other_files} other "
+                "file(s)): a folder in a store is listed by its .eval logs only; give the two "
+                "runs' URLs instead"
+            )
         raise UsageError(
-            f"{listing.root} holds {len(listing.runs)} run(s) but no task with two runs to "
+            f"{listing.named} holds {len(listing.runs)} run(s) but no task with two runs to "
             "compare; name them with --baseline RUN --candidate RUN"
         )
     base = select(listing, baseline, "--baseline") if baseline is not None else None

@@ -14,7 +14,7 @@ import pytest
 
 from evaltui.core.errors import UsageError
 from evaltui.core.read.formats import inspect_eval
-from evaltui.core.read.logdir import choose_pair, default_pair, list_runs, select
+from evaltui.core.read.logdir import Listing, choose_pair, default_pair, list_runs, select
 
 DATA = Path(__file__).resolve().parent.parent.parent / "data"
 INSPECT = DATA / "inspect_ai"
@@ -191,3 +191,17 @@ def test_a_new_format_is_listed_and_described_without_touching_the_lister(tmp_pa
     assert listing.other_files == 1  # notes.txt; the companion is neither listed nor counted
     base, cand = default_pair(listing)
     assert {base.name, cand.name} == {"deep/one.fake", "two.fake"}
+
+
+def test_a_folder_in_a_store_is_named_by_its_url_and_said_to_list_eval_logs_only():
+    """`Path` folds `s3://b/logs` into `s3:/b/logs`, which the refusals printed; and a folder of
+    JSONL runs in a store was "0 run(s) but no task with two runs"."""
+    listing = Listing(root=Path("s3://b/logs"), runs=(), other_files=2)
+    with pytest.raises(UsageError) as caught:
+        choose_pair(listing, None, None)
+    assert str(caught.value).startswith(
+        "s3://b/logs holds no Inspect .eval log (2 other file(s)): a folder in a store is "
+        "listed by its .eval logs only"
+    )
+    with pytest.raises(UsageError, match=r"names no run in s3://b/logs \("):
+        select(listing, "7", "--baseline")

@@ -126,3 +126,10 @@ def test_a_log_directory_is_listed_from_headers_alone(store):
     assert {e.status for e in listing.runs} == {"success"}
     assert listing.other_files == 1
     assert received < 3 * (2 << 20) < 3 * len(big)  # never the padding in front
+
+
+def test_a_folder_without_eval_logs_is_one_line_naming_its_url(store, capsys):
+    from tests.core.read.remote.conftest import one_line_exit_2
+
+    line = one_line_exit_2(["report", f"{store.root}demo/"], capsys)
+    assert line.startswith(f"evaltui: error: {store.root}demo holds no Inspect .eval log (2 ")
