@@ -67,12 +67,13 @@ def _azure_range(fs: Any, path: str, start: int, end: int, etag: str) -> bytes:
     from fsspec.asyn import sync
 
     container, blob, version = fs.split_path(path)
+    timeouts = getattr(fs, "_timeout_kwargs", {})  # (adlfs's connection and read timeouts)
 
     async def download() -> bytes:
         async with fs.service_client.get_blob_client(container=container, blob=blob) as client:
             stream = await client.download_blob(
                 offset=start, length=end - start, version_id=version, etag=etag,
-                match_condition=MatchConditions.IfNotModified, **fs._timeout_kwargs,
+                match_condition=MatchConditions.IfNotModified, **timeouts,
             )  # fmt: skip
             return bytes(await stream.readall())
 
