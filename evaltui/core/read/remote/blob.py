@@ -81,9 +81,12 @@ def _azure_range(fs: Any, path: str, start: int, end: int, etag: str) -> bytes:
 
 
 def stamp_of(info: dict[str, Any]) -> Stamp:
-    """A Stamp from an fsspec `info`/listing entry, whatever the store calls its fields."""
+    """A Stamp from an fsspec `info`/listing entry, whatever the store calls its fields. The
+    Hugging Face hub's entries have no ETag and no time, but a `blob_id` (the file's git blob
+    hash), which changes with its bytes: without it a file replaced by one of the same size
+    kept its stamp, so the cache served the old copy and a load's last look saw no change."""
     lowered = {str(k).lower().replace("-", "_"): v for k, v in info.items()}
-    etag = lowered.get("etag")
+    etag = lowered.get("etag") or lowered.get("blob_id")
     modified = next(
         (lowered[k] for k in ("lastmodified", "last_modified", "updated", "mtime") if k in lowered),
         None,
