@@ -87,7 +87,8 @@ def add_pairing_args(parser: argparse.ArgumentParser, *, with_formats: bool = Tr
     parser.add_argument(
         "--metric",
         default=None,
-        help="which scorer/metric to compare when a log has several (Inspect, lm-eval)",
+        help="which scorer/metric to compare when a log has several (Inspect, lm-eval, HELM, "
+        "OpenAI evals), or which of a run's score columns; a name the run lacks is refused",
     )
     if with_formats:
         add_format_flags(parser)

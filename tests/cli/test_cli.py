@@ -229,6 +229,17 @@ def test_a_command_after_options_is_told_to_go_first(capsys, sample_pair):
     assert "(evaltui report --no-cache ...)" in err
 
 
+def test_a_metric_a_jsonl_run_does_not_have_is_refused_naming_its_scores(capsys, sample_pair):
+    """A JSONL run has no scorers to choose among: `--metric nope` was dropped without a word
+    and the pair compared on `passed`."""
+    code, _, err = run(capsys, "report", *map(str, sample_pair), "--metric", "nope")
+    assert code == 2 and err.count("\n") == 1
+    assert "--metric nope: " in err
+    assert "(jsonl) has no score of that name (its scores: none)" in err
+    code, out, _ = run(capsys, "report", *map(str, sample_pair), "--metric", "passed")
+    assert code == 0 and out.startswith("NEEDS REVIEW")
+
+
 def test_verify_says_who_decided_what_when_it_succeeds(capsys, sample_pair, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
     prefix = tmp_path / "rec"

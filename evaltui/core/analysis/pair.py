@@ -91,6 +91,27 @@ def check_cost_metric(run: Run, requested: str | None) -> None:
     )
 
 
+def check_metric_named(run: Run, requested: str | None) -> None:
+    """`--metric X` on a run whose format has no scorers to choose among (JSONL, CSV, Parquet,
+    promptfoo: `CHOOSES_SCORER` is the formats' that do) and no score column X was dropped
+    without a word: the run was compared on its default metric. Refused, naming what it has."""
+    if requested is None or cost_metric(requested) is not None:
+        return
+    if choose_metric(run, requested) is not None:
+        return
+    from evaltui.core.read.formats import format_options
+
+    declared = format_options(run.source.format)
+    if declared is None or getattr(declared, "CHOOSES_SCORER", False):
+        return  # (its loader chose the scorer, or refused the name in its own words)
+    scores = ", ".join(c.removeprefix(SCORE) for c in run.score_columns) or "none"
+    raise UsageError(
+        f"--metric {requested}: {run.source.path} ({run.source.format}) has no score of that "
+        f"name (its scores: {scores}); --metric picks a scorer of an Inspect, lm-eval, HELM or "
+        "OpenAI evals log, or one of a run's score columns"
+    )
+
+
 def check_cost_threshold(requested: str | None, pass_threshold: float | None) -> None:
     """`--pass-threshold` passes a score at or above it: on a cost (lower is better) that
     would pass the expensive samples, and limit hits are already a verdict. Refused with

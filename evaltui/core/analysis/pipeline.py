@@ -20,6 +20,7 @@ from evaltui.core.analysis.pair import (
     apply_threshold,
     check_cost_metric,
     check_cost_threshold,
+    check_metric_named,
     choose_metric,
     with_clusters,
 )
@@ -218,6 +219,8 @@ def compare_loaded(
     check_cost_threshold(analysis.metric, analysis.pass_threshold)
     check_cost_metric(base_run, analysis.metric)
     check_cost_metric(cand_run, analysis.metric)
+    check_metric_named(base_run, analysis.metric)
+    check_metric_named(cand_run, analysis.metric)
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):

@@ -4,4 +4,6 @@ apart from `inspect_eval.py` so that building the parser imports no polars (see 
 from evaltui.core.read.formats.contract import NoOptions
 
 NAME = "inspect_eval"
+# `--metric` names one of the log's scorers or metrics: the loader picks it (or refuses it).
+CHOOSES_SCORER = True
 Options = NoOptions  # no options of its own: only the common --metric

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from evaltui.core.read.formats.contract import option, parse_bool
 
 NAME = "lm_eval"
+# `--metric` names one of the log's scorers or metrics: the loader picks it (or refuses it).
+CHOOSES_SCORER = True
 
 
 @dataclass(frozen=True)
