@@ -238,6 +238,9 @@ def test_a_metric_a_jsonl_run_does_not_have_is_refused_naming_its_scores(capsys,
     assert "(jsonl) has no score of that name (its scores: none)" in err
     code, out, _ = run(capsys, "report", *map(str, sample_pair), "--metric", "passed")
     assert code == 0 and out.startswith("NEEDS REVIEW")
+    third = sample_pair[0].parent / "candidate2.jsonl"  # (a run set: each run checked)
+    code, _, err = run(capsys, "report", *map(str, sample_pair), str(third), "--metric", "nope")
+    assert code == 2 and "(jsonl) has no score of that name" in err
 
 
 def test_verify_says_who_decided_what_when_it_succeeds(capsys, sample_pair, tmp_path, monkeypatch):

@@ -68,6 +68,7 @@ def compare(
     policy: Policy | None = None,
     cached: bool = False,
     reading: EarlyRead | None = None,
+    replay: bool = False,
 ) -> Analysis:
     """The paired analysis of the spec's two runs (see `_compare`): what the app, sign-off and
     verify review. A spec whose design is independent (or `auto` on two runs that cannot be
@@ -76,9 +77,17 @@ def compare(
     completed analysis kept by an earlier open of the same inputs, spec and policy is rebuilt
     instead of pairing and analysing (`analysis_cache.py`), whatever `complete` says.
     `reading`: the two runs' read, already started (the app's CLI: `early_read.py`), taken if
-    it is this spec's."""
+    it is this spec's. `replay` (verify): the spec is a record's, made by an evaltui that may
+    have taken a `--metric` the runs do not have without a word; it replays as it was made."""
     return _compare(
-        spec, progress, complete, defer_hash_check, policy, cached=cached, reading=reading
+        spec,
+        progress,
+        complete,
+        defer_hash_check,
+        policy,
+        cached=cached,
+        reading=reading,
+        replay=replay,
     )
 
 
@@ -110,6 +119,7 @@ def _compare(
     independent_ok: Literal[False] = False,
     cached: bool = False,
     reading: EarlyRead | None = None,
+    replay: bool = False,
 ) -> Analysis: ...
 @overload
 def _compare(
@@ -122,6 +132,7 @@ def _compare(
     independent_ok: bool,
     cached: bool = False,
     reading: EarlyRead | None = None,
+    replay: bool = False,
 ) -> Analysis | IndependentAnalysis: ...
 def _compare(
     spec: CompareSpec,
@@ -133,6 +144,7 @@ def _compare(
     independent_ok: bool = False,
     cached: bool = False,
     reading: EarlyRead | None = None,
+    replay: bool = False,
 ) -> Analysis | IndependentAnalysis:
     """Load both runs, apply a pass threshold if asked, pair them and analyse the pair.
 
@@ -155,6 +167,9 @@ def _compare(
         # A kept analysis needs no statistic before the first screen: no scipy beside the read.
         prefetch = not (cached and _probably_kept(spec))
         base_run, cand_run = read_spec(spec, defer_hash_check, progress, prefetch=prefetch)
+    if not replay:  # (a record replays as it was made: see `compare`)
+        check_metric_named(base_run, spec.analysis.metric)
+        check_metric_named(cand_run, spec.analysis.metric)
     if cached:
         # (what the early read rebuilt, if it was this read's: dropped otherwise)
         found = None if reading is None else reading.take_rebuilt(spec, base_run, cand_run, policy)
@@ -219,8 +234,6 @@ def compare_loaded(
     check_cost_threshold(analysis.metric, analysis.pass_threshold)
     check_cost_metric(base_run, analysis.metric)
     check_cost_metric(cand_run, analysis.metric)
-    check_metric_named(base_run, analysis.metric)
-    check_metric_named(cand_run, analysis.metric)
     metric = choose_metric(base_run, analysis.metric)
     if analysis.pass_threshold is not None:
         if metric in (None, PASSED):

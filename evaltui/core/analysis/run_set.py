@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from evaltui.core.analysis.family import _adjusted_verdict, metric_row
+from evaltui.core.analysis.pair import check_metric_named
 from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
@@ -210,9 +211,14 @@ class RunSetAnalysis:
 
 
 def compare_runs(
-    spec: RunSetSpec, *, progress: Progress | None = None, policy: Policy | None = None
+    spec: RunSetSpec,
+    *,
+    progress: Progress | None = None,
+    policy: Policy | None = None,
+    replay: bool = False,
 ) -> RunSetAnalysis:
-    """Read each run once, compare every pair, run the omnibus test and adjust the family."""
+    """Read each run once, compare every pair, run the omnibus test and adjust the family
+    (`replay`: a record's set, replayed as it was made, as `pipeline.compare` says)."""
     if spec.k < MIN_RUNS:
         raise UsageError(f"a run set needs at least {MIN_RUNS} runs, got {spec.k}")
     base = spec.base
@@ -222,6 +228,9 @@ def compare_runs(
         _check_policy_options(base, policy)
     steps = spec.k + 2
     runs = _load_all(spec, progress, steps)
+    if not replay:
+        for run in runs:
+            check_metric_named(run, base.analysis.metric)
     wait_for_hashes(runs, progress, spec.k - 1, steps)  # (a remote run's: the whole object)
     if progress is not None:
         progress(f"comparing {len(spec.pair_indices())} pairs", spec.k, steps)

@@ -132,7 +132,7 @@ def _recompute(record: dict[str, Any], baseline: Path, candidate: Path) -> dict[
 
     policy = record.get("policy", {})
     spec = replay_spec(record).with_inputs(baseline, candidate)
-    analysis = compare(replace(spec, policy=None))
+    analysis = compare(replace(spec, policy=None), replay=True)
     rules = policy.get("rules")
     if rules:
         analysis = breakdowns(

@@ -259,4 +259,4 @@ def _analysis(
 
     spec = replay_spec(record).with_inputs(baseline, candidate)
     policy = policy_from_record(record)
-    return compare(replace(spec, policy=None), policy=policy, progress=progress)
+    return compare(replace(spec, policy=None), policy=policy, progress=progress, replay=True)

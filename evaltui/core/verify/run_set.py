@@ -58,7 +58,7 @@ def verify_run_set_record(
     spec = RunSetSpec(runs=tuple(Path(p) for p in paths), base=replace(spec.base, policy=None))
     try:
         policy = policy_from_record(record["pairs"][0]["record"]) if record["pairs"] else None
-        run_set = compare_runs(spec, policy=policy, progress=progress)
+        run_set = compare_runs(spec, policy=policy, progress=progress, replay=True)
     except UsageError as exc:
         return Verification(False, f"the record's comparison cannot be replayed: {shown(exc)}")
     by_key = {(p.baseline, p.candidate): p for p in run_set.pairs}
