@@ -36,11 +36,12 @@ from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
 from evaltui.core.analysis.read_both import wait_for_hashes
 from evaltui.core.compare.pairing import arm_columns
-from evaltui.core.compare.spec import CompareSpec, written_path
+from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
 from evaltui.core.lookalike import describe, lookalike_groups
 from evaltui.core.policy import Policy, load_policy
 from evaltui.core.read.formats import load_run
+from evaltui.core.read.remote.urls import as_typed
 from evaltui.core.read.runs import ITEM_ID, Run
 from evaltui.core.stats.multiplicity import adjust_pvalues
 from evaltui.core.stats.omnibus import OmnibusResult, cochran_q, friedman
@@ -101,7 +102,7 @@ class RunSetSpec:
     def to_dict(self) -> dict[str, Any]:
         return {
             "schema": RUN_SET_SCHEMA,
-            "runs": [written_path(p) for p in self.runs],
+            "runs": [as_typed(p) for p in self.runs],
             "spec": self.base.to_dict(),
         }
 

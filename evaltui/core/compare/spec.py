@@ -23,7 +23,7 @@ from evaltui.core.compare.options import AnalysisOptions
 from evaltui.core.compare.pairing import OnError, PairingOptions
 from evaltui.core.errors import UsageError
 from evaltui.core.read.formats import LoadOptions
-from evaltui.core.read.remote.urls import url_of
+from evaltui.core.read.remote.urls import as_typed
 
 SPEC_SCHEMA = "evaltui.spec/1"
 ARMS = ("baseline", "candidate")
@@ -31,12 +31,6 @@ ARMS = ("baseline", "candidate")
 POLICY_FIXED = ("ci_method", "confidence", "alpha")
 
 Options = tuple[tuple[str, Any], ...]  # (name, value) pairs, sorted by name, no None values
-
-
-def written_path(path: Path) -> str:
-    """A path as a report or record writes it: a URL as the reviewer typed it (`s3://b/k`;
-    `Path` folds it into `s3:/b/k`, which an auditor would read as a typo), else the path."""
-    return url_of(path) or str(path)
 
 
 def as_options(values: dict[str, Any] | None) -> Options:
@@ -167,8 +161,8 @@ class CompareSpec:
         design = {} if self.design == "paired" else {"design": self.design}
         return {
             "schema": SPEC_SCHEMA,
-            "baseline": written_path(self.baseline),
-            "candidate": written_path(self.candidate),
+            "baseline": as_typed(self.baseline),
+            "candidate": as_typed(self.candidate),
             "input_format": self.input_format,
             "format_options": _options_dict(self.format_options),
             "baseline_options": _options_dict(self.baseline_options),
@@ -178,7 +172,7 @@ class CompareSpec:
                 "on_error": self.pairing.on_error,
             },
             "analysis": analysis,
-            "policy": written_path(self.policy) if self.policy is not None else None,
+            "policy": as_typed(self.policy) if self.policy is not None else None,
             "accept_mismatch": self.accept_mismatch,
             **design,
         }

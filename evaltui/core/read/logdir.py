@@ -64,9 +64,9 @@ class Listing:
     @property
     def named(self) -> str:
         """The directory as the reviewer typed it: a URL whole (`Path` folds its `//`)."""
-        from evaltui.core.read.remote.urls import url_of
+        from evaltui.core.read.remote.urls import as_typed
 
-        return url_of(self.root) or str(self.root)
+        return as_typed(self.root)
 
 
 def listing_formats() -> tuple[ListsInDirectories, ...]:

@@ -53,6 +53,12 @@ def url_of(path: str | os.PathLike[str] | None) -> str | None:
     return None
 
 
+def as_typed(path: str | os.PathLike[str]) -> str:
+    """A path as the reviewer typed it, for what evaltui writes and says: a URL whole
+    (`s3://b/k`, which `Path` folds into `s3:/b/k`, read as a typo), else the path."""
+    return url_of(path) or os.fspath(path)
+
+
 def is_url(path: str | os.PathLike[str] | None) -> bool:
     return url_of(path) is not None
 
