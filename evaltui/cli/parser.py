@@ -407,15 +407,16 @@ def _refuse_one_file_twice(args: argparse.Namespace, choices: FormatChoices) -> 
     """The same file as baseline and candidate compares nothing, unless two of its arms are
     chosen (promptfoo's --baseline-arm/--candidate-arm)."""
     from evaltui.core.errors import UsageError
+    from evaltui.core.read.remote.urls import as_typed, url_of
 
     same = Path(args.baseline).resolve() == Path(args.candidate).resolve()
-    if same and Path(args.baseline).is_dir():
+    if same and (Path(args.baseline).is_dir() or url_of(args.baseline) is not None):
         from evaltui.core.read.logdir import is_log_directory
 
-        if is_log_directory(Path(args.baseline)):
+        if is_log_directory(Path(args.baseline)):  # (a folder in a store too: `evaltui s3://b/`)
             return  # the log-directory picker's stand-in until the reviewer picks a pair
     if same and not choices.arms_differ():
         raise UsageError(
-            f"{args.baseline} is given as both the baseline and the candidate: nothing to compare "
-            "(two arms of one promptfoo file: --baseline-arm and --candidate-arm)"
+            f"{as_typed(args.baseline)} is given as both the baseline and the candidate: nothing "
+            "to compare (two arms of one promptfoo file: --baseline-arm and --candidate-arm)"
         )

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Static
 
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.logdir import Listing, RunEntry, default_pair, list_runs
+from evaltui.core.read.remote.urls import as_typed
 from evaltui.core.words import plural
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
@@ -75,7 +76,7 @@ class PickerScreen(FooterKeys, Screen):
 
     def compose(self) -> ComposeResult:
         title = Text("Runs in ", style="bold")
-        title.append_text(literal_line(str(self.directory), 100, style="bold"))
+        title.append_text(literal_line(as_typed(self.directory), 100, style="bold"))
         yield Static(title, id="picker-title")
         yield Static("listing the runs…", id="picker-status")
         yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)

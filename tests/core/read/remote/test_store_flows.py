@@ -133,3 +133,18 @@ def test_a_folder_without_eval_logs_is_one_line_naming_its_url(store, capsys):
 
     line = one_line_exit_2(["report", f"{store.root}demo/"], capsys)
     assert line.startswith(f"evaltui: error: {store.root}demo holds no Inspect .eval log (2 ")
+
+
+def test_the_app_takes_a_folder_in_the_store_for_its_picker(store):
+    """`evaltui s3://b/logs/` stands the folder in for both runs until the picker chooses; the
+    check that refuses one file given twice let only a local folder through, so the app said
+    "az:/logs/inspect is given as both the baseline and the candidate"."""
+    from evaltui.cli.main import _log_directory
+    from evaltui.cli.parser import app_parser, spec_from_args
+    from evaltui.core.read.remote.urls import as_typed
+
+    args = app_parser().parse_args([f"{store.root}inspect/"])
+    directory = _log_directory(args, pick_now=False)
+    assert directory is not None and as_typed(directory) == f"{store.root}inspect"
+    spec = spec_from_args(args)  # (the picker's stand-in, both arms the folder)
+    assert as_typed(spec.baseline) == as_typed(spec.candidate)
