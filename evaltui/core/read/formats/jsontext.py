@@ -136,7 +136,7 @@ def _dotted_path(parts: tuple[str | int, ...]) -> str:
     return out
 
 
-def parse_json_line(path: Path, raw: bytes, number: int) -> Any:
+def parse_json_line(path: str | Path, raw: bytes, number: int) -> Any:
     """One line's JSON value; a bad line is an InputError naming the file and line."""
     if number == 1:
         raw = raw.removeprefix(UTF8_BOM)
@@ -222,7 +222,7 @@ def nonstandard_constant(raw: bytes) -> tuple[str, str] | None:
     )
 
 
-def parse_json_object_line(path: Path, raw: bytes, number: int) -> dict[str, Any]:
+def parse_json_object_line(path: str | Path, raw: bytes, number: int) -> dict[str, Any]:
     """Like `parse_json_line`, for formats whose every line must be an object."""
     record = parse_json_line(path, raw, number)
     if not isinstance(record, dict):

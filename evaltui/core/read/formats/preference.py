@@ -35,7 +35,10 @@ from typing import Any
 
 from evaltui.core.errors import InputError
 from evaltui.core.read.formats.jsontext import UTF8_BOM, parse_json_object_line
+from evaltui.core.read.remote.urls import url_of
 from evaltui.core.textsafe import one_line
+
+Where = str | Path  # a local file, or a URL as typed
 
 ITEM_ID = "item_id"
 PREFERENCE = "preference"
@@ -69,7 +72,7 @@ class PreferenceFile:
     ``systems`` are in the order they first appear; ``named_systems`` says whether the file
     had system columns."""
 
-    path: Path
+    path: Where  # (a URL as typed: `s3://...`, not a Path that folds its `//`)
     format: str
     size: int
     sha256: str
@@ -78,11 +81,13 @@ class PreferenceFile:
     named_systems: bool
 
 
-def read_preferences(path: str | Path) -> PreferenceFile:
-    """Read and check a preference file (JSON Lines or CSV, told from the content)."""
-    path = Path(path)
+def read_preferences(given: str | Path) -> PreferenceFile:
+    """Read and check a preference file (JSON Lines or CSV, told from the content), local or at
+    a URL (read whole through the remote cache, as a JSONL run is; named by its URL)."""
+    url = url_of(given)
+    path: Where = url if url is not None else Path(given)
     try:
-        data = path.read_bytes()
+        data = _remote_bytes(url) if url is not None else Path(path).read_bytes()
     except OSError as exc:
         raise InputError(path, f"cannot read the file: {exc.strerror or exc}") from None
     body = data.removeprefix(UTF8_BOM)
@@ -107,7 +112,15 @@ def read_preferences(path: str | Path) -> PreferenceFile:
     )
 
 
-def _jsonl_rows(path: Path, body: bytes) -> list[tuple[int, dict[str, Any]]]:
+def _remote_bytes(url: str) -> bytes:
+    """The object's bytes, from the ETag-checked cache or downloaded into it."""
+    from evaltui.core.read.remote.blob import RemoteBlob
+    from evaltui.core.read.remote.download import local_copy
+
+    return local_copy(RemoteBlob(url))[0].read_bytes()
+
+
+def _jsonl_rows(path: Where, body: bytes) -> list[tuple[int, dict[str, Any]]]:
     rows = []
     for number, raw in enumerate(io.BytesIO(body), start=1):
         if raw.strip():
@@ -115,7 +128,7 @@ def _jsonl_rows(path: Path, body: bytes) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _csv_rows(path: Path, body: bytes) -> list[tuple[int, dict[str, Any]]]:
+def _csv_rows(path: Where, body: bytes) -> list[tuple[int, dict[str, Any]]]:
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -148,7 +161,7 @@ def _csv_rows(path: Path, body: bytes) -> list[tuple[int, dict[str, Any]]]:
     return rows
 
 
-def _check_header(path: Path, header: list[str], line: int) -> None:
+def _check_header(path: Where, header: list[str], line: int) -> None:
     seen: set[str] = set()
     for name in header:
         if name in seen:
@@ -182,7 +195,7 @@ def _quoted(value: Any) -> str:
 
 
 def _judgments(
-    path: Path, rows: list[tuple[int, dict[str, Any]]]
+    path: Where, rows: list[tuple[int, dict[str, Any]]]
 ) -> tuple[tuple[Judgment, ...], bool]:
     """Every record checked and turned into a judgment; and whether the records name systems."""
     named: bool | None = None
@@ -231,7 +244,7 @@ def _judgments(
     return tuple(out), bool(named)
 
 
-def _item_id(path: Path, line: int, record: dict[str, Any]) -> str:
+def _item_id(path: Where, line: int, record: dict[str, Any]) -> str:
     if ITEM_ID not in record:
         raise InputError(path, "missing: every record needs an item_id", line=line, field=ITEM_ID)
     value = record[ITEM_ID]
@@ -248,7 +261,7 @@ def _item_id(path: Path, line: int, record: dict[str, Any]) -> str:
     return text
 
 
-def _system(path: Path, line: int, record: dict[str, Any], field: str) -> str:
+def _system(path: Where, line: int, record: dict[str, Any], field: str) -> str:
     value = record.get(field)
     if not isinstance(value, str) or not value.strip():
         raise InputError(
@@ -260,7 +273,7 @@ def _system(path: Path, line: int, record: dict[str, Any], field: str) -> str:
     return value.strip()
 
 
-def _outcome(path: Path, line: int, record: dict[str, Any], accepted: dict[str, str]) -> str:
+def _outcome(path: Where, line: int, record: dict[str, Any], accepted: dict[str, str]) -> str:
     value = record.get(PREFERENCE)
     if isinstance(value, str) and value.strip().lower() in accepted:
         return accepted[value.strip().lower()]

@@ -124,7 +124,7 @@ def http_root(remote_env, tmp_path_factory):
     root = tmp_path_factory.mktemp("www")
     for path in (BASE, CAND):
         shutil.copy(path, root / path.name)
-    for name in ("baseline.jsonl", "candidate.jsonl", "policy.toml"):
+    for name in ("baseline.jsonl", "candidate.jsonl", "policy.toml", "preferences.jsonl"):
         shutil.copy(SAMPLE_RUNS / name, root / name)
     server = RangeHTTPServer(root)
     yield server, root

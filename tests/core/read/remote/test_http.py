@@ -13,7 +13,7 @@ from evaltui.cli.main import main
 from evaltui.core.read.describe import display_path
 from evaltui.core.read.formats import load_run
 from evaltui.core.read.remote.failures import RemoteError
-from tests.core.read.remote.conftest import BASE, CAND, padded
+from tests.core.read.remote.conftest import BASE, CAND, one_line_exit_2, padded
 
 
 def test_report_over_http_matches_the_local_files(http_root, capsys, monkeypatch):
@@ -93,3 +93,24 @@ def test_a_policy_at_a_url_gates_like_the_local_file(http_root, capsys):
     local = capsys.readouterr().out
     remote_code = main(["report", *runs, "--policy", f"{server.url}/policy.toml"])
     assert (remote_code, capsys.readouterr().out) == (local_code, local)
+
+
+def test_a_preference_file_at_a_url_reports_as_the_local_file(http_root, capsys):
+    """`prefer URL` read the URL as a local path: "az:/logs/p.jsonl: cannot read the file"."""
+    import json
+
+    from tests.core.read.remote.conftest import SAMPLE_RUNS
+
+    server, root = http_root
+    url = f"{server.url}/preferences.jsonl"
+    remote_code = main(["prefer", url, "--format", "json"])
+    remote = json.loads(capsys.readouterr().out)
+    local_code = main(["prefer", str(SAMPLE_RUNS / "preferences.jsonl"), "--format", "json"])
+    local = json.loads(capsys.readouterr().out)
+    assert remote_code == local_code
+    assert json.dumps(remote).replace(url, "<P>") == json.dumps(local).replace(
+        str(SAMPLE_RUNS / "preferences.jsonl"), "<P>"
+    )
+    (root / "broken.jsonl").write_bytes(b'{"item_id": "a", broken\n')
+    line = one_line_exit_2(["prefer", f"{server.url}/broken.jsonl"], capsys)
+    assert line.startswith(f"evaltui: error: {server.url}/broken.jsonl:1: ")
