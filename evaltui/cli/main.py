@@ -172,6 +172,10 @@ def _no_cache(args: argparse.Namespace) -> None:
         os.environ["EVALTUI_NO_CACHE"] = "1"
     if getattr(args, "review_dir", None):
         os.environ[REVIEW_DIR_VARIABLE] = str(args.review_dir)
+    if os.environ.get(REVIEW_DIR_VARIABLE):
+        from evaltui.core.record.shared import review_dir_from_env
+
+        review_dir_from_env()  # (refused now, not once the runs are read: a URL, say)
     if getattr(args, "adjudicator", None):  # --adjudicator, for every review opened
         from evaltui.core.record.adjudication import parse_adjudicators
 

@@ -257,3 +257,27 @@ def test_verify_says_who_decided_what_when_it_succeeds(capsys, sample_pair, tmp_
     summary = out.splitlines()[-1]
     assert summary.startswith("evaltui: dana decided block on ")
     assert "; the tool said: NEEDS REVIEW · 9 of 9 untriaged" in summary
+
+
+def test_a_url_as_the_review_folder_is_refused_and_nothing_is_made_locally(
+    capsys, sample_pair, tmp_path, monkeypatch
+):
+    """`Path` made `--review-dir az://b/reviews` a local folder `./az:/b/reviews` that the
+    reviewer took for the bucket; journals are appended to and locked, which a store cannot."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    argv = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "r",
+            "--reviewer", "ana", "--review-dir", "az://b/reviews", "--output", "so"]  # fmt: skip
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("evaltui: error: --review-dir az://b/reviews: a shared review folder")
+    assert not (tmp_path / "az:").exists() and not (tmp_path / "so.json").exists()
+
+
+def test_a_url_as_the_sign_offs_output_is_one_line(capsys, sample_pair, tmp_path, monkeypatch):
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    argv = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "r",
+            "--reviewer", "ana", "--output", "s3://b/out/so"]  # fmt: skip
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1
+    assert "cannot write the sign-off to s3://b/out/so: its files are written to a local" in err

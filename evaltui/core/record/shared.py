@@ -45,8 +45,18 @@ _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def review_dir_from_env() -> Path | None:
-    """$EVALTUI_REVIEW_DIR, or None (the single-reviewer state folder)."""
+    """$EVALTUI_REVIEW_DIR, or None (the single-reviewer state folder). A URL is refused: the
+    journals are appended to and locked as reviewers work, which an object store cannot do,
+    and `Path` made `az://b/r` a local folder `az:/b/r` that the reviewer took for the bucket."""
+    from evaltui.core.read.remote.urls import url_of
+
     value = os.environ.get(REVIEW_DIR_VARIABLE, "").strip()
+    if value and (url := url_of(value)) is not None:
+        raise UsageError(
+            f"--review-dir {url}: a shared review folder must be a folder every reviewer "
+            "mounts (journals are appended to and locked as you work; an object store cannot "
+            "hold them): give a shared file system's path"
+        )
     return Path(value) if value else None
 
 

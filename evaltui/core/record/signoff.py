@@ -279,8 +279,14 @@ def write_record_files(
 ) -> tuple[Path, Path, Path]:
     """PREFIX.json, PREFIX.md and PREFIX.csv, written as `write_record` says (any record: a
     pair's, or a run set's); returns the three paths."""
+    from evaltui.core.read.remote.urls import url_of
     from evaltui.core.record.journal import StateWriteError, os_error_text
 
+    if (url := url_of(prefix)) is not None:  # (it said "folder az:/b does not exist")
+        raise UsageError(
+            f"cannot write the sign-off to {url}: its files are written to a local folder "
+            "(give a local --output, then copy them where they are kept)"
+        )
     prefix = Path(prefix)
     if prefix.suffix in (".json", ".md"):
         prefix = prefix.with_suffix("")
