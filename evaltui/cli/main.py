@@ -187,6 +187,8 @@ def _run_command(args: argparse.Namespace) -> int:
     (`cli.commands`), given how the arguments make a comparison spec."""
     from evaltui.cli import commands
 
+    _refuse_url_outputs(args)
+
     if args.command == "plan":
         return run_plan(args)
     if args.command == "verify":
@@ -203,6 +205,24 @@ def _run_command(args: argparse.Namespace) -> int:
         return run_show(args, _pair_spec)
     runner = {"report": commands.run_report, "signoff": commands.run_signoff}[args.command]
     return runner(args, spec_from_args, _pair_spec)
+
+
+OUTPUT_FLAGS = ("output", "junit", "summary")  # the files a command writes
+
+
+def _refuse_url_outputs(args: argparse.Namespace) -> None:
+    """A file a command writes is local: `--junit s3://b/x.xml` said, once the runs were read
+    and compared, "s3:/b/x.xml: No such file or directory". Refused before any reading."""
+    from evaltui.core.errors import UsageError
+    from evaltui.core.read.remote.urls import url_of
+
+    for flag in OUTPUT_FLAGS:
+        url = url_of(getattr(args, flag, None))
+        if url is not None:
+            raise UsageError(
+                f"--{flag} {url}: evaltui writes its files to a local path (give one, then "
+                "copy the file where it is kept)"
+            )
 
 
 def _pair_spec(args: argparse.Namespace):

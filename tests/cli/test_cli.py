@@ -274,10 +274,28 @@ def test_a_url_as_the_review_folder_is_refused_and_nothing_is_made_locally(
     assert not (tmp_path / "az:").exists() and not (tmp_path / "so.json").exists()
 
 
-def test_a_url_as_the_sign_offs_output_is_one_line(capsys, sample_pair, tmp_path, monkeypatch):
+def test_a_url_for_a_file_evaltui_writes_is_refused_before_reading(
+    capsys, sample_pair, tmp_path, monkeypatch
+):
+    """`--junit s3://b/x.xml` failed after the whole comparison with "s3:/b/x.xml: No such
+    file or directory"; `--output` said "folder s3:/b/out does not exist"."""
     monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
-    argv = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "r",
-            "--reviewer", "ana", "--output", "s3://b/out/so"]  # fmt: skip
-    code, _, err = run(capsys, *argv)
-    assert code == 2 and err.count("\n") == 1
-    assert "cannot write the sign-off to s3://b/out/so: its files are written to a local" in err
+    signoff = ["signoff", *map(str, sample_pair), "--decision", "block", "--rationale", "r",
+               "--reviewer", "ana", "--output", "s3://b/out/so"]  # fmt: skip
+    for argv, flag, url in (
+        (signoff, "--output", "s3://b/out/so"),
+        (["report", *map(str, sample_pair), "--junit", "gs://b/x.xml"], "--junit", "gs://b/x.xml"),
+        (
+            ["report", *map(str, sample_pair), "--summary", "az://c/s.md"],
+            "--summary",
+            "az://c/s.md",
+        ),
+    ):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"evaltui: error: {flag} {url}: evaltui writes its files to a local")
+    from evaltui.core.errors import UsageError
+    from evaltui.core.record.signoff import write_record_files
+
+    with pytest.raises(UsageError, match="cannot write the sign-off to s3://b/so: its files"):
+        write_record_files("s3://b/so", {}, "", "")  # (the core's own guard, for API callers)
