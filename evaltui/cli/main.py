@@ -208,20 +208,23 @@ def _run_command(args: argparse.Namespace) -> int:
 
 
 OUTPUT_FLAGS = ("output", "junit", "summary")  # the files a command writes
+SIGNING_FLAGS = ("signature", "allowed_signers")  # the files `ssh-keygen -Y verify` reads
 
 
 def _refuse_url_outputs(args: argparse.Namespace) -> None:
     """A file a command writes is local: `--junit s3://b/x.xml` said, once the runs were read
-    and compared, "s3:/b/x.xml: No such file or directory". Refused before any reading."""
+    and compared, "s3:/b/x.xml: No such file or directory". So are the signature files
+    `ssh-keygen` reads ("s3:/b/so.sig: no such file"). Refused before any reading."""
     from evaltui.core.errors import UsageError
     from evaltui.core.read.remote.urls import url_of
 
-    for flag in OUTPUT_FLAGS:
+    for flag in (*OUTPUT_FLAGS, *SIGNING_FLAGS):
         url = url_of(getattr(args, flag, None))
         if url is not None:
+            what = "writes its files to" if flag in OUTPUT_FLAGS else "has ssh-keygen read"
             raise UsageError(
-                f"--{flag} {url}: evaltui writes its files to a local path (give one, then "
-                "copy the file where it is kept)"
+                f"--{flag.replace('_', '-')} {url}: evaltui {what} a local path (give one, "
+                "copying the file between it and the store)"
             )
 
 

@@ -294,6 +294,12 @@ def test_a_url_for_a_file_evaltui_writes_is_refused_before_reading(
         code, _, err = run(capsys, *argv)
         assert code == 2 and err.count("\n") == 1
         assert err.startswith(f"evaltui: error: {flag} {url}: evaltui writes its files to a local")
+    record = tmp_path / "rec.json"
+    record.write_text("{}")
+    signing = ["--signature", "s3://b/so.sig", "--allowed-signers", "s3://b/a", "--identity", "r"]
+    code, _, err = run(capsys, "verify", str(record), "--record-only", *signing)
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("evaltui: error: --signature s3://b/so.sig: evaltui has ssh-keygen read")
     from evaltui.core.errors import UsageError
     from evaltui.core.record.signoff import write_record_files
 
