@@ -55,6 +55,8 @@ ENDPOINT_SETTINGS = {
     "hf": "HF_ENDPOINT",
 }
 STORE_OF_SCHEME = {"gcs": "gs", "abfs": "az", "abfss": "az"}
+# gcsfs answers a 403 with a bare OSError("Forbidden: <url>\n<body>"), no status kept
+GCSFS_FORBIDDEN = "Forbidden: "
 
 
 class RemoteError(InputError):
@@ -94,7 +96,7 @@ def _code(exc: BaseException) -> str | None:
 
 
 def _status(exc: BaseException) -> int | None:
-    for name in ("status", "status_code"):  # (aiohttp's, the Azure SDK's)
+    for name in ("status", "status_code", "code"):  # (aiohttp's, the Azure SDK's, gcsfs's)
         status = getattr(exc, name, None)
         if isinstance(status, int):
             return status
@@ -147,6 +149,7 @@ def classify(exc: BaseException) -> Failure:
         }
         or statuses & {401, 403}
         or any(isinstance(e, PermissionError) for e in chain)
+        or any(isinstance(e, OSError) and str(e).startswith(GCSFS_FORBIDDEN) for e in chain)
     ):
         return Failure(
             "denied",

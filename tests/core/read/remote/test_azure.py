@@ -78,15 +78,6 @@ def test_no_account_named_is_one_line_saying_how_to_name_one(azurite, capsys, mo
     assert "AZURE_STORAGE_CONNECTION_STRING" in line and "`az login`" in line
 
 
-def test_a_denied_request_is_one_line(azurite, capsys):
-    azurite.deny("/devstoreaccount1/logs/inspect/")
-    try:
-        line = one_line_exit_2(["report", B, C, "--no-cache"], capsys)
-    finally:
-        azurite.deny()
-    assert line.startswith(f"evaltui: error: {B}: access denied")
-
-
 def test_throttling_is_retried_then_said_with_the_tries(azurite, capsys):
     azurite.throttle_next(2)  # two 503s, then answers: retried through (3 tries here)
     assert main(["report", B, C, "--format", "json", "--no-cache"]) == 4

@@ -89,6 +89,12 @@ def _wrapped(inner: BaseException) -> OSError:
         (_Azure("BlobNotFound", 404), "missing", False),
         (_Azure("ConditionNotMet", 412), "changed", False),
         (_Azure("ServerBusy", 503), "throttled", True),
+        # gcsfs's 403: a bare OSError with the status only in its words
+        (
+            OSError("Forbidden: https://storage.googleapis.com/b/o?alt=media\n<xml/>"),
+            "denied",
+            False,
+        ),  # fmt: skip
         (type("ServiceRequestError", (Exception,), {})("Cannot connect"), "unreachable", True),
         (
             ValueError(

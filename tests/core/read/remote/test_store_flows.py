@@ -9,6 +9,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,19 +34,22 @@ class Store:
     root: str
     put: Put
     counts: Counts
+    server: Any  # (its proxy answers 403 on demand: `deny`)
+    denied_path: str  # the request path of `root`'s inspect/ folder, as the proxy sees it
 
 
 def _gcs(server) -> Store:
     import gcsfs
 
     fs = gcsfs.GCSFileSystem(token="anon", endpoint_url=server.direct)
-    return Store("gs://logs/", lambda key, data: fs.pipe_file(f"logs/{key}", data), server.counts)
+    put = lambda key, data: fs.pipe_file(f"logs/{key}", data)  # noqa: E731
+    return Store("gs://logs/", put, server.counts, server, "/download/storage/v1/b/logs/o/inspect")
 
 
 def _azure(server) -> Store:
     container = server.container("logs")
     put = lambda key, data: container.upload_blob(key, data, overwrite=True)  # noqa: E731
-    return Store("az://logs/", put, server.counts)
+    return Store("az://logs/", put, server.counts, server, "/devstoreaccount1/logs/inspect/")
 
 
 @pytest.fixture(params=["gcs", "azurite"])
@@ -148,3 +152,17 @@ def test_the_app_takes_a_folder_in_the_store_for_its_picker(store):
     assert directory is not None and as_typed(directory) == f"{store.root}inspect"
     spec = spec_from_args(args)  # (the picker's stand-in, both arms the folder)
     assert as_typed(spec.baseline) == as_typed(spec.candidate)
+
+
+def test_a_denied_request_is_one_line(store, capsys):
+    """A 403 (a bucket policy, a role without read access) is "access denied", in every store's
+    exceptions (gcsfs raises a bare OSError("Forbidden: ...") for it)."""
+    from tests.core.read.remote.conftest import one_line_exit_2
+
+    base = _pair(store)[0]
+    store.server.deny(store.denied_path)
+    try:
+        line = one_line_exit_2(["report", *_pair(store), "--no-cache"], capsys)
+    finally:
+        store.server.deny()
+    assert line.startswith(f"evaltui: error: {base}: access denied")
