@@ -221,11 +221,12 @@ def _refuse_url_outputs(args: argparse.Namespace) -> None:
     for flag in (*OUTPUT_FLAGS, *SIGNING_FLAGS):
         url = url_of(getattr(args, flag, None))
         if url is not None:
-            what = "writes its files to" if flag in OUTPUT_FLAGS else "has ssh-keygen read"
-            raise UsageError(
-                f"--{flag.replace('_', '-')} {url}: evaltui {what} a local path (give one, "
-                "copying the file between it and the store)"
+            said = (
+                "evaltui writes its files to a local path (give one, then copy the file up)"
+                if flag in OUTPUT_FLAGS
+                else "ssh-keygen reads a local file (copy it down, then give its path)"
             )
+            raise UsageError(f"--{flag.replace('_', '-')} {url}: {said}")
 
 
 def _pair_spec(args: argparse.Namespace):

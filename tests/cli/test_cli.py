@@ -299,7 +299,7 @@ def test_a_url_for_a_file_evaltui_writes_is_refused_before_reading(
     signing = ["--signature", "s3://b/so.sig", "--allowed-signers", "s3://b/a", "--identity", "r"]
     code, _, err = run(capsys, "verify", str(record), "--record-only", *signing)
     assert code == 2 and err.count("\n") == 1
-    assert err.startswith("evaltui: error: --signature s3://b/so.sig: evaltui has ssh-keygen read")
+    assert err.startswith("evaltui: error: --signature s3://b/so.sig: ssh-keygen reads a local")
     from evaltui.core.errors import UsageError
     from evaltui.core.record.signoff import write_record_files
 
