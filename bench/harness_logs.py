@@ -291,8 +291,12 @@ from evaltui.ui.app import AppConfig, create_app
 async def main():
     app = create_app(AppConfig(spec=spec, state_root=Path(state), reading=reading))
     async with app.run_test(size=(120, 40)) as pilot:
+        # polled by a bare sleep: `pilot.pause(0.01)` asks every widget of the screen to
+        # answer and repaints the screen, 100 times a second, under the GIL the app's own
+        # reading needs (a large Inspect pair's first screen 0.4 s later for it); a terminal
+        # asks nothing of the app while it loads
         while app.loaded is None and app.load_error is None:
-            await pilot.pause(0.01)
+            await asyncio.sleep(0.01)
         # pause(0): the screen's queued messages handled, then a paint. (A bare pause() also
         # waits for the process to idle, up to 1 s: with the background workers running it
         # added a constant second to every figure here before.)
@@ -301,7 +305,7 @@ async def main():
         while app.load_error is None and (
             waiting_for(app.loaded.analysis) or not app.loaded.analysis.metrics
         ):
-            await pilot.pause(0.01)
+            await asyncio.sleep(0.01)
         await pilot.pause(0)
         decided = time.perf_counter() - t0
         print(json.dumps({"seconds": first, "decided": decided, "error": app.load_error}))
