@@ -18,8 +18,12 @@ Runs without cost columns (every format but Inspect's) have no cost comparison (
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -157,20 +161,17 @@ def _cost_comparison(paired: PairedRuns, compared: tuple[str, ...]) -> CostCompa
         )
         for t in runs
     ]
-    figures = []
+    paired_values = []  # (name, items both runs recorded it for, baseline's, candidate's)
     for name in present:
         base = per_item[0][name].to_numpy().astype(np.float64)
         cand = per_item[1][name].to_numpy().astype(np.float64)
         both = ~(np.isnan(base) | np.isnan(cand))
-        if not both.any():
-            continue
-        b, c = base[both], cand[both]
-        difference, ratio = None, None
-        if name in compared:
-            difference = paired_bootstrap(
-                c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
-            )
-            ratio = paired_ratio_bootstrap(b, c, resamples=RESAMPLES, seed=SEED)
+        if both.any():
+            paired_values.append((name, both, base[both], cand[both]))
+    intervals = figure_intervals([(b, c) for name, _, b, c in paired_values if name in compared])
+    figures = []
+    for name, both, b, c in paired_values:
+        difference, ratio = intervals.pop(0) if name in compared else (None, None)
         figures.append(
             CostFigure(
                 name=name,
@@ -190,6 +191,34 @@ def _cost_comparison(paired: PairedRuns, compared: tuple[str, ...]) -> CostCompa
         limits=_limits(runs, per_item),
         errors=(errors[0], errors[1]),
     )
+
+
+def figure_intervals(
+    values: list[tuple[np.ndarray, np.ndarray]], workers: int | None = None
+) -> list[tuple[GradedComparison, PairedRatio]]:
+    """Each figure's difference and relative change with their seeded bootstrap intervals,
+    for its (baseline, candidate) values per item. The bootstraps run side by side, one a
+    thread, on up to `workers` (the machine's cores): one after the other, three figures of a
+    200,000-item pair took 11 s of `report`'s 18 (the reading 5). numpy draws, gathers and
+    sums with the GIL released, and each bootstrap draws from its own generator, seeded, so
+    the intervals are those computed one after the other, bit for bit."""
+    tasks: list[Callable[[], Any]] = []
+    for b, c in values:
+        tasks.append(
+            partial(paired_bootstrap, c - b, resamples=RESAMPLES, seed=SEED, method="percentile")
+        )
+        tasks.append(partial(paired_ratio_bootstrap, b, c, resamples=RESAMPLES, seed=SEED))
+    workers = min(len(tasks), workers or os.cpu_count() or 1)
+    if workers <= 1:
+        done = [task() for task in tasks]
+    else:
+        with ThreadPoolExecutor(workers, thread_name_prefix="evaltui-cost") as pool:
+            done = list(pool.map(_call, tasks))
+    return list(zip(done[::2], done[1::2], strict=True))
+
+
+def _call(task: Callable[[], Any]) -> Any:
+    return task()
 
 
 def _sum(table: pl.DataFrame, name: str) -> float:

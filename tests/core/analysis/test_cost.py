@@ -9,12 +9,13 @@ import polars as pl
 import pytest
 from scipy import stats
 
-from evaltui.core.analysis.cost import cost_comparison
+from evaltui.core.analysis.cost import RESAMPLES, SEED, cost_comparison, figure_intervals
 from evaltui.core.compare.pairing import pair_runs
 from evaltui.core.read.runs import Run, RunSource, stats_table
 from evaltui.core.read.turns import cost_column
 from evaltui.core.report.cost import cost_headline, cost_lines, cost_markdown
 from evaltui.core.stats.graded import paired_bootstrap
+from evaltui.core.stats.paired_ratio import paired_ratio_bootstrap
 from tests.core.agent_fixtures import BASE, CAND, agent_pair
 
 # (total tokens, working time, limit type, retried attempts) per sample, as
@@ -388,3 +389,25 @@ def test_verify_says_the_hashes_the_rebuild_and_the_costs_at_a_terminal(
     at = [drawn.find(step) for step in steps]
     assert -1 not in at and at == sorted(at), drawn
     assert drawn.endswith(progress_line.ERASE) and len(computed) == 1
+
+
+def test_the_figures_bootstrapped_side_by_side_give_the_intervals_of_one_after_the_other():
+    """Each compared figure's two bootstraps run in threads (`figure_intervals`); each draws
+    from its own seeded generator, so the intervals are the ones computed in turn, bit for
+    bit: an item count and values varied per figure, continuous and tied."""
+    rng = np.random.default_rng(7)
+    values = []
+    for n in (3_000, 3_000, 1_200):
+        base = rng.gamma(2.0, 40.0, n)
+        values.append((base, base * rng.uniform(0.7, 1.4, n)))
+    ties = rng.integers(1, 5, 900).astype(np.float64)
+    values.append((ties, ties + rng.integers(-1, 2, 900)))
+    in_turn = figure_intervals(values, workers=1)
+    side_by_side = figure_intervals(values, workers=4)
+    assert side_by_side == in_turn
+    assert [len(pair) for pair in in_turn] == [2, 2, 2, 2]
+    for (difference, ratio), (b, c) in zip(in_turn, values, strict=True):
+        assert difference == paired_bootstrap(
+            c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
+        )
+        assert ratio == paired_ratio_bootstrap(b, c, resamples=RESAMPLES, seed=SEED)
