@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaltui.core.read import meter
-from evaltui.core.read.remote.failures import RemoteError
+from evaltui.core.read.remote.failures import NO_CONTAINER, RemoteError
 from evaltui.core.read.remote.retry import with_retries
 from evaltui.core.read.remote.stores import filesystem
 from evaltui.core.read.remote.urls import base_name, scheme_of
@@ -133,10 +133,25 @@ class RemoteBlob:
             TRAFFIC.add(0)
             return info
 
-        info = with_retries(self.url, head)
+        try:
+            info = with_retries(self.url, head)
+        except RemoteError as exc:
+            if exc.kind == "missing" and self._scheme in AZURE and not self._container_exists():
+                raise RemoteError(self.url, NO_CONTAINER, "bucket") from None
+            raise
         if info.get("type") == "directory":
             raise RemoteError(self.url, "is a folder; expected a run file", "folder")
         return stamp_of(info)
+
+    def _container_exists(self) -> bool:
+        """Whether an Azure blob's container exists (one more request, on the error path
+        only): adlfs answers a missing container and a missing blob with the same bare
+        FileNotFoundError. True when the store will not say (the first answer stands)."""
+        container = self._path.split("/", 1)[0]
+        try:
+            return bool(with_retries(self.url, lambda: self._fs.exists(container)))
+        except RemoteError:
+            return True
 
     @property
     def pinned(self) -> bool:

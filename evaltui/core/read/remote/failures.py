@@ -55,6 +55,8 @@ ENDPOINT_SETTINGS = {
     "hf": "HF_ENDPOINT",
 }
 STORE_OF_SCHEME = {"gcs": "gs", "abfs": "az", "abfss": "az"}
+NO_BUCKET = "the bucket does not exist (check its name and the endpoint)"
+NO_CONTAINER = "the container does not exist (check its name and the storage account)"
 # gcsfs answers a 403 with a bare OSError("Forbidden: <url>\n<body>"), no status kept
 GCSFS_FORBIDDEN = "Forbidden: "
 
@@ -135,9 +137,7 @@ def classify(exc: BaseException) -> Failure:
             "store's own way ({ways})",
         )
     if codes & {"NoSuchBucket", "ContainerNotFound"} or "bucket does not exist" in text.lower():
-        return Failure(
-            "bucket", False, "the bucket does not exist (check its name and the endpoint)"
-        )
+        return Failure("bucket", False, NO_BUCKET)
     if (
         codes
         & {
@@ -193,11 +193,14 @@ def remote_error(url: str, exc: BaseException, tries: int = 1) -> RemoteError:
 
 def _for_store(failure: Failure, url: str) -> str:
     """The advice with the store's own ways to fix credentials and its endpoint setting (only
-    those two kinds' words are templates: another's may quote the store's own text)."""
-    if failure.kind not in ("credentials", "unreachable"):
-        return failure.advice
+    those two kinds' words are templates: another's may quote the store's own text), and a
+    missing bucket in the store's own word."""
     scheme = url.split("://", 1)[0].lower() if "://" in url else ""
     store = STORE_OF_SCHEME.get(scheme, scheme)
+    if failure.kind == "bucket" and store == "az":
+        return NO_CONTAINER
+    if failure.kind not in ("credentials", "unreachable"):
+        return failure.advice
     ways = CREDENTIAL_WAYS.get(store, "environment, config file")
     endpoint = ENDPOINT_SETTINGS.get(store, "the URL")
     return failure.advice.format(ways=ways, endpoint=endpoint)

@@ -59,9 +59,12 @@ def test_a_missing_blob_is_one_line(azurite, capsys):
     assert line == "evaltui: error: az://logs/inspect/nope.eval: no such object (check the URL)"
 
 
-def test_a_missing_container_is_one_line(azurite, capsys):
+def test_a_missing_container_is_one_line_saying_the_container_is_missing(azurite, capsys):
     line = one_line_exit_2(["report", "az://no-such-container/a.eval", C, "--no-cache"], capsys)
-    assert line.startswith("evaltui: error: az://no-such-container/a.eval: ")
+    assert line == (
+        "evaltui: error: az://no-such-container/a.eval: the container does not exist (check "
+        "its name and the storage account)"
+    )
 
 
 def test_a_wrong_account_key_is_one_line(azurite, capsys, monkeypatch):
