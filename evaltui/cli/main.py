@@ -68,6 +68,7 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
                 "--baseline and --candidate pick runs from a log directory: evaltui DIR"
             )
         if args.baseline is not None and args.candidate is None:
+            _refuse_a_path_naming_nothing(args.baseline)
             raise UsageError("give two runs (BASE CAND), or a log directory")
         return None
     directory = args.baseline
@@ -77,6 +78,24 @@ def _log_directory(args: argparse.Namespace, *, pick_now: bool) -> Path | None:
         return None
     args.candidate = directory  # a placeholder until the picker names the pair
     return directory
+
+
+def _refuse_a_path_naming_nothing(path: Path) -> None:
+    """A lone path (`evaltui report DIR`) that names nothing gets its own one line: a
+    mistyped folder was told to "give two runs, or a log directory", as if it were one run.
+    A URL is looked at once more (the listing found no folder there): a missing object,
+    bucket or container, a denied request each say so in their words."""
+    from evaltui.core.errors import InputError
+    from evaltui.core.read.remote.urls import url_of
+
+    url = url_of(path)
+    if url is None:
+        if not os.path.lexists(path):
+            raise InputError(path, "no such file or folder")
+        return
+    from evaltui.core.read.remote.registry import blob_for
+
+    blob_for(url).stat()
 
 
 def _listed(directory: Path):

@@ -305,3 +305,19 @@ def test_a_url_for_a_file_evaltui_writes_is_refused_before_reading(
 
     with pytest.raises(UsageError, match="cannot write the sign-off to s3://b/so: its files"):
         write_record_files("s3://b/so", {}, "", "")  # (the core's own guard, for API callers)
+
+
+@pytest.mark.parametrize("command", [["report"], []], ids=["report", "app"])
+def test_a_lone_path_naming_nothing_is_said_missing_not_give_two_runs(capsys, tmp_path, command):
+    """A mistyped log folder (`evaltui report logz/`) was told "give two runs (BASE CAND), or
+    a log directory", as if it named one run."""
+    missing = tmp_path / "logz"
+    assert main([*command, str(missing)]) == 2
+    assert capsys.readouterr().err.strip() == f"evaltui: error: {missing}: no such file or folder"
+
+
+def test_a_lone_path_naming_one_run_is_told_to_give_two(capsys, sample_pair):
+    assert main(["report", str(sample_pair[0])]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "evaltui: error: give two runs (BASE CAND), or a log directory"
+    )

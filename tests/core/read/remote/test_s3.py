@@ -131,6 +131,25 @@ def test_a_missing_object_is_one_line(s3, capsys):
     assert "s3://logs/inspect/nope.eval: no such object" in line
 
 
+@pytest.mark.parametrize(
+    ("lone", "said"),
+    [
+        ("s3://logs/no-such-folder/", "s3://logs/no-such-folder: no such object"),
+        ("s3://no-such-bucket/logs/", "s3://no-such-bucket/logs: the bucket does not exist"),
+    ],
+)
+def test_a_lone_url_naming_nothing_says_so_not_give_two_runs(s3, capsys, lone, said):
+    """`evaltui report URL` with a mistyped folder: the store's own answer, not "give two runs
+    (BASE CAND), or a log directory" as if it named one run."""
+    line = one_line_exit_2(["report", lone], capsys)
+    assert line.startswith(f"evaltui: error: {said}")
+
+
+def test_a_lone_url_naming_one_run_is_told_to_give_two(s3, capsys):
+    line = one_line_exit_2(["report", B], capsys)
+    assert line == "evaltui: error: give two runs (BASE CAND), or a log directory"
+
+
 def test_a_denied_read_is_one_line(s3, capsys):
     s3.deny("/logs/inspect/")
     try:
