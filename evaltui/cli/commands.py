@@ -139,7 +139,8 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
         chosen = INDEPENDENT
     if not chosen.signs_off:
         raise UsageError(chosen.refusal("evaltui signoff"))
-    design, analysis = _load(args, spec_of, pair_spec_of, costs=True)  # (the record holds them)
+    # the costs (seconds on a large pair) once the approval is allowed, in the record (below)
+    design, analysis = _load(args, spec_of, pair_spec_of)
     decision = ReviewerDecision(
         reviewer=args.reviewer or default_reviewer(),
         decision=args.decision,
@@ -157,7 +158,11 @@ def run_signoff(args: argparse.Namespace, spec_of: SpecOf, pair_spec_of: SpecOf)
             inputs = [run.source.path for run in analysis.runs]
         prefix = default_prefix(inputs)
         make_review_folder(prefix, inputs)
-    written = design.sign_off(analysis, decision, prefix, _warn)
+    from evaltui.cli.progress_line import terminal_progress
+    from evaltui.core.analysis.cost import costs_said_to
+
+    with terminal_progress() as progress, costs_said_to(progress):
+        written = design.sign_off(analysis, decision, prefix, _warn)
     paths = ", ".join(str(Path(p).resolve()) for p in written)  # (named after the runs)
     return print_run_text("text", lambda: _write(f"wrote {paths}\n", EXIT_OK))
 

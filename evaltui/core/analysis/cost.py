@@ -19,8 +19,9 @@ Runs without cost columns (every format but Inspect's) have no cost comparison (
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -119,29 +120,43 @@ def cost_comparison(
     seen = _SEEN[:1]  # one read: another thread may replace it meanwhile
     if seen and seen[0][0] is paired and compared in seen[0][1]:
         return seen[0][1][compared]
+    if _SAID_TO and _SAID_TO[-1] is not None and has_costs(paired):
+        items = f"{paired.items.height:,} items"
+        _SAID_TO[-1](f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
     cost = _cost_comparison(paired, compared)
     kept = seen[0][1] if seen and seen[0][0] is paired else {}
     _SEEN[:] = [(paired, {**kept, compared: cost})]
     return cost
 
 
-def compare_costs_said(
-    paired: PairedRuns, progress: Callable[[str, float, int], None] | None
-) -> None:
+Progress = Callable[[str, float, int], None]
+
+
+def compare_costs_said(paired: PairedRuns, progress: Progress | None) -> None:
     """The pair's cost comparison computed now (kept for whoever prints it next), `progress`
-    told first: its bootstraps over a 200,000-item agent pair take seconds, which `report`,
-    `signoff` and `verify` spent with a silent terminal after their progress line."""
-    if not has_costs(paired):
-        return
-    if progress is not None:
-        items = f"{paired.items.height:,} items"
-        progress(f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
-    cost_comparison(paired)
+    told first: its bootstraps over a 200,000-item agent pair take seconds, which `report`
+    and `verify` spent with a silent terminal after their progress line."""
+    with costs_said_to(progress):
+        cost_comparison(paired)
+
+
+@contextmanager
+def costs_said_to(progress: Progress | None) -> Iterator[None]:
+    """Within it, a cost comparison about to be computed (not one kept) is said to `progress`
+    first. `signoff` computes the record's costs only once the approval is allowed, inside
+    the record (an approval over untriaged regressions was refused after the costs before,
+    7 s later on a 200,000-item pair), and says so while it computes them."""
+    _SAID_TO.append(progress)
+    try:
+        yield
+    finally:
+        _SAID_TO.pop()
 
 
 # The last pair's comparisons by `compared` (the last pair's only: one pair is reviewed, and
 # a run set's pairs are compared in turn).
 _SEEN: list[tuple[PairedRuns, dict[tuple[str, ...], CostComparison | None]]] = []
+_SAID_TO: list[Progress | None] = []  # `costs_said_to`'s, innermost last (the commands')
 
 
 def _cost_comparison(paired: PairedRuns, compared: tuple[str, ...]) -> CostComparison | None:

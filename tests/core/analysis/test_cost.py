@@ -411,3 +411,19 @@ def test_the_figures_bootstrapped_side_by_side_give_the_intervals_of_one_after_t
             c - b, resamples=RESAMPLES, seed=SEED, method="percentile"
         )
         assert ratio == paired_ratio_bootstrap(b, c, resamples=RESAMPLES, seed=SEED)
+
+
+def test_an_approval_refused_over_untriaged_regressions_computes_no_costs(
+    computed, monkeypatch, capsys, tmp_path
+):
+    """The refusal needs the decision and the tags, not the record's cost block: on a
+    200,000-item pair the costs' bootstraps came first and the refusal 7 s later."""
+    from evaltui.cli.main import main
+
+    monkeypatch.setenv("EVALTUI_STATE_DIR", str(tmp_path / "state"))
+    code = main(["signoff", str(BASE), str(CAND), "--decision", "approve", "--reviewer", "r",
+                 "--rationale", "costs", "--output", str(tmp_path / "so")])  # fmt: skip
+    assert code == 2
+    assert "approving anyway needs an override reason" in capsys.readouterr().err
+    assert computed == []
+    assert not (tmp_path / "so.json").exists()
