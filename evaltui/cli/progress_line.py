@@ -11,6 +11,8 @@ write to stderr when the interpreter exits (CPython's fatal `_enter_buffered_bus
 
 from __future__ import annotations
 
+import io
+import os
 import sys
 import threading
 import time
@@ -18,11 +20,35 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TextIO
 
+from rich.cells import cell_len, set_cell_size
+
 from evaltui.core.words import still_for
 
 DELAY = 0.5  # seconds of silence before the first line: quick runs stay quiet
 TICK = 1.0  # seconds between the redraws that say how long a line has stood (`still_for`)
 ERASE = "\r\x1b[K"
+Line = tuple[str, str]  # what is being done, and what follows it (the ellipsis, a percentage)
+
+
+def terminal_columns(stream: TextIO) -> int | None:
+    """The width of the terminal `stream` writes to, None when it has none to tell."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        return None
+
+
+def fitted(what: str, tail: str, columns: int | None) -> str:
+    """`what` then `tail` within `columns - 1` cells, `what` cut short when they are more (its
+    tail, the ellipsis and the numbers, kept whole): a line that wraps is erased by `ERASE`
+    only on its last row, so every redraw (once a second, `tick`) left a row behind at an
+    80-column terminal (a URL being read, the costs' line with its seconds)."""
+    if columns is None or cell_len(what) + cell_len(tail) < columns:
+        return what + tail
+    room = columns - 1 - cell_len(tail)
+    if room < 1:  # (a terminal narrower than the numbers)
+        return set_cell_size(what + tail, max(columns - 1, 0))
+    return set_cell_size(what, room) + tail
 
 
 class ProgressLine:
@@ -45,17 +71,19 @@ class ProgressLine:
         *,
         tick: float = TICK,
         clock: Callable[[], float] = time.monotonic,
+        columns: Callable[[], int | None] | None = None,
     ) -> None:
         self._stream = stream
+        self._columns = columns or (lambda: terminal_columns(stream))
         self._clock = clock
         self._start = clock()
         self._delay = delay
         self._drawn = False
         self._closed = False
         self._lock = threading.Lock()  # (called from the readers' threads)
-        self._pending: str | None = None  # said before the delay ran out, not drawn yet
+        self._pending: Line | None = None  # said before the delay ran out, not drawn yet
         self._timer: threading.Timer | None = None
-        self._shown: str | None = None  # the line on screen, without its seconds
+        self._shown: Line | None = None  # the line on screen, without its seconds
         self._shown_since = 0.0  # when that line was first drawn
         self._tick = tick
         self._ticker: threading.Timer | None = None  # the next `tick`, once a line is drawn
@@ -63,7 +91,7 @@ class ProgressLine:
     def __call__(self, what: str, step: float, total: int) -> None:
         # (no total: a step whose progress is not counted, said without a percentage)
         percent = f" {int(100 * min(max(step / total, 0.0), 1.0))}%" if total else ""
-        line = f"evaltui: {what}…{percent}"
+        line = (f"evaltui: {what}", f"…{percent}")
         early = self._delay - (self._clock() - self._start)
         with self._lock:
             if self._closed:
@@ -78,11 +106,13 @@ class ProgressLine:
             self._pending = None
             self._draw(line)
 
-    def _draw(self, line: str) -> None:  # (the lock held)
+    def _draw(self, line: Line) -> None:  # (the lock held)
         now = self._clock()
         if line != self._shown:
             self._shown, self._shown_since = line, now
-        self._stream.write(f"{ERASE}{line}{still_for(now - self._shown_since)}")
+        what, tail = line
+        tail += still_for(now - self._shown_since)
+        self._stream.write(ERASE + fitted(what, tail, self._columns()))
         self._stream.flush()
         self._drawn = True
         self._tick_later()

@@ -150,3 +150,33 @@ def test_the_ticks_run_by_themselves_and_stop_at_the_erase():
     if line._ticker is not None:
         line._ticker.join(30)  # (a tick under way when erased: it draws nothing)
     assert screen.getvalue() == erased
+
+
+def test_a_line_longer_than_the_terminal_is_cut_to_fit_keeping_its_numbers():
+    """A line that wraps is erased only on its last row: at 80 columns every redraw (each
+    second, saying the seconds) left a row behind. The words are cut; the ellipsis, the
+    percentage and the seconds stay whole, one cell short of the edge."""
+    screen, clock = Terminal(), FakeClock()
+    line = ProgressLine(screen, 0, tick=0, clock=clock, columns=lambda: 80)
+    url = "s3://eval-logs/" + "nightly/" * 12 + "candidate.eval"
+    line(f"reading {url} (0.4 of 1.9 GB)", 0.6, 3)
+    clock.now += 11
+    line.tick()
+    drawn = [d for d in screen.getvalue().split(ERASE) if d]
+    assert drawn == [
+        ("evaltui: reading " + url)[:74] + "… 20%",
+        ("evaltui: reading " + url)[:67] + "… 20% · 11 s",
+    ]
+    assert {len(d) for d in drawn} == {79}
+    wide = ProgressLine(Terminal(), 0, columns=lambda: 30)
+    wide("reading 評価ログ評価ログ評価ログ評価ログ", 1, 2)
+    shown = wide._stream.getvalue().removeprefix(ERASE)
+    # cells, not characters: 29, a wide character that would straddle the edge left out
+    assert shown == "evaltui: reading 評価ロ … 50%"
+
+
+def test_a_terminal_that_tells_no_width_gets_the_whole_line():
+    screen = Terminal()  # (no file descriptor: no size to ask for)
+    line = ProgressLine(screen, 0)
+    line("x" * 200, 1, 2)
+    assert screen.getvalue() == f"{ERASE}evaltui: {'x' * 200}… 50%"
