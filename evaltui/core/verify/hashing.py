@@ -37,3 +37,20 @@ def sha256s_said(paths: Sequence[str | Path], progress: Progress | None) -> Iter
         with meter.metering(add):
             digest = sha256_of(Path(path))
         yield digest
+
+
+PHASES = 2  # the inputs' sha256, then the rebuild (its read, statistics and costs)
+
+
+def phase(progress: Progress | None, number: int) -> Progress | None:
+    """`progress` with each line led by its phase ("verify 1/2 · checking the inputs'
+    sha256 ... 91%", then "verify 2/2 · reading the baseline and the candidate ... 0%"): each
+    phase counts its own percentage, which restarted at 0% with nothing to say why."""
+    if progress is None:
+        return None
+    said = progress
+
+    def phased(what: str, step: float, steps: int) -> None:
+        said(f"verify {number}/{PHASES} · {what}", step, steps)
+
+    return phased

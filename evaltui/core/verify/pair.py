@@ -35,7 +35,7 @@ from evaltui.core.record.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.difference import first_difference
 from evaltui.core.verify.form import form_problem
-from evaltui.core.verify.hashing import Progress, sha256s_said
+from evaltui.core.verify.hashing import Progress, phase, sha256s_said
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown_path, what_broke
 from evaltui.core.verify.spec_and_policy import replay_spec
@@ -80,7 +80,8 @@ def _verify(
     if baseline is None or candidate is None:
         return Verification(True, HASH_ONLY)
     arms = (("baseline", baseline), ("candidate", candidate))
-    hashes = sha256s_said((baseline, candidate), progress)  # (one at a time: a mismatch stops)
+    # (one at a time: a mismatch stops)
+    hashes = sha256s_said((baseline, candidate), phase(progress, 1))
     for (arm, path), actual in zip(arms, hashes, strict=True):
         expected = record["inputs"][arm]["sha256"]
         if actual != expected:
@@ -91,7 +92,7 @@ def _verify(
             )
     if record.get("schema") != SIGNOFF_SCHEMA:
         return _verify_statistics_only(record, Path(baseline), Path(candidate))
-    return verify_rebuilt(record, Path(baseline), Path(candidate), progress=progress)
+    return verify_rebuilt(record, Path(baseline), Path(candidate), progress=phase(progress, 2))
 
 
 HASH_ONLY = (

@@ -16,7 +16,7 @@ from evaltui.core.record.signoff import record_hash_ok
 from evaltui.core.report.pair import metrics_list
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.form import form_problem, run_set_form_problem
-from evaltui.core.verify.hashing import Progress, sha256s_said
+from evaltui.core.verify.hashing import Progress, phase, sha256s_said
 from evaltui.core.verify.pair import HASH_ONLY
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown, shown_path
@@ -46,7 +46,8 @@ def verify_run_set_record(
     runs = record["runs"]
     if len(paths) != len(runs):
         return Verification(False, f"the record covers {len(runs)} runs; {len(paths)} files given")
-    hashes = sha256s_said(paths, progress)
+    hashes = sha256s_said(paths, phase(progress, 1))
+    progress = phase(progress, 2)  # (the rebuild: the comparison, then each pair's record)
     for index, (path, run, actual) in enumerate(zip(paths, runs, hashes, strict=True)):
         if actual != run["sha256"]:
             return Verification(

@@ -381,13 +381,16 @@ def test_verify_says_the_hashes_the_rebuild_and_the_costs_at_a_terminal(
     drawn = terminal.getvalue()
     size = (BASE.stat().st_size + CAND.stat().st_size) / 1e6
     steps = [
-        "evaltui: checking the inputs' sha256 (",
+        "evaltui: verify 1/2 · checking the inputs' sha256 (",
         f" of {size:.1f} MB)",
-        "evaltui: reading the baseline and the candidate",
-        "evaltui: comparing the runs' costs (paired bootstrap over",
+        "evaltui: verify 2/2 · reading the baseline and the candidate",
+        "evaltui: verify 2/2 · comparing the runs' costs (paired bootstrap over",
     ]
     at = [drawn.find(step) for step in steps]
     assert -1 not in at and at == sorted(at), drawn
+    # each phase's percentage restarts, said by its phase: every line names one
+    lines = [line for line in drawn.split(progress_line.ERASE) if line]
+    assert all(line.startswith("evaltui: verify ") for line in lines), lines
     assert drawn.endswith(progress_line.ERASE) and len(computed) == 1
 
 
