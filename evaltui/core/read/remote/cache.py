@@ -6,7 +6,9 @@ Where: `$EVALTUI_CACHE_DIR/remote`, else `$XDG_CACHE_HOME/evaltui/remote`, else
 URL, the stamp it was downloaded at and its sha256); it is used only while the object's stamp
 is the same (its ETag, else its size and modification time). The folder is kept under
 `EVALTUI_REMOTE_CACHE_BYTES` (default 4 GiB): least recently used entries are removed first,
-and an object bigger than the bound is never kept (it goes to a temporary file instead).
+and an object bigger than the bound is never kept (it goes to a temporary file instead). A
+download is written to a `.incoming-` staging file first; one left by a killed process is
+removed once it has stood an hour unwritten, when the next download is kept (`sweep_staging`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import hashlib
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from evaltui.core.read.remote.blob import Stamp
@@ -106,7 +109,9 @@ def keep(url: str, stamp: Stamp, staged: Path, sha256: str) -> Path:
 
 
 def prune(folder: Path, keep_key: str | None = None) -> None:
-    """Remove least recently used entries until the folder is under the bound."""
+    """Remove least recently used entries until the folder is under the bound, and the
+    staging files of downloads that stopped (`sweep_staging`)."""
+    sweep_staging(folder)
     entries = []
     with contextlib.suppress(OSError):
         for meta_path in folder.glob("*.json"):
@@ -127,3 +132,20 @@ def prune(folder: Path, keep_key: str | None = None) -> None:
             meta_path.unlink()
             data_path.unlink()
             total -= size
+
+
+STALE_STAGING = 3600.0  # seconds unwritten after which a staging file is a dead download's
+
+
+def sweep_staging(folder: Path, now: float | None = None) -> None:
+    """Remove the `.incoming-` staging files no download has written to for `STALE_STAGING`
+    seconds. A download removes its own when it fails, but not when its process is killed
+    or ends under it (a daemon thread's): nothing removed those, outside the bound, up to a
+    whole object each. A live download writes a piece every few seconds (minutes at the
+    slowest links), so an hour unwritten is a dead one's."""
+    cutoff = (time.time() if now is None else now) - STALE_STAGING
+    with contextlib.suppress(OSError):
+        for staged in folder.glob(".incoming-*"):
+            with contextlib.suppress(OSError):
+                if staged.stat().st_mtime < cutoff:
+                    staged.unlink()
