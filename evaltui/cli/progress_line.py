@@ -42,10 +42,19 @@ def fitted(what: str, tail: str, columns: int | None) -> str:
     """`what` then `tail` within `columns - 1` cells, `what` cut short when they are more (its
     tail, the ellipsis and the numbers, kept whole): a line that wraps is erased by `ERASE`
     only on its last row, so every redraw (once a second, `tick`) left a row behind at an
-    80-column terminal (a URL being read, the costs' line with its seconds)."""
+    80-column terminal (a URL being read, the costs' line with its seconds, the read's
+    "(127,500 of 400,000 samples)"). The words are cut before a count in parentheses at the
+    end, which is kept whole while the words keep half the room (a longer aside, "(paired
+    bootstrap over 200,000 items)", is cut itself rather than the words that say what runs)."""
     if columns is None or cell_len(what) + cell_len(tail) < columns:
         return what + tail
     room = columns - 1 - cell_len(tail)
+    words, opens, count = what.rpartition(" (")
+    if opens and count.endswith(")"):
+        count = opens + count
+        kept = room - cell_len(count) - 1  # (a cell for the cut's ellipsis)
+        if kept >= room // 2:
+            return set_cell_size(words, kept) + "…" + count + tail
     if room < 1:  # (a terminal narrower than the numbers)
         return set_cell_size(what + tail, max(columns - 1, 0))
     return set_cell_size(what, room) + tail

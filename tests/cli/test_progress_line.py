@@ -155,19 +155,28 @@ def test_the_ticks_run_by_themselves_and_stop_at_the_erase():
 def test_a_line_longer_than_the_terminal_is_cut_to_fit_keeping_its_numbers():
     """A line that wraps is erased only on its last row: at 80 columns every redraw (each
     second, saying the seconds) left a row behind. The words are cut; the ellipsis, the
-    percentage and the seconds stay whole, one cell short of the edge."""
+    percentage and the seconds stay whole, one cell short of the edge, and so does a count in
+    parentheses at the end while the words keep half the room."""
     screen, clock = Terminal(), FakeClock()
     line = ProgressLine(screen, 0, tick=0, clock=clock, columns=lambda: 80)
     url = "s3://eval-logs/" + "nightly/" * 12 + "candidate.eval"
     line(f"reading {url} (0.4 of 1.9 GB)", 0.6, 3)
     clock.now += 11
     line.tick()
+    line("reading the baseline and the candidate (127,500 of 400,000 samples)", 0.3, 3)
+    line("comparing the runs' costs (paired bootstrap over 200,000 items)", 0, 0)
+    clock.now += 11
+    line.tick()
     drawn = [d for d in screen.getvalue().split(ERASE) if d]
+    words = "evaltui: reading " + url
     assert drawn == [
-        ("evaltui: reading " + url)[:74] + "… 20%",
-        ("evaltui: reading " + url)[:67] + "… 20% · 11 s",
+        words[:57] + "… (0.4 of 1.9 GB)… 20%",
+        words[:50] + "… (0.4 of 1.9 GB)… 20% · 11 s",
+        "evaltui: reading the baseline and the candid… (127,500 of 400,000 samples)… 10%",
+        "evaltui: comparing the runs' costs (paired bootstrap over 200,000 items)…",
+        "evaltui: comparing the runs' costs (paired bootstrap over 200,000 items… · 11 s",
     ]
-    assert {len(d) for d in drawn} == {79}
+    assert {len(d) for d in drawn} == {79, 73}  # (the costs' line fits whole until its seconds)
     wide = ProgressLine(Terminal(), 0, columns=lambda: 30)
     wide("reading 評価ログ評価ログ評価ログ評価ログ", 1, 2)
     shown = wide._stream.getvalue().removeprefix(ERASE)
