@@ -137,13 +137,13 @@ def prune(folder: Path, keep_key: str | None = None) -> None:
 STALE_STAGING = 3600.0  # seconds unwritten after which a staging file is a dead download's
 
 
-def sweep_staging(folder: Path, now: float | None = None) -> None:
+def sweep_staging(folder: Path) -> None:
     """Remove the `.incoming-` staging files no download has written to for `STALE_STAGING`
     seconds. A download removes its own when it fails, but not when its process is killed
     or ends under it (a daemon thread's): nothing removed those, outside the bound, up to a
     whole object each. A live download writes a piece every few seconds (minutes at the
     slowest links), so an hour unwritten is a dead one's."""
-    cutoff = (time.time() if now is None else now) - STALE_STAGING
+    cutoff = time.time() - STALE_STAGING
     with contextlib.suppress(OSError):
         for staged in folder.glob(".incoming-*"):
             with contextlib.suppress(OSError):
