@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.errors import UsageError
 
-Progress = Callable[..., Any]
 Warn = Callable[[str], None]  # where a design says what the reviewer must read (notices)
 TeamOptions = tuple[str | None, int | None]  # --reviewers TEXT, --reviews-per-item K (or None)
 NO_TEAM: TeamOptions = (None, None)

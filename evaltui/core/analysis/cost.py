@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.compare.pairing import PairedRuns
 from evaltui.core.read.runs import ITEM_ID
 from evaltui.core.read.turns import NUMERIC_COSTS, cost_column
@@ -127,9 +128,6 @@ def cost_comparison(
     kept = seen[0][1] if seen and seen[0][0] is paired else {}
     _SEEN[:] = [(paired, {**kept, compared: cost})]
     return cost
-
-
-Progress = Callable[[str, float, int], None]
 
 
 def compare_costs_said(paired: PairedRuns, progress: Progress | None) -> None:

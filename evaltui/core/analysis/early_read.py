@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 from evaltui.core.analysis.handoff import Handoff
 from evaltui.core.analysis.kept_hint import probably_kept
 from evaltui.core.analysis.read_both import load_both
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.compare.spec import CompareSpec
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
     from evaltui.core.policy import Policy
     from evaltui.core.read.runs import Run
 
-Progress = Callable[[str, float, int], None]  # as `pipeline.Progress`
 # `read_spec` of the spec, given the progress: both runs.
 Read = Callable[[Progress], "tuple[Run, Run]"]
 

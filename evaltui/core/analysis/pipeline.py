@@ -28,6 +28,7 @@ from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.read_both import STEPS, wait_for_hashes
 from evaltui.core.analysis.slices import slice_comparisons
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.compare.choose_design import (
     DesignChoice,
     choose_design,
@@ -42,8 +43,6 @@ from evaltui.core.read.runs import PASSED, SLICE, Run
 
 if TYPE_CHECKING:  # (two samples of different items: imported when one is compared)
     from evaltui.core.analysis.independent import IndependentAnalysis
-
-Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
 
 
 def compare_files(

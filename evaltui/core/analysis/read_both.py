@@ -11,9 +11,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.held_warnings import LOGGER
 from evaltui.core.read import meter
 from evaltui.core.read.formats import LoadOptions, load_run
@@ -24,7 +25,6 @@ from evaltui.core.read.remote.urls import base_name, url_of
 from evaltui.core.read.runs import Run, size_or_zero
 from evaltui.core.stats import special
 
-Progress = Callable[[str, float, int], None]  # what, step (fractional while reading), steps
 # The comparison's steps (`pipeline.STEPS`), of which reading both runs is the first.
 STEPS = ("reading the baseline and the candidate", "pairing items", "computing statistics")
 

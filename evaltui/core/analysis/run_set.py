@@ -20,7 +20,7 @@ test to reject; when it does not while a pair does, the report says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -35,6 +35,7 @@ from evaltui.core.analysis.pair_headline import warnings_of
 from evaltui.core.analysis.pair_result import Analysis
 from evaltui.core.analysis.pipeline import _check_policy_options, compare_loaded, reanalyse
 from evaltui.core.analysis.read_both import wait_for_hashes
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.compare.pairing import arm_columns
 from evaltui.core.compare.spec import CompareSpec
 from evaltui.core.errors import UsageError
@@ -50,7 +51,6 @@ RUN_SET_SCHEMA = "evaltui.runset/1"
 MIN_RUNS = 3
 READERS = 4  # runs read at once: more only competes for the same disk and cores
 MAX_RUNS = 12  # 66 pairs: beyond that a matrix stops being readable and the family too large
-Progress = Callable[[str, float, int], None]
 
 
 @dataclass(frozen=True)

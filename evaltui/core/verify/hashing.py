@@ -10,15 +10,14 @@ are said as "checking the inputs' sha256 (0.4 of 1.9 GB)", at most four times a 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.read import meter
 from evaltui.core.read.hash_progress import ByteReports, hashing_words
 from evaltui.core.read.runs import sha256_of, size_or_zero
-
-Progress = Callable[[str, float, int], None]  # what, step, steps (`read_both.Progress`)
 
 
 def sha256s_said(paths: Sequence[str | Path], progress: Progress | None) -> Iterator[str]:

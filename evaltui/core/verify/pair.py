@@ -31,11 +31,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.record.signoff import RESULT_KEYS, SIGNOFF_SCHEMA, record_hash_ok
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.difference import first_difference
 from evaltui.core.verify.form import form_problem
-from evaltui.core.verify.hashing import Progress, phase, sha256s_said
+from evaltui.core.verify.hashing import phase, sha256s_said
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown_path, what_broke
 from evaltui.core.verify.spec_and_policy import replay_spec

@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.record.signoff import (
     OPTIONAL_RESULT_KEYS,
     RESULT_KEYS,
     WHEN_PRESENT_RESULT_KEYS,
 )
 from evaltui.core.verify.difference import first_difference, value_at
-from evaltui.core.verify.hashing import Progress
 from evaltui.core.verify.journal_replay import review_of_record
 from evaltui.core.verify.result import Verification, shown, shown_path
 from evaltui.core.verify.spec_and_policy import RecordPolicyError, policy_from_record, replay_spec

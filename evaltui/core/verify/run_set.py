@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis.run_set import RunSetSpec, compare_runs
+from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.canonical import canonical_json
 from evaltui.core.errors import UsageError
 from evaltui.core.record.run_set_signoff import RUN_SET_SIGNOFF_SCHEMA
@@ -16,7 +17,7 @@ from evaltui.core.record.signoff import record_hash_ok
 from evaltui.core.report.pair import metrics_list
 from evaltui.core.verify.claims import claims_problem
 from evaltui.core.verify.form import form_problem, run_set_form_problem
-from evaltui.core.verify.hashing import Progress, phase, sha256s_said
+from evaltui.core.verify.hashing import phase, sha256s_said
 from evaltui.core.verify.pair import HASH_ONLY
 from evaltui.core.verify.rebuild import verify_rebuilt
 from evaltui.core.verify.result import Verification, shown, shown_path
