@@ -16,7 +16,11 @@ in bytes, which says little (a 1,000-sample log of long transcripts is as large 
 200,000-sample one of short answers, and parses 200 times faster).
 
 How: `subprocess` starts `python -c` (fork and exec at once: never a bare fork of this process,
-which has threads) with the caller's `sys.path`, so the child imports this very package; the
+which has threads) and sends it the caller's `sys.path`, so the child imports this very package,
+and the store it will read from; it imports the reader and sets that store up (`_warm`), then
+waits for its request, a second line (`_Child`). A remote log's child is started before this
+process looks at the object, so both happen at once; it is dismissed (killed) when the look
+fails or finds the log small. Asked, the
 child runs `load_run` exactly as the caller would have and writes back three frames: a JSON
 document (the source, the metadata, the scorer, the directory's names, the row sources, the
 chunk index), the table as Arrow IPC and the directory's numbers as int64 bytes. No pickle: the
@@ -76,9 +80,9 @@ REMOTE_BYTES = 64 << 20  # a remote log's size from which a second process reads
 NAME = "inspect_eval"
 ZIP_MAGIC = b"PK\x03\x04"
 _CHILD = (
-    "import json, sys; request = json.loads(sys.stdin.buffer.readline()); "
-    "sys.path[:] = request['sys_path']; "
-    "from evaltui.core.read.formats.inspect_elsewhere import child_main; child_main(request)"
+    "import json, sys; start = json.loads(sys.stdin.buffer.readline()); "
+    "sys.path[:] = start['sys_path']; "
+    "from evaltui.core.read.formats.inspect_elsewhere import child_main; child_main(start)"
 )
 Loader = Callable[..., Run]  # `load_run`'s signature
 
@@ -150,75 +154,73 @@ def load_remote_elsewhere(
     then on; a failure is the one line the load itself would give) and the child reads it."""
     from evaltui.core.read.formats import load_run, load_url
     from evaltui.core.read.remote.registry import blob_for
-    from evaltui.core.read.remote.urls import url_of
+    from evaltui.core.read.remote.urls import scheme_of, url_of
 
     options = options or LoadOptions()
     url = url_of(path)
     if url is None or options.format_options:
         return load_run(path, format_name, options, wait_for_hash=wait_for_hash)
-    blob = blob_for(url)  # a fresh look, remembered: the items and the sha256 read through it
-    if blob.stat().size >= REMOTE_BYTES:
-        run = _ask_child(url, format_name, options, blob=blob)
+    # started before the store is set up here and the object looked at, which it does not
+    # wait for: it imports the reader and sets up its own store meanwhile, and is dismissed
+    # if the log turns out small (or the look fails)
+    child = _Child.start(scheme_of(url))
+    try:  # a fresh look, remembered: the items and the sha256 are read through this blob
+        blob = blob_for(url)
+        size = blob.stat().size
+    except BaseException:
+        _dismiss(child)
+        raise
+    if size >= REMOTE_BYTES:
+        run = _ask_child(url, format_name, options, blob=blob, child=child)
         if run is not None:
             return run
+    else:
+        _dismiss(child)
     # read here, at the same look (a second one would cost a request and could see another
     # version than the one the child was asked to read)
     return load_url(url, format_name, options, wait_for_hash=wait_for_hash, stamp=blob.stat())
 
 
 def _ask_child(
-    path: str | Path, format_name: str | None, options: LoadOptions, *, blob: Any = None
+    path: str | Path,
+    format_name: str | None,
+    options: LoadOptions,
+    *,
+    blob: Any = None,
+    child: _Child | None = None,
 ) -> Run | None:
     """The child's run, or None when it gave none (the caller reads the log itself); its
-    InputError raised here. `blob`: a remote log's, whose stamp the child reads at. Its
-    progress goes to this thread's meter as it reads (taken back when it gives no run)."""
+    InputError raised here. `blob`: a remote log's, whose stamp the child reads at. `child`:
+    one started already (`_Child.start`), else one is started now. Its progress goes to this
+    thread's meter as it reads (taken back when it gives no run)."""
     heard = _Heard()
-    run = _answer(path, format_name, options, blob, heard)
+    run = _answer(path, format_name, options, blob, heard, child)
     if run is None:
         heard.take_back()
     return run
 
 
 def _answer(
-    path: str | Path, format_name: str | None, options: LoadOptions, blob: Any, heard: _Heard
+    path: str | Path,
+    format_name: str | None,
+    options: LoadOptions,
+    blob: Any,
+    heard: _Heard,
+    child: _Child | None = None,
 ) -> Run | None:
     """`_ask_child`'s question and answer."""
     request = {
-        "sys_path": list(sys.path),
         "path": os.fspath(path),
         "format": format_name,
         "metric": options.metric,
         "defer_hash_check": options.defer_hash_check,
         "stamp": None if blob is None else asdict(blob.stat()),
     }
-    if not sys.executable:
+    child = child or _Child.start(None)
+    if child is None:
         return None
-    try:
-        process = subprocess.Popen(
-            [sys.executable, "-c", _CHILD],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,  # a child's traceback: the log is read here instead
-        )
-    except OSError:
-        return None
-    try:
-        assert process.stdin is not None and process.stdout is not None
-        process.stdin.write(json.dumps(request).encode() + b"\n")
-        process.stdin.flush()  # kept open: the child ends when it closes (`_end_with_caller`)
-        frames = _read_frames(process.stdout, _bound(path, blob), heard)
-        process.wait()
-    except (OSError, ValueError):
-        return None
-    finally:
-        if process.poll() is None:  # interrupted, or a garbled answer: it must not outlive this
-            process.kill()
-            process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                with suppress(OSError):  # (a child gone: nothing left to flush to)
-                    stream.close()
-    if process.returncode != 0:
+    frames = child.ask(request, _bound(path, blob), heard)
+    if frames is None:
         return None
     try:
         with collector_paused():  # 200,000 row sources: see `collector`
@@ -227,6 +229,83 @@ def _answer(
         raise
     except (ValueError, KeyError, TypeError, IndexError, OSError):
         return None
+
+
+class _Child:
+    """The second interpreter, started before it is asked: its first line (this process's
+    `sys.path`, and the store it will read from) lets it import the reader and set the store
+    up (`_warm`) while this process still looks at a remote log; the request follows as a
+    second line (`ask`), or the child is dismissed (`_dismiss`). Over a loopback S3 endpoint
+    the look took a second of the app's start (the store's imports and a request, under the
+    GIL with the app's own imports), and the child's start waited for it."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self._process = process
+
+    @classmethod
+    def start(cls, scheme: str | None) -> _Child | None:
+        """A child started, or None when none can be (the caller reads the log itself)."""
+        if not sys.executable:
+            return None
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-c", _CHILD],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,  # a child's traceback: the log is read here instead
+            )
+        except OSError:
+            return None
+        child = cls(process)
+        if not child._say({"sys_path": list(sys.path), "scheme": scheme}):
+            child.end()
+            return None
+        return child
+
+    def _say(self, line: dict[str, Any]) -> bool:
+        """Write one line to the child (kept open: it ends when it closes); False when its end
+        is gone."""
+        try:
+            assert self._process.stdin is not None
+            self._process.stdin.write(json.dumps(line).encode() + b"\n")
+            self._process.stdin.flush()
+        except (OSError, ValueError):
+            return False
+        return True
+
+    def ask(self, request: dict[str, Any], bound: int, heard: _Heard) -> list[bytes] | None:
+        """The child's answer to `request`, as frames, or None when it gave none. The child
+        has ended when this returns."""
+        process = self._process
+        try:
+            assert process.stdout is not None
+            if not self._say(request):
+                return None
+            frames = _read_frames(process.stdout, bound, heard)
+            process.wait()
+        except (OSError, ValueError):
+            return None
+        finally:
+            self.end()
+        return frames if process.returncode == 0 else None
+
+    def end(self) -> None:
+        """The child ended (killed unless it has) and its pipes closed: it never outlives a
+        question this process stopped asking."""
+        process = self._process
+        if process.poll() is None:  # interrupted, garbled, or dismissed
+            process.kill()
+            process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                with suppress(OSError):  # (a child gone: nothing left to flush to)
+                    stream.close()
+
+
+def _dismiss(child: _Child | None) -> None:
+    """A child started for a log this process reads itself after all (small, or refused)."""
+    if child is not None:
+        child.end()
 
 
 def _bound(path: str | Path, blob: Any = None) -> int:
@@ -259,9 +338,15 @@ def _read_frames(stream: Any, bound: int, heard: _Heard | None = None) -> list[b
     return frames
 
 
-def child_main(request: dict[str, Any]) -> None:
-    """The child: the run, as frames on stdout (`_pack`), or its InputError's fields. Any
-    other failure ends it with a traceback (to nowhere) and a non-zero exit."""
+def child_main(start: dict[str, Any]) -> None:
+    """The child: ready to read (`_warm`), then the request's run, as frames on stdout
+    (`_pack`), or its InputError's fields. Any other failure ends it with a traceback (to
+    nowhere) and a non-zero exit; a caller gone before it asked ends it quietly."""
+    _warm(start.get("scheme"))
+    line = sys.stdin.buffer.readline()
+    if not line:  # dismissed, or the caller went
+        os._exit(CALLER_GONE)
+    request = json.loads(line)
     _end_with_caller()
     options = LoadOptions(metric=request["metric"], defer_hash_check=request["defer_hash_check"])
     out = sys.stdout.buffer
@@ -344,6 +429,24 @@ def _end_with_caller() -> None:
     stdin = sys.stdin.fileno()
 
     threading.Thread(target=watch, name="evaltui-caller-watch", daemon=True).start()
+
+
+def _warm(scheme: str | None) -> None:
+    """What the read will need, done before the request comes: the reader's imports and, for
+    a remote log, its store (`stores.filesystem`: the store package's imports, its client and
+    credentials), kept for the read. A store that cannot be set up is left for the read to
+    refuse in its own words."""
+    from evaltui.core.read.formats import format_module
+
+    format_module(NAME)
+    if scheme is not None:
+        from evaltui.core.read.remote.stores import filesystem
+
+        with suppress(Exception):  # noqa: BLE001 - the read says what is wrong, in one line
+            filesystem(f"{scheme}://{WARM_PATH}")
+
+
+WARM_PATH = "evaltui-warm/log.eval"  # a path the store is set up for, never read
 
 
 def _child_load(request: dict[str, Any], options: LoadOptions) -> Run:

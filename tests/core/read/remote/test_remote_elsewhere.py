@@ -19,7 +19,7 @@ import pytest
 from evaltui.cli.main import main
 from evaltui.core.read.formats import LoadOptions, inspect_elsewhere, load_run
 from evaltui.core.read.formats.inspect_elsewhere import candidate_loader, load_remote_elsewhere
-from evaltui.core.read.remote import stores
+from evaltui.core.read.remote import registry, stores
 from evaltui.core.read.remote.blob import TRAFFIC, RemoteBlob
 from evaltui.core.read.remote.failures import RemoteError
 from evaltui.core.read.remote.registry import blob_for, seen
@@ -78,6 +78,70 @@ def test_a_small_remote_log_is_read_in_this_process(http_root: Any, asked: list[
     assert asked == []
     assert run.table.equals(here.table)
     assert server.requests - before == read_here  # the look it sized it by is the read's one
+
+
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Each child `_Child.start` started, and the order of starts and store looks (`events`)."""
+    children: list[Any] = []
+    events: list[str] = []
+    start, look = inspect_elsewhere._Child.start, registry.blob_for
+
+    def counted_start(scheme: str | None) -> Any:
+        events.append("child")
+        children.append(child := start(scheme))
+        return child
+
+    def counted_look(url: str) -> Any:
+        events.append("look")
+        return look(url)
+
+    monkeypatch.setattr(inspect_elsewhere._Child, "start", staticmethod(counted_start))
+    monkeypatch.setattr(registry, "blob_for", counted_look)
+    children_and_events: list[Any] = [children, events]
+    return children_and_events
+
+
+def test_a_large_remote_logs_child_is_started_before_this_process_looks_at_it(
+    http_root: Any, asked: list[Any], started: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child imports its reader and sets its store up while this process sets up its own
+    and looks at the object (a second of the app's start over S3), not after."""
+    server, _ = http_root
+    monkeypatch.setattr(inspect_elsewhere, "REMOTE_BYTES", 1)
+    run = load_remote_elsewhere(f"{server.url}/{BASE.name}", None, DEFERRED)
+    children, events = started
+    assert events == ["child", "look"] and asked == [run]
+    assert children[0]._process.poll() == 0  # it answered and ended
+
+
+@pytest.mark.parametrize("name", [CAND.name, "missing.eval"], ids=["small", "missing"])
+def test_a_child_started_for_a_log_read_here_after_all_is_ended(
+    http_root: Any, started: list[Any], name: str
+) -> None:
+    """A small log (read here) or one the look refuses: the child started before the look is
+    killed and reaped, never left running beside the read or after the refusal."""
+    server, _ = http_root
+    url = f"{server.url}/{name}"
+    try:
+        load_remote_elsewhere(url, None, DEFERRED)
+    except RemoteError as exc:
+        assert name == "missing.eval" and "\n" not in str(exc)
+    children, events = started
+    assert events[:2] == ["child", "look"] and len(children) == 1
+    process = children[0]._process
+    assert process.poll() is not None and process.stdin.closed and process.stdout.closed
+
+
+def test_a_child_sets_its_store_up_before_it_is_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`_warm`: the reader imported and the store built and kept, so the read that follows
+    finds it ready; a store that cannot be set up is left for the read to refuse."""
+    monkeypatch.setattr(stores, "_cache", {})
+    inspect_elsewhere._warm("https")
+    assert list(stores._cache) == [("https", "")]
+    monkeypatch.setattr(stores, "_build", lambda *a: 1 / 0)
+    inspect_elsewhere._warm("s3")  # no exception: the read will say what is wrong
+    assert list(stores._cache) == [("https", "")]
 
 
 def test_a_remote_candidate_log_is_sized_in_its_own_reading_thread() -> None:
