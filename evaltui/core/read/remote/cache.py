@@ -9,6 +9,10 @@ is the same (its ETag, else its size and modification time). The folder is kept 
 and an object bigger than the bound is never kept (it goes to a temporary file instead). A
 download is written to a `.incoming-` staging file first; one left by a killed process is
 removed once it has stood an hour unwritten, when the next download is kept (`sweep_staging`).
+A temporary file (`evaltui-remote-<pid>-…` in the system's temporary folder) is removed when
+its process exits; one a killed process left (an SSH session dropped under the app) is removed
+when the next temporary download starts, once its process is gone and it has stood an hour
+unwritten (`sweep_temporary`).
 """
 
 from __future__ import annotations
@@ -89,9 +93,13 @@ def staging(url: str, size: int) -> tuple[Path, bool]:
             return Path(name), True
         except OSError:
             pass
-    handle, name = tempfile.mkstemp(prefix="evaltui-remote-")
+    sweep_temporary()
+    handle, name = tempfile.mkstemp(prefix=f"{TEMPORARY_PREFIX}{os.getpid()}-")
     os.close(handle)
     return Path(name), False
+
+
+TEMPORARY_PREFIX = "evaltui-remote-"  # then the downloading process's id, then mkstemp's letters
 
 
 def keep(url: str, stamp: Stamp, staged: Path, sha256: str) -> Path:
@@ -149,3 +157,46 @@ def sweep_staging(folder: Path) -> None:
             with contextlib.suppress(OSError):
                 if staged.stat().st_mtime < cutoff:
                     staged.unlink()
+
+
+def sweep_temporary(folder: Path | None = None) -> None:
+    """Remove the temporary downloads (objects over the bound, or any with the cache off) that
+    killed evaltui processes left in `folder` (the system's temporary folder). Each is removed
+    at its process's exit, not when the process is killed, and may be a whole multi-gigabyte
+    object. One is removed only when the process its name carries is gone (a live one may
+    still read it: a JSON Lines run's items are read from it as they are opened) and it has
+    stood `STALE_STAGING` unwritten (a second guard: a process in another PID namespace
+    sharing the folder looks gone). Another user's files are not this user's to remove (the
+    folder's sticky bit refuses it, silently here)."""
+    folder = Path(tempfile.gettempdir()) if folder is None else folder
+    cutoff = time.time() - STALE_STAGING
+    with contextlib.suppress(OSError):
+        for left in folder.glob(f"{TEMPORARY_PREFIX}*"):
+            owner = _owner(left.name)
+            if owner is None or owner == os.getpid() or _running(owner):
+                continue
+            with contextlib.suppress(OSError):
+                if left.stat().st_mtime < cutoff:
+                    left.unlink()
+
+
+def _owner(name: str) -> int | None:
+    """The process id a temporary download's name carries, or None (another name: left)."""
+    number = name[len(TEMPORARY_PREFIX) :].partition("-")[0]
+    if not number.isdecimal() or len(number) >= 10:
+        return None
+    return int(number) or None  # (0 would signal this process's group below)
+
+
+def _running(pid: int) -> bool:
+    """Whether a process `pid` exists (another user's counts: it cannot be signalled). Off
+    POSIX, signal 0 is no probe (Windows sends a Ctrl-C): every process counts as running."""
+    if os.name != "posix":
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # (PermissionError: another user's process)
+        return True
+    return True

@@ -1,10 +1,14 @@
 """The remote cache's folder: kept under its bound, least recently used first, and cleared of
-the staging files downloads that were killed left behind."""
+the staging files downloads that were killed left behind; the temporary downloads killed
+processes left in the system's temporary folder swept too."""
 
 from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import tempfile
 import time
 
 from evaltui.core.read.remote import cache
@@ -42,3 +46,48 @@ def test_a_killed_downloads_staging_file_is_swept_once_it_has_stood_an_hour(tmp_
     _entry(tmp_path, "s3://b/z", 10, time.time())  # a download kept: the folder is pruned
     assert not dead.exists()
     assert live.exists()
+
+
+def _gone_pid() -> int:
+    """The id of a process that has ended (reaped: no process has it now)."""
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    return ended.pid
+
+
+def _temporary(folder, owner, *, age: float, tail: str = "abc"):
+    left = folder / f"{cache.TEMPORARY_PREFIX}{owner}-{tail}"
+    left.write_bytes(b"x" * 1000)
+    stamp = time.time() - age
+    os.utime(left, (stamp, stamp))
+    return left
+
+
+def test_a_killed_processs_temporary_download_is_swept_once_gone_and_an_hour_unwritten(tmp_path):
+    """An object over the cache's bound (or any with the cache off) is downloaded to a
+    temporary file removed at exit, not when the process is killed: a whole object left in
+    the temporary folder each time. Only a file whose process is gone and which has stood an
+    hour unwritten is removed; this process's, a live one's, a recent one and other names
+    stay."""
+    stale = cache.STALE_STAGING + 60
+    gone = _gone_pid()
+    dead = _temporary(tmp_path, gone, age=stale)
+    recent = _temporary(tmp_path, gone, age=60, tail="recent")
+    ours = _temporary(tmp_path, os.getpid(), age=stale)
+    alive = _temporary(tmp_path, os.getppid(), age=stale)
+    unnamed = _temporary(tmp_path, "x", age=stale)
+    group = _temporary(tmp_path, 0, age=stale)
+    cache.sweep_temporary(tmp_path)
+    assert not dead.exists()
+    assert recent.exists() and ours.exists() and alive.exists()
+    assert unnamed.exists() and group.exists()
+
+
+def test_a_temporary_download_carries_its_process_and_sweeps_the_dead_ones(tmp_path, monkeypatch):
+    monkeypatch.setenv(cache.NO_CACHE_ENV, "1")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    dead = _temporary(tmp_path, _gone_pid(), age=cache.STALE_STAGING + 60)
+    staged, keepable = cache.staging("s3://b/big.jsonl", 10)
+    assert not keepable and staged.parent == tmp_path
+    assert staged.name.startswith(f"{cache.TEMPORARY_PREFIX}{os.getpid()}-")
+    assert not dead.exists()
