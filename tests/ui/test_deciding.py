@@ -424,3 +424,22 @@ def test_deciding_signoff_snapshot(snap_compare, tmp_path, monkeypatch):
     monkeypatch.setenv("EVALTUI_REVIEWER", "dana")  # the machine's git user is not in a snapshot
     app, _ = held_demo(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=(80, 24), run_before=_deciding_signoff)
+
+
+@pytest.mark.parametrize(
+    ("clusters", "breakdowns", "words"),
+    [
+        (True, False, "the clusters decide it"),
+        (False, True, "the metric family decides it"),
+        (True, True, "the clusters and metric family decide it"),
+    ],
+)
+def test_the_deciding_verdict_names_what_it_waits_for_in_agreement(clusters, breakdowns, words):
+    """ "the metric family decide it" was said while the family alone was pending."""
+    from types import SimpleNamespace
+
+    from evaltui.ui.widgets.header_pane import _deciding_verdict
+
+    pending = SimpleNamespace(clusters_pending=clusters, breakdowns_pending=breakdowns)
+    said = _deciding_verdict(pending).plain  # type: ignore[arg-type]
+    assert said == f"verdict: not yet ({words}: being computed)"

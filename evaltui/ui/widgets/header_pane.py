@@ -265,8 +265,13 @@ def metric_lines(analysis: Analysis, metric_key: bool = True) -> Text:
 def _deciding_verdict(analysis: Analysis) -> Text:
     """The verdict's line while the analysis that decides still runs: what it waits for, in
     place of the item-level verdict and headline (which it may overturn)."""
-    waiting = " and ".join(waiting_for(analysis))
-    return Text(f"verdict: not yet (the {waiting} decide it: being computed)", style="italic")
+    pending = waiting_for(analysis)
+    verb = "decides" if len(pending) == 1 and pending[0] not in _PLURAL_PARTS else "decide"
+    waiting = " and ".join(pending)
+    return Text(f"verdict: not yet (the {waiting} {verb} it: being computed)", style="italic")
+
+
+_PLURAL_PARTS = frozenset({"clusters"})  # the completing parts a verb agrees with as plural
 
 
 def _binary_lines(text: Text, analysis: Analysis, coloured: bool = True) -> None:
