@@ -41,10 +41,11 @@ from evaltui.ui.deciding_updates import DecidingUpdates
 from evaltui.ui.input_hashing import hashing_reports
 from evaltui.ui.keys_first import KeysFirst
 from evaltui.ui.loading import (
-    LOAD_STEPS,
+    BAR_STEPS,
     fill_previews,
     independent_view,
     load_failed,
+    load_position,
 )
 from evaltui.ui.lock_choice import LockChoice
 from evaltui.ui.messages import (
@@ -303,7 +304,8 @@ class EvalTuiApp(
 
     def _progress(self, what: str, step: float) -> None:
         if self.main_screen is not None:  # posting is thread-safe; a burst is drawn once
-            self.main_screen.post_message(LoadProgress(what, step, len(LOAD_STEPS)))
+            position = load_position(step) * BAR_STEPS  # (the read weighted as it takes)
+            self.main_screen.post_message(LoadProgress(what, position, BAR_STEPS))
 
     def on_independent_loaded(self, message: IndependentLoaded) -> None:
         self.state.independent = message.independent
