@@ -119,3 +119,42 @@ def test_the_installed_command_lists_a_log_directory_and_opens_the_pair_picked(t
     finally:
         _capture(tmux, session)
         _stop(tmux)
+
+
+async def _at_the_14th_run(pilot) -> None:
+    """The listing settled, the cursor moved to the 14th run (the errored gpt-5 log)."""
+    await settle(pilot.app, pilot)
+    table = pilot.app.screen.query_one(DataTable)
+    await pilot.press(*["k"] * table.cursor_row, *["j"] * 13)
+    await settle(pilot.app, pilot)
+
+
+@pytest.mark.slow  # 2.5 s (22 logs' headers read); CI runs it
+async def test_at_80x24_the_run_under_the_cursor_and_the_pair_stay_on_screen(tmp_path, monkeypatch):
+    """A directory of more runs than the screen has rows: the table scrolls, and the lines
+    under it stay. Before, at 80x24 the marked pair's line was pushed off the screen and the
+    file column past its edge: rows of one task, model and day could not be told apart."""
+    monkeypatch.chdir(ROOT)
+    app = picker_app(Path("tests/data/inspect_ai"), tmp_path / "state")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _at_the_14th_run(pilot)
+        screen = app.screen
+        assert screen.query_one(DataTable).row_count > 20
+        for line in ("#picker-run", "#picker-pair"):
+            region = screen.query_one(line, Static).region
+            assert region.height >= 1 and region.bottom <= 23  # above the footer, not cut
+        under = str(screen.query_one("#picker-run", Static).content)
+        entry = screen.listing.runs[13]
+        assert under.startswith("▶ 14 ") and entry.name in under and entry.status in under
+        pair = str(screen.query_one("#picker-pair", Static).content)
+        assert "baseline: " in pair and "candidate: " in pair
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("size", [(80, 24), (160, 40)], ids=["80x24", "160x40"])
+def test_picker_snapshot(snap_compare, tmp_path, monkeypatch, size):
+    """The Inspect fixtures' folder (more runs than 24 rows hold), the cursor on the 14th:
+    the run under it said whole below the table, the marked pair under that."""
+    monkeypatch.chdir(ROOT)  # the title names the folder as given: the same on every machine
+    app = picker_app(Path("tests/data/inspect_ai"), tmp_path / "state")
+    assert snap_compare(app, terminal_size=size, run_before=_at_the_14th_run)

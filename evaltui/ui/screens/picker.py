@@ -23,6 +23,7 @@ from textual.widgets import DataTable, Static
 from evaltui.core.errors import EvalTuiError
 from evaltui.core.read.logdir import Listing, RunEntry, default_pair, list_runs
 from evaltui.core.read.remote.urls import as_typed
+from evaltui.core.textsafe import one_line
 from evaltui.core.words import plural
 from evaltui.ui.safe import literal_line
 from evaltui.ui.screens.keys import FooterKeys, Shown
@@ -31,6 +32,7 @@ from evaltui.ui.widgets.key_footer import KeyFooter
 
 COLUMNS = ("#", "role", "task", "model", "date", "items", "scorer", "status", "file")
 WIDTHS = {"task": 28, "model": 30, "scorer": 16, "status": 10, "file": 60}
+RUN_LINE_CHARS = 400  # the run under the cursor, said whole (wrapped), up to this many
 
 
 class ListingProgress(Message):
@@ -49,7 +51,21 @@ class ListingReady(Message):
 
 
 class PickerScreen(FooterKeys, Screen):
-    """The runs of `directory`; `chosen(baseline, candidate)` is called with the pair picked."""
+    """The runs of `directory`; `chosen(baseline, candidate)` is called with the pair picked.
+
+    The table takes the room left by the lines around it, which stay on screen: at 80x24 a
+    directory of 19 runs pushed the marked pair's line off the screen, and the file column
+    past the right edge, so rows of one task, model and day could not be told apart. The run
+    under the cursor is said whole on its own line (`#picker-run`)."""
+
+    DEFAULT_CSS = """
+    #picker-table {
+        height: 1fr;
+    }
+    #picker-run, #picker-pair {
+        height: auto;
+    }
+    """
 
     BINDINGS = [
         Binding("b", "mark('baseline')", "Baseline", id="picker.baseline"),
@@ -80,6 +96,7 @@ class PickerScreen(FooterKeys, Screen):
         yield Static(title, id="picker-title")
         yield Static("listing the runs…", id="picker-status")
         yield DataTable(id="picker-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="picker-run")
         yield Static("", id="picker-pair")
         yield KeyFooter()
 
@@ -150,6 +167,22 @@ class PickerScreen(FooterKeys, Screen):
             )
             table.add_row(*cells, key=str(number))
         self._show_pair()
+
+    def on_data_table_row_highlighted(self, message: DataTable.RowHighlighted) -> None:
+        self._show_run()
+
+    def _show_run(self) -> None:
+        """The run under the cursor, every field whole (the table cuts them at 80 columns)."""
+        entry = self._under_cursor()
+        line = Text()
+        if entry is not None:
+            number = self.query_one(DataTable).cursor_row + 1
+            line.append(f"▶ {number} ", style="bold")
+            fields = [entry.name, entry.task, entry.model, entry.date.replace("T", " ")]
+            fields.append("? items" if entry.items is None else plural(entry.items, "item"))
+            fields += [entry.scorer, entry.status, entry.problem]
+            line.append(one_line(" · ".join(f for f in fields if f), RUN_LINE_CHARS))  # wraps
+        self.query_one("#picker-run", Static).update(line)
 
     def _show_pair(self) -> None:
         line = Text()
