@@ -40,6 +40,18 @@ def test_a_regression_on_the_second_scorer_blocks_and_is_named_first(capsys):
     assert "answered +0.0 pts, no verdict" in first  # the compared scorer's effect, named
 
 
+def test_the_no_verdict_reason_under_another_scorers_regression_names_its_scorer(capsys):
+    """Under "the candidate regressed on safe_advice", "no item changed: nothing to weigh"
+    read as if no item of the pair had changed; it is `answered`'s."""
+    _, out, _ = run(capsys, "report", BASE, CAND)
+    bullets = out.splitlines()[1:3]
+    assert bullets[0].startswith("• the candidate regressed on safe_advice: -25.0 pts")
+    assert (
+        bullets[1]
+        == "• no item changed on answered: nothing to weigh, so there is no verdict on it"
+    )
+
+
 def test_every_scorer_is_a_row_with_its_own_name_verdict_and_exact_p(capsys):
     code, out, _ = run(capsys, "report", BASE, CAND, "--format", "json")
     rows = {r["label"]: r for r in json.loads(out)["metrics"]}

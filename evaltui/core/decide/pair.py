@@ -253,7 +253,7 @@ def decide(
         reasons.append(
             Reason(
                 "nothing_to_weigh",
-                f"{_no_verdict_text(analysis)}; the margin decides",
+                f"{_no_verdict_text(analysis, subject)}; the margin decides",
                 "no item changed",
             )
         )
@@ -267,7 +267,7 @@ def decide(
                 short = "too skewed for a verdict"
             else:
                 short = "no verdict" if subject == "overall" else ""
-            reasons.append(Reason("no_verdict", _no_verdict_text(analysis), short))
+            reasons.append(Reason("no_verdict", _no_verdict_text(analysis, subject), short))
     reasons += _outcome_mix(analysis)
     untriaged = tags.ids(lambda tag: not meanings.triaged(tag))
     still_open = tags.ids_among(untriaged, lambda tag: meanings.meaning(tag) == OPEN)
@@ -440,7 +440,9 @@ def _too_little(analysis: Analysis) -> bool:
     return bool({"small_n", "all_zero", "no_discordant", "too_few_clusters"} & set(analysis.flags))
 
 
-def _no_verdict_text(analysis: Analysis) -> str:
+def _no_verdict_text(analysis: Analysis, subject: str) -> str:
+    """Why there is no verdict on the compared metric (`subject`, "overall" for a pair with
+    one metric)."""
     flags = set(analysis.flags)
     c = analysis.clusters
     if "too_few_clusters" in flags and c is not None:  # only the clusters raise this flag
@@ -449,10 +451,24 @@ def _no_verdict_text(analysis: Analysis) -> str:
             "to be trusted, so there is no verdict"
         )
     if "no_discordant" in flags or "all_zero" in flags:
-        return "no item changed: nothing to weigh, so there is no verdict"
+        return nothing_changed_words(subject)
     if analysis.too_skewed and analysis.mean_check is not None:
         return f"{analysis.mean_check.reason}. {sign_test_text(analysis)}"
     return f"only {analysis.paired.n} paired items: counts only, no verdict"
+
+
+NOTHING_CHANGED = "no item changed: nothing to weigh, so there is no verdict"
+
+
+def nothing_changed_words(subject: str) -> str:
+    """The no-verdict reason of a compared metric on which no item changed: on a pair of
+    several metrics the metric is named. Unnamed, it stood under another metric's regression
+    ("the candidate regressed on safe_advice: ...", then "no item changed: nothing to weigh")
+    and read as if no item of the pair had changed. A record written before keeps its words
+    (`verify/rebuild.py`)."""
+    if subject == "overall":
+        return NOTHING_CHANGED
+    return f"no item changed on {subject}: nothing to weigh, so there is no verdict on it"
 
 
 def _sensitivity(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evaltui.core.analysis.step_progress import Progress
+from evaltui.core.decide.pair import NOTHING_CHANGED
 from evaltui.core.record.signoff import (
     OPTIONAL_RESULT_KEYS,
     RESULT_KEYS,
@@ -77,6 +78,7 @@ def verify_rebuilt(
     except UsageError as exc:
         return Verification(False, f"the record's decision is not one evaltui writes: {shown(exc)}")
     expected["override"] = _as_written(record["override"], expected["override"])
+    expected["decision"] = _reasons_as_written(record.get("decision"), expected["decision"])
     old_ci = _relative_ci_as_written(record["results"].get("cost"), expected["results"].get("cost"))
     expected["gates"] = _cost_gates_as_written(record.get("gates"), expected.get("gates"), old_ci)
     where = _record_difference(record, expected)
@@ -113,6 +115,37 @@ def _as_written(recorded: Any, expected: Any) -> Any:
     older = {k: v for k, v in expected.items() if k != "regressed_scorer"}
     older["overrides"] = [before if p == now else p for p in expected["overrides"]]
     return older
+
+
+def _reasons_as_written(recorded: Any, expected: Any) -> Any:
+    """The rebuilt decision in the words of a record written before the no-verdict reason of a
+    pair of several metrics named its metric ("no item changed: nothing to weigh, so there is
+    no verdict", now "no item changed on answered: ..."): where the record's reason, of the
+    same kind at the same place, is exactly the rebuilt one in the words before, it stands.
+    Any other difference is still one."""
+    if not isinstance(recorded, dict) or not isinstance(expected, dict):
+        return expected
+    theirs, ours = recorded.get("reasons"), expected.get("reasons")
+    if not isinstance(theirs, list) or not isinstance(ours, list) or len(theirs) != len(ours):
+        return expected
+    reasons = []
+    for said, rebuilt in zip(theirs, ours, strict=True):
+        if (
+            isinstance(said, dict)
+            and isinstance(rebuilt, dict)
+            and said.get("kind") == rebuilt.get("kind")
+            and isinstance(rebuilt.get("text"), str)
+            and said.get("text") == _NAMED_NOTHING_CHANGED.sub(NOTHING_CHANGED, rebuilt["text"])
+        ):
+            rebuilt = {**rebuilt, "text": said["text"]}
+        reasons.append(rebuilt)
+    return {**expected, "reasons": reasons}
+
+
+# `decide.pair.nothing_changed_words` of a named metric (the words before: NOTHING_CHANGED)
+_NAMED_NOTHING_CHANGED = re.compile(
+    r"no item changed on .+?: nothing to weigh, so there is no verdict on it"
+)
 
 
 def _relative_ci_as_written(recorded: Any, expected: Any) -> dict[str, list[float]]:
