@@ -22,6 +22,7 @@ import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -121,9 +122,10 @@ def cost_comparison(
     seen = _SEEN[:1]  # one read: another thread may replace it meanwhile
     if seen and seen[0][0] is paired and compared in seen[0][1]:
         return seen[0][1][compared]
-    if _SAID_TO and _SAID_TO[-1] is not None and has_costs(paired):
+    said_to = _SAID_TO.get()
+    if said_to is not None and has_costs(paired):
         items = f"{paired.items.height:,} items"
-        _SAID_TO[-1](f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
+        said_to(f"comparing the runs' costs (paired bootstrap over {items})", 0, 0)
     cost = _cost_comparison(paired, compared)
     kept = seen[0][1] if seen and seen[0][0] is paired else {}
     _SEEN[:] = [(paired, {**kept, compared: cost})]
@@ -143,18 +145,20 @@ def costs_said_to(progress: Progress | None) -> Iterator[None]:
     """Within it, a cost comparison about to be computed (not one kept) is said to `progress`
     first. `signoff` computes the record's costs only once the approval is allowed, inside
     the record (an approval over untriaged regressions was refused after the costs before,
-    7 s later on a 200,000-item pair), and says so while it computes them."""
-    _SAID_TO.append(progress)
+    7 s later on a 200,000-item pair), and says so while it computes them. Scoped to the
+    calling thread's context (a `ContextVar`, not a module-wide stack): a comparison another
+    thread computes meanwhile says nothing to this command's line."""
+    token = _SAID_TO.set(progress)
     try:
         yield
     finally:
-        _SAID_TO.pop()
+        _SAID_TO.reset(token)
 
 
 # The last pair's comparisons by `compared` (the last pair's only: one pair is reviewed, and
 # a run set's pairs are compared in turn).
 _SEEN: list[tuple[PairedRuns, dict[tuple[str, ...], CostComparison | None]]] = []
-_SAID_TO: list[Progress | None] = []  # `costs_said_to`'s, innermost last (the commands')
+_SAID_TO: ContextVar[Progress | None] = ContextVar("evaltui_costs_said_to", default=None)
 
 
 def _cost_comparison(paired: PairedRuns, compared: tuple[str, ...]) -> CostComparison | None:

@@ -288,6 +288,28 @@ def test_a_pairs_cost_comparison_is_computed_once_for_each_set_of_figures(comput
     assert cost_lines(again) == cost_lines(first)  # (seeded: the same comparison)
 
 
+def test_a_cost_comparison_is_said_to_the_line_of_the_thread_that_asked_only(computed):
+    """`costs_said_to` is the calling thread's: a comparison another thread computes meanwhile
+    (an app worker, a pool) says nothing to this command's line, and the line is no longer
+    told once the block ends."""
+    import threading
+    from dataclasses import replace
+
+    from evaltui.core.analysis.cost import cost_comparison, costs_said_to
+
+    said: list[str] = []
+    paired = agent_pair()
+    with costs_said_to(lambda what, step, steps: said.append(what)):
+        elsewhere = threading.Thread(target=cost_comparison, args=(replace(paired),))
+        elsewhere.start()
+        elsewhere.join()
+        assert said == []  # the other thread's comparison: not this line's
+        cost_comparison(paired)
+    assert len(said) == 1 and said[0].startswith("comparing the runs' costs")
+    cost_comparison(replace(paired))  # after the block: said nowhere
+    assert len(said) == 1 and len(computed) == 3
+
+
 def test_the_text_report_compares_the_costs_once_saying_so_at_a_terminal(
     computed, monkeypatch, capsys
 ):
