@@ -81,7 +81,7 @@ def _verify(
     if baseline is None or candidate is None:
         return Verification(True, HASH_ONLY)
     arms = (("baseline", baseline), ("candidate", candidate))
-    # (one at a time: a mismatch stops)
+    # (side by side, given in order: the first mismatch stops without waiting for the rest)
     hashes = sha256s_said((baseline, candidate), phase(progress, 1))
     for (arm, path), actual in zip(arms, hashes, strict=True):
         expected = record["inputs"][arm]["sha256"]
