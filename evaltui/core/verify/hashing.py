@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from pathlib import Path
 
+from evaltui.core.analysis.run_set import READERS
 from evaltui.core.analysis.step_progress import Progress
 from evaltui.core.read import meter
 from evaltui.core.read.hash_progress import ByteReports, hashing_words
@@ -36,25 +37,32 @@ def sha256s_said(paths: Sequence[str | Path], progress: Progress | None) -> Iter
             said(hashing_words(done, total), done / total if total else 0.0, 1)
 
         add = ByteReports(say, total)
-    hashing = [_Hashing(Path(path), add) for path in paths]
+    at_once = threading.BoundedSemaphore(READERS)  # (a run set names up to 12 files)
+    hashing = [_Hashing(Path(path), add, at_once) for path in paths]
     for one in hashing:
         yield one.digest()
 
 
 class _Hashing:
-    """One path's sha256, computed by a daemon thread of its own from the moment it is made."""
+    """One path's sha256, computed by a daemon thread of its own from the moment it is made,
+    once `at_once` lets it: as many files are hashed at once as the read side reads
+    (`run_set.READERS`); more only compete for the same disk, cores and link."""
 
-    def __init__(self, path: Path, add: ByteReports | None) -> None:
+    def __init__(
+        self, path: Path, add: ByteReports | None, at_once: threading.BoundedSemaphore
+    ) -> None:
         self._done = threading.Event()
         self._digest = ""
         self._error: BaseException | None = None
         threading.Thread(
-            target=self._run, args=(path, add), name="evaltui-verify-sha256", daemon=True
+            target=self._run, args=(path, add, at_once), name="evaltui-verify-sha256", daemon=True
         ).start()
 
-    def _run(self, path: Path, add: ByteReports | None) -> None:
+    def _run(
+        self, path: Path, add: ByteReports | None, at_once: threading.BoundedSemaphore
+    ) -> None:
         try:
-            with meter.metering(add) if add is not None else nullcontext():
+            with at_once, meter.metering(add) if add is not None else nullcontext():
                 self._digest = sha256_of(path)
         except BaseException as exc:  # noqa: BLE001 - raised in the caller's thread
             self._error = exc
