@@ -7,10 +7,17 @@ as Inspect 0.3.285 writes them by `harness_logs.write_eval` into
 $EVALTUI_BENCH_DIR/large-compact, default /tmp/evaltui-bench/large-compact, once) opens on
 its first screen in under 3 s and within 1 GB locally, within 2x that over a
 local S3 endpoint, items open in under 200 ms. Every figure comes from a fresh child process
-(wall time and peak RSS of that child), in the same run:
+(wall time and peak RSS of that child), in the same run. The times come from runs that nobody
+watches and the peaks from runs of their own (the rows ending "memory"): reading a process's
+PSS (`/proc/PID/smaps_rollup`) walks its page tables in the kernel under its memory-map lock,
+12 ms a read for the app and its child at this size, and every 20 ms that took 1.4 s of a core
+from a 3.7 s first screen and made it 0.5-0.7 s later than the same run unwatched (3.65-4.14 s
+against 3.13-3.73 s, alternating, on 2026-12-05):
 
-- evaltui, local: the app's first screen (Pilot, from `create_app` to `app.loaded`), and
-  `transcripts.read(row)` for 5 rows spread over the run (median, max);
+- evaltui, local: the app's first screen (Pilot, from `create_app` to `app.loaded`); the
+  command itself in a pseudo-terminal (`python -m evaltui BASE CAND`, 120x40), from before the
+  interpreter starts to the decision drawn (`TERMINAL_SCREEN`: what a reviewer waits for);
+  and `transcripts.read(row)` for 5 rows spread over the run (median, max);
 - evaltui, S3: the same on `s3://` URLs of the same files in moto's S3 server on the loopback
   (started here, in this process, so its memory is not the child's), without the cache (a cold
   open: `EVALTUI_NO_CACHE=1`), and the bytes and requests the open cost; with `--s3rver PATH`
@@ -89,6 +96,43 @@ FIRST_SCREEN = (
         'print(json.dumps({"own_cpu": time.process_time(), "seconds": first,',
     )
 )
+
+# The command itself in a terminal: `python -m evaltui BASE CAND` in a pseudo-terminal of
+# 120x40 (a fresh review state, no cache), from before the interpreter starts to the list drawn
+# ("untriaged" in what it writes) and to the decision drawn (a verdict word, no "DECIDING"
+# after it): what a reviewer waits for, the interpreter's start, the command line and the
+# terminal's own output included, which the Pilot figure leaves out. Nothing answers the
+# terminal's queries (Textual does not wait for answers).
+TERMINAL_SCREEN = """
+import fcntl, json, os, pty, select, signal, struct, sys, tempfile, termios, time
+argv = [sys.executable, "-m", "evaltui", *sys.argv[1:]]
+os.environ["EVALTUI_STATE_DIR"] = tempfile.mkdtemp()
+t0 = time.perf_counter()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    os.execv(argv[0], argv)
+seen, first, decided = b"", None, None
+VERDICTS = (b"IMPROVED", b"REGRESSED", b"NO CHANGE", b"NOT ENOUGH DATA")
+while decided is None and time.perf_counter() - t0 < 120:
+    if not select.select([fd], [], [], 0.5)[0]:
+        continue
+    try:
+        chunk = os.read(fd, 1 << 16)
+    except OSError:
+        break
+    if not chunk:
+        break
+    seen = seen[-8192:] + chunk
+    now = time.perf_counter() - t0
+    if first is None and b"untriaged" in seen:
+        first = now
+    if first is not None and b"DECIDING" not in chunk and any(w in chunk for w in VERDICTS):
+        decided = now
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+print(json.dumps({"seconds": decided, "first": first}))
+"""
 
 # One log's open, no UI, the sha256 deferred as the app defers it: the reader's own CPU.
 READER_OPEN = """
@@ -227,7 +271,7 @@ class S3rver:
 # process reached) would hide.
 MEASURE_TREE = """
 import json, os, resource, subprocess, sys, time
-argv = json.loads(sys.argv[1])
+argv, watch = json.loads(sys.argv[1]), sys.argv[2] == "memory"
 def tree(pid):
     found = [pid]
     for task in os.listdir(f"/proc/{pid}/task"):
@@ -253,7 +297,7 @@ import threading
 out = {}
 reader = threading.Thread(target=lambda: out.update(zip(("out", "err"), child.communicate())))
 reader.start()
-while child.poll() is None:
+while watch and child.poll() is None:
     try:
         peak = max(peak, sum(rss(p) for p in tree(child.pid)))
     except OSError:
@@ -262,19 +306,22 @@ while child.poll() is None:
 reader.join()
 wall = time.perf_counter() - t0
 usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-peak = max(peak, usage.ru_maxrss * 1024)
+peak = max(peak, usage.ru_maxrss * 1024) if watch else None
 cpu = usage.ru_utime + usage.ru_stime
 print(json.dumps({"wall": wall, "peak": peak, "cpu": cpu, "code": child.returncode,
                   "out": out.get("out", "")[-2000:], "err": out.get("err", "")[-2000:]}))
 """
 
 
-def measured_tree(argv: list[str], env: dict | None, timeout: float) -> dict:
+def measured_tree(argv: list[str], env: dict | None, timeout: float, memory: bool) -> dict:
+    """The run's wall time, CPU and output; with `memory`, its peak too (sampled: see the
+    module for why such a run's time is not the figure)."""
     import subprocess
 
     # from outside the repository: `python -c` puts the working directory first on sys.path,
     # where this checkout would shadow the --before tree on PYTHONPATH
-    done = subprocess.run([PY, "-c", MEASURE_TREE, json.dumps(argv)], capture_output=True,
+    watch = "memory" if memory else "time"
+    done = subprocess.run([PY, "-c", MEASURE_TREE, json.dumps(argv), watch], capture_output=True,
                           text=True, timeout=timeout, env=env,
                           cwd=tempfile.gettempdir())  # fmt: skip
     result = json.loads(done.stdout)
@@ -285,9 +332,13 @@ def measured_tree(argv: list[str], env: dict | None, timeout: float) -> dict:
     return result
 
 
-def run(label: str, argv: list[str], env: dict | None, timeout: float = 1800) -> dict:
+def run(
+    label: str, argv: list[str], env: dict | None, timeout: float = 1800, memory: bool = False
+) -> dict:
+    """One measured run, printed; `memory`: its peak sampled (and \"memory\" in its label)."""
+    label = f"{label}, memory" if memory else label
     try:
-        result = measured_tree(argv, env=env, timeout=timeout)
+        result = measured_tree(argv, env=env, timeout=timeout, memory=memory)
     except Exception as exc:  # noqa: BLE001 - a timeout is a figure too
         result = {"wall": None, "peak": None, "json": None, "err": str(exc)}
     figures = result.get("json") or {}
@@ -321,9 +372,17 @@ def local_figures(
     before: str | None = None,
     repeat: int = 2,
 ) -> list:
+    screen = [PY, "-c", FIRST_SCREEN, str(base), str(cand), state]
     results = [
-        run(f"{label} local: first screen (app)",
-            [PY, "-c", FIRST_SCREEN, str(base), str(cand), state], tree_env)
+        run(f"{label} local: first screen (app)", screen, tree_env)
+        for _ in range(repeat) for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
+        # the peak, from runs of their own (the sampling slows a run: see the module)
+        run(f"{label} local: first screen (app)", screen, tree_env, memory=True)
+        for label, tree_env in trees(env, before)
+    ] + [  # fmt: skip
+        run(f"{label} local: the command in a terminal, to the decision",
+            [PY, "-c", TERMINAL_SCREEN, str(base), str(cand)], tree_env)
         for _ in range(repeat) for label, tree_env in trees(env, before)
     ] + [  # fmt: skip
         # the first screen without the UI: steadier, and `own_cpu` the app process's own
@@ -340,6 +399,8 @@ def local_figures(
             run("inspect local: headers", [INSPECT, "-c", INSPECT_CODE["headers"], *both], None),
             run("inspect local: headers + sample summaries",
                 [INSPECT, "-c", INSPECT_CODE["summaries"], *both], None),
+            run("inspect local: headers + sample summaries",
+                [INSPECT, "-c", INSPECT_CODE["summaries"], *both], None, memory=True),
             run("inspect local: read_eval_log_sample (5 rows)",
                 [INSPECT, "-c", INSPECT_CODE["sample"], str(base)], None),
         ]  # fmt: skip
@@ -393,9 +454,11 @@ def main() -> int:
         for _ in range(args.reader_runs):
             for label, tree_env in trees(env, args.before):
                 results.append(run(f"{label} local: one log's open, CPU (no UI)",
-                                   [PY, "-c", READER_OPEN, str(base)], tree_env))  # fmt: skip
+                                   [PY, "-c", READER_OPEN, str(base)], tree_env,
+                                   memory=True))  # fmt: skip
                 results.append(run(f"{label} local: the same by a second process, own CPU",
-                                   [PY, "-c", ELSEWHERE_OPEN, str(base)], tree_env))  # fmt: skip
+                                   [PY, "-c", ELSEWHERE_OPEN, str(base)], tree_env,
+                                   memory=True))  # fmt: skip
         if not args.skip_local:
             results += local_figures(base, cand, state, env, has_inspect, args.before, args.repeat)
         if args.skip_s3:
@@ -409,10 +472,16 @@ def main() -> int:
         print(f"  uploaded in {time.perf_counter() - t0:.1f} s", flush=True)
         urls = [f"s3://bench/large/{p.name}" for p in (base, cand)]
         renv = dict(env, **s3env)
+        screen = [PY, "-c", FIRST_SCREEN, *urls, state]
         for _ in range(args.repeat // 2 or 1):
             for label, tree_env in trees(renv, args.before):
-                results.append(run(f"{label} s3: first screen (app)",
-                                   [PY, "-c", FIRST_SCREEN, *urls, state], tree_env))  # fmt: skip
+                results.append(run(f"{label} s3: first screen (app)", screen, tree_env))
+        for label, tree_env in trees(renv, args.before):  # the peak, from runs of their own
+            results.append(run(f"{label} s3: first screen (app)", screen, tree_env, memory=True))
+        for _ in range(args.repeat // 2 or 1):
+            for label, tree_env in trees(renv, args.before):
+                results.append(run(f"{label} s3: the command in a terminal, to the decision",
+                                   [PY, "-c", TERMINAL_SCREEN, *urls], tree_env))  # fmt: skip
         results.append(run("evaltui s3: open, pair, statistics (requests, bytes)",
                            [PY, "-c", REMOTE_OPEN, *urls], renv))  # fmt: skip
         results.append(run("evaltui s3: item open (5 rows)",
@@ -421,13 +490,14 @@ def main() -> int:
             ienv = dict(os.environ, **s3env)
             both = [INSPECT, "-c", INSPECT_CODE["summaries"], *urls]
             results.append(run("inspect s3: headers + sample summaries", both, ienv))
+            results.append(run("inspect s3: headers + sample summaries", both, ienv, memory=True))
             one = [INSPECT, "-c", INSPECT_CODE["sample"], urls[0]]
             results.append(run("inspect s3: read_eval_log_sample (5 rows)", one, ienv))
         server.stop()  # type: ignore[attr-defined]
         if has_inspect and not args.skip_full:
             results.append(run("inspect local: read_eval_log, all samples (both)",
                                [INSPECT, "-c", INSPECT_CODE["full"], str(base), str(cand)], None,
-                               timeout=args.inspect_timeout))  # fmt: skip
+                               timeout=args.inspect_timeout, memory=True))  # fmt: skip
     print_medians(results)
     print(json.dumps(results, default=str)[:20000])
     return 0
