@@ -9,6 +9,7 @@ import threading
 import pytest
 
 from evaltui.core.analysis import cost as cost_module
+from evaltui.core.decide.deciding import waiting_for
 from evaltui.ui.screens import item_reading, main_concordant
 from evaltui.ui.screens.item import ItemScreen
 from evaltui.ui.widgets.header_pane import COST_COMPUTING, HeaderPane
@@ -77,6 +78,28 @@ async def test_the_cost_line_and_the_unchanged_lists_say_computing_until_their_w
         await pilot.press("b")
         await settle(app, pilot)
         assert listed_ids(app) == ["drug-1", "drug-3"] and held_lists.calls == 1
+
+
+@pytest.mark.slow
+async def test_the_cost_worker_starts_once_the_pair_is_decided(tmp_path, monkeypatch):
+    # its bootstrap (0.7 s of CPU at 200,000 samples) shared the cores and the GIL with the
+    # first paint and the analysis that decides: the decision first, then the cost line
+    from tests.ui.test_deciding import HeldClusters
+
+    held_cost = Held(monkeypatch, cost_module, "cost_comparison")
+    held_cost.release()  # (counted, not held)
+    deciding = HeldClusters(monkeypatch)
+    app = agent_app(tmp_path / "s")
+    async with app.run_test(size=(130, 40)) as pilot:
+        await settle(app, pilot, ignore=["complete"])
+        assert deciding.calls == 1 and waiting_for(app.state.require_loaded().analysis)
+        assert COST_COMPUTING in header(app)  # said as still to come
+        assert held_cost.calls == 0  # not started while the pair is deciding
+        deciding.release()
+        await settle(app, pilot)
+        assert not waiting_for(app.state.require_loaded().analysis)
+        assert held_cost.calls == 1
+        assert COST_COMPUTING not in header(app) and "cost: tokens -61%" in header(app)
 
 
 @pytest.mark.slow
