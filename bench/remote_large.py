@@ -99,10 +99,10 @@ FIRST_SCREEN = (
 
 # The command itself in a terminal: `python -m evaltui BASE CAND` in a pseudo-terminal of
 # 120x40 (a fresh review state, no cache), from before the interpreter starts to the list drawn
-# ("untriaged" in what it writes) and to the decision drawn (a verdict word, no "DECIDING"
-# after it): what a reviewer waits for, the interpreter's start, the command line and the
-# terminal's own output included, which the Pilot figure leaves out. Nothing answers the
-# terminal's queries (Textual does not wait for answers).
+# ("untriaged" in what it writes) and to the decision drawn (a status or verdict word in a
+# write that holds no "DECIDING"): what a reviewer waits for, the interpreter's start, the
+# command line and the terminal's own output included, which the Pilot figure leaves out.
+# Nothing answers the terminal's queries (Textual does not wait for answers).
 TERMINAL_SCREEN = """
 import fcntl, json, os, pty, select, signal, struct, sys, tempfile, termios, time
 argv = [sys.executable, "-m", "evaltui", *sys.argv[1:]]
@@ -113,7 +113,11 @@ if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     os.execv(argv[0], argv)
 seen, first, decided = b"", None, None
-VERDICTS = (b"IMPROVED", b"REGRESSED", b"NO CHANGE", b"NOT ENOUGH DATA")
+# a decided first line's status and verdict words (`vocabulary.STATUS_WORDS`,
+# `header_pane.VERDICT_WORDS`); while deciding its status says DECIDING
+DECIDED = (b"NEEDS REVIEW", b"READY TO APPROVE", b"BLOCKED", b"NOT ENOUGH DATA",
+           b"NOT COMPARABLE", b"IMPROVED", b"REGRESSED", b"NO SIGNIFICANT DIFFERENCE",
+           b"INSUFFICIENT DATA")
 while decided is None and time.perf_counter() - t0 < 120:
     if not select.select([fd], [], [], 0.5)[0]:
         continue
@@ -127,7 +131,7 @@ while decided is None and time.perf_counter() - t0 < 120:
     now = time.perf_counter() - t0
     if first is None and b"untriaged" in seen:
         first = now
-    if first is not None and b"DECIDING" not in chunk and any(w in chunk for w in VERDICTS):
+    if first is not None and b"DECIDING" not in chunk and any(w in chunk for w in DECIDED):
         decided = now
 os.kill(pid, signal.SIGKILL)
 os.waitpid(pid, 0)
