@@ -9,6 +9,7 @@ candidate in a second process (`inspect_elsewhere.candidate_loader`). Kept apart
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Sequence
@@ -150,7 +151,7 @@ class _ReadingProgress:
         self._logs = len(paths_by_parts)  # the logs whose samples are counted
         self._sized = 0  # of those, the ones that said how many they hold
         self._fraction = 0.0  # the last said: never less
-        self._last = 0.0
+        self._last = -math.inf  # never said (monotonic time counts from boot: not 0.0)
         self._lock = threading.Lock()
         self._stopped = False
 

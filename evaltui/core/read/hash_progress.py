@@ -12,6 +12,7 @@ before they print, "checking the inputs' sha256 (0.4 of 1.9 GB)").
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 import weakref
@@ -103,7 +104,9 @@ class ByteReports:
         self._total = total
         self._done = 0
         self._start = time.monotonic()
-        self._last = 0.0
+        # never said yet: -inf, not 0.0 (`time.monotonic` counts from boot on Linux, so a
+        # machine up for less than `interval` would hold the first count back)
+        self._last = -math.inf
         self._delay, self._interval = delay, interval
         self._lock = threading.Lock()
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from evaltui.core.read import meter
+from evaltui.core.read import hash_progress, meter
 from evaltui.core.read.hash_progress import (
     ByteReports,
     hash_beside,
@@ -99,3 +99,16 @@ def test_byte_reports_say_the_first_count_then_wait_their_interval_and_never_pas
     quiet = ByteReports(lambda *counts: said.append(counts), 1000, delay=3600)
     quiet(500)  # (a quick hash says nothing)
     assert len(said) == 2
+
+
+def test_the_first_count_is_said_on_a_machine_booted_less_than_an_interval_ago(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `time.monotonic` counts from boot on Linux: a last report "at 0.0" held the first count
+    # back for the machine's first `interval` seconds (the test above failed on a fresh CI box)
+    monkeypatch.setattr(hash_progress.time, "monotonic", lambda: 5.0)  # up for 5 s
+    said: list[tuple[int, int]] = []
+    reports = ByteReports(lambda *counts: said.append(counts), 1000, interval=60)
+    reports(400)
+    reports(700)
+    assert said == [(400, 1000)]

@@ -247,3 +247,20 @@ def test_a_remote_file_read_whole_counts_its_download_once(
         run.resolved()
     sizes = (root / "baseline.jsonl").stat().st_size + (root / "candidate.jsonl").stat().st_size
     assert sum(heard) == sizes
+
+
+def test_the_first_report_is_said_on_a_machine_booted_less_than_an_interval_ago(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # `time.monotonic` counts from boot on Linux: a last report "at 0.0" held the first one back
+    # for the machine's first `INTERVAL` seconds
+    monkeypatch.setattr(read_both.time, "monotonic", lambda: 5.0)  # up for 5 s
+    base, cand = tmp_path / "base.jsonl", tmp_path / "cand.jsonl"
+    base.write_bytes(b"x" * 300_000)
+    cand.write_bytes(b"x" * 100_000)
+    said: Said = []
+    monkeypatch.setattr(read_both._ReadingProgress, "INTERVAL", 60.0)
+    counter = read_both._ReadingProgress(lambda *report: said.append(report), (base, cand))
+    counter.add(100_000)
+    counter.add(100_000)  # (within the interval: not said)
+    assert said == [("reading the baseline and the candidate (0.1 of 0.4 MB)", 0.25, 3)]
