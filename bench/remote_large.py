@@ -104,20 +104,21 @@ FIRST_SCREEN = (
 # command line and the terminal's own output included, which the Pilot figure leaves out.
 # Nothing answers the terminal's queries (Textual does not wait for answers).
 TERMINAL_SCREEN = """
-import fcntl, json, os, pty, select, signal, struct, sys, tempfile, termios, time
+import fcntl, json, os, pty, select, shutil, signal, struct, sys, tempfile, termios, time
+# a decided first line's status and verdict words, the measured tree's own (while deciding
+# its status says DECIDING); imported before the clock starts
+from evaltui.core.decide.vocabulary import STATUS_WORDS
+from evaltui.ui.widgets.header_pane import VERDICT_WORDS
+DECIDED = [word.encode() for word in (*STATUS_WORDS.values(), *VERDICT_WORDS.values())]
 argv = [sys.executable, "-m", "evaltui", *sys.argv[1:]]
-os.environ["EVALTUI_STATE_DIR"] = tempfile.mkdtemp()
+state = tempfile.mkdtemp()
+os.environ["EVALTUI_STATE_DIR"] = state
 t0 = time.perf_counter()
 pid, fd = pty.fork()
 if pid == 0:
     fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     os.execv(argv[0], argv)
 seen, first, decided = b"", None, None
-# a decided first line's status and verdict words (`vocabulary.STATUS_WORDS`,
-# `header_pane.VERDICT_WORDS`); while deciding its status says DECIDING
-DECIDED = (b"NEEDS REVIEW", b"READY TO APPROVE", b"BLOCKED", b"NOT ENOUGH DATA",
-           b"NOT COMPARABLE", b"IMPROVED", b"REGRESSED", b"NO SIGNIFICANT DIFFERENCE",
-           b"INSUFFICIENT DATA")
 while decided is None and time.perf_counter() - t0 < 120:
     if not select.select([fd], [], [], 0.5)[0]:
         continue
@@ -135,6 +136,7 @@ while decided is None and time.perf_counter() - t0 < 120:
         decided = now
 os.kill(pid, signal.SIGKILL)
 os.waitpid(pid, 0)
+shutil.rmtree(state, ignore_errors=True)  # (the review journal the open started)
 print(json.dumps({"seconds": decided, "first": first}))
 """
 
